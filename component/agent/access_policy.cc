@@ -1,0 +1,64 @@
+#include "component/agent/access_policy.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace herald::agent {
+namespace {
+
+// Entries go through the same parser as senders, so "Alice@LocalHost" in the config matches
+// a message from alice@localhost.
+absl::StatusOr<std::string> NormalisedBareJid(std::string_view entry, std::string_view key) {
+  absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(entry);
+  if (!jid.ok() || !jid->IsBare() || jid->local().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("agent.", std::string(key), ": '",
+                                                   std::string(entry),
+                                                   "' is not a bare JID like user@example.org"));
+  }
+  return jid->BareString();
+}
+
+}  // namespace
+
+absl::StatusOr<AccessPolicy> AccessPolicy::Create(const config::AgentConfig& agent) {
+  AccessPolicy policy;
+  for (const std::string& entry : agent.allowed_jids) {
+    if (entry == "*") {
+      policy.any_jid_of_allowed_domains_ = true;
+      continue;
+    }
+    absl::StatusOr<std::string> jid = NormalisedBareJid(entry, "allowed_jids");
+    if (!jid.ok()) return jid.status();
+    policy.jids_.insert(*std::move(jid));
+  }
+  for (const std::string& entry : agent.admin_jids) {
+    absl::StatusOr<std::string> jid = NormalisedBareJid(entry, "admin_jids");
+    if (!jid.ok()) return jid.status();
+    policy.admins_.insert(*std::move(jid));
+  }
+  for (const std::string& entry : agent.allowed_domains) {
+    if (entry == "*") {
+      policy.any_domain_ = true;
+      continue;
+    }
+    absl::StatusOr<xmpp::Jid> domain = xmpp::Jid::Parse(entry);
+    if (!domain.ok() || !domain->IsDomain()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("agent.allowed_domains: '", entry, "' is not a domain"));
+    }
+    policy.domains_.insert(domain->domain());
+  }
+  return policy;
+}
+
+bool AccessPolicy::Allows(const xmpp::Jid& sender) const {
+  if (sender.local().empty()) return false;  // servers and components are not users
+  const std::string bare = sender.BareString();
+  if (jids_.contains(bare) || admins_.contains(bare)) return true;
+  return any_jid_of_allowed_domains_ && (any_domain_ || domains_.contains(sender.domain()));
+}
+
+bool AccessPolicy::IsAdmin(const xmpp::Jid& sender) const {
+  return admins_.contains(sender.BareString());
+}
+
+}  // namespace herald::agent

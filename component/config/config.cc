@@ -1,0 +1,713 @@
+#include "component/config/config.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <exception>
+#include <initializer_list>
+#include <limits>
+#include <system_error>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "component/config/diagnostics.h"
+#include "component/config/env_expansion.h"
+#include "component/config/schema.h"
+#include "component/config/value_formats.h"
+#include "toml++/toml.h"
+
+namespace herald::config {
+namespace {
+
+// A config file is a page of settings; anything larger is a mistake or an attack.
+constexpr size_t kMaxConfigBytes = 1 << 20;
+
+constexpr std::string_view kNotShown = "a value from the environment (not shown)";
+
+// One table of the document: [server], an element of [[rooms]], ... `table` is null when the
+// file does not have it, and then every key takes its default.
+struct Section {
+  const toml::table* table = nullptr;
+  std::string path;  // "server", "rooms[1]": prefixes key names in messages
+  int64_t line = 0;  // the header's line, for problems that have no key of their own
+};
+
+template <typename E>
+struct EnumOption {
+  std::string_view name;
+  E value;
+};
+
+// Reads the values of a document that passed CheckSchema (so types are right) into Config,
+// checking ranges and formats and adding every problem to the diagnostics.
+class Binder {
+ public:
+  Binder(Diagnostics& diagnostics, const EnvironmentValues& from_environment)
+      : diagnostics_(diagnostics), from_environment_(from_environment) {}
+
+  Section Sub(const Section& parent, std::string_view key) const {
+    Section section;
+    section.path = Path(parent, key);
+    if (const toml::node* node = Node(parent, key)) {
+      section.table = node->as_table();
+      section.line = node->source().begin.line;
+    }
+    return section;
+  }
+
+  const toml::node* Node(const Section& section, std::string_view key) const {
+    if (section.table == nullptr) return nullptr;
+    return section.table->get(key);
+  }
+
+  bool Has(const Section& section, std::string_view key) const {
+    return Node(section, key) != nullptr;
+  }
+
+  static std::string Path(const Section& section, std::string_view key) {
+    return section.path.empty() ? std::string(key) : absl::StrCat(section.path, ".", AbslView(key));
+  }
+
+  // The line of the key's value, or of its table when the key is absent.
+  int64_t Line(const Section& section, std::string_view key) const {
+    const toml::node* node = Node(section, key);
+    return node != nullptr ? node->source().begin.line : section.line;
+  }
+
+  void Error(int64_t line, std::string message) { diagnostics_.Add(line, std::move(message)); }
+
+  void Error(const Section& section, std::string_view key, std::string message) {
+    Error(Line(section, key), std::move(message));
+  }
+
+  // How a value may appear in a message: quoted, unless it came from the environment (which may
+  // hold a secret). Secret keys are never passed here.
+  std::string Shown(const toml::node* node) const {
+    if (node == nullptr) return "nothing";
+    if (from_environment_.contains(node)) return std::string(kNotShown);
+    if (const auto* text = node->as_string()) return QuoteValue(text->get());
+    return "a value of another type";
+  }
+
+  bool FromEnvironment(const toml::node* node) const {
+    return node != nullptr && from_environment_.contains(node);
+  }
+
+  bool String(const Section& section, std::string_view key, std::string* out) {
+    const toml::node* node = Node(section, key);
+    if (node == nullptr || !node->is_string()) return false;
+    *out = node->as_string()->get();
+    return true;
+  }
+
+  // A string that, when present, must not be empty (an empty one is a mistake, not a default).
+  bool NonEmptyString(const Section& section, std::string_view key, std::string* out,
+                      std::string_view hint = "") {
+    std::string value;
+    if (!String(section, key, &value)) return false;
+    if (value.empty()) {
+      std::string message = absl::StrCat(Path(section, key), " must not be empty");
+      if (FromEnvironment(Node(section, key))) {
+        absl::StrAppend(&message, " (the environment variable it names is empty)");
+      }
+      if (!hint.empty()) absl::StrAppend(&message, " ", AbslView(hint));
+      Error(section, key, std::move(message));
+      return false;
+    }
+    *out = std::move(value);
+    return true;
+  }
+
+  bool Bool(const Section& section, std::string_view key, bool* out) {
+    const toml::node* node = Node(section, key);
+    if (node == nullptr || !node->is_boolean()) return false;
+    *out = node->as_boolean()->get();
+    return true;
+  }
+
+  // Reads an integer in [min, max] when present. False only when it is present and out of
+  // range: that is an error and leaves *out unchanged.
+  template <typename T>
+  bool Integer(const Section& section, std::string_view key, int64_t min, int64_t max, T* out) {
+    const toml::node* node = Node(section, key);
+    if (node == nullptr || !node->is_integer()) return true;
+    int64_t value = node->as_integer()->get();
+    if (value < min || value > max) {
+      std::string range = max == std::numeric_limits<int64_t>::max()
+                              ? absl::StrCat(min, " or more")
+                              : absl::StrCat("between ", min, " and ", max);
+      Error(section, key, absl::StrCat(Path(section, key), " must be ", range, ", got ", value));
+      return false;
+    }
+    *out = static_cast<T>(value);
+    return true;
+  }
+
+  template <typename E>
+  bool Enum(const Section& section, std::string_view key,
+            std::initializer_list<EnumOption<E>> options, E* out) {
+    const toml::node* node = Node(section, key);
+    if (node == nullptr || !node->is_string()) return false;
+    const std::string& value = node->as_string()->get();
+    std::vector<std::string> names;
+    for (const EnumOption<E>& option : options) {
+      if (value == option.name) {
+        *out = option.value;
+        return true;
+      }
+      names.push_back(absl::StrCat("\"", AbslView(option.name), "\""));
+    }
+    Error(section, key,
+          absl::StrCat(Path(section, key), " must be one of ", absl::StrJoin(names, ", "), "; got ",
+                       Shown(node)));
+    return false;
+  }
+
+  struct Element {
+    std::string value;
+    const toml::node* node;
+    std::string path;  // "agent.allowed_jids[2]"
+  };
+
+  std::vector<Element> StringList(const Section& section, std::string_view key) {
+    std::vector<Element> elements;
+    const toml::node* node = Node(section, key);
+    if (node == nullptr || !node->is_array()) return elements;
+    const toml::array& array = *node->as_array();
+    for (size_t i = 0; i < array.size(); ++i) {
+      const toml::node& element = array[i];
+      if (!element.is_string()) continue;
+      elements.push_back(Element{element.as_string()->get(), &element,
+                                 absl::StrCat(Path(section, key), "[", i, "]")});
+    }
+    return elements;
+  }
+
+  void ElementError(const Element& element, std::string message) {
+    Error(element.node->source().begin.line, std::move(message));
+  }
+
+ private:
+  Diagnostics& diagnostics_;
+  const EnvironmentValues& from_environment_;
+};
+
+// ----- [server] -------------------------------------------------------------------------------
+
+void BindServer(Binder& b, const Section& root, ServerConfig& server) {
+  Section s = b.Sub(root, "server");
+
+  const bool mode_valid = b.Enum<ConnectionMode>(s, "mode",
+                                                 {{"component", ConnectionMode::kComponent},
+                                                  {"client", ConnectionMode::kClient}},
+                                                 &server.mode) ||
+                          !b.Has(s, "mode");
+  // With a misspelt mode, which keys are required is unknown: report only the mode.
+  const bool client = mode_valid && server.mode == ConnectionMode::kClient;
+  const bool component = mode_valid && server.mode == ConnectionMode::kComponent;
+
+  if (b.NonEmptyString(s, "host", &server.host)) {
+    if (std::any_of(server.host.begin(), server.host.end(),
+                    [](char c) { return static_cast<unsigned char>(c) <= 0x20; })) {
+      b.Error(s, "host",
+              absl::StrCat("server.host must be a host name or address without spaces; got ",
+                           b.Shown(b.Node(s, "host"))));
+    }
+  }
+  b.Integer(s, "port", 1, 65535, &server.port);
+  if (client && !b.Has(s, "port")) server.port = 5222;
+
+  // Component mode (XEP-0114).
+  if (b.NonEmptyString(s, "component_domain", &server.component_domain) &&
+      !IsValidDomain(server.component_domain)) {
+    b.Error(s, "component_domain",
+            absl::StrCat("server.component_domain must be a domain such as \"agent.localhost\"; "
+                         "got ",
+                         b.Shown(b.Node(s, "component_domain"))));
+    server.component_domain.clear();
+  } else if (component && !b.Has(s, "component_domain")) {
+    b.Error(s.line,
+            "server.component_domain is required in component mode (the domain the XMPP server "
+            "routes to Herald, e.g. \"agent.localhost\")");
+  }
+  if (!b.NonEmptyString(s, "component_secret", &server.component_secret) && component &&
+      !b.Has(s, "component_secret")) {
+    b.Error(s.line,
+            "server.component_secret is required in component mode (the shared secret of the "
+            "component in the XMPP server's config; use \"${VARIABLE}\" to keep it out of the "
+            "file)");
+  }
+
+  // Client mode (C2S).
+  if (b.NonEmptyString(s, "jid", &server.jid) && !IsValidBareJid(server.jid, true)) {
+    std::string message = absl::StrCat(
+        "server.jid must be a bare JID with a localpart, such as \"herald@example.org\"; got ",
+        b.Shown(b.Node(s, "jid")));
+    if (server.jid.find('/') != std::string::npos) {
+      absl::StrAppend(&message, " (set the resource with server.resource)");
+    }
+    b.Error(s, "jid", std::move(message));
+    server.jid.clear();
+  } else if (client && !b.Has(s, "jid")) {
+    b.Error(s.line, "server.jid is required in client mode (the account Herald logs in as)");
+  }
+  if (!b.NonEmptyString(s, "password", &server.password) && client && !b.Has(s, "password")) {
+    b.Error(s.line,
+            "server.password is required in client mode (use \"${VARIABLE}\" to keep it out of "
+            "the file)");
+  }
+  if (b.NonEmptyString(s, "resource", &server.resource) &&
+      (server.resource.size() > 1023 ||
+       std::any_of(server.resource.begin(), server.resource.end(), [](char c) {
+         unsigned char byte = static_cast<unsigned char>(c);
+         return byte < 0x20 || byte == 0x7f;
+       }))) {
+    b.Error(s, "resource", "server.resource must be at most 1023 bytes without control characters");
+  }
+  b.Enum<StartTls>(s, "starttls",
+                   {{"required", StartTls::kRequired}, {"optional", StartTls::kOptional}},
+                   &server.starttls);
+  b.Bool(s, "tls_verify", &server.tls_verify);
+  b.String(s, "tls_ca_file", &server.tls_ca_file);
+
+  // Keepalive and reconnect.
+  b.Integer(s, "whitespace_keepalive_seconds", 0, 3600, &server.whitespace_keepalive_seconds);
+  bool ping_ok = b.Integer(s, "ping_interval_seconds", 0, 86400, &server.ping_interval_seconds);
+  ping_ok &= b.Integer(s, "ping_timeout_seconds", 1, 3600, &server.ping_timeout_seconds);
+  // A ping allowed to take longer than the gap between pings would overlap the next one.
+  if (ping_ok && server.ping_interval_seconds > 0 &&
+      server.ping_timeout_seconds >= server.ping_interval_seconds) {
+    b.Error(b.Has(s, "ping_timeout_seconds") ? b.Line(s, "ping_timeout_seconds")
+                                             : b.Line(s, "ping_interval_seconds"),
+            absl::StrCat("server.ping_timeout_seconds (", server.ping_timeout_seconds,
+                         ") must be shorter than server.ping_interval_seconds (",
+                         server.ping_interval_seconds, ")"));
+  }
+  bool reconnect_ok =
+      b.Integer(s, "reconnect_initial_ms", 1, 3'600'000, &server.reconnect_initial_ms);
+  reconnect_ok &= b.Integer(s, "reconnect_max_ms", 1, 86'400'000, &server.reconnect_max_ms);
+  if (reconnect_ok && server.reconnect_max_ms < server.reconnect_initial_ms) {
+    b.Error(b.Has(s, "reconnect_max_ms") ? b.Line(s, "reconnect_max_ms")
+                                         : b.Line(s, "reconnect_initial_ms"),
+            absl::StrCat("server.reconnect_max_ms (", server.reconnect_max_ms,
+                         ") must be at least server.reconnect_initial_ms (",
+                         server.reconnect_initial_ms, ")"));
+  }
+  b.Bool(s, "reconnect_on_permanent_errors", &server.reconnect_on_permanent_errors);
+  b.Integer(s, "outbound_queue_limit", 0, 1'000'000, &server.outbound_queue_limit);
+  // RFC 6120 §13.12: a server accepts stanzas of at least 10000 bytes, so Herald must too.
+  b.Integer(s, "max_stanza_bytes", 10'000, 64 << 20, &server.max_stanza_bytes);
+}
+
+// ----- [agent] --------------------------------------------------------------------------------
+
+// Reads a list of bare JIDs (or "*" where `allow_star`), lower-cased so that they compare
+// equal to the normalised JIDs of incoming stanzas.
+std::vector<std::string> JidList(Binder& b, const Section& s, std::string_view key,
+                                 bool allow_star) {
+  std::vector<std::string> out;
+  for (Binder::Element& element : b.StringList(s, key)) {
+    if (element.value == "*") {
+      if (allow_star) {
+        out.push_back("*");
+      } else {
+        b.ElementError(element, absl::StrCat(element.path,
+                                             " must be a bare JID; \"*\" is not allowed here "
+                                             "(name each JID)"));
+      }
+      continue;
+    }
+    if (!IsValidBareJid(element.value, /*require_localpart=*/false)) {
+      b.ElementError(element,
+                     absl::StrCat(element.path,
+                                  " must be a bare JID such as "
+                                  "\"alice@example.org\"",
+                                  allow_star ? " or \"*\"" : "", "; got ", b.Shown(element.node)));
+      continue;
+    }
+    out.push_back(absl::AsciiStrToLower(element.value));
+  }
+  return out;
+}
+
+void BindAgent(Binder& b, const Section& root, const ServerConfig& server, AgentConfig& agent) {
+  Section s = b.Sub(root, "agent");
+  b.NonEmptyString(s, "name", &agent.name);
+  agent.allowed_jids = JidList(b, s, "allowed_jids", /*allow_star=*/true);
+  agent.admin_jids = JidList(b, s, "admin_jids", /*allow_star=*/false);
+  agent.dev_command_jids = JidList(b, s, "dev_command_jids", /*allow_star=*/false);
+
+  if (b.Has(s, "allowed_domains")) {
+    for (Binder::Element& element : b.StringList(s, "allowed_domains")) {
+      if (element.value != "*" && !IsValidDomain(element.value)) {
+        b.ElementError(element, absl::StrCat(element.path,
+                                             " must be a domain such as \"example.org\" or "
+                                             "\"*\"; got ",
+                                             b.Shown(element.node)));
+        continue;
+      }
+      agent.allowed_domains.push_back(absl::AsciiStrToLower(element.value));
+    }
+  } else {
+    // SPEC §5: by default only the server's own domain; federation is opt-in.
+    std::string own_domain;
+    if (server.mode == ConnectionMode::kComponent) {
+      if (!server.component_domain.empty()) own_domain = ParentDomain(server.component_domain);
+    } else if (size_t at = server.jid.find('@'); at != std::string::npos) {
+      own_domain = server.jid.substr(at + 1);
+    }
+    if (!own_domain.empty()) agent.allowed_domains.push_back(absl::AsciiStrToLower(own_domain));
+  }
+
+  b.Enum<RefusalMode>(s, "unallowed",
+                      {{"silent", RefusalMode::kSilent}, {"reply", RefusalMode::kReply}},
+                      &agent.unallowed);
+}
+
+// ----- the sections used by later features ----------------------------------------------------
+
+void BindLog(Binder& b, const Section& root, LogConfig& log) {
+  Section s = b.Sub(root, "log");
+  std::string_view level;
+  if (b.Has(s, "level") &&
+      b.Enum<std::string_view>(
+          s, "level",
+          {{"debug", "debug"}, {"info", "info"}, {"warning", "warning"}, {"error", "error"}},
+          &level)) {
+    log.level = std::string(level);
+  }
+}
+
+std::string ModelReferenceRule() {
+  std::vector<std::string> providers(std::begin(kKnownProviders), std::end(kKnownProviders));
+  return absl::StrCat("\"<provider>:<model>\" with a provider among ",
+                      absl::StrJoin(providers, ", "));
+}
+
+void BindHostedProvider(Binder& b, const Section& llm, std::string_view key,
+                        HostedProviderConfig& provider) {
+  Section s = b.Sub(llm, key);
+  b.String(s, "api_key", &provider.api_key);
+  if (b.String(s, "base_url", &provider.base_url) && !IsValidHttpUrl(provider.base_url)) {
+    b.Error(s, "base_url",
+            absl::StrCat(Binder::Path(s, "base_url"), " must be an http:// or https:// URL; got ",
+                         b.Shown(b.Node(s, "base_url"))));
+  }
+}
+
+void BindLlm(Binder& b, const Section& root, LlmConfig& llm) {
+  Section s = b.Sub(root, "llm");
+  if (b.String(s, "default", &llm.default_model) && !IsValidModelReference(llm.default_model)) {
+    b.Error(s, "default",
+            absl::StrCat("llm.default must be ", ModelReferenceRule(), "; got ",
+                         b.Shown(b.Node(s, "default"))));
+  }
+  for (Binder::Element& element : b.StringList(s, "fallback")) {
+    if (!IsValidModelReference(element.value)) {
+      b.ElementError(element, absl::StrCat(element.path, " must be ", ModelReferenceRule(),
+                                           "; got ", b.Shown(element.node)));
+      continue;
+    }
+    llm.fallback.push_back(element.value);
+  }
+  Section tiers = b.Sub(s, "tiers");
+  for (std::string_view tier : {"heavy", "standard", "light", "vision"}) {
+    std::string model;
+    if (!b.String(tiers, tier, &model)) continue;
+    if (!IsValidModelReference(model)) {
+      b.Error(tiers, tier,
+              absl::StrCat(Binder::Path(tiers, tier), " must be ", ModelReferenceRule(), "; got ",
+                           b.Shown(b.Node(tiers, tier))));
+      continue;
+    }
+    llm.tiers[std::string(tier)] = std::move(model);
+  }
+  BindHostedProvider(b, s, "anthropic", llm.anthropic);
+  BindHostedProvider(b, s, "openai", llm.openai);
+  Section ollama = b.Sub(s, "ollama");
+  if (b.String(ollama, "host", &llm.ollama.host) && !IsValidHttpUrl(llm.ollama.host)) {
+    b.Error(ollama, "host",
+            absl::StrCat("llm.ollama.host must be an http:// or https:// URL; got ",
+                         b.Shown(b.Node(ollama, "host"))));
+  }
+}
+
+void BindRooms(Binder& b, const toml::table& root, std::vector<RoomConfig>& rooms) {
+  const toml::array* array = root.get_as<toml::array>("rooms");
+  if (array == nullptr) return;
+  absl::flat_hash_set<std::string> seen;
+  for (size_t i = 0; i < array->size(); ++i) {
+    Section s;
+    s.table = (*array)[i].as_table();
+    s.path = absl::StrCat("rooms[", i, "]");
+    s.line = (*array)[i].source().begin.line;
+    if (s.table == nullptr) continue;
+    RoomConfig room;
+    if (!b.Has(s, "jid")) {
+      b.Error(s.line, absl::StrCat(s.path,
+                                   ".jid is required (the room's address, such as "
+                                   "\"lobby@conference.example.org\")"));
+    } else if (b.String(s, "jid", &room.jid) && !IsValidBareJid(room.jid, true)) {
+      b.Error(s, "jid",
+              absl::StrCat(s.path,
+                           ".jid must be a room's bare JID such as "
+                           "\"lobby@conference.example.org\"; got ",
+                           b.Shown(b.Node(s, "jid"))));
+    } else if (!seen.insert(absl::AsciiStrToLower(room.jid)).second) {
+      b.Error(s, "jid", absl::StrCat(s.path, ".jid names a room listed before"));
+    } else {
+      room.jid = absl::AsciiStrToLower(room.jid);
+    }
+    if (b.NonEmptyString(s, "nick", &room.nick) &&
+        (room.nick.size() > 1023 || std::any_of(room.nick.begin(), room.nick.end(), [](char c) {
+           unsigned char byte = static_cast<unsigned char>(c);
+           return byte < 0x20 || byte == 0x7f;
+         }))) {
+      b.Error(s, "nick",
+              absl::StrCat(s.path, ".nick must be at most 1023 bytes without control characters"));
+    }
+    std::string_view activation;
+    if (b.Has(s, "activation") &&
+        b.Enum<std::string_view>(s, "activation", {{"mention", "mention"}, {"all", "all"}},
+                                 &activation)) {
+      room.activation = std::string(activation);
+    }
+    rooms.push_back(std::move(room));
+  }
+}
+
+void BindSkills(Binder& b, const Section& root, SkillsConfig& skills) {
+  Section s = b.Sub(root, "skills");
+  for (Binder::Element& element : b.StringList(s, "enabled")) {
+    if (element.value.empty() ||
+        std::any_of(element.value.begin(), element.value.end(),
+                    [](char c) { return static_cast<unsigned char>(c) <= 0x20; })) {
+      b.ElementError(element,
+                     absl::StrCat(element.path, " must be a skill name without spaces; got ",
+                                  b.Shown(element.node)));
+      continue;
+    }
+    skills.enabled.push_back(element.value);
+  }
+}
+
+void BindControl(Binder& b, const Section& root, ControlConfig& control) {
+  Section s = b.Sub(root, "control");
+  if (b.String(s, "listen", &control.listen)) {
+    if (absl::Status status = CheckControlListenAddress(control.listen); !status.ok()) {
+      b.Error(s, "listen",
+              absl::StrCat("control.listen ", b.Shown(b.Node(s, "listen")),
+                           " is not usable: ", status.message()));
+    }
+  }
+  const toml::node* tokens_node = b.Node(s, "tokens");
+  const toml::array* tokens = tokens_node != nullptr ? tokens_node->as_array() : nullptr;
+  if (tokens == nullptr) return;
+  absl::flat_hash_set<std::string> names;
+  for (size_t i = 0; i < tokens->size(); ++i) {
+    Section t;
+    t.table = (*tokens)[i].as_table();
+    t.path = absl::StrCat("control.tokens[", i, "]");
+    t.line = (*tokens)[i].source().begin.line;
+    if (t.table == nullptr) continue;
+    ControlToken token;
+    if (!b.Has(t, "name")) {
+      b.Error(t.line, absl::StrCat(t.path,
+                                   ".name is required (it names the caller in the "
+                                   "audit log)"));
+    } else if (b.NonEmptyString(t, "name", &token.name) && !names.insert(token.name).second) {
+      b.Error(t, "name",
+              absl::StrCat(t.path, ".name ", b.Shown(b.Node(t, "name")),
+                           " is used by an earlier token"));
+    }
+    constexpr absl::string_view kHashHint =
+        "store the SHA-256 of the token as 64 lowercase hex digits (e.g. the output of "
+        "`printf %s \"$TOKEN\" | sha256sum`), never the token itself";
+    if (!b.Has(t, "token_sha256")) {
+      b.Error(t.line, absl::StrCat(t.path, ".token_sha256 is required: ", kHashHint));
+    } else if (b.String(t, "token_sha256", &token.token_sha256) &&
+               !IsLowercaseSha256Hex(token.token_sha256)) {
+      // The value is never shown: it may well be the token itself.
+      b.Error(t, "token_sha256",
+              absl::StrCat(t.path, ".token_sha256 is not a SHA-256 digest: ", kHashHint));
+      token.token_sha256.clear();
+    }
+    if (!b.Has(t, "scopes")) {
+      b.Error(t.line, absl::StrCat(t.path,
+                                   ".scopes is required: a list among \"read\", \"operate\", "
+                                   "\"execute\", \"admin\""));
+    } else {
+      std::vector<Binder::Element> scopes = b.StringList(t, "scopes");
+      if (scopes.empty()) {
+        b.Error(t, "scopes", absl::StrCat(t.path, ".scopes must name at least one scope"));
+      }
+      for (Binder::Element& scope : scopes) {
+        if (scope.value != "read" && scope.value != "operate" && scope.value != "execute" &&
+            scope.value != "admin") {
+          b.ElementError(scope, absl::StrCat(scope.path,
+                                             " must be one of \"read\", \"operate\", "
+                                             "\"execute\", \"admin\"; got ",
+                                             b.Shown(scope.node)));
+          continue;
+        }
+        token.scopes.push_back(scope.value);
+      }
+    }
+    control.tokens.push_back(std::move(token));
+  }
+}
+
+void Bind(Binder& b, const toml::table& document, Config& config) {
+  Section root;
+  root.table = &document;
+  BindServer(b, root, config.server);
+  BindAgent(b, root, config.server, config.agent);
+  BindLog(b, root, config.log);
+  BindLlm(b, root, config.llm);
+  Section memory = b.Sub(root, "memory");
+  b.NonEmptyString(memory, "path", &config.memory.path);
+  BindRooms(b, document, config.rooms);
+  Section quota = b.Sub(root, "quota");
+  b.Integer(quota, "daily_tokens", 0, std::numeric_limits<int64_t>::max(),
+            &config.quota.daily_tokens);
+  BindSkills(b, root, config.skills);
+  BindControl(b, root, config.control);
+}
+
+// toml++ quotes a few characters of the text it choked on; on a line that sets a secret those
+// could be the start of the secret, so the description is replaced there.
+bool LineSetsSecret(std::string_view text, int64_t line) {
+  if (line <= 0) return false;
+  size_t begin = 0;
+  for (int64_t i = 1; i < line; ++i) {
+    begin = text.find('\n', begin);
+    if (begin == std::string_view::npos) return false;
+    ++begin;
+  }
+  std::string_view content = text.substr(begin, text.find('\n', begin) - begin);
+  for (std::string_view key : {"component_secret", "password", "api_key", "token_sha256"}) {
+    if (content.find(key) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<Config> Load(std::string_view text, std::string_view source_name,
+                            const EnvLookup& env) {
+  Diagnostics diagnostics{std::string(source_name)};
+  if (text.size() > kMaxConfigBytes) {
+    diagnostics.Add(0, absl::StrCat("the config is ", text.size(),
+                                    " bytes; the limit is 1 MiB (1048576 bytes)"));
+    return diagnostics.ToStatus();
+  }
+  toml::table document;
+  try {
+    document = toml::parse(text, std::string_view(source_name));
+  } catch (const toml::parse_error& error) {
+    const toml::source_position& at = error.source().begin;
+    std::string description =
+        LineSetsSecret(text, at.line)
+            ? "this line sets a secret and is not valid TOML (the details are not shown, as "
+              "they would quote the secret; a value must be a quoted string)"
+            : OneLine(error.description());
+    diagnostics.Add(at.line, at.column, std::move(description));
+    return diagnostics.ToStatus();
+  }
+
+  CheckSchema(document, diagnostics);
+  if (!diagnostics.empty()) return diagnostics.ToStatus();
+
+  EnvironmentValues from_environment = ExpandDocument(document, env, diagnostics);
+  if (!diagnostics.empty()) return diagnostics.ToStatus();
+
+  Config config;
+  config.source_path = std::string(source_name);
+  Binder binder(diagnostics, from_environment);
+  Bind(binder, document, config);
+  if (!diagnostics.empty()) return diagnostics.ToStatus();
+  return config;
+}
+
+std::string ErrnoText(int error) { return std::generic_category().message(error); }
+
+}  // namespace
+
+absl::StatusOr<Config> LoadConfigString(std::string_view text, std::string_view source_name,
+                                        const EnvLookup& env) {
+  // toml++ reports syntax errors by throwing and may throw bad_alloc, and `env` is the caller's
+  // code: nothing of that may cross this boundary.
+  try {
+    return Load(text, source_name, env);
+  } catch (const std::exception& error) {
+    return absl::InternalError(absl::StrCat(
+        AbslView(source_name), ": the config could not be read: ", OneLine(error.what())));
+  } catch (...) {
+    return absl::InternalError(
+        absl::StrCat(AbslView(source_name), ": the config could not be read"));
+  }
+}
+
+absl::StatusOr<Config> LoadConfigFile(const std::string& path) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat below refuses it anyway.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    int error = errno;
+    return absl::Status(absl::ErrnoToStatusCode(error),
+                        absl::StrCat("cannot open config file ", path, ": ", ErrnoText(error)));
+  }
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { close(fd); }
+  } closer{fd};
+
+  struct stat info;
+  if (fstat(fd, &info) != 0) {
+    int error = errno;
+    return absl::Status(absl::ErrnoToStatusCode(error),
+                        absl::StrCat("cannot stat config file ", path, ": ", ErrnoText(error)));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat("config file ", path, " is not a regular file"));
+  }
+  if (static_cast<uint64_t>(info.st_size) > kMaxConfigBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("config file ", path, " is ", info.st_size,
+                                                   " bytes; the limit is 1 MiB (1048576 bytes)"));
+  }
+
+  // Read one byte past the limit: the file may have grown since fstat.
+  std::string text;
+  text.resize(kMaxConfigBytes + 1);
+  size_t length = 0;
+  while (length < text.size()) {
+    ssize_t n = read(fd, text.data() + length, text.size() - length);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int error = errno;
+      return absl::Status(absl::ErrnoToStatusCode(error),
+                          absl::StrCat("cannot read config file ", path, ": ", ErrnoText(error)));
+    }
+    if (n == 0) break;
+    length += static_cast<size_t>(n);
+  }
+  if (length > kMaxConfigBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config file ", path, " is larger than 1 MiB (1048576 bytes)"));
+  }
+  text.resize(length);
+
+  EnvLookup process_environment = [](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+  return LoadConfigString(text, path, process_environment);
+}
+
+}  // namespace herald::config

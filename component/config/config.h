@@ -1,0 +1,148 @@
+// component/config/config.h
+//
+// Herald's configuration: one TOML file (SPEC §5), read once at start and validated before
+// anything connects. `${VAR}` in a string value is replaced from the environment; a missing
+// variable, an unknown key, a wrong type or an out-of-range value is an error that names the
+// file, the line and the key (and, for a misspelt key, the nearest known one).
+//
+//   absl::StatusOr<Config> config = LoadConfigFile("/etc/herald/herald.toml");
+//   if (!config.ok()) { std::cerr << config.status().message(); return 2; }
+//   config->server.component_domain;   // "agent.localhost"
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace herald::config {
+
+enum class ConnectionMode { kComponent, kClient };
+enum class StartTls { kRequired, kOptional };
+
+struct ServerConfig {
+  ConnectionMode mode = ConnectionMode::kComponent;
+  std::string host = "127.0.0.1";
+  int port = 5347;  // 5222 is the default in client mode when `port` is not set
+  // Component mode (XEP-0114).
+  std::string component_domain;
+  std::string component_secret;
+  // Client mode (C2S).
+  std::string jid;
+  std::string password;
+  std::string resource = "herald";
+  StartTls starttls = StartTls::kRequired;
+  bool tls_verify = true;
+  std::string tls_ca_file;  // empty: the system's trust store
+  // Keepalive (X5): a whitespace byte after this much write silence, and an XEP-0199 ping
+  // to the server after this much read silence; no answer within ping_timeout reconnects.
+  int whitespace_keepalive_seconds = 60;
+  int ping_interval_seconds = 120;
+  int ping_timeout_seconds = 30;
+  // Reconnect (X4): exponential backoff with full jitter between these bounds.
+  int reconnect_initial_ms = 1000;
+  int reconnect_max_ms = 60000;
+  // Permanent errors (bad secret, conflict, host-unknown) stop Herald unless this is true.
+  bool reconnect_on_permanent_errors = false;
+  // Outbound stanzas held while disconnected; beyond this the oldest are dropped and logged.
+  int outbound_queue_limit = 1000;
+  int max_stanza_bytes = 512 * 1024;
+};
+
+// What a JID or domain outside the allowlists gets (SPEC §9: nothing reaches the agent).
+enum class RefusalMode { kSilent, kReply };
+
+struct AgentConfig {
+  std::string name = "Herald";
+  std::vector<std::string> allowed_jids;     // bare JIDs; "*" = anyone from an allowed domain
+  std::vector<std::string> allowed_domains;  // default: the server's own domain; "*" = any
+  std::vector<std::string> admin_jids;
+  std::vector<std::string> dev_command_jids;
+  RefusalMode unallowed = RefusalMode::kSilent;
+};
+
+struct LogConfig {
+  std::string level = "info";  // "debug" | "info" | "warning" | "error"
+};
+
+// The sections SPEC §5 fixes for later features are parsed and kept as raw, validated
+// values so that a config written for the full product is accepted today.
+
+// [llm.anthropic] and [llm.openai] (any OpenAI-compatible Chat Completions server).
+struct HostedProviderConfig {
+  std::string api_key;  // a secret: never logged
+  std::string base_url;
+};
+
+struct OllamaConfig {
+  std::string host = "http://localhost:11434";
+};
+
+struct LlmConfig {
+  std::string default_model;  // "<provider>:<model>"; empty when the file does not set one
+  std::vector<std::string> fallback;
+  // "heavy" | "standard" | "light" | "vision" -> "<provider>:<model>"; only the tiers set.
+  std::map<std::string, std::string> tiers;
+  HostedProviderConfig anthropic = {"", "https://api.anthropic.com"};
+  HostedProviderConfig openai = {"", "https://api.openai.com/v1"};
+  OllamaConfig ollama;
+};
+
+struct RoomConfig {
+  std::string jid;
+  std::string nick = "herald";
+  std::string activation = "mention";  // "mention" | "all"
+};
+
+struct MemoryConfig {
+  std::string path = "./data/memory";
+};
+
+struct QuotaConfig {
+  int64_t daily_tokens = 100000;
+};
+
+struct SkillsConfig {
+  std::vector<std::string> enabled;
+};
+
+struct ControlToken {
+  std::string name;
+  std::string token_sha256;
+  std::vector<std::string> scopes;
+};
+
+struct ControlConfig {
+  std::string listen = "unix:./data/control.sock";
+  std::vector<ControlToken> tokens;
+};
+
+struct Config {
+  std::string source_path;  // the file it was read from, for messages
+  ServerConfig server;
+  AgentConfig agent;
+  LogConfig log;
+  LlmConfig llm;
+  MemoryConfig memory;
+  std::vector<RoomConfig> rooms;
+  QuotaConfig quota;
+  SkillsConfig skills;
+  ControlConfig control;
+};
+
+// Looks up an environment variable; nullopt when it is not set.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+// Reads and validates the file; `${VAR}` comes from the process environment.
+absl::StatusOr<Config> LoadConfigFile(const std::string& path);
+
+// Parses and validates TOML text; `source_name` is used in messages.
+absl::StatusOr<Config> LoadConfigString(std::string_view text, std::string_view source_name,
+                                        const EnvLookup& env);
+
+}  // namespace herald::config

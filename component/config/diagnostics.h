@@ -1,0 +1,67 @@
+// component/config/diagnostics.h
+//
+// Diagnostics collects the problems found in one config file so that an operator sees all of
+// them at once, each as "FILE:LINE: message", ordered by line. It also holds the helpers that
+// put text from the file into a message safely: hostile bytes are escaped and long text is cut,
+// so a crafted key or value cannot forge extra lines in a log or flood it.
+//
+//   Diagnostics diagnostics("herald.toml");
+//   diagnostics.Add(12, "unknown key 'alowed_jids' in [agent] (did you mean 'allowed_jids'?)");
+//   absl::Status status = diagnostics.ToStatus();   // InvalidArgument, or OK when empty
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace herald::config {
+
+class Diagnostics {
+ public:
+  // More than this many problems are summarised as "... and N more": a hostile file with
+  // thousands of bad keys must not produce a megabyte of error text.
+  static constexpr size_t kMaxReported = 20;
+
+  explicit Diagnostics(std::string source_name) : source_name_(std::move(source_name)) {}
+
+  // `line` 0 means the problem has no line (a missing section, say); column 0 means no column.
+  void Add(int64_t line, std::string message) { Add(line, 0, std::move(message)); }
+  void Add(int64_t line, int64_t column, std::string message);
+
+  bool empty() const { return entries_.empty(); }
+  size_t size() const { return entries_.size(); }
+
+  // InvalidArgument with one problem per line ("FILE:LINE: ..."), sorted by line; OK if none.
+  absl::Status ToStatus() const;
+
+ private:
+  struct Entry {
+    int64_t line;
+    int64_t column;
+    std::string message;
+  };
+  std::string source_name_;
+  std::vector<Entry> entries_;
+};
+
+// `text` in double quotes with control and non-ASCII bytes escaped, cut to 64 bytes; for values
+// and variable names taken from the file.
+std::string QuoteValue(std::string_view text);
+
+// The same in single quotes, for key names ('alowed_jids').
+std::string QuoteKey(std::string_view text);
+
+// Escapes control bytes so that text from a library (a toml++ description) stays on one line.
+std::string OneLine(std::string_view text);
+
+// Debian's Abseil keeps its own string_view type (ABSL_OPTION_USE_STD_STRING_VIEW is 0), so
+// std::string_view must be converted before it meets absl::StrCat and friends.
+inline absl::string_view AbslView(std::string_view text) {
+  return absl::string_view(text.data(), text.size());
+}
+
+}  // namespace herald::config

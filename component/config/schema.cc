@@ -1,0 +1,317 @@
+#include "component/config/schema.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+
+namespace herald::config {
+namespace {
+
+using K = ValueKind;
+
+std::string_view KindName(ValueKind kind) {
+  switch (kind) {
+    case K::kString:
+      return "string";
+    case K::kInteger:
+      return "integer";
+    case K::kBoolean:
+      return "boolean";
+    case K::kStringArray:
+      return "array of strings";
+    case K::kTable:
+      return "table";
+    case K::kTableArray:
+      return "array of tables";
+  }
+  return "value";
+}
+
+std::string_view NodeTypeName(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table:
+      return "table";
+    case toml::node_type::array:
+      return node.as_array()->is_array_of_tables() ? "array of tables" : "array";
+    case toml::node_type::string:
+      return "string";
+    case toml::node_type::integer:
+      return "integer";
+    case toml::node_type::floating_point:
+      return "float";
+    case toml::node_type::boolean:
+      return "boolean";
+    case toml::node_type::date:
+      return "date";
+    case toml::node_type::time:
+      return "time";
+    case toml::node_type::date_time:
+      return "date-time";
+    case toml::node_type::none:
+      break;
+  }
+  return "nothing";
+}
+
+int64_t LineOf(const toml::node& node) { return node.source().begin.line; }
+
+// `path` names values in messages (rooms[0].jid); `schema_path` is the same without indices and
+// names the table header ([[rooms]]).
+void CheckTable(const toml::table& table, const TableSchema& schema, const std::string& path,
+                const std::string& schema_path, bool array_element, Diagnostics& diagnostics);
+
+void WrongType(const toml::node& node, std::string_view path, std::string_view expected,
+               Diagnostics& diagnostics) {
+  diagnostics.Add(LineOf(node),
+                  absl::StrCat("wrong type for ", AbslView(path), ": expected ", AbslView(expected),
+                               ", got ", AbslView(NodeTypeName(node))));
+}
+
+void CheckValue(const toml::node& node, const KeySchema& spec, const std::string& path,
+                const std::string& schema_path, Diagnostics& diagnostics) {
+  switch (spec.kind) {
+    case K::kString:
+      if (!node.is_string()) WrongType(node, path, KindName(spec.kind), diagnostics);
+      return;
+    case K::kInteger:
+      if (!node.is_integer()) WrongType(node, path, KindName(spec.kind), diagnostics);
+      return;
+    case K::kBoolean:
+      if (!node.is_boolean()) WrongType(node, path, KindName(spec.kind), diagnostics);
+      return;
+    case K::kStringArray: {
+      const toml::array* array = node.as_array();
+      if (array == nullptr) {
+        WrongType(node, path, KindName(spec.kind), diagnostics);
+        return;
+      }
+      for (size_t i = 0; i < array->size(); ++i) {
+        const toml::node& element = (*array)[i];
+        if (!element.is_string()) {
+          WrongType(element, absl::StrCat(path, "[", i, "]"), "string", diagnostics);
+        }
+      }
+      return;
+    }
+    case K::kTable: {
+      const toml::table* table = node.as_table();
+      if (table == nullptr) {
+        WrongType(node, path, KindName(spec.kind), diagnostics);
+        return;
+      }
+      CheckTable(*table, *spec.table, path, schema_path, /*array_element=*/false, diagnostics);
+      return;
+    }
+    case K::kTableArray: {
+      const toml::array* array = node.as_array();
+      if (array == nullptr) {
+        WrongType(node, path, absl::StrCat("array of tables ([[", schema_path, "]])"), diagnostics);
+        return;
+      }
+      for (size_t i = 0; i < array->size(); ++i) {
+        const toml::node& element = (*array)[i];
+        std::string element_path = absl::StrCat(path, "[", i, "]");
+        if (const toml::table* table = element.as_table()) {
+          CheckTable(*table, *spec.table, element_path, schema_path, /*array_element=*/true,
+                     diagnostics);
+        } else {
+          WrongType(element, element_path, "table", diagnostics);
+        }
+      }
+      return;
+    }
+  }
+}
+
+void ReportUnknown(std::string_view key, const toml::node& node, int64_t line,
+                   const TableSchema& schema, const std::string& schema_path, bool array_element,
+                   Diagnostics& diagnostics) {
+  // A header such as [agnet] or [[room]] reads best as an unknown table; inside an element of an
+  // array of tables a sub-table is still just a key of that element.
+  const bool table_array =
+      node.is_array() && !node.as_array()->empty() && node.as_array()->is_array_of_tables();
+  if ((node.is_table() || table_array) && !array_element) {
+    std::vector<std::string_view> tables;
+    for (const KeySchema& spec : schema.keys) {
+      if (spec.kind == K::kTable || spec.kind == K::kTableArray) tables.push_back(spec.name);
+    }
+    std::string prefix = schema_path.empty() ? "" : absl::StrCat(schema_path, ".");
+    std::string message =
+        absl::StrCat("unknown table ", table_array ? "[[" : "[", prefix,
+                     absl::CHexEscape(AbslView(key.substr(0, 64))), table_array ? "]]" : "]");
+    std::string_view nearest = NearestName(key, tables);
+    if (!nearest.empty()) {
+      const KeySchema* spec = schema.Find(nearest);
+      bool is_array = spec->kind == K::kTableArray;
+      absl::StrAppend(&message, " (did you mean ", is_array ? "[[" : "[", prefix, AbslView(nearest),
+                      is_array ? "]]" : "]", "?)");
+    }
+    diagnostics.Add(line, std::move(message));
+    return;
+  }
+  std::vector<std::string_view> names;
+  for (const KeySchema& spec : schema.keys) names.push_back(spec.name);
+  std::string where = schema_path.empty() ? "at top level"
+                      : array_element     ? absl::StrCat("in [[", schema_path, "]]")
+                                          : absl::StrCat("in [", schema_path, "]");
+  std::string message = absl::StrCat("unknown key ", QuoteKey(key), " ", where);
+  std::string_view nearest = NearestName(key, names);
+  if (!nearest.empty()) absl::StrAppend(&message, " (did you mean '", AbslView(nearest), "'?)");
+  diagnostics.Add(line, std::move(message));
+}
+
+void CheckTable(const toml::table& table, const TableSchema& schema, const std::string& path,
+                const std::string& schema_path, bool array_element, Diagnostics& diagnostics) {
+  for (auto&& [key, node] : table) {
+    const KeySchema* spec = schema.Find(key.str());
+    int64_t line = key.source().begin.line > 0 ? key.source().begin.line : LineOf(node);
+    if (spec == nullptr) {
+      ReportUnknown(key.str(), node, line, schema, schema_path, array_element, diagnostics);
+      continue;
+    }
+    auto join = [&](const std::string& prefix) {
+      return prefix.empty() ? std::string(spec->name)
+                            : absl::StrCat(prefix, ".", AbslView(spec->name));
+    };
+    CheckValue(node, *spec, join(path), join(schema_path), diagnostics);
+  }
+}
+
+// Optimal string alignment distance: Levenshtein plus adjacent transpositions ("prot"/"port").
+size_t EditDistance(std::string_view a, std::string_view b) {
+  const size_t n = a.size(), m = b.size();
+  std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
+  for (size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (size_t i = 1; i <= n; ++i) {
+    for (size_t j = 1; j <= m; ++j) {
+      size_t cost = absl::ascii_tolower(a[i - 1]) == absl::ascii_tolower(b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && absl::ascii_tolower(a[i - 1]) == absl::ascii_tolower(b[j - 2]) &&
+          absl::ascii_tolower(a[i - 2]) == absl::ascii_tolower(b[j - 1])) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[n][m];
+}
+
+}  // namespace
+
+const KeySchema* TableSchema::Find(std::string_view name) const {
+  for (const KeySchema& key : keys) {
+    if (key.name == name) return &key;
+  }
+  return nullptr;
+}
+
+const TableSchema& ConfigSchema() {
+  static const TableSchema* const kRoot = [] {
+    auto* server = new TableSchema{{
+        {"mode", K::kString},
+        {"host", K::kString},
+        {"port", K::kInteger},
+        {"component_domain", K::kString},
+        {"component_secret", K::kString, /*secret=*/true},
+        {"jid", K::kString},
+        {"password", K::kString, /*secret=*/true},
+        {"resource", K::kString},
+        {"starttls", K::kString},
+        {"tls_verify", K::kBoolean},
+        {"tls_ca_file", K::kString},
+        {"whitespace_keepalive_seconds", K::kInteger},
+        {"ping_interval_seconds", K::kInteger},
+        {"ping_timeout_seconds", K::kInteger},
+        {"reconnect_initial_ms", K::kInteger},
+        {"reconnect_max_ms", K::kInteger},
+        {"reconnect_on_permanent_errors", K::kBoolean},
+        {"outbound_queue_limit", K::kInteger},
+        {"max_stanza_bytes", K::kInteger},
+    }};
+    auto* agent = new TableSchema{{
+        {"name", K::kString},
+        {"allowed_jids", K::kStringArray},
+        {"allowed_domains", K::kStringArray},
+        {"admin_jids", K::kStringArray},
+        {"dev_command_jids", K::kStringArray},
+        {"unallowed", K::kString},
+    }};
+    auto* log = new TableSchema{{{"level", K::kString}}};
+    auto* tiers = new TableSchema{{
+        {"heavy", K::kString},
+        {"standard", K::kString},
+        {"light", K::kString},
+        {"vision", K::kString},
+    }};
+    auto* hosted_provider = new TableSchema{{
+        {"api_key", K::kString, /*secret=*/true},
+        {"base_url", K::kString},
+    }};
+    auto* ollama = new TableSchema{{{"host", K::kString}}};
+    auto* llm = new TableSchema{{
+        {"default", K::kString},
+        {"fallback", K::kStringArray},
+        {"tiers", K::kTable, false, tiers},
+        {"anthropic", K::kTable, false, hosted_provider},
+        {"openai", K::kTable, false, hosted_provider},
+        {"ollama", K::kTable, false, ollama},
+    }};
+    auto* memory = new TableSchema{{{"path", K::kString}}};
+    auto* room = new TableSchema{{
+        {"jid", K::kString},
+        {"nick", K::kString},
+        {"activation", K::kString},
+    }};
+    auto* quota = new TableSchema{{{"daily_tokens", K::kInteger}}};
+    auto* skills = new TableSchema{{{"enabled", K::kStringArray}}};
+    auto* token = new TableSchema{{
+        {"name", K::kString},
+        // A hash, but a careless operator may paste the token itself here.
+        {"token_sha256", K::kString, /*secret=*/true},
+        {"scopes", K::kStringArray},
+    }};
+    auto* control = new TableSchema{{
+        {"listen", K::kString},
+        {"tokens", K::kTableArray, false, token},
+    }};
+    return new TableSchema{{
+        {"server", K::kTable, false, server},
+        {"agent", K::kTable, false, agent},
+        {"log", K::kTable, false, log},
+        {"llm", K::kTable, false, llm},
+        {"memory", K::kTable, false, memory},
+        {"rooms", K::kTableArray, false, room},
+        {"quota", K::kTable, false, quota},
+        {"skills", K::kTable, false, skills},
+        {"control", K::kTable, false, control},
+    }};
+  }();
+  return *kRoot;
+}
+
+void CheckSchema(const toml::table& root, Diagnostics& diagnostics) {
+  CheckTable(root, ConfigSchema(), "", "", /*array_element=*/false, diagnostics);
+}
+
+std::string_view NearestName(std::string_view unknown, const std::vector<std::string_view>& known) {
+  // Names in the file are short; a long unknown name cannot be a typo of one and would only
+  // cost time (the distance is quadratic).
+  if (unknown.empty() || unknown.size() > 64) return {};
+  std::string_view best;
+  size_t best_distance = SIZE_MAX;
+  for (std::string_view name : known) {
+    size_t distance = EditDistance(unknown, name);
+    if (distance < best_distance) {
+      best = name;
+      best_distance = distance;
+    }
+  }
+  const size_t longest = std::max(unknown.size(), best.size());
+  const size_t allowed = std::max<size_t>(1, std::min<size_t>(3, longest / 3));
+  return best_distance <= allowed ? best : std::string_view();
+}
+
+}  // namespace herald::config

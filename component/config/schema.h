@@ -1,0 +1,59 @@
+// component/config/schema.h
+//
+// The shape of Herald's config file: which tables and keys exist and what type each value has.
+// CheckSchema walks a parsed document against it and reports every unknown key or table (with
+// the nearest known name when one is close) and every value of the wrong type, so the code
+// that reads values afterwards can rely on the types. Adding a key to the config means adding
+// it here and reading it in config.cc.
+//
+//   Diagnostics diagnostics("herald.toml");
+//   CheckSchema(document, diagnostics);
+//   // herald.toml:12: unknown key 'alowed_jids' in [agent] (did you mean 'allowed_jids'?)
+//   // herald.toml:3: wrong type for server.port: expected integer, got string
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "component/config/diagnostics.h"
+#include "toml++/toml.h"
+
+namespace herald::config {
+
+enum class ValueKind {
+  kString,
+  kInteger,
+  kBoolean,
+  kStringArray,
+  kTable,       // [name] or name = { ... }
+  kTableArray,  // [[name]]
+};
+
+struct TableSchema;
+
+struct KeySchema {
+  std::string_view name;
+  ValueKind kind;
+  // Never quoted in a message, even when it is malformed.
+  bool secret = false;
+  // The keys of a kTable or of each element of a kTableArray.
+  const TableSchema* table = nullptr;
+};
+
+struct TableSchema {
+  std::vector<KeySchema> keys;
+
+  const KeySchema* Find(std::string_view name) const;
+};
+
+// The whole file.
+const TableSchema& ConfigSchema();
+
+// Adds a problem for each unknown key or table and each value of the wrong type.
+void CheckSchema(const toml::table& root, Diagnostics& diagnostics);
+
+// The known name nearest to `unknown` by edit distance (a transposition counts as one edit),
+// compared without regard to ASCII case, or empty when none is close enough to be a likely typo.
+std::string_view NearestName(std::string_view unknown, const std::vector<std::string_view>& known);
+
+}  // namespace herald::config

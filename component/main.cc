@@ -1,0 +1,144 @@
+// The herald binary: reads the configuration, connects to the XMPP server as a component or a
+// client, and serves until SIGINT/SIGTERM or a permanent error. Exit statuses are documented
+// in docs/operators.md (0 ok, 2 bad configuration, 3 credentials refused, ...).
+#include <asio.hpp>
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "component/agent/access_policy.h"
+#include "component/agent/agent.h"
+#include "component/config/config.h"
+#include "component/version.h"
+#include "component/xmpp/session.h"
+#include "component/xmpp/session_error.h"
+#include "glog/logging.h"
+
+ABSL_FLAG(std::string, config, "", "Path of the TOML configuration file to run with.");
+ABSL_FLAG(std::string, check_config, "",
+          "Validate this configuration file, print what is wrong, and exit.");
+ABSL_FLAG(bool, version, false, "Print Herald's version and exit.");
+
+namespace herald {
+namespace {
+
+// How long a polite shutdown may take before Herald stops waiting for the server.
+constexpr auto kShutdownGrace = std::chrono::seconds(5);
+
+int SeverityFor(const std::string& level) {
+  if (level == "debug" || level == "info") return google::GLOG_INFO;
+  if (level == "warning") return google::GLOG_WARNING;
+  return google::GLOG_ERROR;
+}
+
+int CheckConfig(const std::string& path) {
+  absl::StatusOr<config::Config> config = config::LoadConfigFile(path);
+  if (!config.ok()) {
+    std::cerr << "herald: " << config.status().message() << "\n";
+    return xmpp::kExitConfig;
+  }
+  absl::StatusOr<agent::AccessPolicy> policy = agent::AccessPolicy::Create(config->agent);
+  if (!policy.ok()) {
+    std::cerr << "herald: " << path << ": " << policy.status().message() << "\n";
+    return xmpp::kExitConfig;
+  }
+  std::cout << path << ": configuration is valid\n";
+  return xmpp::kExitOk;
+}
+
+int Serve(const std::string& path) {
+  absl::StatusOr<config::Config> config = config::LoadConfigFile(path);
+  if (!config.ok()) {
+    std::cerr << "herald: " << config.status().message() << "\n";
+    return xmpp::kExitConfig;
+  }
+  FLAGS_minloglevel = SeverityFor(config->log.level);
+  if (config->log.level == "debug") FLAGS_v = 1;
+
+  absl::StatusOr<agent::AccessPolicy> policy = agent::AccessPolicy::Create(config->agent);
+  absl::StatusOr<xmpp::SessionOptions> options =
+      xmpp::SessionOptionsFromConfig(config->server, config->agent.name, kVersion);
+  if (!policy.ok() || !options.ok()) {
+    std::cerr << "herald: " << path << ": "
+              << (policy.ok() ? options.status() : policy.status()).message() << "\n";
+    return xmpp::kExitConfig;
+  }
+
+  asio::io_context io(1);
+  int exit_code = xmpp::kExitOk;
+  std::unique_ptr<xmpp::XmppSession> session;
+  agent::Agent agent(*std::move(policy), config->agent, [&session](xmpp::OutboundAction action) {
+    session->Perform(std::move(action));
+  });
+  absl::StatusOr<std::unique_ptr<xmpp::XmppSession>> created = xmpp::XmppSession::Create(
+      io, *std::move(options),
+      [&agent](xmpp::InboundEvent event) { agent.Handle(std::move(event)); },
+      [&](const absl::Status& why) {
+        exit_code = xmpp::ExitCodeFor(why);
+        io.stop();
+      });
+  if (!created.ok()) {
+    std::cerr << "herald: " << created.status().message() << "\n";
+    return xmpp::kExitConfig;
+  }
+  session = *std::move(created);
+
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  asio::steady_timer grace(io);
+  signals.async_wait([&](const asio::error_code& error, int signal) {
+    if (error) return;
+    LOG(INFO) << "herald: received signal " << signal << ", closing the XMPP stream";
+    session->Stop();
+    grace.expires_after(kShutdownGrace);
+    grace.async_wait([&io](const asio::error_code& e) {
+      if (!e) io.stop();
+    });
+  });
+
+  LOG(INFO) << "herald " << kVersion << " starting ("
+            << (config->server.mode == config::ConnectionMode::kComponent ? "component" : "client")
+            << " mode, server " << config->server.host << ":" << config->server.port << ")";
+  session->Start();
+  io.run();
+  LOG(INFO) << "herald: stopped";
+  return exit_code;
+}
+
+}  // namespace
+}  // namespace herald
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Herald, an AI agent on XMPP.\n"
+      "  herald --config FILE          run\n"
+      "  herald --check-config FILE    validate a configuration and exit\n"
+      "  herald --version              print the version");
+  // The documented spelling is --check-config; Abseil flags are spelt with underscores.
+  std::vector<std::string> spelled(argv, argv + argc);
+  for (std::string& arg : spelled) {
+    if (absl::StartsWith(arg, "--check-config")) arg.replace(0, 14, "--check_config");
+  }
+  std::vector<char*> args;
+  for (std::string& arg : spelled) args.push_back(arg.data());
+  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  if (absl::GetFlag(FLAGS_version)) {
+    std::cout << "herald " << herald::kVersion << "\n";
+    return 0;
+  }
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
+  if (!absl::GetFlag(FLAGS_check_config).empty()) {
+    return herald::CheckConfig(absl::GetFlag(FLAGS_check_config));
+  }
+  if (absl::GetFlag(FLAGS_config).empty()) {
+    std::cerr << "herald: no configuration; run herald --config FILE (see --help)\n";
+    return herald::xmpp::kExitConfig;
+  }
+  return herald::Serve(absl::GetFlag(FLAGS_config));
+}

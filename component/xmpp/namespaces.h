@@ -1,0 +1,23 @@
+// component/xmpp/namespaces.h
+//
+// The XML namespaces Herald speaks, named once so that a typo cannot split a protocol in two.
+#pragma once
+
+namespace herald::xmpp::ns {
+
+inline constexpr char kStreams[] = "http://etherx.jabber.org/streams";
+inline constexpr char kStreamErrors[] = "urn:ietf:params:xml:ns:xmpp-streams";
+inline constexpr char kStanzaErrors[] = "urn:ietf:params:xml:ns:xmpp-stanzas";
+inline constexpr char kComponentAccept[] = "jabber:component:accept";
+inline constexpr char kClient[] = "jabber:client";
+inline constexpr char kTls[] = "urn:ietf:params:xml:ns:xmpp-tls";
+inline constexpr char kSasl[] = "urn:ietf:params:xml:ns:xmpp-sasl";
+inline constexpr char kBind[] = "urn:ietf:params:xml:ns:xmpp-bind";
+inline constexpr char kSession[] = "urn:ietf:params:xml:ns:xmpp-session";
+inline constexpr char kRoster[] = "jabber:iq:roster";
+inline constexpr char kDiscoInfo[] = "http://jabber.org/protocol/disco#info";
+inline constexpr char kDiscoItems[] = "http://jabber.org/protocol/disco#items";
+inline constexpr char kPing[] = "urn:xmpp:ping";
+inline constexpr char kVersion[] = "jabber:iq:version";
+
+}  // namespace herald::xmpp::ns

@@ -1,0 +1,816 @@
+#include "component/xmpp/session.h"
+
+#include <openssl/sha.h>
+
+#include <algorithm>
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/experimental/awaitable_operators.hpp>
+#include <deque>
+#include <utility>
+#include <variant>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "component/xmpp/backoff.h"
+#include "component/xmpp/namespaces.h"
+#include "component/xmpp/sasl_plain.h"
+#include "component/xmpp/scram.h"
+#include "component/xmpp/stanza.h"
+#include "component/xmpp/transport.h"
+#include "component/xmpp/xml_writer.h"
+#include "glog/logging.h"
+
+namespace herald::xmpp {
+namespace {
+
+using asio::experimental::as_tuple;
+using namespace asio::experimental::awaitable_operators;
+constexpr auto kNoThrow = as_tuple(asio::use_awaitable);
+
+// Big enough to drain a burst in one syscall, small enough to keep latency for the next.
+constexpr size_t kReadBufferBytes = 64 * 1024;
+constexpr size_t kWriteBatchBytes = 64 * 1024;
+
+std::chrono::steady_clock::duration ToChrono(absl::Duration d) {
+  return absl::ToChronoNanoseconds(std::max(d, absl::ZeroDuration()));
+}
+
+std::string StreamHeader(std::string_view content_xmlns, std::string_view to, bool version) {
+  std::string header = "<?xml version='1.0'?><stream:stream xmlns='";
+  header += content_xmlns;
+  header += "' xmlns:stream='http://etherx.jabber.org/streams' to='";
+  AppendEscapedAttribute(to, header);
+  header += version ? "' version='1.0' xml:lang='en'>" : "'>";
+  return header;
+}
+
+// XEP-0114 §3: lowercase hex SHA-1 of the stream id followed by the secret.
+std::string ComponentHandshake(std::string_view stream_id, std::string_view secret) {
+  std::string input = absl::StrCat(std::string(stream_id), std::string(secret));
+  unsigned char digest[SHA_DIGEST_LENGTH];
+  SHA1(reinterpret_cast<const unsigned char*>(input.data()), input.size(), digest);
+  OPENSSL_cleanse(input.data(), input.size());
+  return absl::BytesToHexString(
+      absl::string_view(reinterpret_cast<const char*>(digest), sizeof(digest)));
+}
+
+std::string ParentDomain(std::string_view domain) {
+  const size_t dot = domain.find('.');
+  if (dot == std::string_view::npos || dot + 1 >= domain.size()) return std::string(domain);
+  return std::string(domain.substr(dot + 1));
+}
+
+bool IsStreamError(const XmlElement& element) {
+  return element.name() == "error" && element.xmlns() == ns::kStreams;
+}
+
+absl::Status Unexpected(const XmlElement& element, const std::string& wanted) {
+  return absl::UnavailableError(absl::StrCat("the server sent <", element.name(), " xmlns='",
+                                             element.xmlns(), "'/> where ", wanted,
+                                             " was expected"));
+}
+
+}  // namespace
+
+// One TCP (and maybe TLS) connection: the transport, the parser of the current stream and
+// what it has parsed but not yet consumed.
+class XmppSession::Connection : public StreamParser::Handler {
+ public:
+  Connection(asio::any_io_executor executor, const StreamLimits& limits)
+      : transport(std::move(executor)), parser_(limits, this), buffer_(kReadBufferBytes) {}
+
+  // The next stream header of the current stream.
+  asio::awaitable<absl::StatusOr<std::unique_ptr<XmlElement>>> NextHeader() {
+    while (header_ == nullptr) {
+      absl::Status status = co_await ReadMore();
+      if (!status.ok()) co_return status;
+    }
+    co_return std::move(header_);
+  }
+
+  // The next top-level element of the current stream.
+  asio::awaitable<absl::StatusOr<std::unique_ptr<XmlElement>>> NextStanza() {
+    while (stanzas_.empty()) {
+      if (stream_closed_) co_return absl::UnavailableError("the server closed the XMPP stream");
+      absl::Status status = co_await ReadMore();
+      if (!status.ok()) co_return status;
+    }
+    std::unique_ptr<XmlElement> stanza = std::move(stanzas_.front());
+    stanzas_.pop_front();
+    co_return stanza;
+  }
+
+  // A new stream starts on this connection (after STARTTLS or SASL success).
+  void RestartStream() {
+    parser_.Reset();
+    header_.reset();
+    stanzas_.clear();
+    stream_closed_ = false;
+  }
+
+  // A stream error Herald owes the server before closing (e.g. not-well-formed).
+  const std::string& owed_stream_error() const { return owed_stream_error_; }
+  absl::Time last_read() const { return last_read_; }
+  absl::Time last_write() const { return last_write_; }
+  void MarkWritten() { last_write_ = absl::Now(); }
+
+  void OnStreamOpen(const XmlElement& header, std::string_view) override {
+    header_ = std::make_unique<XmlElement>(header.Clone());
+  }
+  void OnStanza(std::unique_ptr<XmlElement> stanza) override {
+    stanzas_.push_back(std::move(stanza));
+  }
+  void OnStreamClose() override { stream_closed_ = true; }
+
+  Transport transport;
+
+ private:
+  asio::awaitable<absl::Status> ReadMore() {
+    absl::StatusOr<size_t> n = co_await transport.ReadSome(asio::buffer(buffer_));
+    if (!n.ok()) co_return n.status();
+    last_read_ = absl::Now();
+    absl::Status parsed = parser_.Feed(std::string_view(buffer_.data(), *n));
+    if (!parsed.ok()) {
+      owed_stream_error_ = std::string(parser_.error_condition());
+      co_return absl::UnavailableError(absl::StrCat("the server sent XML that Herald refuses (",
+                                                    std::string(parser_.error_condition()),
+                                                    "): ", parsed.message()));
+    }
+    co_return absl::OkStatus();
+  }
+
+  StreamParser parser_;
+  std::vector<char> buffer_;
+  std::unique_ptr<XmlElement> header_;
+  std::deque<std::unique_ptr<XmlElement>> stanzas_;
+  bool stream_closed_ = false;
+  std::string owed_stream_error_;
+  absl::Time last_read_ = absl::Now();
+  absl::Time last_write_ = absl::Now();
+};
+
+absl::StatusOr<SessionOptions> SessionOptionsFromConfig(const config::ServerConfig& server,
+                                                        std::string name, std::string version) {
+  SessionOptions options;
+  options.host = server.host;
+  if (server.port < 1 || server.port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("server.port out of range: ", server.port));
+  }
+  options.port = static_cast<uint16_t>(server.port);
+  if (server.mode == config::ConnectionMode::kComponent) {
+    options.mode = SessionMode::kComponent;
+    absl::StatusOr<Jid> domain = Jid::Parse(server.component_domain);
+    if (!domain.ok() || !domain->IsDomain()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("server.component_domain is not a domain: ", server.component_domain));
+    }
+    options.component_domain = domain->domain();
+    options.component_secret = server.component_secret;
+    options.server_domain = ParentDomain(options.component_domain);
+    options.identity = {.category = "component", .type = "generic", .name = name};
+  } else {
+    options.mode = SessionMode::kClient;
+    absl::StatusOr<Jid> account = Jid::Parse(server.jid);
+    if (!account.ok() || account->local().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("server.jid is not an account JID: ", server.jid));
+    }
+    options.account = account->Bare();
+    options.password = server.password;
+    options.resource = server.resource;
+    options.starttls_required = server.starttls == config::StartTls::kRequired;
+    options.tls_verify = server.tls_verify;
+    options.tls_ca_file = server.tls_ca_file;
+    options.server_domain = options.account.domain();
+    options.identity = {.category = "client", .type = "bot", .name = name};
+  }
+  options.whitespace_keepalive = absl::Seconds(server.whitespace_keepalive_seconds);
+  options.ping_interval = absl::Seconds(server.ping_interval_seconds);
+  options.ping_timeout = absl::Seconds(server.ping_timeout_seconds);
+  options.reconnect_initial = absl::Milliseconds(server.reconnect_initial_ms);
+  options.reconnect_max = absl::Milliseconds(server.reconnect_max_ms);
+  options.reconnect_on_permanent_errors = server.reconnect_on_permanent_errors;
+  options.outbound_queue_limit = static_cast<size_t>(std::max(1, server.outbound_queue_limit));
+  options.limits.max_stanza_bytes = static_cast<size_t>(server.max_stanza_bytes);
+  options.version = std::move(version);
+  return options;
+}
+
+absl::StatusOr<std::unique_ptr<XmppSession>> XmppSession::Create(asio::io_context& io,
+                                                                 SessionOptions options,
+                                                                 EventSink on_event,
+                                                                 StopCallback on_stopped) {
+  if (options.mode == SessionMode::kComponent &&
+      (options.component_domain.empty() || options.component_secret.empty())) {
+    return absl::InvalidArgumentError("component mode needs a component domain and a secret");
+  }
+  if (options.mode == SessionMode::kClient &&
+      (options.account.local().empty() || options.password.empty())) {
+    return absl::InvalidArgumentError("client mode needs an account JID and a password");
+  }
+  if (options.server_domain.empty()) {
+    options.server_domain = options.mode == SessionMode::kComponent
+                                ? ParentDomain(options.component_domain)
+                                : options.account.domain();
+  }
+  return std::unique_ptr<XmppSession>(
+      new XmppSession(io, std::move(options), std::move(on_event), std::move(on_stopped)));
+}
+
+XmppSession::XmppSession(asio::io_context& io, SessionOptions options, EventSink on_event,
+                         StopCallback on_stopped)
+    : io_(io),
+      options_(std::move(options)),
+      on_event_(std::move(on_event)),
+      on_stopped_(std::move(on_stopped)),
+      responder_(options_.identity, options_.version),
+      queue_(options_.outbound_queue_limit),
+      writer_wakeup_(io),
+      reconnect_timer_(io) {
+  if (options_.mode == SessionMode::kComponent) {
+    own_jid_ = Jid::Parse(options_.component_domain).value();
+  } else {
+    own_jid_ = options_.account;
+  }
+}
+
+XmppSession::~XmppSession() = default;
+
+void XmppSession::Start() {
+  if (started_) return;
+  started_ = true;
+  asio::co_spawn(io_, Run(), asio::detached);
+}
+
+void XmppSession::Stop() {
+  if (stopping_) return;
+  stopping_ = true;
+  reconnect_timer_.cancel();
+  if (connection_ == nullptr) return;
+  if (state_ == ConnectionState::kOnline) {
+    WakeWriter();  // the writer drains the queue, then closes the stream
+  } else {
+    connection_->transport.Close();  // abandon a connection still negotiating
+  }
+}
+
+const char* XmppSession::content_namespace() const {
+  return options_.mode == SessionMode::kComponent ? ns::kComponentAccept : ns::kClient;
+}
+
+std::string XmppSession::NextId() { return absl::StrCat("h", ++next_id_); }
+
+asio::awaitable<void> XmppSession::Run() {
+  Backoff backoff(options_.reconnect_initial, options_.reconnect_max);
+  absl::Status final_status = absl::OkStatus();
+  while (!stopping_) {
+    state_ = ConnectionState::kConnecting;
+    bool was_online = false;
+    absl::Status status = co_await RunConnection(was_online);
+    state_ = ConnectionState::kDisconnected;
+    if (stopping_) break;
+    if (IsPermanent(status) && !options_.reconnect_on_permanent_errors) {
+      LOG(ERROR) << "XMPP: " << status.message() << "; not reconnecting";
+      final_status = status;
+      break;
+    }
+    if (was_online) backoff.Reset();
+    const absl::Duration delay = backoff.Next();
+    LOG(WARNING) << "XMPP: connection to " << options_.host << ":" << options_.port
+                 << " lost: " << status.message() << "; reconnecting in "
+                 << absl::FormatDuration(absl::Trunc(delay, absl::Milliseconds(1))) << " (attempt "
+                 << backoff.attempts() << ")";
+    reconnect_timer_.expires_after(ToChrono(delay));
+    co_await reconnect_timer_.async_wait(kNoThrow);
+  }
+  state_ = ConnectionState::kStopped;
+  if (queue_.dropped() > 0) {
+    LOG(WARNING) << "XMPP: " << queue_.dropped()
+                 << " outbound stanzas were dropped while the stream was down";
+  }
+  if (on_stopped_) on_stopped_(final_status);
+}
+
+asio::awaitable<absl::Status> XmppSession::RunConnection(bool& was_online) {
+  Connection connection(io_.get_executor(), options_.limits);
+  connection_ = &connection;
+  absl::Status status =
+      co_await connection.transport.Connect(options_.host, options_.port, options_.connect_timeout);
+  if (status.ok() && !stopping_) {
+    asio::steady_timer deadline(io_, ToChrono(options_.negotiation_timeout));
+    auto negotiated = co_await (Negotiate(connection) || deadline.async_wait(kNoThrow));
+    if (negotiated.index() == 1) {
+      status = absl::DeadlineExceededError(
+          absl::StrCat("the server did not complete stream negotiation within ",
+                       absl::FormatDuration(options_.negotiation_timeout)));
+    } else if (absl::StatusOr<Jid>& jid = std::get<0>(negotiated); !jid.ok()) {
+      status = jid.status();
+    } else if (!stopping_) {
+      own_jid_ = *jid;
+      state_ = ConnectionState::kOnline;
+      was_online = true;
+      ++connections_established_;
+      ping_id_.clear();
+      LOG(INFO) << "XMPP: online as " << own_jid_.ToString() << " via " << options_.host << ":"
+                << options_.port;
+      if (options_.mode == SessionMode::kClient) {
+        // RFC 6121 §2.2: fetch the roster before announcing presence. Both go ahead of
+        // whatever waited in the queue during the outage.
+        XmlElement presence("presence");
+        std::string xml;
+        AppendXml(presence, content_namespace(), xml);
+        queue_.PushFront(std::move(xml));
+        roster_id_ = NextId();
+        XmlElement roster("iq");
+        roster.SetAttr("type", "get").SetAttr("id", roster_id_);
+        roster.AddChild("query", ns::kRoster);
+        xml.clear();
+        AppendXml(roster, content_namespace(), xml);
+        queue_.PushFront(std::move(xml));
+      }
+      if (on_event_) on_event_(SessionOnline{own_jid_});
+      auto ended =
+          co_await (ReadLoop(connection) || WriteLoop(connection) || KeepaliveLoop(connection));
+      status = std::visit([](absl::Status& s) { return std::move(s); }, ended);
+    }
+  }
+  if (!connection.owed_stream_error().empty() && connection.transport.is_open()) {
+    std::string goodbye;
+    AppendXml(MakeStreamError(connection.owed_stream_error()), content_namespace(), goodbye);
+    goodbye += "</stream:stream>";
+    asio::steady_timer deadline(io_, std::chrono::seconds(1));
+    co_await (connection.transport.Write(goodbye) || deadline.async_wait(kNoThrow));
+  }
+  connection.transport.Close();
+  connection_ = nullptr;
+  co_return status;
+}
+
+asio::awaitable<absl::StatusOr<Jid>> XmppSession::Negotiate(Connection& connection) {
+  if (options_.mode == SessionMode::kComponent) co_return co_await NegotiateComponent(connection);
+  co_return co_await NegotiateClient(connection);
+}
+
+asio::awaitable<absl::StatusOr<Jid>> XmppSession::NegotiateComponent(Connection& connection) {
+  absl::Status written = co_await connection.transport.Write(
+      StreamHeader(ns::kComponentAccept, options_.component_domain, /*version=*/false));
+  if (!written.ok()) co_return written;
+  absl::StatusOr<std::unique_ptr<XmlElement>> header = co_await connection.NextHeader();
+  if (!header.ok()) co_return header.status();
+  const std::string stream_id((*header)->Attr("id"));
+  if (stream_id.empty()) {
+    // The server may already have sent its reason, e.g. <host-unknown/>.
+    absl::StatusOr<std::unique_ptr<XmlElement>> next = co_await connection.NextStanza();
+    if (next.ok() && IsStreamError(**next)) {
+      co_return StreamErrorStatus(options_.mode, ErrorCondition(**next), ErrorText(**next));
+    }
+    co_return absl::UnavailableError("the server's stream header has no id");
+  }
+  const std::string handshake = absl::StrCat(
+      "<handshake>", ComponentHandshake(stream_id, options_.component_secret), "</handshake>");
+  written = co_await connection.transport.Write(handshake);
+  if (!written.ok()) co_return written;
+  absl::StatusOr<std::unique_ptr<XmlElement>> reply = co_await connection.NextStanza();
+  if (!reply.ok()) co_return reply.status();
+  if (IsStreamError(**reply)) {
+    co_return StreamErrorStatus(options_.mode, ErrorCondition(**reply), ErrorText(**reply));
+  }
+  if ((*reply)->name() != "handshake") co_return Unexpected(**reply, "<handshake/>");
+  co_return Jid::Parse(options_.component_domain);
+}
+
+asio::awaitable<absl::StatusOr<Jid>> XmppSession::NegotiateClient(Connection& connection) {
+  const std::string& domain = options_.account.domain();
+  bool authenticated = false;
+  while (true) {
+    absl::Status written =
+        co_await connection.transport.Write(StreamHeader(ns::kClient, domain, /*version=*/true));
+    if (!written.ok()) co_return written;
+    absl::StatusOr<std::unique_ptr<XmlElement>> header = co_await connection.NextHeader();
+    if (!header.ok()) co_return header.status();
+    absl::StatusOr<std::unique_ptr<XmlElement>> features = co_await connection.NextStanza();
+    if (!features.ok()) co_return features.status();
+    if (IsStreamError(**features)) {
+      co_return StreamErrorStatus(options_.mode, ErrorCondition(**features), ErrorText(**features));
+    }
+    if ((*features)->name() != "features" || (*features)->xmlns() != ns::kStreams) {
+      co_return Unexpected(**features, "<stream:features/>");
+    }
+
+    if (!connection.transport.is_tls()) {
+      if ((*features)->FindChild("starttls", ns::kTls) != nullptr) {
+        written = co_await connection.transport.Write(
+            "<starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>");
+        if (!written.ok()) co_return written;
+        absl::StatusOr<std::unique_ptr<XmlElement>> answer = co_await connection.NextStanza();
+        if (!answer.ok()) co_return answer.status();
+        if ((*answer)->name() != "proceed") {
+          co_return MakePermanent(
+              absl::UnavailableError(
+                  absl::StrCat("the server refused STARTTLS with <", (*answer)->name(), "/>")),
+              kExitTls);
+        }
+        absl::Status tls = co_await connection.transport.StartTls(TlsOptions{
+            .server_name = domain, .verify = options_.tls_verify, .ca_file = options_.tls_ca_file});
+        if (!tls.ok()) {
+          // A certificate that fails verification will fail the same way next time.
+          co_return tls.code() == absl::StatusCode::kUnavailable ? tls
+                                                                 : MakePermanent(tls, kExitTls);
+        }
+        connection.RestartStream();
+        continue;
+      }
+      if (options_.starttls_required) {
+        co_return MakePermanent(
+            absl::FailedPreconditionError(
+                "the server does not offer STARTTLS and [server] starttls = \"required\""),
+            kExitTls);
+      }
+    }
+
+    if (!authenticated) {
+      const XmlElement* mechanisms = (*features)->FindChild("mechanisms", ns::kSasl);
+      if (mechanisms == nullptr) {
+        co_return absl::UnavailableError("the server offers no SASL mechanisms");
+      }
+      absl::Status auth = co_await Authenticate(connection, *mechanisms);
+      if (!auth.ok()) co_return auth;
+      authenticated = true;
+      connection.RestartStream();
+      continue;
+    }
+    co_return co_await Bind(connection, **features);
+  }
+}
+
+asio::awaitable<absl::Status> XmppSession::Authenticate(Connection& connection,
+                                                        const XmlElement& mechanisms) {
+  std::vector<std::string> offered;
+  for (const XmlNode& node : mechanisms.children()) {
+    if (node.element != nullptr && node.element->name() == "mechanism") {
+      offered.push_back(node.element->Text());
+    }
+  }
+  auto offers = [&](std::string_view name) {
+    return std::find(offered.begin(), offered.end(), name) != offered.end();
+  };
+  const bool tls = connection.transport.is_tls();
+  std::string mechanism;
+  if (offers("SCRAM-SHA-256")) {
+    mechanism = "SCRAM-SHA-256";
+  } else if (offers("SCRAM-SHA-1")) {
+    mechanism = "SCRAM-SHA-1";
+  } else if (offers("PLAIN") && tls) {
+    mechanism = "PLAIN";
+  } else {
+    co_return MakePermanent(
+        absl::FailedPreconditionError(absl::StrCat(
+            "no usable SASL mechanism (the server offers: ", absl::StrJoin(offered, ", "), ")",
+            offers("PLAIN") ? "; PLAIN is refused on a connection without TLS" : "")),
+        kExitAuthentication);
+  }
+
+  const std::string& username = options_.account.local();
+  std::optional<ScramClient> scram;
+  std::string initial;
+  if (mechanism == "PLAIN") {
+    absl::StatusOr<std::string> plain = SaslPlainInitialResponse(username, options_.password);
+    if (!plain.ok()) co_return MakePermanent(plain.status(), kExitAuthentication);
+    initial = std::move(*plain);
+  } else {
+    absl::StatusOr<ScramClient> client =
+        ScramClient::Create(mechanism == "SCRAM-SHA-256" ? ScramHash::kSha256 : ScramHash::kSha1,
+                            username, options_.password);
+    if (!client.ok()) co_return client.status();
+    scram.emplace(std::move(*client));
+    initial = scram->ClientFirstMessage();
+  }
+  std::string auth = absl::StrCat("<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='",
+                                  mechanism, "'>", absl::Base64Escape(initial), "</auth>");
+  OPENSSL_cleanse(initial.data(), initial.size());
+  absl::Status written = co_await connection.transport.Write(auth);
+  OPENSSL_cleanse(auth.data(), auth.size());
+  if (!written.ok()) co_return written;
+
+  bool server_verified = !scram.has_value();
+  while (true) {
+    absl::StatusOr<std::unique_ptr<XmlElement>> reply = co_await connection.NextStanza();
+    if (!reply.ok()) co_return reply.status();
+    const XmlElement& element = **reply;
+    if (IsStreamError(element)) {
+      co_return StreamErrorStatus(options_.mode, ErrorCondition(element), ErrorText(element));
+    }
+    std::string data;
+    if (!absl::Base64Unescape(element.Text(), &data)) {
+      co_return absl::UnavailableError("the server sent SASL data that is not base64");
+    }
+    if (element.name() == "failure") {
+      // SASL failure conditions live in the SASL namespace (RFC 6120 §6.5).
+      std::string reason = "undefined-condition";
+      for (const XmlNode& node : element.children()) {
+        if (node.element != nullptr && node.element->name() != "text") {
+          reason = node.element->name();
+          break;
+        }
+      }
+      absl::Status failed = absl::PermissionDeniedError(
+          absl::StrCat("the server refused ", mechanism, " authentication of ",
+                       options_.account.ToString(), " (", reason, ")"));
+      if (reason == "temporary-auth-failure") co_return absl::UnavailableError(failed.message());
+      co_return MakePermanent(failed, kExitAuthentication);
+    }
+    if (element.name() == "challenge" && scram.has_value()) {
+      if (data.rfind("v=", 0) == 0 || data.rfind("e=", 0) == 0) {
+        // Some servers prove themselves in a last challenge rather than in <success/>.
+        absl::Status verified = scram->VerifyServerFinal(data);
+        if (!verified.ok()) co_return MakePermanent(verified, kExitAuthentication);
+        server_verified = true;
+        written = co_await connection.transport.Write(
+            "<response xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>");
+        if (!written.ok()) co_return written;
+        continue;
+      }
+      absl::StatusOr<std::string> final_message = scram->ClientFinalMessage(data);
+      if (!final_message.ok()) co_return MakePermanent(final_message.status(), kExitAuthentication);
+      written = co_await connection.transport.Write(
+          absl::StrCat("<response xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>",
+                       absl::Base64Escape(*final_message), "</response>"));
+      if (!written.ok()) co_return written;
+      continue;
+    }
+    if (element.name() == "success") {
+      if (!server_verified) {
+        if (data.empty()) {
+          co_return MakePermanent(
+              absl::UnauthenticatedError(
+                  "the server did not prove that it knows the password (no SCRAM signature)"),
+              kExitAuthentication);
+        }
+        absl::Status verified = scram->VerifyServerFinal(data);
+        if (!verified.ok()) co_return MakePermanent(verified, kExitAuthentication);
+      }
+      co_return absl::OkStatus();
+    }
+    co_return Unexpected(element, "a SASL challenge, success or failure");
+  }
+}
+
+asio::awaitable<absl::StatusOr<Jid>> XmppSession::Bind(Connection& connection,
+                                                       const XmlElement& features) {
+  if (features.FindChild("bind", ns::kBind) == nullptr) {
+    co_return absl::UnavailableError("the server offers no resource binding");
+  }
+  const std::string bind_id = NextId();
+  XmlElement bind("iq");
+  bind.SetAttr("type", "set").SetAttr("id", bind_id);
+  XmlElement& payload = bind.AddChild("bind", ns::kBind);
+  if (!options_.resource.empty()) payload.AddChild("resource").AddText(options_.resource);
+  std::string xml;
+  AppendXml(bind, ns::kClient, xml);
+  absl::Status written = co_await connection.transport.Write(xml);
+  if (!written.ok()) co_return written;
+
+  Jid bound;
+  while (bound.empty()) {
+    absl::StatusOr<std::unique_ptr<XmlElement>> reply = co_await connection.NextStanza();
+    if (!reply.ok()) co_return reply.status();
+    const XmlElement& iq = **reply;
+    if (IsStreamError(iq)) {
+      co_return StreamErrorStatus(options_.mode, ErrorCondition(iq), ErrorText(iq));
+    }
+    if (iq.name() != "iq" || iq.Attr("id") != bind_id) continue;  // not ours yet
+    if (iq.Attr("type") != "result") {
+      const XmlElement* error = iq.FindChild("error");
+      const std::string_view condition =
+          error != nullptr ? ErrorCondition(*error) : "undefined-condition";
+      absl::Status refused = absl::FailedPreconditionError(
+          absl::StrCat("the server refused to bind resource '", options_.resource, "' (",
+                       std::string(condition), ")"));
+      if (condition == "conflict") co_return MakePermanent(refused, kExitConflict);
+      co_return refused;
+    }
+    const XmlElement* result = iq.FindChild("bind", ns::kBind);
+    absl::StatusOr<Jid> jid = Jid::Parse(result != nullptr ? result->ChildText("jid") : "");
+    if (!jid.ok() || !jid->BareEquals(options_.account)) {
+      co_return absl::UnavailableError("the server bound a JID that is not this account's");
+    }
+    bound = *jid;
+  }
+
+  // RFC 3921 sessions: only servers that still require them get the request.
+  const XmlElement* session = features.FindChild("session", ns::kSession);
+  if (session != nullptr && session->FindChild("optional") == nullptr) {
+    const std::string session_id = NextId();
+    XmlElement request("iq");
+    request.SetAttr("type", "set").SetAttr("id", session_id);
+    request.AddChild("session", ns::kSession);
+    xml.clear();
+    AppendXml(request, ns::kClient, xml);
+    written = co_await connection.transport.Write(xml);
+    if (!written.ok()) co_return written;
+    while (true) {
+      absl::StatusOr<std::unique_ptr<XmlElement>> reply = co_await connection.NextStanza();
+      if (!reply.ok()) co_return reply.status();
+      if ((*reply)->name() != "iq" || (*reply)->Attr("id") != session_id) continue;
+      if ((*reply)->Attr("type") != "result") {
+        co_return absl::UnavailableError("the server refused session establishment");
+      }
+      break;
+    }
+  }
+  co_return bound;
+}
+
+asio::awaitable<absl::Status> XmppSession::ReadLoop(Connection& connection) {
+  while (true) {
+    absl::StatusOr<std::unique_ptr<XmlElement>> stanza = co_await connection.NextStanza();
+    if (!stanza.ok()) co_return stanza.status();
+    absl::Status handled = Dispatch(**stanza);
+    if (!handled.ok()) co_return handled;
+  }
+}
+
+asio::awaitable<absl::Status> XmppSession::WriteLoop(Connection& connection) {
+  while (true) {
+    if (queue_.empty()) {
+      if (stopping_) {
+        co_await connection.transport.Write("</stream:stream>");
+        co_return absl::OkStatus();
+      }
+      writer_waiting_ = true;
+      writer_wakeup_.expires_at(asio::steady_timer::time_point::max());
+      co_await writer_wakeup_.async_wait(kNoThrow);
+      writer_waiting_ = false;
+      // WakeWriter cancels the timer too; only the coroutine's own state says "stop".
+      if ((co_await asio::this_coro::cancellation_state).cancelled() !=
+          asio::cancellation_type::none) {
+        co_return absl::CancelledError();
+      }
+      continue;
+    }
+    std::string batch = queue_.TakeBatch(kWriteBatchBytes);
+    absl::Status written = co_await connection.transport.Write(batch);
+    if (!written.ok()) {
+      queue_.PushFront(std::move(batch));  // retried on the next connection
+      co_return written;
+    }
+    connection.MarkWritten();
+  }
+}
+
+asio::awaitable<absl::Status> XmppSession::KeepaliveLoop(Connection& connection) {
+  asio::steady_timer timer(io_);
+  while (true) {
+    const absl::Time now = absl::Now();
+    if (!ping_id_.empty() && now - ping_sent_ >= options_.ping_timeout) {
+      co_return absl::DeadlineExceededError(
+          absl::StrCat("the server did not answer a keepalive ping within ",
+                       absl::FormatDuration(options_.ping_timeout)));
+    }
+    if (ping_id_.empty() && now - connection.last_read() >= options_.ping_interval) {
+      ping_id_ = NextId();
+      ping_sent_ = now;
+      XmlElement ping("iq");
+      ping.SetAttr("type", "get").SetAttr("id", ping_id_).SetAttr("to", options_.server_domain);
+      ping.AddChild("ping", ns::kPing);
+      Send(std::move(ping));
+    } else if (queue_.empty() && now - connection.last_write() >= options_.whitespace_keepalive) {
+      queue_.Push(" ");
+      WakeWriter();
+    }
+    absl::Time next = std::min(connection.last_write() + options_.whitespace_keepalive,
+                               ping_id_.empty() ? connection.last_read() + options_.ping_interval
+                                                : ping_sent_ + options_.ping_timeout);
+    // Never spin: a write that just happened may leave `next` in the past for a moment.
+    timer.expires_after(ToChrono(std::max(next - absl::Now(), absl::Milliseconds(50))));
+    auto [error] = co_await timer.async_wait(kNoThrow);
+    if (error == asio::error::operation_aborted) co_return absl::CancelledError();
+  }
+}
+
+absl::Status XmppSession::Dispatch(const XmlElement& stanza) {
+  if (IsStreamError(stanza)) {
+    return StreamErrorStatus(options_.mode, ErrorCondition(stanza), ErrorText(stanza));
+  }
+  if (stanza.xmlns() != content_namespace()) {
+    VLOG(1) << "XMPP: ignoring top-level <" << stanza.name() << " xmlns='" << stanza.xmlns()
+            << "'/>";
+    return absl::OkStatus();
+  }
+  if (stanza.name() == "iq") {
+    HandleIq(stanza);
+  } else if (stanza.name() == "message") {
+    HandleMessage(stanza);
+  } else if (stanza.name() == "presence") {
+    HandlePresence(stanza);
+  }
+  return absl::OkStatus();
+}
+
+void XmppSession::HandleIq(const XmlElement& iq) {
+  const std::string_view type = iq.Attr("type");
+  const std::string_view id = iq.Attr("id");
+  if (type == "result" || type == "error") {
+    if (!ping_id_.empty() && id == ping_id_) {
+      ping_id_.clear();  // any answer, even an error, proves the link is alive
+    } else if (!roster_id_.empty() && id == roster_id_ && type == "result") {
+      roster_id_.clear();
+      RosterReceived roster;
+      if (const XmlElement* query = iq.FindChild("query", ns::kRoster)) {
+        for (const XmlNode& node : query->children()) {
+          if (node.element == nullptr || node.element->name() != "item") continue;
+          absl::StatusOr<Jid> jid = Jid::Parse(node.element->Attr("jid"));
+          if (!jid.ok()) continue;
+          roster.items.push_back(
+              RosterItem{.jid = *jid,
+                         .subscription = std::string(node.element->Attr("subscription")),
+                         .ask_pending = node.element->Attr("ask") == "subscribe"});
+        }
+      }
+      if (on_event_) on_event_(std::move(roster));
+    }
+    return;
+  }
+  if (options_.mode == SessionMode::kClient && type == "set" &&
+      iq.FindChild("query", ns::kRoster) != nullptr) {
+    // A roster push (RFC 6121 §2.1.6) is only legitimate from our own account.
+    absl::StatusOr<Jid> from = Jid::Parse(iq.Attr("from"));
+    if (!iq.HasAttr("from") || (from.ok() && from->BareEquals(options_.account))) {
+      Send(MakeIqResult(iq));
+      return;
+    }
+  }
+  if (std::optional<XmlElement> reply = responder_.Answer(iq)) Send(std::move(*reply));
+}
+
+void XmppSession::HandleMessage(const XmlElement& message) {
+  const std::string_view type = message.Attr("type");
+  if (type == "error" || type == "groupchat" || type == "headline") return;
+  const XmlElement* body = message.FindChild("body");
+  if (body == nullptr) return;  // chat states, receipts... nothing to answer yet
+  absl::StatusOr<Jid> from = Jid::Parse(message.Attr("from"));
+  if (!from.ok()) {
+    LOG(WARNING) << "XMPP: dropping a message with an invalid sender address: "
+                 << from.status().message();
+    return;
+  }
+  absl::StatusOr<Jid> to = Jid::Parse(message.Attr("to"));
+  if (!on_event_) return;
+  on_event_(ChatMessage{.from = std::move(*from),
+                        .to = to.ok() ? std::move(*to) : own_jid_,
+                        .id = std::string(message.Attr("id")),
+                        .type = type.empty() ? "normal" : std::string(type),
+                        .body = body->Text(),
+                        .thread = message.ChildText("thread")});
+}
+
+void XmppSession::HandlePresence(const XmlElement& presence) {
+  if (presence.Attr("type") != "subscribe") return;
+  absl::StatusOr<Jid> from = Jid::Parse(presence.Attr("from"));
+  if (!from.ok()) return;
+  absl::StatusOr<Jid> to = Jid::Parse(presence.Attr("to"));
+  if (on_event_) {
+    on_event_(SubscriptionRequest{.from = from->Bare(), .to = to.ok() ? *to : own_jid_});
+  }
+}
+
+void XmppSession::Perform(OutboundAction action) {
+  if (auto* message = std::get_if<SendMessage>(&action)) {
+    XmlElement stanza("message");
+    stanza.SetAttr("to", message->to.ToString())
+        .SetAttr("type", message->type)
+        .SetAttr("id", NextId());
+    if (!message->from.empty()) stanza.SetAttr("from", message->from.ToString());
+    stanza.AddChild("body").AddText(message->body);
+    if (!message->thread.empty()) stanza.AddChild("thread").AddText(message->thread);
+    Send(std::move(stanza));
+  } else if (auto* presence = std::get_if<SendPresence>(&action)) {
+    XmlElement stanza("presence");
+    if (!presence->to.empty()) stanza.SetAttr("to", presence->to.ToString());
+    if (!presence->type.empty()) stanza.SetAttr("type", presence->type);
+    if (!presence->from.empty()) stanza.SetAttr("from", presence->from.ToString());
+    Send(std::move(stanza));
+  }
+}
+
+void XmppSession::Send(XmlElement stanza) {
+  // XEP-0114: the server routes a component's stanzas by their from; never omit it.
+  if (options_.mode == SessionMode::kComponent && !stanza.HasAttr("from")) {
+    stanza.SetAttr("from", own_jid_.ToString());
+  }
+  std::string xml;
+  AppendXml(stanza, content_namespace(), xml);
+  if (!queue_.Push(std::move(xml))) {
+    LOG_EVERY_N(WARNING, 100) << "XMPP: outbound queue full (" << options_.outbound_queue_limit
+                              << " stanzas); dropped the oldest, " << queue_.dropped()
+                              << " dropped so far";
+  }
+  WakeWriter();
+}
+
+void XmppSession::WakeWriter() {
+  if (writer_waiting_) writer_wakeup_.cancel();
+}
+
+}  // namespace herald::xmpp

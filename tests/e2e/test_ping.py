@@ -1,0 +1,120 @@
+"""End to end: Herald answers /ping through a real Prosody and a real ejabberd.
+
+Each server class starts its server once (setUpClass); each test starts its own agent
+process and real client connections. Which agent runs is HERALD_E2E_AGENT (see agent.py).
+
+    HERALD_E2E_AGENT=bazel-bin/component/herald \
+        /usr/bin/python3 -m unittest discover -s tests/e2e -p 'test_*.py' -v
+"""
+
+import secrets
+import unittest
+
+from agent import Agent, client_config, component_config
+from client import Client
+from servers import Ejabberd, Prosody
+
+# Generous bounds: they only matter when something is broken.
+FIRST_PONG = 20.0      # agent start + connect + one round trip
+SILENCE = 3.0          # how long a refused sender listens for a reply that must not come
+AFTER_RESTART = 30.0   # server back up + the agent's backoff (max 2 s in the config)
+SECRET_EXIT = 15.0     # a refused secret must end the process, not loop
+
+
+class _AgentOnServer:
+    """The behaviour every server must show; subclasses name the server."""
+
+    server_class = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = cls.server_class()
+        cls.server.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def start_component(self, secret=None):
+        agent = Agent.start(component_config(self.server),
+                            secret=secret or self.server.component_secret)
+        self.addCleanup(agent.stop)
+        return agent
+
+    def client(self, user):
+        c = Client(self.server, user)
+        c.connect()
+        self.addCleanup(c.close)
+        return c
+
+    def assertPong(self, body, agent):
+        self.assertIsNotNone(body, f"no answer from the agent; its log:\n{agent.log()}")
+        self.assertTrue(body.startswith("pong"), f"answer {body!r} does not start with pong")
+
+    def test_component_answers_ping_from_an_allowed_jid(self):
+        agent = self.start_component()
+        alice = self.client("alice")
+        body = alice.ask(self.server.component_domain, "/ping", timeout=FIRST_PONG,
+                         retry_every=1.0)
+        self.assertPong(body, agent)
+        self.assertNotIn(self.server.component_secret, agent.log(),
+                         "the component secret appeared in the agent's log")
+
+    def test_component_stays_silent_to_a_jid_that_is_not_allowed(self):
+        agent = self.start_component()
+        alice = self.client("alice")
+        bob = self.client("bob")
+        # Wait until the agent is online, so bob's silence means refusal, not absence.
+        self.assertPong(alice.ask(self.server.component_domain, "/ping",
+                                  timeout=FIRST_PONG, retry_every=1.0), agent)
+        bob.send(self.server.component_domain, "/ping")
+        self.assertEqual(bob.replies_from(self.server.component_domain, within=SILENCE), [],
+                         "a JID that is not allowed got an answer")
+        # And the agent is still fine afterwards.
+        self.assertPong(alice.ask(self.server.component_domain, "/ping", timeout=10), agent)
+
+    def test_component_reconnects_by_itself_after_a_server_restart(self):
+        agent = self.start_component()
+        with Client(self.server, "alice") as alice:
+            self.assertPong(alice.ask(self.server.component_domain, "/ping",
+                                      timeout=FIRST_PONG, retry_every=1.0), agent)
+        self.server.restart()
+        self.assertIsNone(agent.exit_code(), f"the agent exited on restart:\n{agent.log()}")
+        alice = self.client("alice")
+        body = alice.ask(self.server.component_domain, "/ping", timeout=AFTER_RESTART,
+                         retry_every=1.0)
+        self.assertPong(body, agent)
+
+    def test_component_exits_with_a_clear_message_when_the_secret_is_refused(self):
+        wrong = "wrong-" + secrets.token_hex(8)
+        agent = self.start_component(secret=wrong)
+        code = agent.exit_code(timeout=SECRET_EXIT)
+        log = agent.log()
+        self.assertIsNotNone(code, f"the agent kept running with a refused secret:\n{log}")
+        self.assertNotEqual(code, 0, f"the agent exited 0 with a refused secret:\n{log}")
+        refusal = [line for line in log.splitlines()
+                   if "not-authorized" in line and "secret" in line.lower()]
+        self.assertTrue(refusal, f"no log line says the secret was refused:\n{log}")
+        self.assertNotIn(wrong, log, "the secret appeared in the agent's log")
+
+    def test_client_mode_over_verified_starttls_answers_ping(self):
+        agent = Agent.start(client_config(self.server))
+        self.addCleanup(agent.stop)
+        alice = self.client("alice")
+        body = alice.ask(self.server.jid("herald"), "/ping", timeout=FIRST_PONG,
+                         retry_every=1.0)
+        self.assertPong(body, agent)
+        self.assertNotIn(self.server.password("herald"), agent.log(),
+                         "the account password appeared in the agent's log")
+
+
+class ProsodyTest(_AgentOnServer, unittest.TestCase):
+    server_class = Prosody
+
+
+class EjabberdTest(_AgentOnServer, unittest.TestCase):
+    server_class = Ejabberd
+
+
+if __name__ == "__main__":
+    unittest.main()
