@@ -57,7 +57,7 @@ void Agent::OnChatMessage(const xmpp::ChatMessage& message) {
                          " is running, but conversations are not enabled in this build yet. "
                          "Send /ping to check that it is reachable.");
   }
-  act_(xmpp::SendMessage{.to = message.from.Bare(),
+  act_(xmpp::SendMessage{.to = message.from,
                          .body = std::move(reply),
                          .type = message.type == "chat" ? "chat" : "normal",
                          .thread = message.thread,

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <exception>
@@ -17,7 +18,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "component/config/diagnostics.h"
 #include "component/config/env_expansion.h"
 #include "component/config/schema.h"
@@ -593,10 +593,10 @@ bool LineSetsSecret(std::string_view text, int64_t line) {
     ++begin;
   }
   std::string_view content = text.substr(begin, text.find('\n', begin) - begin);
-  for (std::string_view key : {"component_secret", "password", "api_key", "token_sha256"}) {
-    if (content.find(key) != std::string_view::npos) return true;
-  }
-  return false;
+  const std::vector<std::string_view>& secrets = SecretKeyNames();
+  return std::any_of(secrets.begin(), secrets.end(), [&](std::string_view key) {
+    return content.find(key) != std::string_view::npos;
+  });
 }
 
 absl::StatusOr<Config> Load(std::string_view text, std::string_view source_name,

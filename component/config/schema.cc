@@ -292,6 +292,25 @@ const TableSchema& ConfigSchema() {
   return *kRoot;
 }
 
+const std::vector<std::string_view>& SecretKeyNames() {
+  static const std::vector<std::string_view>* const kNames = [] {
+    auto* names = new std::vector<std::string_view>();
+    std::vector<const TableSchema*> pending = {&ConfigSchema()};
+    while (!pending.empty()) {
+      const TableSchema* table = pending.back();
+      pending.pop_back();
+      for (const KeySchema& key : table->keys) {
+        if (key.secret && std::find(names->begin(), names->end(), key.name) == names->end()) {
+          names->push_back(key.name);
+        }
+        if (key.table != nullptr) pending.push_back(key.table);
+      }
+    }
+    return names;
+  }();
+  return *kNames;
+}
+
 void CheckSchema(const toml::table& root, Diagnostics& diagnostics) {
   CheckTable(root, ConfigSchema(), "", "", /*array_element=*/false, diagnostics);
 }

@@ -49,6 +49,9 @@ struct TableSchema {
 // The whole file.
 const TableSchema& ConfigSchema();
 
+// The names of the keys marked secret, anywhere in the schema ("component_secret", "api_key"...).
+const std::vector<std::string_view>& SecretKeyNames();
+
 // Adds a problem for each unknown key or table and each value of the wrong type.
 void CheckSchema(const toml::table& root, Diagnostics& diagnostics);
 

@@ -31,6 +31,8 @@ constexpr auto kNoThrow = as_tuple(asio::use_awaitable);
 // Big enough to drain a burst in one syscall, small enough to keep latency for the next.
 constexpr size_t kReadBufferBytes = 64 * 1024;
 constexpr size_t kWriteBatchBytes = 64 * 1024;
+// How long a closing Herald waits for the server to close its side of the stream.
+constexpr auto kCloseLinger = std::chrono::seconds(2);
 
 std::chrono::steady_clock::duration ToChrono(absl::Duration d) {
   return absl::ToChronoNanoseconds(std::max(d, absl::ZeroDuration()));
@@ -285,6 +287,9 @@ asio::awaitable<void> XmppSession::Run() {
     co_await reconnect_timer_.async_wait(kNoThrow);
   }
   state_ = ConnectionState::kStopped;
+  if (!queue_.empty()) {
+    LOG(WARNING) << "XMPP: " << queue_.size() << " outbound stanzas were not sent before stopping";
+  }
   if (queue_.dropped() > 0) {
     LOG(WARNING) << "XMPP: " << queue_.dropped()
                  << " outbound stanzas were dropped while the stream was down";
@@ -353,8 +358,9 @@ asio::awaitable<absl::StatusOr<Jid>> XmppSession::Negotiate(Connection& connecti
 }
 
 asio::awaitable<absl::StatusOr<Jid>> XmppSession::NegotiateComponent(Connection& connection) {
-  absl::Status written = co_await connection.transport.Write(
-      StreamHeader(ns::kComponentAccept, options_.component_domain, /*version=*/false));
+  const std::string header_xml =
+      StreamHeader(ns::kComponentAccept, options_.component_domain, /*version=*/false);
+  absl::Status written = co_await connection.transport.Write(header_xml);
   if (!written.ok()) co_return written;
   absl::StatusOr<std::unique_ptr<XmlElement>> header = co_await connection.NextHeader();
   if (!header.ok()) co_return header.status();
@@ -382,10 +388,12 @@ asio::awaitable<absl::StatusOr<Jid>> XmppSession::NegotiateComponent(Connection&
 
 asio::awaitable<absl::StatusOr<Jid>> XmppSession::NegotiateClient(Connection& connection) {
   const std::string& domain = options_.account.domain();
+  const std::string header_xml = StreamHeader(ns::kClient, domain, /*version=*/true);
+  const TlsOptions tls_options{
+      .server_name = domain, .verify = options_.tls_verify, .ca_file = options_.tls_ca_file};
   bool authenticated = false;
   while (true) {
-    absl::Status written =
-        co_await connection.transport.Write(StreamHeader(ns::kClient, domain, /*version=*/true));
+    absl::Status written = co_await connection.transport.Write(header_xml);
     if (!written.ok()) co_return written;
     absl::StatusOr<std::unique_ptr<XmlElement>> header = co_await connection.NextHeader();
     if (!header.ok()) co_return header.status();
@@ -411,8 +419,7 @@ asio::awaitable<absl::StatusOr<Jid>> XmppSession::NegotiateClient(Connection& co
                   absl::StrCat("the server refused STARTTLS with <", (*answer)->name(), "/>")),
               kExitTls);
         }
-        absl::Status tls = co_await connection.transport.StartTls(TlsOptions{
-            .server_name = domain, .verify = options_.tls_verify, .ca_file = options_.tls_ca_file});
+        absl::Status tls = co_await connection.transport.StartTls(tls_options);
         if (!tls.ok()) {
           // A certificate that fails verification will fail the same way next time.
           co_return tls.code() == absl::StatusCode::kUnavailable ? tls
@@ -432,7 +439,9 @@ asio::awaitable<absl::StatusOr<Jid>> XmppSession::NegotiateClient(Connection& co
     if (!authenticated) {
       const XmlElement* mechanisms = (*features)->FindChild("mechanisms", ns::kSasl);
       if (mechanisms == nullptr) {
-        co_return absl::UnavailableError("the server offers no SASL mechanisms");
+        co_return MakePermanent(
+            absl::FailedPreconditionError("the server offers no SASL mechanism to log in with"),
+            kExitAuthentication);
       }
       absl::Status auth = co_await Authenticate(connection, *mechanisms);
       if (!auth.ok()) co_return auth;
@@ -533,9 +542,10 @@ asio::awaitable<absl::Status> XmppSession::Authenticate(Connection& connection,
       }
       absl::StatusOr<std::string> final_message = scram->ClientFinalMessage(data);
       if (!final_message.ok()) co_return MakePermanent(final_message.status(), kExitAuthentication);
-      written = co_await connection.transport.Write(
+      const std::string response =
           absl::StrCat("<response xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>",
-                       absl::Base64Escape(*final_message), "</response>"));
+                       absl::Base64Escape(*final_message), "</response>");
+      written = co_await connection.transport.Write(response);
       if (!written.ok()) co_return written;
       continue;
     }
@@ -635,7 +645,11 @@ asio::awaitable<absl::Status> XmppSession::WriteLoop(Connection& connection) {
   while (true) {
     if (queue_.empty()) {
       if (stopping_) {
+        // RFC 6120 §4.4: close our stream, then give the server a moment to close its own,
+        // so that nothing it still has to read is cut off by a reset.
         co_await connection.transport.Write("</stream:stream>");
+        asio::steady_timer linger(io_, kCloseLinger);
+        co_await linger.async_wait(kNoThrow);
         co_return absl::OkStatus();
       }
       writer_waiting_ = true;

@@ -127,6 +127,7 @@ class StreamParser::Impl {
       input = feeding_;
     }
     while (!input.empty()) {
+      if (received_ == 0 && !CheckEncoding(input)) break;
       const size_t slice = std::min(input.size(), kSliceBytes);
       const int64_t base = received_;
       received_ += static_cast<int64_t>(slice);
@@ -240,6 +241,25 @@ class StreamParser::Impl {
                         XML_GetCurrentColumnNumber(parser_), ")")));
   }
 
+  // Even with UTF-8 forced, expat switches to UTF-16 when a stream's first two bytes are a
+  // UTF-16 byte order mark or contain a zero byte, and it decides on the first byte alone when
+  // that is all it has; so the first two bytes go to expat together, and neither pattern is
+  // accepted (none is valid UTF-8 anyway). False when `input` was held back or refused.
+  bool CheckEncoding(std::string_view input) {
+    if (input.size() < 2) {
+      held_.append(input);
+      return false;
+    }
+    const auto b0 = static_cast<uint8_t>(input[0]);
+    const auto b1 = static_cast<uint8_t>(input[1]);
+    if (b0 == 0 || b1 == 0 || (b0 == 0xFE && b1 == 0xFF) || (b0 == 0xFF && b1 == 0xFE)) {
+      Fail("unsupported-encoding",
+           absl::InvalidArgumentError("XMPP stream unsupported-encoding: the stream is not UTF-8"));
+      return false;
+    }
+    return true;
+  }
+
   // `end` is how many bytes of this stream have arrived. Whatever lies after the current
   // stanza's start (or, between stanzas, after the last complete token) belongs to one
   // top-level element, so it is refused as soon as it exceeds the cap.
@@ -300,6 +320,14 @@ class StreamParser::Impl {
     if (name.uri != kStreamsNamespace || name.local != "stream") {
       Stop("invalid-namespace",
            "the stream does not open with <stream:stream> in " + std::string(kStreamsNamespace));
+      return;
+    }
+    // Everything up to here (XML declaration, whitespace, the header) counts as one top-level
+    // element: expat reports none of it until the header is complete.
+    if (EventEnd() > static_cast<int64_t>(limits_.max_stanza_bytes)) {
+      Stop("policy-violation",
+           absl::StrCat("stream header larger than ", limits_.max_stanza_bytes, " bytes"),
+           /*limit=*/true);
       return;
     }
     // Namespace declarations inside stanzas are expat's business from here on.

@@ -49,7 +49,8 @@ class StreamParser {
     virtual void OnStreamClose() = 0;
   };
 
-  // `handler` must outlive the parser. Callbacks run inside Feed().
+  // `handler` must outlive the parser. Callbacks run inside Feed(); they may call Reset() but
+  // not Feed(), and must not destroy the parser.
   StreamParser(const StreamLimits& limits, Handler* handler);
   ~StreamParser();
   StreamParser(const StreamParser&) = delete;
@@ -64,8 +65,12 @@ class StreamParser {
   // Forgets the current stream; the next bytes start a new one.
   void Reset();
 
-  // The RFC 6120 stream error condition for the last failure: "not-well-formed",
-  // "restricted-xml", "policy-violation", "invalid-xml" or "" when nothing failed.
+  // The RFC 6120 stream error condition for the last failure, or "" when nothing failed:
+  // "not-well-formed" (malformed XML or UTF-8, characters XML forbids, text between stanzas),
+  // "restricted-xml" (DOCTYPE, entity declaration, comment, processing instruction),
+  // "policy-violation" (a stanza, or the stream header, over a limit), "invalid-namespace"
+  // (the root is not <stream:stream>), "unsupported-encoding" (UTF-16 rather than UTF-8), or
+  // "resource-constraint" (expat ran out of memory).
   std::string_view error_condition() const;
 
  private:

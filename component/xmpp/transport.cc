@@ -27,7 +27,7 @@ Transport::Transport(asio::any_io_executor executor)
 
 Transport::~Transport() { Close(); }
 
-asio::awaitable<absl::Status> Transport::Connect(std::string host, uint16_t port,
+asio::awaitable<absl::Status> Transport::Connect(const std::string& host, uint16_t port,
                                                  absl::Duration timeout) {
   asio::ip::tcp::resolver resolver(executor_);
   auto [resolve_error, endpoints] =
@@ -54,7 +54,7 @@ asio::awaitable<absl::Status> Transport::Connect(std::string host, uint16_t port
   co_return absl::OkStatus();
 }
 
-asio::awaitable<absl::Status> Transport::StartTls(TlsOptions options) {
+asio::awaitable<absl::Status> Transport::StartTls(const TlsOptions& options) {
   tls_context_ = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
   tls_context_->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
                             asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |

@@ -37,12 +37,16 @@ class Transport {
   explicit Transport(asio::any_io_executor executor);
   ~Transport();
 
+  // Coroutine parameters are references to objects the caller keeps alive across the
+  // co_await: g++ 12 can destroy a by-value class parameter of a coroutine twice.
+
   // Resolves `host` and connects to the first address that answers within `timeout`.
-  asio::awaitable<absl::Status> Connect(std::string host, uint16_t port, absl::Duration timeout);
+  asio::awaitable<absl::Status> Connect(const std::string& host, uint16_t port,
+                                        absl::Duration timeout);
 
   // Performs the TLS handshake over the connected socket. A verification failure is
   // reported as Unauthenticated with the reason OpenSSL gave.
-  asio::awaitable<absl::Status> StartTls(TlsOptions options);
+  asio::awaitable<absl::Status> StartTls(const TlsOptions& options);
 
   // Reads what is available (at least one byte). Unavailable when the peer closed.
   asio::awaitable<absl::StatusOr<size_t>> ReadSome(asio::mutable_buffer buffer);

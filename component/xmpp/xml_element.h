@@ -8,8 +8,10 @@
 // Namespaces are resolved, never prefixed: xmlns() is the namespace URI the element is in.
 // An element built by Herald may leave xmlns() empty, meaning "the same as my parent" (or,
 // for a top-level stanza, the stream's content namespace); the writer then writes no xmlns
-// attribute for it. Attribute names are local names, except "xml:lang"-style names in the
-// XML namespace, and "{uri}local" for the rare attribute in any other namespace.
+// attribute for it. (So an element in no namespace inside one that has a namespace, written
+// with xmlns='', cannot be told apart from one that inherits; XMPP has no use for those.)
+// Attribute names are local names, except "xml:lang"-style names in the XML namespace, and
+// "{uri}local" for the rare attribute in any other namespace.
 //
 //   XmlElement message("message");
 //   message.SetAttr("to", "alice@localhost").SetAttr("type", "chat");

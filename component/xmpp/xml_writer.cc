@@ -133,9 +133,10 @@ void AppendElement(const XmlElement& element, std::string_view scope_xmlns, std:
   int binding_count = 0;
   int next_prefix = 0;
   for (const XmlAttribute& attribute : element.attributes()) {
+    // "{uri}local": a URI may contain '}', a local name may not.
     std::string_view name = attribute.name;
     out.push_back(' ');
-    size_t close = name.empty() || name[0] != '{' ? std::string_view::npos : name.find('}');
+    size_t close = name.empty() || name[0] != '{' ? std::string_view::npos : name.rfind('}');
     if (close == std::string_view::npos) {
       out.append(name);
     } else {

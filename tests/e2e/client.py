@@ -114,23 +114,16 @@ class Client:
         """
         return self._run(self._collect(peer, within, count), within + 5, "wait for replies")
 
-    def ask(self, peer, body, timeout=10.0, retry_every=None):
+    def ask(self, peer, body, timeout=10.0):
         """Sends body to peer and returns the first reply body, or None after timeout.
 
-        With retry_every, sends body again every retry_every seconds until a reply or
-        the timeout: for waiting until an agent is (back) online without sleeping blind.
+        Replies that were already waiting (late answers to earlier questions) are dropped
+        first, so the answer is to this question.
         """
         self.discard_pending()
-        deadline = time.monotonic() + timeout
-        while True:
-            self.send(peer, body)
-            left = deadline - time.monotonic()
-            window = min(left, retry_every) if retry_every else left
-            got = self.replies_from(peer, within=max(window, 0), count=1)
-            if got:
-                return got[0]
-            if time.monotonic() >= deadline:
-                return None
+        self.send(peer, body)
+        got = self.replies_from(peer, within=timeout, count=1)
+        return got[0] if got else None
 
     def discard_pending(self):
         self._run(asyncio.sleep(0.05), 1, "read pending")

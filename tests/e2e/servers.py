@@ -201,9 +201,10 @@ class _Server:
             self.stop()
             raise
 
-    def restart(self):
-        """Stops the server and starts it again on the same ports with the same data."""
+    def restart(self, downtime=0.0):
+        """Stops the server, waits downtime seconds, starts it on the same ports and data."""
         self._terminate()
+        time.sleep(downtime)  # an outage of a given length, not a synchronisation
         self.start()
 
     def stop(self):
@@ -258,13 +259,16 @@ class _Server:
         pgid = self.proc.pid  # start_new_session made it the group leader
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=self.stop_timeout)
-        except subprocess.TimeoutExpired:
-            pass
-        # Children (e.g. Erlang's helpers) may outlive the leader; end the whole group.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pgid, signal.SIGKILL)
+        # Wait for the whole group, not just the leader: ejabberdctl (the leader) dies at
+        # once while the Erlang node is still closing its tables; killing the node then
+        # would lose data that the restart test needs.
+        deadline = time.monotonic() + self.stop_timeout
+        while time.monotonic() < deadline and _group_alive(pgid):
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=0.05)
+        if _group_alive(pgid):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
         wait_until(lambda: not _group_alive(pgid), 5)
@@ -281,13 +285,19 @@ class _Server:
 
 
 def _group_alive(pgid):
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
+    """Whether any process of group pgid still runs (zombies waiting to be reaped don't)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                # pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
 
 
 class Prosody(_Server):

@@ -8,15 +8,17 @@ process and real client connections. Which agent runs is HERALD_E2E_AGENT (see a
 """
 
 import secrets
+import time
 import unittest
 
-from agent import Agent, client_config, component_config
+from agent import Agent, agent_program, client_config, component_config
 from client import Client
 from servers import Ejabberd, Prosody
 
 # Generous bounds: they only matter when something is broken.
 FIRST_PONG = 20.0      # agent start + connect + one round trip
 SILENCE = 3.0          # how long a refused sender listens for a reply that must not come
+DOWNTIME = 1.5        # how long the restarted server stays down
 AFTER_RESTART = 30.0   # server back up + the agent's backoff (max 2 s in the config)
 SECRET_EXIT = 15.0     # a refused secret must end the process, not loop
 
@@ -28,6 +30,7 @@ class _AgentOnServer:
 
     @classmethod
     def setUpClass(cls):
+        agent_program()  # a missing or wrong HERALD_E2E_AGENT fails here, before any server
         cls.server = cls.server_class()
         cls.server.start()
 
@@ -51,11 +54,25 @@ class _AgentOnServer:
         self.assertIsNotNone(body, f"no answer from the agent; its log:\n{agent.log()}")
         self.assertTrue(body.startswith("pong"), f"answer {body!r} does not start with pong")
 
+    def ping_until_answered(self, client, peer, agent, timeout):
+        """Pings every second until an answer or timeout; fails at once if the agent dies."""
+        deadline = time.monotonic() + timeout
+        while True:
+            code = agent.exit_code()
+            if code is not None:
+                how = f"was killed by signal {-code}" if code < 0 else f"exited with {code}"
+                self.fail(f"the agent {how} before answering; its log:\n{agent.log()}")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            body = client.ask(peer, "/ping", timeout=min(1.0, left))
+            if body is not None:
+                return body
+
     def test_component_answers_ping_from_an_allowed_jid(self):
         agent = self.start_component()
         alice = self.client("alice")
-        body = alice.ask(self.server.component_domain, "/ping", timeout=FIRST_PONG,
-                         retry_every=1.0)
+        body = self.ping_until_answered(alice, self.server.component_domain, agent, FIRST_PONG)
         self.assertPong(body, agent)
         self.assertNotIn(self.server.component_secret, agent.log(),
                          "the component secret appeared in the agent's log")
@@ -65,8 +82,8 @@ class _AgentOnServer:
         alice = self.client("alice")
         bob = self.client("bob")
         # Wait until the agent is online, so bob's silence means refusal, not absence.
-        self.assertPong(alice.ask(self.server.component_domain, "/ping",
-                                  timeout=FIRST_PONG, retry_every=1.0), agent)
+        self.assertPong(self.ping_until_answered(alice, self.server.component_domain, agent,
+                                                 FIRST_PONG), agent)
         bob.send(self.server.component_domain, "/ping")
         self.assertEqual(bob.replies_from(self.server.component_domain, within=SILENCE), [],
                          "a JID that is not allowed got an answer")
@@ -76,13 +93,14 @@ class _AgentOnServer:
     def test_component_reconnects_by_itself_after_a_server_restart(self):
         agent = self.start_component()
         with Client(self.server, "alice") as alice:
-            self.assertPong(alice.ask(self.server.component_domain, "/ping",
-                                      timeout=FIRST_PONG, retry_every=1.0), agent)
-        self.server.restart()
+            self.assertPong(self.ping_until_answered(alice, self.server.component_domain, agent,
+                                                     FIRST_PONG), agent)
+        # Down long enough for the agent to meet a few refused connections.
+        self.server.restart(downtime=DOWNTIME)
         self.assertIsNone(agent.exit_code(), f"the agent exited on restart:\n{agent.log()}")
         alice = self.client("alice")
-        body = alice.ask(self.server.component_domain, "/ping", timeout=AFTER_RESTART,
-                         retry_every=1.0)
+        body = self.ping_until_answered(alice, self.server.component_domain, agent,
+                                        AFTER_RESTART)
         self.assertPong(body, agent)
 
     def test_component_exits_with_a_clear_message_when_the_secret_is_refused(self):
@@ -101,8 +119,7 @@ class _AgentOnServer:
         agent = Agent.start(client_config(self.server))
         self.addCleanup(agent.stop)
         alice = self.client("alice")
-        body = alice.ask(self.server.jid("herald"), "/ping", timeout=FIRST_PONG,
-                         retry_every=1.0)
+        body = self.ping_until_answered(alice, self.server.jid("herald"), agent, FIRST_PONG)
         self.assertPong(body, agent)
         self.assertNotIn(self.server.password("herald"), agent.log(),
                          "the account password appeared in the agent's log")

@@ -54,8 +54,10 @@ struct FakeXmppServerOptions {
   bool offer_starttls = true;
   // Refuse SASL before TLS (only when STARTTLS is offered; without it SASL runs in clear).
   bool require_starttls = true;
-  // PLAIN is offered only on a TLS stream, whatever this list says.
+  // PLAIN is offered only on a TLS stream, whatever this list says, unless the server is told
+  // to misbehave with offer_plain_in_clear (to prove the client refuses it).
   std::vector<std::string> mechanisms = {"SCRAM-SHA-256", "SCRAM-SHA-1", "PLAIN"};
+  bool offer_plain_in_clear = false;
   // Answer the client's XEP-0199 pings addressed to the server.
   bool answer_pings = true;
 };
@@ -93,6 +95,7 @@ class FakeXmppServer {
   // Waits for a stanza from the client (after authentication) for which `match` is true;
   // stanzas already received count. nullptr on timeout. Each stanza is returned at most once.
   // Every stanza is kept, including the IQs the server answered itself (pings, roster).
+  // `match` runs on the caller's thread under the server's lock: it must not call the server.
   std::unique_ptr<xmpp::XmlElement> WaitForStanza(
       const std::function<bool(const xmpp::XmlElement&)>& match, absl::Duration timeout);
   // Number of whitespace-only keepalive writes received from the client so far.

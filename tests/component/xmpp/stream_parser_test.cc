@@ -338,6 +338,24 @@ TEST(StreamParserTest, IgnoresADeclaredNonUtf8EncodingAndReadsUtf8) {
   EXPECT_EQ(recorder.stanzas[0]->ChildText("body"), "\xC3\xA9");
 }
 
+TEST(StreamParserTest, RefusesAStreamInUtf16InAnyChunking) {
+  std::string utf16le;
+  for (char c : kClientHeader) utf16le += std::string(1, c) + '\0';
+  for (const std::string& stream :
+       {utf16le, "\xFF\xFE" + utf16le, "\xFE\xFF" + ('\0' + utf16le.substr(0, utf16le.size() - 1))}) {
+    for (const Outcome& outcome : {ParseWhole(stream), ParseByteByByte(stream)}) {
+      EXPECT_EQ(outcome.condition, "unsupported-encoding");
+      EXPECT_THAT(outcome.events, IsEmpty());
+    }
+  }
+}
+
+TEST(StreamParserTest, AcceptsAUtf8ByteOrderMarkAtTheStart) {
+  const std::string stream = "\xEF\xBB\xBF" + ClientStream("<presence/>");
+  EXPECT_EQ(ParseByteByByte(stream).events.size(), 2u);
+  EXPECT_EQ(ParseWhole(stream).events.size(), 2u);
+}
+
 TEST(StreamParserTest, RefusesInvalidUtf8InTextAttributesAndNames) {
   const std::vector<std::string> sequences = {
       "\xC0\xAF",          // overlong '/'

@@ -1,0 +1,906 @@
+// Tests for the config loader: the SPEC §5 example is accepted, and every kind of mistake an
+// operator can make is reported with the file, the line, the key and (for typos) the nearest
+// known key, without ever quoting a secret.
+#include "component/config/config.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace herald::config {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+EnvLookup EnvFrom(std::map<std::string, std::string, std::less<>> variables) {
+  return [variables = std::move(variables)](std::string_view name) -> std::optional<std::string> {
+    auto it = variables.find(name);
+    if (it == variables.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+absl::StatusOr<Config> Load(std::string_view text,
+                            const EnvLookup& env = EnvFrom({{"HERALD_SECRET", "s3cret"}})) {
+  return LoadConfigString(text, "herald.toml", env);
+}
+
+std::string ErrorOf(std::string_view text,
+                    const EnvLookup& env = EnvFrom({{"HERALD_SECRET", "s3cret"}})) {
+  absl::StatusOr<Config> config = Load(text, env);
+  if (config.ok()) return "(accepted)";
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  return std::string(config.status().message());
+}
+
+// A minimal valid component-mode [server] table, for tests about other sections.
+constexpr std::string_view kServer = R"toml([server]
+component_domain = "agent.localhost"
+component_secret = "${HERALD_SECRET}"
+)toml";
+
+std::string WithServer(std::string_view rest) { return std::string(kServer) + std::string(rest); }
+
+const std::string kTokenHash(64, 'a');
+
+// SPEC §5's example, verbatim but for a real digest.
+std::string SpecExample() {
+  return R"toml([server]
+mode = "component"                  # "component" | "client"
+host = "127.0.0.1"
+port = 5347
+component_domain = "agent.localhost"
+component_secret = "${HERALD_SECRET}"
+# client mode: jid = "bot@example.org", password = "...", resource = "herald",
+#              starttls = "required" | "optional", tls_verify = true
+
+[agent]
+name = "Herald"
+allowed_jids = ["alice@localhost"]  # "*" = anyone from an allowed domain
+allowed_domains = ["localhost"]     # default: the server's own domain; ["*"] = federation
+admin_jids = []                     # may use admin commands (/usage <jid>, ...)
+dev_command_jids = []               # may use /debug /raw ...; empty = disabled
+
+[llm]
+default = "anthropic:claude-sonnet-4-5"   # "<provider>:<model>"
+fallback = []                             # tried in order when the default is down
+
+[llm.tiers]                        # heavy / standard / light / vision
+light = "ollama:llama3.1:8b"
+
+[llm.anthropic]
+api_key = "${ANTHROPIC_API_KEY}"
+base_url = "https://api.anthropic.com"    # tests point this at a local fake
+[llm.openai]                               # any OpenAI-compatible Chat Completions server
+api_key = "${OPENAI_API_KEY}"
+base_url = "https://api.openai.com/v1"
+[llm.ollama]
+host = "http://localhost:11434"
+
+[memory]
+path = "./data/memory"
+
+[[rooms]]
+jid = "lobby@conference.localhost"
+nick = "herald"
+activation = "mention"              # "mention" | "all"
+
+[quota]
+daily_tokens = 100000               # default per-JID daily limit (block); 0 = unlimited
+
+[skills]
+enabled = ["current_time", "memory_recall"]   # only these reach the LLM
+
+[control]
+listen = "unix:./data/control.sock" # or "127.0.0.1:50051" (TLS required off loopback)
+[[control.tokens]]
+name = "ops"
+token_sha256 = ")toml" +
+         kTokenHash + R"toml("                # never the token itself
+scopes = ["read", "operate", "execute", "admin"]
+)toml";
+}
+
+EnvLookup SpecEnv() {
+  return EnvFrom({{"HERALD_SECRET", "s3cret"},
+                  {"ANTHROPIC_API_KEY", "sk-ant-test"},
+                  {"OPENAI_API_KEY", "sk-openai-test"}});
+}
+
+// ----- the full example -----------------------------------------------------------------------
+
+TEST(ConfigTest, AcceptsTheFullExampleOfTheSpec) {
+  absl::StatusOr<Config> config = Load(SpecExample(), SpecEnv());
+  ASSERT_TRUE(config.ok()) << config.status();
+
+  EXPECT_EQ(config->source_path, "herald.toml");
+  EXPECT_EQ(config->server.mode, ConnectionMode::kComponent);
+  EXPECT_EQ(config->server.host, "127.0.0.1");
+  EXPECT_EQ(config->server.port, 5347);
+  EXPECT_EQ(config->server.component_domain, "agent.localhost");
+  EXPECT_EQ(config->server.component_secret, "s3cret");
+
+  EXPECT_EQ(config->agent.name, "Herald");
+  EXPECT_THAT(config->agent.allowed_jids, ElementsAre("alice@localhost"));
+  EXPECT_THAT(config->agent.allowed_domains, ElementsAre("localhost"));
+  EXPECT_TRUE(config->agent.admin_jids.empty());
+  EXPECT_TRUE(config->agent.dev_command_jids.empty());
+
+  EXPECT_EQ(config->llm.default_model, "anthropic:claude-sonnet-4-5");
+  EXPECT_TRUE(config->llm.fallback.empty());
+  EXPECT_EQ(config->llm.tiers,
+            (std::map<std::string, std::string>{{"light", "ollama:llama3.1:8b"}}));
+  EXPECT_EQ(config->llm.anthropic.api_key, "sk-ant-test");
+  EXPECT_EQ(config->llm.anthropic.base_url, "https://api.anthropic.com");
+  EXPECT_EQ(config->llm.openai.api_key, "sk-openai-test");
+  EXPECT_EQ(config->llm.openai.base_url, "https://api.openai.com/v1");
+  EXPECT_EQ(config->llm.ollama.host, "http://localhost:11434");
+
+  EXPECT_EQ(config->memory.path, "./data/memory");
+  ASSERT_EQ(config->rooms.size(), 1u);
+  EXPECT_EQ(config->rooms[0].jid, "lobby@conference.localhost");
+  EXPECT_EQ(config->rooms[0].nick, "herald");
+  EXPECT_EQ(config->rooms[0].activation, "mention");
+  EXPECT_EQ(config->quota.daily_tokens, 100000);
+  EXPECT_THAT(config->skills.enabled, ElementsAre("current_time", "memory_recall"));
+
+  EXPECT_EQ(config->control.listen, "unix:./data/control.sock");
+  ASSERT_EQ(config->control.tokens.size(), 1u);
+  EXPECT_EQ(config->control.tokens[0].name, "ops");
+  EXPECT_EQ(config->control.tokens[0].token_sha256, kTokenHash);
+  EXPECT_THAT(config->control.tokens[0].scopes, ElementsAre("read", "operate", "execute", "admin"));
+}
+
+TEST(ConfigTest, AcceptsTheCommentedExampleShippedInTools) {
+  std::ifstream file("tools/config/herald.example.toml");
+  ASSERT_TRUE(file.good()) << "tools/config/herald.example.toml is missing from the runfiles";
+  std::stringstream text;
+  text << file.rdbuf();
+
+  absl::StatusOr<Config> config = Load(text.str(), SpecEnv());
+
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->server.component_domain, "agent.localhost");
+  EXPECT_EQ(config->server.component_secret, "s3cret");
+}
+
+TEST(ConfigTest, FillsEveryDefaultWhenOnlyTheRequiredKeysAreSet) {
+  absl::StatusOr<Config> config = Load(kServer);
+  ASSERT_TRUE(config.ok()) << config.status();
+
+  const ServerConfig& server = config->server;
+  EXPECT_EQ(server.mode, ConnectionMode::kComponent);
+  EXPECT_EQ(server.host, "127.0.0.1");
+  EXPECT_EQ(server.port, 5347);
+  EXPECT_EQ(server.starttls, StartTls::kRequired);
+  EXPECT_TRUE(server.tls_verify);
+  EXPECT_EQ(server.whitespace_keepalive_seconds, 60);
+  EXPECT_EQ(server.ping_interval_seconds, 120);
+  EXPECT_EQ(server.ping_timeout_seconds, 30);
+  EXPECT_EQ(server.reconnect_initial_ms, 1000);
+  EXPECT_EQ(server.reconnect_max_ms, 60000);
+  EXPECT_FALSE(server.reconnect_on_permanent_errors);
+  EXPECT_EQ(server.outbound_queue_limit, 1000);
+  EXPECT_EQ(server.max_stanza_bytes, 512 * 1024);
+  EXPECT_EQ(config->agent.name, "Herald");
+  EXPECT_TRUE(config->agent.allowed_jids.empty());
+  EXPECT_EQ(config->agent.unallowed, RefusalMode::kSilent);
+  EXPECT_EQ(config->log.level, "info");
+  EXPECT_EQ(config->control.listen, "unix:./data/control.sock");
+  EXPECT_EQ(config->quota.daily_tokens, 100000);
+  EXPECT_TRUE(config->llm.default_model.empty());
+}
+
+TEST(ConfigTest, ReadsEveryServerKeyThatIsSet) {
+  absl::StatusOr<Config> config = Load(R"toml([server]
+mode = "client"
+host = "xmpp.example.org"
+jid = "bot@example.org"
+password = "pw"
+resource = "desk"
+starttls = "optional"
+tls_verify = false
+tls_ca_file = "/etc/herald/ca.pem"
+whitespace_keepalive_seconds = 0
+ping_interval_seconds = 0
+ping_timeout_seconds = 5
+reconnect_initial_ms = 250
+reconnect_max_ms = 250
+reconnect_on_permanent_errors = true
+outbound_queue_limit = 0
+max_stanza_bytes = 10000
+[agent]
+unallowed = "reply"
+[log]
+level = "debug"
+)toml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  const ServerConfig& server = config->server;
+  EXPECT_EQ(server.mode, ConnectionMode::kClient);
+  EXPECT_EQ(server.host, "xmpp.example.org");
+  EXPECT_EQ(server.port, 5222);
+  EXPECT_EQ(server.jid, "bot@example.org");
+  EXPECT_EQ(server.password, "pw");
+  EXPECT_EQ(server.resource, "desk");
+  EXPECT_EQ(server.starttls, StartTls::kOptional);
+  EXPECT_FALSE(server.tls_verify);
+  EXPECT_EQ(server.tls_ca_file, "/etc/herald/ca.pem");
+  EXPECT_EQ(server.whitespace_keepalive_seconds, 0);
+  EXPECT_EQ(server.ping_interval_seconds, 0);
+  EXPECT_EQ(server.ping_timeout_seconds, 5);
+  EXPECT_EQ(server.reconnect_initial_ms, 250);
+  EXPECT_EQ(server.reconnect_max_ms, 250);
+  EXPECT_TRUE(server.reconnect_on_permanent_errors);
+  EXPECT_EQ(server.outbound_queue_limit, 0);
+  EXPECT_EQ(server.max_stanza_bytes, 10000);
+  EXPECT_EQ(config->agent.unallowed, RefusalMode::kReply);
+  EXPECT_EQ(config->log.level, "debug");
+}
+
+// ----- unknown keys and tables ----------------------------------------------------------------
+
+TEST(ConfigTest, NamesAMisspeltKeyWithItsLineAndTheNearestKnownKey) {
+  std::string text = WithServer(R"toml(
+[agent]
+name = "Herald"
+# the allowlist
+#
+#
+#
+#
+alowed_jids = ["alice@localhost"]
+)toml");
+  EXPECT_EQ(ErrorOf(text),
+            "herald.toml:12: unknown key 'alowed_jids' in [agent] (did you mean 'allowed_jids'?)");
+}
+
+TEST(ConfigTest, SuggestsNothingWhenNoKnownKeyIsClose) {
+  EXPECT_EQ(ErrorOf(WithServer("colour = \"blue\"\n")),
+            "herald.toml:4: unknown key 'colour' in [server]");
+}
+
+TEST(ConfigTest, CountsATranspositionAsOneTypo) {
+  EXPECT_EQ(ErrorOf(WithServer("prot = 5347\n")),
+            "herald.toml:4: unknown key 'prot' in [server] (did you mean 'port'?)");
+}
+
+TEST(ConfigTest, NamesAMisspeltTableAndTheNearestKnownTable) {
+  EXPECT_EQ(ErrorOf(WithServer("[agnet]\nname = \"x\"\n")),
+            "herald.toml:4: unknown table [agnet] (did you mean [agent]?)");
+  EXPECT_EQ(ErrorOf(WithServer("[llm.antropic]\napi_key = \"k\"\n")),
+            "herald.toml:4: unknown table [llm.antropic] (did you mean [llm.anthropic]?)");
+  EXPECT_EQ(ErrorOf(WithServer("[[room]]\njid = \"a@b\"\n")),
+            "herald.toml:4: unknown table [[room]] (did you mean [[rooms]]?)");
+}
+
+TEST(ConfigTest, NamesAnUnknownKeyAtTopLevel) {
+  EXPECT_EQ(ErrorOf("verbose = true\n" + std::string(kServer)),
+            "herald.toml:1: unknown key 'verbose' at top level");
+}
+
+TEST(ConfigTest, NamesAnUnknownKeyInsideAnArrayOfTables) {
+  EXPECT_EQ(ErrorOf(WithServer("[[rooms]]\njid = \"lobby@conference.localhost\"\nnik = \"x\"\n")),
+            "herald.toml:6: unknown key 'nik' in [[rooms]] (did you mean 'nick'?)");
+  EXPECT_EQ(
+      ErrorOf(WithServer("[control]\n[[control.tokens]]\nname = \"ops\"\nscope = [\"read\"]\n")),
+      "herald.toml:7: unknown key 'scope' in [[control.tokens]] (did you mean 'scopes'?)");
+}
+
+TEST(ConfigTest, RefusesATierThatIsNotOneOfTheFour) {
+  EXPECT_EQ(ErrorOf(WithServer("[llm.tiers]\nmedium = \"openai:gpt-4o\"\n")),
+            "herald.toml:5: unknown key 'medium' in [llm.tiers]");
+}
+
+TEST(ConfigTest, EscapesAnUnknownKeyThatHoldsControlCharacters) {
+  std::string message = ErrorOf(WithServer("\"evil\\nkey\" = 1\n"));
+  EXPECT_THAT(message, HasSubstr("unknown key 'evil\\nkey' in [server]"));
+  EXPECT_THAT(message, Not(HasSubstr("evil\nkey")));
+}
+
+TEST(ConfigTest, ReportsEveryProblemOrderedByLine) {
+  std::string message = ErrorOf(WithServer("prot = 1\n[agent]\nnmae = \"x\"\n"));
+  EXPECT_EQ(message,
+            "herald.toml:4: unknown key 'prot' in [server] (did you mean 'port'?)\n"
+            "herald.toml:6: unknown key 'nmae' in [agent] (did you mean 'name'?)");
+}
+
+TEST(ConfigTest, CapsTheNumberOfReportedProblems) {
+  std::string text(kServer);
+  for (int i = 0; i < 500; ++i) text += "unknown_" + std::to_string(i) + " = 1\n";
+  std::string message = ErrorOf(text);
+  EXPECT_THAT(message, HasSubstr("... and 480 more problems"));
+  EXPECT_LT(message.size(), 4000u);
+}
+
+// ----- types ----------------------------------------------------------------------------------
+
+TEST(ConfigTest, NamesTheExpectedAndActualTypeOfAValue) {
+  EXPECT_EQ(ErrorOf(WithServer("port = \"5347\"\n")),
+            "herald.toml:4: wrong type for server.port: expected integer, got string");
+  EXPECT_EQ(ErrorOf(WithServer("tls_verify = \"yes\"\n")),
+            "herald.toml:4: wrong type for server.tls_verify: expected boolean, got string");
+  EXPECT_EQ(ErrorOf(WithServer("port = 5347.0\n")),
+            "herald.toml:4: wrong type for server.port: expected integer, got float");
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\nallowed_jids = \"alice@localhost\"\n")),
+            "herald.toml:5: wrong type for agent.allowed_jids: expected array of strings, got "
+            "string");
+}
+
+TEST(ConfigTest, NamesTheElementOfAnArrayThatHasTheWrongType) {
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\nallowed_jids = [\"alice@localhost\",\n  42]\n")),
+            "herald.toml:6: wrong type for agent.allowed_jids[1]: expected string, got integer");
+}
+
+TEST(ConfigTest, SaysHowToWriteAnArrayOfTables) {
+  EXPECT_EQ(ErrorOf(WithServer("[rooms]\njid = \"lobby@conference.localhost\"\n")),
+            "herald.toml:4: wrong type for rooms: expected array of tables ([[rooms]]), got "
+            "table");
+}
+
+TEST(ConfigTest, NamesAValueGivenWhereATableBelongs) {
+  EXPECT_EQ(ErrorOf("server = \"localhost\"\n"),
+            "herald.toml:1: wrong type for server: expected table, got string");
+}
+
+// ----- ranges and enumerations ----------------------------------------------------------------
+
+TEST(ConfigTest, RefusesAPortOutsideOneTo65535) {
+  EXPECT_EQ(ErrorOf(WithServer("port = 70000\n")),
+            "herald.toml:4: server.port must be between 1 and 65535, got 70000");
+  EXPECT_EQ(ErrorOf(WithServer("port = 0\n")),
+            "herald.toml:4: server.port must be between 1 and 65535, got 0");
+}
+
+TEST(ConfigTest, RefusesNegativeIntervals) {
+  EXPECT_EQ(ErrorOf(WithServer("ping_interval_seconds = -1\n")),
+            "herald.toml:4: server.ping_interval_seconds must be between 0 and 86400, got -1");
+  EXPECT_EQ(ErrorOf(WithServer("whitespace_keepalive_seconds = -5\n")),
+            "herald.toml:4: server.whitespace_keepalive_seconds must be between 0 and 3600, got "
+            "-5");
+  EXPECT_EQ(ErrorOf(WithServer("reconnect_initial_ms = -1\n")),
+            "herald.toml:4: server.reconnect_initial_ms must be between 1 and 3600000, got -1");
+}
+
+TEST(ConfigTest, RefusesAPingTimeoutThatIsNotShorterThanTheInterval) {
+  EXPECT_EQ(ErrorOf(WithServer("ping_interval_seconds = 20\nping_timeout_seconds = 20\n")),
+            "herald.toml:5: server.ping_timeout_seconds (20) must be shorter than "
+            "server.ping_interval_seconds (20)");
+  // The default timeout (30 s) against a shorter interval points at the interval's line.
+  EXPECT_EQ(ErrorOf(WithServer("ping_interval_seconds = 10\n")),
+            "herald.toml:4: server.ping_timeout_seconds (30) must be shorter than "
+            "server.ping_interval_seconds (10)");
+}
+
+TEST(ConfigTest, AcceptsAnyPingTimeoutWhenPingsAreOff) {
+  absl::StatusOr<Config> config =
+      Load(WithServer("ping_interval_seconds = 0\nping_timeout_seconds = 600\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->server.ping_interval_seconds, 0);
+}
+
+TEST(ConfigTest, RefusesAReconnectCeilingBelowTheFirstDelay) {
+  EXPECT_EQ(ErrorOf(WithServer("reconnect_initial_ms = 5000\nreconnect_max_ms = 100\n")),
+            "herald.toml:5: server.reconnect_max_ms (100) must be at least "
+            "server.reconnect_initial_ms (5000)");
+}
+
+TEST(ConfigTest, RefusesAStanzaLimitBelowWhatXmppRequires) {
+  EXPECT_EQ(ErrorOf(WithServer("max_stanza_bytes = 100\n")),
+            "herald.toml:4: server.max_stanza_bytes must be between 10000 and 67108864, got 100");
+}
+
+TEST(ConfigTest, RefusesANegativeDailyQuota) {
+  EXPECT_EQ(ErrorOf(WithServer("[quota]\ndaily_tokens = -1\n")),
+            "herald.toml:5: quota.daily_tokens must be 0 or more, got -1");
+}
+
+TEST(ConfigTest, AcceptsAZeroDailyQuotaAsUnlimited) {
+  absl::StatusOr<Config> config = Load(WithServer("[quota]\ndaily_tokens = 0\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->quota.daily_tokens, 0);
+}
+
+TEST(ConfigTest, RefusesUnknownWordsForEveryEnumeratedKey) {
+  EXPECT_EQ(ErrorOf("[server]\nmode = \"compnent\"\n"),
+            "herald.toml:2: server.mode must be one of \"component\", \"client\"; got "
+            "\"compnent\"");
+  EXPECT_EQ(ErrorOf(WithServer("starttls = \"maybe\"\n")),
+            "herald.toml:4: server.starttls must be one of \"required\", \"optional\"; got "
+            "\"maybe\"");
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\nunallowed = \"bounce\"\n")),
+            "herald.toml:5: agent.unallowed must be one of \"silent\", \"reply\"; got "
+            "\"bounce\"");
+  EXPECT_EQ(ErrorOf(WithServer("[log]\nlevel = \"verbose\"\n")),
+            "herald.toml:5: log.level must be one of \"debug\", \"info\", \"warning\", "
+            "\"error\"; got \"verbose\"");
+  EXPECT_EQ(ErrorOf(WithServer("[[rooms]]\njid = \"lobby@conference.localhost\"\n"
+                               "activation = \"always\"\n")),
+            "herald.toml:6: rooms[0].activation must be one of \"mention\", \"all\"; got "
+            "\"always\"");
+}
+
+// ----- TOML syntax ----------------------------------------------------------------------------
+
+TEST(ConfigTest, ReportsASyntaxErrorWithLineColumnAndTomlDescription) {
+  std::string message = ErrorOf("[server]\nhost = 127.0.0.1\n");
+  EXPECT_THAT(message, testing::StartsWith("herald.toml:2:"));
+  EXPECT_THAT(message, testing::MatchesRegex("herald\\.toml:2:[0-9]+: Error while parsing .+"));
+  EXPECT_EQ(ErrorOf("[server]\nport = 1\nport = 2\n"),
+            "herald.toml:3:8: Error while parsing key-value pair: cannot redefine existing "
+            "integer 'port'");
+}
+
+TEST(ConfigTest, KeepsTomlDescriptionsOnOneLine) {
+  std::string message = ErrorOf("[log]\ndebug = tru\n");
+  EXPECT_THAT(message, HasSubstr("herald.toml:2:"));
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+// ----- ${VAR} ---------------------------------------------------------------------------------
+
+TEST(ConfigTest, NamesAMissingVariableTheFileTheLineAndTheKey) {
+  std::string text = R"toml(# Herald
+# component mode
+[server]
+mode = "component"
+port = 5347
+component_domain = "agent.localhost"
+component_secret = "${HERALD_SECRET}"
+)toml";
+  EXPECT_EQ(ErrorOf(text, EnvFrom({})),
+            "herald.toml:7: environment variable HERALD_SECRET is not set (used by "
+            "server.component_secret)");
+}
+
+TEST(ConfigTest, ExpandsVariablesInArraysAndInArraysOfTables) {
+  absl::StatusOr<Config> config = Load(WithServer(R"toml([agent]
+allowed_jids = ["${OWNER}", "bob@${DOMAIN}"]
+[[rooms]]
+jid = "lobby@conference.${DOMAIN}"
+[[control.tokens]]
+name = "ops"
+token_sha256 = "${OPS_HASH}"
+scopes = ["read"]
+)toml"),
+                                       EnvFrom({{"HERALD_SECRET", "s"},
+                                                {"OWNER", "alice@example.org"},
+                                                {"DOMAIN", "example.org"},
+                                                {"OPS_HASH", kTokenHash}}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(config->agent.allowed_jids, ElementsAre("alice@example.org", "bob@example.org"));
+  ASSERT_EQ(config->rooms.size(), 1u);
+  EXPECT_EQ(config->rooms[0].jid, "lobby@conference.example.org");
+  ASSERT_EQ(config->control.tokens.size(), 1u);
+  EXPECT_EQ(config->control.tokens[0].token_sha256, kTokenHash);
+}
+
+TEST(ConfigTest, NamesTheArrayElementThatUsesAMissingVariable) {
+  EXPECT_EQ(ErrorOf(WithServer("[[rooms]]\njid = \"${ROOM}\"\n")),
+            "herald.toml:5: environment variable ROOM is not set (used by rooms[0].jid)");
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\nadmin_jids = [\"a@b\", \"${ADMIN}\"]\n")),
+            "herald.toml:5: environment variable ADMIN is not set (used by agent.admin_jids[1])");
+}
+
+TEST(ConfigTest, TurnsADoubledDollarBraceIntoALiteral) {
+  absl::StatusOr<Config> config = Load(WithServer("[agent]\nname = \"costs $${PRICE} $5\"\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->agent.name, "costs ${PRICE} $5");
+}
+
+TEST(ConfigTest, TakesAnEnvironmentValueLiterallyEvenWithQuotesNewlinesAndReferences) {
+  const std::string hostile = "x\"\n[server]\nport = 1\n${HERALD_SECRET} $${y}'";
+  absl::StatusOr<Config> config = Load(WithServer("[agent]\nname = \"${NAME}\"\n"),
+                                       EnvFrom({{"HERALD_SECRET", "s3cret"}, {"NAME", hostile}}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->agent.name, hostile);
+  EXPECT_EQ(config->server.port, 5347);
+}
+
+TEST(ConfigTest, RefusesMalformedVariableReferences) {
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\nname = \"${NAME\"\n")),
+            "herald.toml:5: invalid ${...} in agent.name: '${' is never closed by '}' (write "
+            "'$${' for a literal '${')");
+  EXPECT_THAT(ErrorOf(WithServer("[agent]\nname = \"${}\"\n")),
+              HasSubstr("herald.toml:5: invalid ${...} in agent.name: variable name \"\" must "
+                        "be ASCII letters"));
+  EXPECT_THAT(ErrorOf(WithServer("[agent]\nname = \"${NAME:-x}\"\n")),
+              HasSubstr("herald.toml:5: invalid ${...} in agent.name: variable name "
+                        "\"NAME:-x\""));
+}
+
+TEST(ConfigTest, DoesNotExpandVariablesInComments) {
+  absl::StatusOr<Config> config = Load(WithServer("# uses ${NOT_SET}\n"));
+  EXPECT_TRUE(config.ok()) << config.status();
+}
+
+TEST(ConfigTest, TurnsAnExceptionFromTheLookupIntoAnError) {
+  EnvLookup throwing = [](std::string_view) -> std::optional<std::string> {
+    throw std::runtime_error("lookup broke");
+  };
+  absl::StatusOr<Config> config = Load(kServer, throwing);
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(config.status().message(), HasSubstr("herald.toml"));
+}
+
+// ----- cross-field rules ----------------------------------------------------------------------
+
+TEST(ConfigTest, RequiresADomainAndASecretInComponentMode) {
+  EXPECT_EQ(ErrorOf("[server]\nmode = \"component\"\n"),
+            "herald.toml:1: server.component_domain is required in component mode (the domain "
+            "the XMPP server routes to Herald, e.g. \"agent.localhost\")\n"
+            "herald.toml:1: server.component_secret is required in component mode (the shared "
+            "secret of the component in the XMPP server's config; use \"${VARIABLE}\" to keep "
+            "it out of the file)");
+}
+
+TEST(ConfigTest, RequiresTheServerSectionForTheDefaultComponentMode) {
+  EXPECT_THAT(ErrorOf(""), HasSubstr("herald.toml: server.component_domain is required"));
+}
+
+TEST(ConfigTest, RefusesAComponentDomainThatIsNotADomain) {
+  EXPECT_EQ(ErrorOf("[server]\ncomponent_domain = \"agent..localhost\"\n"
+                    "component_secret = \"s\"\n"),
+            "herald.toml:2: server.component_domain must be a domain such as "
+            "\"agent.localhost\"; got \"agent..localhost\"");
+  EXPECT_THAT(ErrorOf("[server]\ncomponent_domain = \"bot@agent.localhost\"\n"
+                      "component_secret = \"s\"\n"),
+              HasSubstr("herald.toml:2: server.component_domain must be a domain"));
+}
+
+TEST(ConfigTest, RefusesAnEmptyComponentSecretAndSaysTheVariableIsEmpty) {
+  EXPECT_EQ(ErrorOf(kServer, EnvFrom({{"HERALD_SECRET", ""}})),
+            "herald.toml:3: server.component_secret must not be empty (the environment "
+            "variable it names is empty)");
+}
+
+TEST(ConfigTest, RequiresAJidAndAPasswordInClientMode) {
+  EXPECT_EQ(ErrorOf("[server]\nmode = \"client\"\n"),
+            "herald.toml:1: server.jid is required in client mode (the account Herald logs in "
+            "as)\n"
+            "herald.toml:1: server.password is required in client mode (use \"${VARIABLE}\" to "
+            "keep it out of the file)");
+}
+
+TEST(ConfigTest, RefusesAClientJidThatIsNotABareJidWithALocalpart) {
+  auto client = [](std::string_view jid) {
+    return ErrorOf("[server]\nmode = \"client\"\njid = \"" + std::string(jid) +
+                   "\"\npassword = \"pw\"\n");
+  };
+  EXPECT_EQ(client("bot@example.org/desk"),
+            "herald.toml:3: server.jid must be a bare JID with a localpart, such as "
+            "\"herald@example.org\"; got \"bot@example.org/desk\" (set the resource with "
+            "server.resource)");
+  EXPECT_THAT(client("example.org"), HasSubstr("herald.toml:3: server.jid must be a bare JID"));
+  EXPECT_THAT(client("a@b@example.org"), HasSubstr("herald.toml:3: server.jid must be"));
+  EXPECT_THAT(client("@example.org"), HasSubstr("herald.toml:3: server.jid must be"));
+  EXPECT_THAT(client("bot @example.org"), HasSubstr("herald.toml:3: server.jid must be"));
+  EXPECT_THAT(client("bot@"), HasSubstr("herald.toml:3: server.jid must be"));
+}
+
+TEST(ConfigTest, DefaultsThePortTo5222InClientMode) {
+  absl::StatusOr<Config> config =
+      Load("[server]\nmode = \"client\"\njid = \"bot@example.org\"\npassword = \"pw\"\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->server.port, 5222);
+}
+
+TEST(ConfigTest, KeepsAnExplicitPortInClientMode) {
+  absl::StatusOr<Config> config = Load(
+      "[server]\nmode = \"client\"\nport = 5347\njid = \"bot@example.org\"\npassword = \"pw\"\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->server.port, 5347);
+}
+
+TEST(ConfigTest, ReportsOnlyTheModeWhenTheModeIsMisspelt) {
+  EXPECT_EQ(ErrorOf("[server]\nmode = \"clinet\"\njid = \"bot@example.org\"\n"),
+            "herald.toml:2: server.mode must be one of \"component\", \"client\"; got "
+            "\"clinet\"");
+}
+
+TEST(ConfigTest, DefaultsAllowedDomainsToTheParentOfTheComponentDomain) {
+  absl::StatusOr<Config> config = Load(kServer);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(config->agent.allowed_domains, ElementsAre("localhost"));
+
+  config = Load(
+      "[server]\ncomponent_domain = \"herald.chat.Example.org\"\n"
+      "component_secret = \"s\"\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(config->agent.allowed_domains, ElementsAre("chat.example.org"));
+}
+
+TEST(ConfigTest, DefaultsAllowedDomainsToASingleLabelComponentDomainItself) {
+  absl::StatusOr<Config> config =
+      Load("[server]\ncomponent_domain = \"herald\"\ncomponent_secret = \"s\"\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(config->agent.allowed_domains, ElementsAre("herald"));
+}
+
+TEST(ConfigTest, DefaultsAllowedDomainsToTheDomainOfTheJidInClientMode) {
+  absl::StatusOr<Config> config =
+      Load("[server]\nmode = \"client\"\njid = \"bot@example.org\"\npassword = \"pw\"\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(config->agent.allowed_domains, ElementsAre("example.org"));
+}
+
+TEST(ConfigTest, KeepsExplicitAllowedDomainsIncludingFederation) {
+  absl::StatusOr<Config> config =
+      Load(WithServer("[agent]\nallowed_domains = [\"Example.org\", \"*\"]\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(config->agent.allowed_domains, ElementsAre("example.org", "*"));
+}
+
+TEST(ConfigTest, AcceptsBareJidsOrAStarInAllowedJidsAndLowerCasesThem) {
+  absl::StatusOr<Config> config =
+      Load(WithServer("[agent]\nallowed_jids = [\"Alice@LocalHost\", \"*\"]\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(config->agent.allowed_jids, ElementsAre("alice@localhost", "*"));
+}
+
+TEST(ConfigTest, RefusesAllowlistEntriesThatAreNotBareJidsOrDomains) {
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\nallowed_jids = [\"alice@localhost/phone\"]\n")),
+            "herald.toml:5: agent.allowed_jids[0] must be a bare JID such as "
+            "\"alice@example.org\" or \"*\"; got \"alice@localhost/phone\"");
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\nallowed_domains = [\"local host\"]\n")),
+            "herald.toml:5: agent.allowed_domains[0] must be a domain such as \"example.org\" "
+            "or \"*\"; got \"local host\"");
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\nadmin_jids = [\"*\"]\n")),
+            "herald.toml:5: agent.admin_jids[0] must be a bare JID; \"*\" is not allowed here "
+            "(name each JID)");
+  EXPECT_THAT(ErrorOf(WithServer("[agent]\ndev_command_jids = [\"a@@b\"]\n")),
+              HasSubstr("herald.toml:5: agent.dev_command_jids[0] must be a bare JID"));
+}
+
+// ----- the sections used by later features ----------------------------------------------------
+
+TEST(ConfigTest, RefusesAModelReferenceWithoutAKnownProvider) {
+  EXPECT_EQ(ErrorOf(WithServer("[llm]\ndefault = \"claude-sonnet\"\n")),
+            "herald.toml:5: llm.default must be \"<provider>:<model>\" with a provider among "
+            "anthropic, openai, ollama, scripted; got \"claude-sonnet\"");
+  EXPECT_THAT(ErrorOf(WithServer("[llm]\nfallback = [\"openai:gpt-4o\", \"mistral:large\"]\n")),
+              HasSubstr("herald.toml:5: llm.fallback[1] must be \"<provider>:<model>\""));
+  EXPECT_THAT(ErrorOf(WithServer("[llm.tiers]\nheavy = \"anthropic:\"\n")),
+              HasSubstr("herald.toml:5: llm.tiers.heavy must be \"<provider>:<model>\""));
+}
+
+TEST(ConfigTest, ReadsEveryTierAndTheFallbackChain) {
+  absl::StatusOr<Config> config = Load(WithServer(R"toml([llm]
+default = "scripted:demo"
+fallback = ["openai:gpt-4o-mini", "ollama:llama3.1:8b"]
+[llm.tiers]
+heavy = "anthropic:claude-opus-4"
+standard = "anthropic:claude-sonnet-4-5"
+light = "ollama:llama3.1:8b"
+vision = "openai:gpt-4o"
+)toml"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->llm.default_model, "scripted:demo");
+  EXPECT_THAT(config->llm.fallback, ElementsAre("openai:gpt-4o-mini", "ollama:llama3.1:8b"));
+  EXPECT_EQ(config->llm.tiers.size(), 4u);
+  EXPECT_EQ(config->llm.tiers.at("vision"), "openai:gpt-4o");
+}
+
+TEST(ConfigTest, RefusesAProviderUrlThatIsNotHttp) {
+  EXPECT_EQ(ErrorOf(WithServer("[llm.anthropic]\nbase_url = \"ftp://example.org\"\n")),
+            "herald.toml:5: llm.anthropic.base_url must be an http:// or https:// URL; got "
+            "\"ftp://example.org\"");
+  EXPECT_THAT(ErrorOf(WithServer("[llm.ollama]\nhost = \"localhost:11434\"\n")),
+              HasSubstr("herald.toml:5: llm.ollama.host must be an http:// or https:// URL"));
+}
+
+TEST(ConfigTest, RefusesARoomWithoutAJidOrListedTwice) {
+  EXPECT_EQ(ErrorOf(WithServer("[[rooms]]\nnick = \"herald\"\n")),
+            "herald.toml:4: rooms[0].jid is required (the room's address, such as "
+            "\"lobby@conference.example.org\")");
+  EXPECT_EQ(ErrorOf(WithServer("[[rooms]]\njid = \"a@conference.localhost\"\n"
+                               "[[rooms]]\njid = \"A@conference.localhost\"\n")),
+            "herald.toml:7: rooms[1].jid names a room listed before");
+  EXPECT_THAT(ErrorOf(WithServer("[[rooms]]\njid = \"conference.localhost\"\n")),
+              HasSubstr("herald.toml:5: rooms[0].jid must be a room's bare JID"));
+}
+
+TEST(ConfigTest, RefusesAnEmptySkillName) {
+  EXPECT_EQ(ErrorOf(WithServer("[skills]\nenabled = [\"current_time\", \"\"]\n")),
+            "herald.toml:5: skills.enabled[1] must be a skill name without spaces; got \"\"");
+}
+
+TEST(ConfigTest, AcceptsUnixAndLoopbackControlAddresses) {
+  for (std::string_view listen :
+       {"unix:/run/herald/control.sock", "127.0.0.1:50051", "[::1]:50051", "localhost:1"}) {
+    absl::StatusOr<Config> config =
+        Load(WithServer("[control]\nlisten = \"" + std::string(listen) + "\"\n"));
+    ASSERT_TRUE(config.ok()) << listen << ": " << config.status();
+    EXPECT_EQ(config->control.listen, listen);
+  }
+}
+
+TEST(ConfigTest, RefusesAControlAddressOffLoopbackOrMalformed) {
+  EXPECT_EQ(ErrorOf(WithServer("[control]\nlisten = \"0.0.0.0:50051\"\n")),
+            "herald.toml:5: control.listen \"0.0.0.0:50051\" is not usable: the control plane "
+            "may only listen on a unix: socket or a loopback address (127.0.0.1, [::1], "
+            "localhost) until TLS for it is configured");
+  EXPECT_THAT(ErrorOf(WithServer("[control]\nlisten = \"127.0.0.1:99999\"\n")),
+              HasSubstr("the port must be a number between 1 and 65535"));
+  EXPECT_THAT(ErrorOf(WithServer("[control]\nlisten = \"unix:\"\n")),
+              HasSubstr("the unix: socket path is empty"));
+  EXPECT_THAT(ErrorOf(WithServer("[control]\nlisten = \"unix:/" + std::string(200, 'a') + "\"\n")),
+              HasSubstr("socket path is longer than 107 bytes"));
+}
+
+TEST(ConfigTest, RefusesATokenHashThatIsNotLowercaseHexAndSaysToStoreTheHash) {
+  std::string upper(64, 'A');
+  std::string message = ErrorOf(WithServer("[[control.tokens]]\nname = \"ops\"\ntoken_sha256 = \"" +
+                                           upper + "\"\nscopes = [\"read\"]\n"));
+  EXPECT_EQ(message,
+            "herald.toml:6: control.tokens[0].token_sha256 is not a SHA-256 digest: store the "
+            "SHA-256 of the token as 64 lowercase hex digits (e.g. the output of `printf %s "
+            "\"$TOKEN\" | sha256sum`), never the token itself");
+}
+
+TEST(ConfigTest, RefusesUnknownScopesDuplicateNamesAndMissingFields) {
+  std::string tokens = "[[control.tokens]]\nname = \"ops\"\ntoken_sha256 = \"" + kTokenHash +
+                       "\"\nscopes = [\"read\", \"root\"]\n"
+                       "[[control.tokens]]\nname = \"ops\"\ntoken_sha256 = \"" +
+                       kTokenHash +
+                       "\"\nscopes = []\n"
+                       "[[control.tokens]]\n";
+  EXPECT_EQ(ErrorOf(WithServer(tokens)),
+            "herald.toml:7: control.tokens[0].scopes[1] must be one of \"read\", \"operate\", "
+            "\"execute\", \"admin\"; got \"root\"\n"
+            "herald.toml:9: control.tokens[1].name \"ops\" is used by an earlier token\n"
+            "herald.toml:11: control.tokens[1].scopes must name at least one scope\n"
+            "herald.toml:12: control.tokens[2].name is required (it names the caller in the "
+            "audit log)\n"
+            "herald.toml:12: control.tokens[2].token_sha256 is required: store the SHA-256 of the "
+            "token as 64 lowercase hex digits (e.g. the output of `printf %s \"$TOKEN\" | "
+            "sha256sum`), never the token itself\n"
+            "herald.toml:12: control.tokens[2].scopes is required: a list among \"read\", "
+            "\"operate\", \"execute\", \"admin\"");
+}
+
+// ----- secrets --------------------------------------------------------------------------------
+
+TEST(ConfigTest, NeverQuotesATokenPastedInPlaceOfItsHash) {
+  const std::string token = "hrld_live_0123456789abcdef";
+  std::string message = ErrorOf(WithServer("[[control.tokens]]\nname = \"ops\"\ntoken_sha256 = \"" +
+                                           token + "\"\nscopes = [\"read\"]\n"));
+  EXPECT_THAT(message, HasSubstr("control.tokens[0].token_sha256"));
+  EXPECT_THAT(message, Not(HasSubstr(token)));
+}
+
+TEST(ConfigTest, NeverQuotesASecretInATypeError) {
+  std::string message =
+      ErrorOf("[server]\ncomponent_domain = \"a.b\"\ncomponent_secret = 123456789\n");
+  EXPECT_EQ(message,
+            "herald.toml:3: wrong type for server.component_secret: expected string, got "
+            "integer");
+  EXPECT_THAT(message, Not(HasSubstr("123456789")));
+}
+
+TEST(ConfigTest, NeverQuotesASecretFromASyntaxErrorOnItsLine) {
+  // toml++ would quote the start of the unquoted value ("saw 'truly...'").
+  std::string message =
+      ErrorOf("[server]\ncomponent_domain = \"a.b\"\ncomponent_secret = truly-s3cret\n");
+  EXPECT_THAT(message, HasSubstr("herald.toml:3:"));
+  EXPECT_THAT(message, HasSubstr("sets a secret"));
+  EXPECT_THAT(message, AllOf(Not(HasSubstr("tru")), Not(HasSubstr("s3cret"))));
+
+  message = ErrorOf("[server]\nmode = \"client\"\njid = \"a@b\"\npassword = falsehood-pw\n");
+  EXPECT_THAT(message, AllOf(HasSubstr("herald.toml:4:"), Not(HasSubstr("fals"))));
+}
+
+TEST(ConfigTest, NeverQuotesAValueThatCameFromTheEnvironment) {
+  const std::string secret = "hunter2 is not a domain";
+  std::string message =
+      ErrorOf("[server]\ncomponent_domain = \"${HERALD_SECRET}\"\ncomponent_secret = \"x\"\n",
+              EnvFrom({{"HERALD_SECRET", secret}}));
+  EXPECT_EQ(message,
+            "herald.toml:2: server.component_domain must be a domain such as \"agent.localhost\"; "
+            "got a value from the environment (not shown)");
+  EXPECT_THAT(message, Not(HasSubstr("hunter2")));
+}
+
+TEST(ConfigTest, NeverQuotesSecretsWhenOtherKeysAreWrong) {
+  std::string message = ErrorOf(
+      "[server]\nmode = \"client\"\njid = \"bad jid\"\npassword = \"pa55word\"\nport = 0\n"
+      "[llm.openai]\napi_key = \"sk-live-key\"\nbase_url = \"nope\"\n");
+  EXPECT_THAT(message, HasSubstr("server.jid"));
+  EXPECT_THAT(message, HasSubstr("server.port"));
+  EXPECT_THAT(message, HasSubstr("llm.openai.base_url"));
+  EXPECT_THAT(message, AllOf(Not(HasSubstr("pa55word")), Not(HasSubstr("sk-live-key"))));
+}
+
+// ----- files ----------------------------------------------------------------------------------
+
+std::string TempPath(std::string_view name) {
+  return ::testing::TempDir() + "/" + std::string(name);
+}
+
+void WriteFile(const std::string& path, std::string_view contents) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << contents;
+  ASSERT_TRUE(file.good()) << path;
+}
+
+TEST(ConfigFileTest, ReadsAFileAndExpandsFromTheProcessEnvironment) {
+  std::string path = TempPath("herald_ok.toml");
+  WriteFile(path,
+            "[server]\ncomponent_domain = \"agent.localhost\"\n"
+            "component_secret = \"${HERALD_CONFIG_TEST_SECRET}\"\n");
+  ASSERT_EQ(setenv("HERALD_CONFIG_TEST_SECRET", "from-env", 1), 0);
+
+  absl::StatusOr<Config> config = LoadConfigFile(path);
+
+  unsetenv("HERALD_CONFIG_TEST_SECRET");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->server.component_secret, "from-env");
+  EXPECT_EQ(config->source_path, path);
+}
+
+TEST(ConfigFileTest, NamesThePathInErrorsFromTheFile) {
+  std::string path = TempPath("herald_typo.toml");
+  WriteFile(path, WithServer("[agent]\nalowed_jids = []\n"));
+  absl::StatusOr<Config> config = LoadConfigFile(path);
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().message(),
+            path + ":5: unknown key 'alowed_jids' in [agent] (did you mean 'allowed_jids'?)");
+}
+
+TEST(ConfigFileTest, RefusesAFileOverOneMebibyte) {
+  std::string path = TempPath("herald_big.toml");
+  std::string big = WithServer("");
+  big += "# " + std::string(2 << 20, 'x') + "\n";
+  WriteFile(path, big);
+
+  absl::StatusOr<Config> config = LoadConfigFile(path);
+
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(config.status().message(), AllOf(HasSubstr(path), HasSubstr("1 MiB")));
+}
+
+TEST(ConfigFileTest, RefusesTextOverOneMebibyteGivenDirectly) {
+  std::string big = WithServer("") + "# " + std::string(2 << 20, 'x') + "\n";
+  EXPECT_THAT(ErrorOf(big), HasSubstr("the limit is 1 MiB"));
+}
+
+TEST(ConfigFileTest, RefusesSomethingThatIsNotARegularFile) {
+  std::string path = TempPath("herald_dir.toml");
+  mkdir(path.c_str(), 0700);
+  absl::StatusOr<Config> config = LoadConfigFile(path);
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().message(), "config file " + path + " is not a regular file");
+}
+
+TEST(ConfigFileTest, RefusesAFifoWithoutWaitingForAWriter) {
+  std::string path = TempPath("herald_fifo.toml");
+  unlink(path.c_str());
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  absl::StatusOr<Config> config = LoadConfigFile(path);
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(config.status().message(), HasSubstr("is not a regular file"));
+}
+
+TEST(ConfigFileTest, NamesThePathAndTheReasonWhenTheFileCannotBeOpened) {
+  std::string path = TempPath("does_not_exist.toml");
+  absl::StatusOr<Config> config = LoadConfigFile(path);
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(config.status().message(),
+            "cannot open config file " + path + ": No such file or directory");
+}
+
+}  // namespace
+}  // namespace herald::config

@@ -1,0 +1,52 @@
+#include "component/config/schema.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace herald::config {
+namespace {
+
+const std::vector<std::string_view> kNames = {
+    "allowed_jids", "allowed_domains", "admin_jids", "port", "host", "name"};
+
+TEST(NearestNameTest, SuggestsTheKeyOneTypoAway) {
+  EXPECT_EQ(NearestName("alowed_jids", kNames), "allowed_jids");
+  EXPECT_EQ(NearestName("allowed_domain", kNames), "allowed_domains");
+  EXPECT_EQ(NearestName("prot", kNames), "port");
+  EXPECT_EQ(NearestName("Port", kNames), "port");
+}
+
+TEST(NearestNameTest, SuggestsNothingForAnUnrelatedName) {
+  EXPECT_EQ(NearestName("colour", kNames), "");
+  EXPECT_EQ(NearestName("xyz", kNames), "");
+  EXPECT_EQ(NearestName("", kNames), "");
+  EXPECT_EQ(NearestName(std::string(10000, 'a'), kNames), "");
+}
+
+TEST(ConfigSchemaTest, KnowsEveryTableOfTheSpec) {
+  for (std::string_view table :
+       {"server", "agent", "log", "llm", "memory", "rooms", "quota", "skills", "control"}) {
+    EXPECT_NE(ConfigSchema().Find(table), nullptr) << table;
+  }
+}
+
+TEST(ConfigSchemaTest, MarksTheSecretKeys) {
+  const TableSchema& server = *ConfigSchema().Find("server")->table;
+  EXPECT_TRUE(server.Find("component_secret")->secret);
+  EXPECT_TRUE(server.Find("password")->secret);
+  EXPECT_FALSE(server.Find("host")->secret);
+  const TableSchema& llm = *ConfigSchema().Find("llm")->table;
+  EXPECT_TRUE(llm.Find("anthropic")->table->Find("api_key")->secret);
+  EXPECT_TRUE(llm.Find("openai")->table->Find("api_key")->secret);
+}
+
+TEST(ConfigSchemaTest, ListsEverySecretKeyName) {
+  EXPECT_THAT(SecretKeyNames(), ::testing::UnorderedElementsAre("component_secret", "password",
+                                                                "api_key", "token_sha256"));
+}
+
+}  // namespace
+}  // namespace herald::config
