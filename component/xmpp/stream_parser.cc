@@ -28,6 +28,9 @@ namespace herald::xmpp {
 // XmlElement): expat has already refused duplicates.
 class XmlTreeBuilder {
  public:
+  static void ReserveAttributes(XmlElement& element, size_t count) {
+    element.attributes_.reserve(count);
+  }
   static void AppendAttribute(XmlElement& element, std::string name, const char* value) {
     element.attributes_.push_back(XmlAttribute{std::move(name), value});
   }
@@ -190,13 +193,6 @@ class StreamParser::Impl {
 
   // Forgets the stream; reuses expat's buffers rather than allocating a new parser.
   void Restart() {
-    if (parser_ == nullptr) {
-      parser_ = XML_ParserCreateNS("UTF-8", kNamespaceSeparator);
-      if (parser_ == nullptr) return;
-    } else {
-      XML_ParserReset(parser_, "UTF-8");
-    }
-    Configure();
     depth_ = 0;
     stack_.clear();
     stanza_.reset();
@@ -210,6 +206,13 @@ class StreamParser::Impl {
     reset_offset_ = 0;
     error_ = absl::OkStatus();
     condition_ = {};
+    if (parser_ == nullptr) {
+      parser_ = XML_ParserCreateNS("UTF-8", kNamespaceSeparator);
+      if (parser_ == nullptr) return;  // Feed() reports it
+    } else {
+      XML_ParserReset(parser_, "UTF-8");
+    }
+    Configure();
   }
 
   // Records the first failure; the stream accepts nothing more until Reset().
@@ -296,6 +299,7 @@ class StreamParser::Impl {
     XmlElement* element;
     if (depth_ == 2) {
       stanza_start_ = static_cast<int64_t>(XML_GetCurrentByteIndex(parser_));
+      last_event_end_ = EventEnd();
       stanza_ = std::make_unique<XmlElement>(std::string(name.local), std::string(name.uri));
       element = stanza_.get();
     } else {
@@ -311,6 +315,7 @@ class StreamParser::Impl {
       element = &stack_.back()->AddChild(std::string(name.local), std::string(name.uri));
     }
     stack_.push_back(element);
+    XmlTreeBuilder::ReserveAttributes(*element, XML_GetSpecifiedAttributeCount(parser_) / 2);
     for (int i = 0; atts[i] != nullptr; i += 2) {
       XmlTreeBuilder::AppendAttribute(*element, AttributeName(atts[i]), atts[i + 1]);
     }

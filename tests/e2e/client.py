@@ -13,7 +13,6 @@ calls (messages that arrive meanwhile are read from the socket on the next call)
 """
 
 import asyncio
-import time
 
 import slixmpp
 

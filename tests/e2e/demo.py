@@ -17,7 +17,7 @@ import time
 
 from agent import Agent, component_config
 from client import Client, ClientError
-from servers import Prosody, ServerError
+from servers import Prosody, ServerError, tail
 
 # What alice says, and how long each answer may take (a real model can be slow).
 SCRIPT = (
@@ -76,6 +76,7 @@ def main():
     if not ok:
         say("\n--- Herald's log ---")
         say(agent.log().rstrip())
+        say(f"--- tail of Prosody's log ---\n{tail(server.log_file, 20).rstrip()}")
     if args.keep and ok:
         keep_running(server, agent)
         return 0
@@ -127,7 +128,8 @@ Everything keeps running. Connect with any XMPP client (Gajim, Dino, Profanity..
   server     127.0.0.1 port {server.c2s_port} (STARTTLS; the certificate is signed by a
              throwaway CA: {server.ca_file})
   account    {server.jid('alice')}   password {server.password('alice')}
-  also       {server.jid('bob')}     password {server.password('bob')}   (not allowed: Herald stays silent)
+  also       {server.jid('bob')}     password {server.password('bob')}
+             (bob is not allowed: Herald stays silent to him)
   Herald     {server.component_domain}   (send it /ping)
   rooms      {server.muc_domain}
   Herald log {agent.log_file}

@@ -13,7 +13,7 @@ import unittest
 
 from agent import Agent, agent_program, client_config, component_config
 from client import Client
-from servers import Ejabberd, Prosody
+from servers import Ejabberd, Prosody, tail
 
 # Generous bounds: they only matter when something is broken.
 FIRST_PONG = 20.0      # agent start + connect + one round trip
@@ -50,8 +50,12 @@ class _AgentOnServer:
         self.addCleanup(c.close)
         return c
 
+    def diagnosis(self, agent):
+        return (f"--- the agent's log ---\n{agent.log()}"
+                f"--- tail of {self.server.name}'s log ---\n{tail(self.server.log_file, 15)}")
+
     def assertPong(self, body, agent):
-        self.assertIsNotNone(body, f"no answer from the agent; its log:\n{agent.log()}")
+        self.assertIsNotNone(body, f"no answer from the agent\n{self.diagnosis(agent)}")
         self.assertTrue(body.startswith("pong"), f"answer {body!r} does not start with pong")
 
     def ping_until_answered(self, client, peer, agent, timeout):
@@ -61,7 +65,7 @@ class _AgentOnServer:
             code = agent.exit_code()
             if code is not None:
                 how = f"was killed by signal {-code}" if code < 0 else f"exited with {code}"
-                self.fail(f"the agent {how} before answering; its log:\n{agent.log()}")
+                self.fail(f"the agent {how} before answering\n{self.diagnosis(agent)}")
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
@@ -97,7 +101,8 @@ class _AgentOnServer:
                                                      FIRST_PONG), agent)
         # Down long enough for the agent to meet a few refused connections.
         self.server.restart(downtime=DOWNTIME)
-        self.assertIsNone(agent.exit_code(), f"the agent exited on restart:\n{agent.log()}")
+        self.assertIsNone(agent.exit_code(),
+                          f"the agent exited on restart\n{self.diagnosis(agent)}")
         alice = self.client("alice")
         body = self.ping_until_answered(alice, self.server.component_domain, agent,
                                         AFTER_RESTART)

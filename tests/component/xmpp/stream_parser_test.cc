@@ -341,8 +341,8 @@ TEST(StreamParserTest, IgnoresADeclaredNonUtf8EncodingAndReadsUtf8) {
 TEST(StreamParserTest, RefusesAStreamInUtf16InAnyChunking) {
   std::string utf16le;
   for (char c : kClientHeader) utf16le += std::string(1, c) + '\0';
-  for (const std::string& stream :
-       {utf16le, "\xFF\xFE" + utf16le, "\xFE\xFF" + ('\0' + utf16le.substr(0, utf16le.size() - 1))}) {
+  for (const std::string& stream : {utf16le, "\xFF\xFE" + utf16le,
+                                    "\xFE\xFF" + ('\0' + utf16le.substr(0, utf16le.size() - 1))}) {
     for (const Outcome& outcome : {ParseWhole(stream), ParseByteByByte(stream)}) {
       EXPECT_EQ(outcome.condition, "unsupported-encoding");
       EXPECT_THAT(outcome.events, IsEmpty());

@@ -1,0 +1,108 @@
+// The small units the session is built from: reconnect backoff, the outbound queue and the
+// mapping of stream errors to statuses and exit codes.
+#include <set>
+
+#include "component/xmpp/backoff.h"
+#include "component/xmpp/outbound_queue.h"
+#include "component/xmpp/session_error.h"
+#include "gtest/gtest.h"
+
+namespace herald::xmpp {
+namespace {
+
+TEST(BackoffTest, GrowsExponentiallyWithinTheUpperHalfOfEachStep) {
+  Backoff backoff(absl::Seconds(1), absl::Seconds(60));
+  const absl::Duration steps[] = {absl::Seconds(1), absl::Seconds(2), absl::Seconds(4),
+                                  absl::Seconds(8)};
+  for (absl::Duration step : steps) {
+    const absl::Duration delay = backoff.Next();
+    EXPECT_GE(delay, step / 2);
+    EXPECT_LE(delay, step);
+  }
+}
+
+TEST(BackoffTest, NeverExceedsTheMaximumHoweverLongTheOutage) {
+  Backoff backoff(absl::Seconds(1), absl::Seconds(60));
+  for (int i = 0; i < 10000; ++i) EXPECT_LE(backoff.Next(), absl::Seconds(60));
+}
+
+TEST(BackoffTest, StartsOverAfterReset) {
+  Backoff backoff(absl::Seconds(1), absl::Seconds(60));
+  for (int i = 0; i < 10; ++i) backoff.Next();
+  backoff.Reset();
+  EXPECT_LE(backoff.Next(), absl::Seconds(1));
+}
+
+TEST(BackoffTest, SpreadsTheDelaysOfManyClients) {
+  // Jitter: 100 Heralds restarted together must not all come back at the same instant.
+  std::set<int64_t> distinct;
+  for (int i = 0; i < 100; ++i) {
+    Backoff backoff(absl::Seconds(1), absl::Seconds(60));
+    distinct.insert(absl::ToInt64Microseconds(backoff.Next()));
+  }
+  EXPECT_GT(distinct.size(), 50u);
+}
+
+TEST(OutboundQueueTest, KeepsOrderAndBatchesWholeStanzas) {
+  OutboundQueue queue(10);
+  queue.Push("<a/>");
+  queue.Push("<b/>");
+  queue.Push("<c/>");
+  EXPECT_EQ(queue.TakeBatch(8), "<a/><b/>");
+  EXPECT_EQ(queue.TakeBatch(8), "<c/>");
+  EXPECT_TRUE(queue.empty());
+}
+
+TEST(OutboundQueueTest, ABatchHoldsAtLeastOneStanzaEvenIfItIsLarge) {
+  OutboundQueue queue(10);
+  queue.Push(std::string(100, 'x'));
+  EXPECT_EQ(queue.TakeBatch(8).size(), 100u);
+}
+
+TEST(OutboundQueueTest, DropsTheOldestWhenFullAndCountsIt) {
+  OutboundQueue queue(2);
+  EXPECT_TRUE(queue.Push("1"));
+  EXPECT_TRUE(queue.Push("2"));
+  EXPECT_FALSE(queue.Push("3"));
+  EXPECT_EQ(queue.dropped(), 1u);
+  EXPECT_EQ(queue.TakeBatch(100), "23");
+}
+
+TEST(OutboundQueueTest, PutsAnUnwrittenBatchBackInFront) {
+  OutboundQueue queue(10);
+  queue.Push("<a/>");
+  queue.Push("<b/>");
+  std::string batch = queue.TakeBatch(4);
+  queue.Push("<c/>");
+  queue.PushFront(std::move(batch));
+  EXPECT_EQ(queue.TakeBatch(100), "<a/><b/><c/>");
+}
+
+TEST(SessionErrorTest, ARefusedComponentSecretIsPermanentAndSaysSo) {
+  absl::Status status = StreamErrorStatus(SessionMode::kComponent, "not-authorized", "bad token");
+  EXPECT_TRUE(IsPermanent(status));
+  EXPECT_EQ(ExitCodeFor(status), kExitAuthentication);
+  EXPECT_NE(status.message().find("component secret"), absl::string_view::npos);
+  EXPECT_NE(status.message().find("bad token"), absl::string_view::npos);
+}
+
+TEST(SessionErrorTest, HostUnknownAndConflictArePermanentWithTheirOwnExitStatus) {
+  EXPECT_EQ(ExitCodeFor(StreamErrorStatus(SessionMode::kComponent, "host-unknown", "")),
+            kExitHostUnknown);
+  EXPECT_EQ(ExitCodeFor(StreamErrorStatus(SessionMode::kClient, "conflict", "")), kExitConflict);
+}
+
+TEST(SessionErrorTest, AServerShutdownIsWorthAnotherTry) {
+  absl::Status status = StreamErrorStatus(SessionMode::kComponent, "system-shutdown", "");
+  EXPECT_FALSE(IsPermanent(status));
+  EXPECT_NE(status.message().find("system-shutdown"), absl::string_view::npos);
+}
+
+TEST(SessionErrorTest, OkMapsToExitZeroAndAnUnmarkedErrorToOne) {
+  EXPECT_EQ(ExitCodeFor(absl::OkStatus()), kExitOk);
+  EXPECT_EQ(ExitCodeFor(absl::UnavailableError("x")), kExitFailure);
+  EXPECT_EQ(ExitCodeFor(MakePermanent(absl::UnavailableError("tls"), kExitTls)), kExitTls);
+}
+
+}  // namespace
+}  // namespace herald::xmpp
