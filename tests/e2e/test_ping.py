@@ -8,12 +8,14 @@ process and real client connections. Which agent runs is HERALD_E2E_AGENT (see a
 """
 
 import secrets
+import shutil
+import tempfile
 import time
 import unittest
 
 from agent import Agent, agent_program, client_config, component_config
 from client import Client
-from servers import Ejabberd, Prosody, tail
+from servers import Ejabberd, Prosody, make_certificates, tail
 
 # Generous bounds: they only matter when something is broken.
 FIRST_PONG = 20.0      # agent start + connect + one round trip
@@ -21,6 +23,7 @@ SILENCE = 3.0          # how long a refused sender listens for a reply that must
 DOWNTIME = 1.5        # how long the restarted server stays down
 AFTER_RESTART = 30.0   # server back up + the agent's backoff (max 2 s in the config)
 SECRET_EXIT = 15.0     # a refused secret must end the process, not loop
+UNTRUSTED = 8.0        # how long an agent given the wrong CA is watched for an answer
 
 
 class _AgentOnServer:
@@ -128,6 +131,21 @@ class _AgentOnServer:
         self.assertPong(body, agent)
         self.assertNotIn(self.server.password("herald"), agent.log(),
                          "the account password appeared in the agent's log")
+
+    def test_client_mode_refuses_a_certificate_its_ca_did_not_sign(self):
+        other = tempfile.mkdtemp(prefix="herald-e2e-other-ca-")
+        self.addCleanup(shutil.rmtree, other, True)
+        other_ca, _, _ = make_certificates(other)
+        agent = Agent.start(client_config(self.server, ca_file=other_ca))
+        self.addCleanup(agent.stop)
+        alice = self.client("alice")
+        deadline = time.monotonic() + UNTRUSTED
+        while agent.exit_code() is None and time.monotonic() < deadline:
+            self.assertIsNone(alice.ask(self.server.jid("herald"), "/ping", timeout=1.0),
+                              "the agent logged in through a certificate it should not trust")
+        self.assertIn("certificate", agent.log().lower(),
+                      f"the agent's log does not say why it did not connect\n"
+                      f"{self.diagnosis(agent)}")
 
 
 class ProsodyTest(_AgentOnServer, unittest.TestCase):

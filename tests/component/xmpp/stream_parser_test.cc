@@ -165,7 +165,6 @@ TEST(StreamParserTest, DeliversAStanzaAsSoonAsItsLastByteArrives) {
 
 TEST(StreamParserTest, GivesTheClientContentNamespaceToTheHeaderAndItsStanzas) {
   Recorder recorder;
-  std::string content_xmlns;
   StreamParser parser(StreamLimits{}, &recorder);
   ASSERT_TRUE(parser.Feed(ClientStream("<message/>")).ok());
   ASSERT_EQ(recorder.headers.size(), 1u);
