@@ -9,11 +9,13 @@ config is built from the operator snippets in tools/servers/, so the tests prove
     with Prosody() as server:            # or Ejabberd()
         server.c2s_port, server.component_port, server.component_secret, server.ca_file
         server.password("alice")
-        server.restart()                 # same ports, same data
+        server.restart(downtime=1.5)     # same ports, same data
     # everything stopped, folder deleted
 
-Both servers run as root-owned child processes in their own process group; stop() ends
-that group (and nothing else), so a test can never leave a server behind.
+Each server runs in its own process group (Prosody as root with run_as_root, ejabberd's
+node as user ejabberd); stop() ends that group and nothing else, and whatever is still
+running when the Python process exits is stopped then, so a test never leaves a server
+behind. HERALD_E2E_SERVER_LOG=debug makes the servers log every stanza.
 """
 
 import atexit
