@@ -43,6 +43,12 @@ std::string Agent::AnswerCommand(std::string_view body) {
   const absl::string_view command =
       absl::StripAsciiWhitespace(absl::string_view(body.data(), body.size()));
   if (command == "/ping" || absl::StartsWith(command, "/ping ")) return "pong";
+  if (command == "/help") {
+    return "Commands:\n"
+           "  /ping  check that Herald is reachable (answers pong)\n"
+           "  /help  this list\n"
+           "Conversations are not enabled in this build yet.";
+  }
   return "";
 }
 

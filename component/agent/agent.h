@@ -4,8 +4,8 @@
 // answers with OutboundActions. It checks every sender against the AccessPolicy first; a
 // refused sender gets silence (or, with [agent] unallowed = "reply", one short refusal per
 // hour) and a log line, and nothing of theirs goes further. For an allowed sender, `/ping`
-// is answered with "pong" without any model involved; presence subscriptions of allowed
-// JIDs are accepted and returned.
+// is answered with "pong" and `/help` with the command list, without any model involved;
+// presence subscriptions of allowed JIDs are accepted and returned.
 //
 //   Agent agent(policy, config.agent, [&](xmpp::OutboundAction a) { session.Perform(a); });
 //   agent.Handle(std::move(event));

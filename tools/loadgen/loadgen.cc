@@ -102,20 +102,21 @@ class Run {
       std::cout << absl::StrFormat(
           "{\"round_trips\":%d,\"seconds\":%.3f,\"round_trips_per_second\":%.1f,"
           "\"p50_us\":%.0f,\"p90_us\":%.0f,\"p99_us\":%.0f,\"p999_us\":%.0f,\"max_us\":%.0f,"
-          "\"connections\":%d,\"outstanding\":%d,\"timeouts\":%d}\n",
+          "\"connections\":%d,\"outstanding\":%d,\"unanswered\":%d,\"all_replies\":%d}\n",
           sorted.size(), seconds, rate, percentile(50), percentile(90), percentile(99),
           percentile(99.9), sorted.empty() ? 0.0 : sorted.back(), clients_.size(),
-          absl::GetFlag(FLAGS_outstanding), unanswered());
+          absl::GetFlag(FLAGS_outstanding), unanswered(), replies_);
       return;
     }
     std::cout << absl::StrFormat(
         "connections %d x %d outstanding, %.1f s measured\n"
         "round trips      %d (%.0f/s)\n"
         "latency (us)     p50 %.0f  p90 %.0f  p99 %.0f  p99.9 %.0f  max %.0f\n"
-        "unanswered       %d\n",
+        "unanswered       %d\n"
+        "all replies      %d (warm-up and drain included)\n",
         clients_.size(), absl::GetFlag(FLAGS_outstanding), seconds, sorted.size(), rate,
         percentile(50), percentile(90), percentile(99), percentile(99.9),
-        sorted.empty() ? 0.0 : sorted.back(), unanswered());
+        sorted.empty() ? 0.0 : sorted.back(), unanswered(), replies_);
   }
 
   bool failed() const { return failed_; }
@@ -139,6 +140,7 @@ class Run {
     const absl::Time now = absl::Now();
     const absl::Time sent = client.in_flight.front();
     client.in_flight.pop_front();
+    ++replies_;
     if (measuring_ && sent >= measure_start_) {
       latencies_us_.push_back(absl::ToDoubleMicroseconds(now - sent));
     }
@@ -188,6 +190,7 @@ class Run {
   absl::Time measure_start_;
   absl::Time measure_end_;
   std::vector<double> latencies_us_;
+  int64_t replies_ = 0;  // every reply, warm-up and drain included
 };
 
 }  // namespace

@@ -63,6 +63,14 @@ TEST_F(AgentTest, AnswersPingWithSurroundingWhitespaceAndArguments) {
   EXPECT_EQ(Messages()[1].body, "pong");
 }
 
+TEST_F(AgentTest, ListsItsCommandsOnHelp) {
+  Agent agent = MakeAgent();
+  agent.Handle(Message("alice@localhost/phone", "/help"));
+  ASSERT_EQ(Messages().size(), 1u);
+  EXPECT_NE(Messages()[0].body.find("/ping"), std::string::npos);
+  EXPECT_NE(Messages()[0].body.find("/help"), std::string::npos);
+}
+
 TEST_F(AgentTest, DoesNotMistakeAnotherWordForPing) {
   EXPECT_EQ(Agent::AnswerCommand("/pingpong"), "");
   EXPECT_EQ(Agent::AnswerCommand("ping"), "");
