@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "component/platform/absl_string_view.h"
 
 namespace herald::config {
 
@@ -58,10 +59,7 @@ std::string QuoteKey(std::string_view text);
 // Escapes control bytes so that text from a library (a toml++ description) stays on one line.
 std::string OneLine(std::string_view text);
 
-// Debian's Abseil keeps its own string_view type (ABSL_OPTION_USE_STD_STRING_VIEW is 0), so
-// std::string_view must be converted before it meets absl::StrCat and friends.
-inline absl::string_view AbslView(std::string_view text) {
-  return absl::string_view(text.data(), text.size());
-}
+// AbslView (component/platform/absl_string_view.h) bridges std::string_view into Abseil.
+using ::herald::AbslView;
 
 }  // namespace herald::config

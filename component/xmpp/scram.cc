@@ -6,14 +6,13 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "component/platform/absl_string_view.h"
 #include "component/xmpp/scram_internal.h"
 
 namespace herald::xmpp {
 namespace {
 
 using scram_internal::Attribute;
-
-absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 // The server's "e=" text ends up in a log line; keep it short and free of control bytes.
 std::string Printable(std::string_view text) {

@@ -13,12 +13,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "component/platform/absl_string_view.h"
 
 namespace herald::xmpp::scram_internal {
 namespace {
-
-// Abseil here is built with its own string_view type, not an alias of std::string_view.
-absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 const EVP_MD* Digest(ScramHash hash) {
   switch (hash) {

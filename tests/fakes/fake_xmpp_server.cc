@@ -30,6 +30,7 @@
 #include "absl/strings/str_split.h"
 #include "asio.hpp"
 #include "asio/ssl.hpp"
+#include "component/platform/absl_string_view.h"
 #include "component/xmpp/jid.h"
 #include "component/xmpp/scram.h"
 #include "component/xmpp/stream_parser.h"
@@ -55,9 +56,6 @@ constexpr int kScramIterations = xmpp::kScramMinIterations;
 constexpr auto kDrainTimeout = std::chrono::seconds(2);
 // Stanzas kept for WaitForStanza; a long test's keepalive pings must not grow without bound.
 constexpr size_t kMaxStoredStanzas = 10000;
-
-// Debian's Abseil has its own string_view; std::string_view must be converted explicitly.
-absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 using Tcp = asio::ip::tcp;
 using TlsStream = asio::ssl::stream<Tcp::socket&>;

@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "asio.hpp"
 #include "asio/ssl.hpp"
+#include "component/platform/absl_string_view.h"
 #include "component/xmpp/scram.h"
 #include "component/xmpp/stream_parser.h"
 #include "component/xmpp/xml_element.h"
@@ -36,8 +37,6 @@ constexpr char kStreamErrorsNs[] = "urn:ietf:params:xml:ns:xmpp-streams";
 constexpr char kTlsNs[] = "urn:ietf:params:xml:ns:xmpp-tls";
 constexpr char kSaslNs[] = "urn:ietf:params:xml:ns:xmpp-sasl";
 constexpr char kBindNs[] = "urn:ietf:params:xml:ns:xmpp-bind";
-
-absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 std::string Sha1Hex(std::string_view data) {
   unsigned char digest[EVP_MAX_MD_SIZE];

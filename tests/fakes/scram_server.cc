@@ -4,14 +4,13 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "component/platform/absl_string_view.h"
 #include "component/xmpp/scram_internal.h"
 
 namespace herald::fakes {
 namespace {
 
 namespace scram = xmpp::scram_internal;
-
-absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 }  // namespace
 
