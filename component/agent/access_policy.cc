@@ -1,6 +1,7 @@
 #include "component/agent/access_policy.h"
 
 #include "absl/strings/str_cat.h"
+#include "component/platform/absl_string_view.h"
 
 namespace herald::agent {
 namespace {
@@ -10,8 +11,7 @@ namespace {
 absl::StatusOr<std::string> NormalisedBareJid(std::string_view entry, std::string_view key) {
   absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(entry);
   if (!jid.ok() || !jid->IsBare() || jid->local().empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("agent.", std::string(key), ": '",
-                                                   std::string(entry),
+    return absl::InvalidArgumentError(absl::StrCat("agent.", AbslView(key), ": '", AbslView(entry),
                                                    "' is not a bare JID like user@example.org"));
   }
   return jid->BareString();

@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "component/platform/absl_string_view.h"
 #include "glog/logging.h"
 
 namespace herald::agent {
@@ -40,8 +41,7 @@ void Agent::Handle(xmpp::InboundEvent event) {
 }
 
 std::string Agent::AnswerCommand(std::string_view body) {
-  const absl::string_view command =
-      absl::StripAsciiWhitespace(absl::string_view(body.data(), body.size()));
+  const absl::string_view command = absl::StripAsciiWhitespace(AbslView(body));
   if (command == "/ping" || absl::StartsWith(command, "/ping ")) return "pong";
   if (command == "/help") {
     return "Commands:\n"

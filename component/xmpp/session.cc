@@ -12,6 +12,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "component/platform/absl_string_view.h"
 #include "component/xmpp/backoff.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/sasl_plain.h"
@@ -49,7 +50,7 @@ std::string StreamHeader(std::string_view content_xmlns, std::string_view to, bo
 
 // XEP-0114 §3: lowercase hex SHA-1 of the stream id followed by the secret.
 std::string ComponentHandshake(std::string_view stream_id, std::string_view secret) {
-  std::string input = absl::StrCat(std::string(stream_id), std::string(secret));
+  std::string input = absl::StrCat(AbslView(stream_id), AbslView(secret));
   unsigned char digest[SHA_DIGEST_LENGTH];
   SHA1(reinterpret_cast<const unsigned char*>(input.data()), input.size(), digest);
   OPENSSL_cleanse(input.data(), input.size());
@@ -136,7 +137,7 @@ class XmppSession::Connection : public StreamParser::Handler {
     if (!parsed.ok()) {
       owed_stream_error_ = std::string(parser_.error_condition());
       co_return absl::UnavailableError(absl::StrCat("the server sent XML that Herald refuses (",
-                                                    std::string(parser_.error_condition()),
+                                                    AbslView(parser_.error_condition()),
                                                     "): ", parsed.message()));
     }
     co_return absl::OkStatus();
@@ -596,7 +597,7 @@ asio::awaitable<absl::StatusOr<Jid>> XmppSession::Bind(Connection& connection,
           error != nullptr ? ErrorCondition(*error) : "undefined-condition";
       absl::Status refused = absl::FailedPreconditionError(
           absl::StrCat("the server refused to bind resource '", options_.resource, "' (",
-                       std::string(condition), ")"));
+                       AbslView(condition), ")"));
       if (condition == "conflict") co_return MakePermanent(refused, kExitConflict);
       co_return refused;
     }

@@ -5,6 +5,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "component/platform/absl_string_view.h"
 
 namespace herald::xmpp {
 namespace {
@@ -14,7 +15,7 @@ constexpr char kPermanentPayload[] = "type.herald.dev/xmpp.permanent";
 constexpr char kExitPayload[] = "type.herald.dev/xmpp.exit";
 
 std::string Suffix(std::string_view text) {
-  return text.empty() ? std::string() : absl::StrCat(" (server says: ", std::string(text), ")");
+  return text.empty() ? std::string() : absl::StrCat(" (server says: ", AbslView(text), ")");
 }
 
 }  // namespace
@@ -66,13 +67,13 @@ absl::Status StreamErrorStatus(SessionMode mode, std::string_view condition,
     // The server and Herald disagree about the protocol: retrying repeats the same exchange.
     return MakePermanent(
         absl::FailedPreconditionError(absl::StrCat("the server closed the stream with <",
-                                                   std::string(condition), "/>", Suffix(text))),
+                                                   AbslView(condition), "/>", Suffix(text))),
         kExitFailure);
   }
   // system-shutdown, connection-timeout, reset, policy-violation, see-other-host,
   // internal-server-error, resource-constraint...: worth another try after a backoff.
-  return absl::UnavailableError(absl::StrCat("the server closed the stream with <",
-                                             std::string(condition), "/>", Suffix(text)));
+  return absl::UnavailableError(
+      absl::StrCat("the server closed the stream with <", AbslView(condition), "/>", Suffix(text)));
 }
 
 int ExitCodeFor(const absl::Status& status) {
