@@ -64,6 +64,18 @@ struct AgentConfig {
   std::vector<std::string> admin_jids;
   std::vector<std::string> dev_command_jids;
   RefusalMode unallowed = RefusalMode::kSilent;
+
+  // The agent runtime (A1–A6).
+  int max_tool_rounds = 6;          // LLM rounds with tools before one final call without
+  int mailbox_limit = 8;            // messages waiting per conversation before "busy"
+  int rate_limit_per_minute = 20;   // messages per sender per minute; 0 = unlimited
+  int session_idle_minutes = 240;   // a new session after this much silence; 0 = never
+  int history_messages = 40;        // past messages of the session sent to the model
+  bool carry_over_summary = false;  // summarise an ending session into context.md (light tier)
+  // Prompt-injection screen: "refuse" | "flag" (tell the model) | "log" | "off".
+  std::string injection_policy = "flag";
+  // Extra case-insensitive phrases the screen treats as injection, beside the built-in ones.
+  std::vector<std::string> injection_phrases;
 };
 
 struct LogConfig {
@@ -83,6 +95,11 @@ struct OllamaConfig {
   std::string host = "http://localhost:11434";
 };
 
+// The `scripted` provider (P4): deterministic replies and tool calls from a rules file.
+struct ScriptedProviderConfig {
+  std::string rules_file;  // empty: the built-in demo rules
+};
+
 struct LlmConfig {
   std::string default_model;  // "<provider>:<model>"; empty when the file does not set one
   std::vector<std::string> fallback;
@@ -91,6 +108,14 @@ struct LlmConfig {
   HostedProviderConfig anthropic = {"", "https://api.anthropic.com"};
   HostedProviderConfig openai = {"", "https://api.openai.com/v1"};
   OllamaConfig ollama;
+  ScriptedProviderConfig scripted;
+  int max_tokens = 1024;  // per LLM call
+  bool stream = true;     // stream answers where the provider can
+  int connect_timeout_seconds = 10;
+  int request_timeout_seconds = 120;
+  int max_retries = 2;                        // on 429/5xx/transport errors, with backoff
+  int circuit_breaker_failures = 5;           // consecutive failures that open the circuit
+  int circuit_breaker_cooldown_seconds = 30;  // before one trial call is let through
 };
 
 struct RoomConfig {

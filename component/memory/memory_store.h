@@ -1,0 +1,118 @@
+// component/memory/memory_store.h
+//
+// MemoryStore keeps what Herald remembers as human-readable markdown files, one folder per
+// user (bare JID) or room (SPEC M1), under [memory] path:
+//
+//   <root>/identity.md                       the global identity (optional)
+//   <root>/identities/<name>.md              identities a user can pick with /identity
+//   <root>/shared/*.md                       shared knowledge, searchable by everyone
+//   <root>/users/<encoded-jid>/history.md    the current session
+//                          .../sessions/YYYYMMDD-HHMMSS.md   archived sessions
+//                          .../context.md    carried-over context (summaries)
+//                          .../identity.md   this user's own identity (optional)
+//                          .../threads/<encoded-thread>/history.md, sessions/   XEP-0201
+//   <root>/rooms/<encoded-jid>/...           the same for a room, plus instructions.md
+//
+// It never loses or corrupts memory (M2): appends are fsynced, rewritten files are replaced
+// atomically (write, fsync, rename, fsync the folder), folder names encode JIDs so that no
+// JID can escape the root or collide with another, and a process killed at any moment leaves
+// files that read back. The format round-trips exactly (docs/memory.md).
+//
+// Every method does blocking file I/O: call it from the worker pool, never the I/O loop. It
+// is safe to use from several threads for different conversations; calls for the same
+// conversation must not overlap (the conversation's actor serialises them).
+//
+//   auto store = MemoryStore::Open("./data/memory");
+//   ConversationRef alice{.kind = ConversationRef::Kind::kDirect, .address = "alice@localhost"};
+//   (*store)->Append(alice, {.time = absl::Now(), .role = "user", .author = "alice@localhost",
+//                            .text = "hello"});
+//   auto history = (*store)->History(alice, 40);   // the last 40 entries, oldest first
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace herald::memory {
+
+struct ConversationRef {
+  enum class Kind { kDirect, kRoom };
+  Kind kind = Kind::kDirect;
+  std::string address;  // the user's or the room's bare JID, normalised
+  std::string thread;   // XEP-0201 thread id; "" is the main session
+};
+
+struct MemoryEntry {
+  absl::Time time;
+  std::string role;    // "user" | "assistant" | "tool" | "note"
+  std::string author;  // a bare JID, a room nick, or the agent's name
+  std::string text;    // any text: markdown, code fences, non-ASCII, empty lines
+
+  friend bool operator==(const MemoryEntry&, const MemoryEntry&) = default;
+};
+
+struct MemoryHit {
+  std::string file;     // relative to the root, e.g. "users/alice%40localhost/history.md"
+  std::string excerpt;  // the matching entry or paragraph
+  double score = 0;
+};
+
+class MemoryStore {
+ public:
+  // Creates the root when missing. Fails when it cannot be created or written.
+  static absl::StatusOr<std::unique_ptr<MemoryStore>> Open(const std::string& root);
+  ~MemoryStore();
+
+  // The current session.
+  absl::Status Append(const ConversationRef& ref, const MemoryEntry& entry);
+  // The last `max_entries` entries of the current session, oldest first.
+  absl::StatusOr<std::vector<MemoryEntry>> History(const ConversationRef& ref,
+                                                   size_t max_entries) const;
+  // The time of the newest entry of the current session, if any.
+  absl::StatusOr<std::optional<absl::Time>> LastActivity(const ConversationRef& ref) const;
+
+  // Moves the current session to sessions/YYYYMMDD-HHMMSS.md (UTC of `now`, suffixed when
+  // taken) and returns that file's name; "" when the session was empty.
+  absl::StatusOr<std::string> ArchiveSession(const ConversationRef& ref, absl::Time now);
+  // Archived session file names, oldest first.
+  absl::StatusOr<std::vector<std::string>> ListSessions(const ConversationRef& ref) const;
+  // Deletes everything remembered of the conversation (all threads, sessions, context).
+  absl::Status Forget(const ConversationRef& ref);
+
+  absl::StatusOr<std::string> ReadContext(const ConversationRef& ref) const;  // "" if none
+  absl::Status WriteContext(const ConversationRef& ref, std::string_view text);
+
+  // Identities (A5): the conversation's own identity.md, the name chosen with /identity, a
+  // named identity from <root>/identities, and the global <root>/identity.md.
+  absl::StatusOr<std::optional<std::string>> ReadOwnIdentity(const ConversationRef& ref) const;
+  absl::StatusOr<std::optional<std::string>> ChosenIdentity(const ConversationRef& ref) const;
+  absl::Status SetChosenIdentity(const ConversationRef& ref, std::string_view name);
+  absl::StatusOr<std::optional<std::string>> ReadNamedIdentity(std::string_view name) const;
+  absl::StatusOr<std::vector<std::string>> ListIdentities() const;
+  absl::StatusOr<std::optional<std::string>> ReadGlobalIdentity() const;
+  // A room's instructions.md.
+  absl::StatusOr<std::optional<std::string>> ReadRoomInstructions(
+      const ConversationRef& room) const;
+
+  // Keyword search (BM25 over entries and paragraphs) in the conversation's own files and
+  // <root>/shared; never in another user's folder.
+  absl::StatusOr<std::vector<MemoryHit>> Search(const ConversationRef& ref, std::string_view query,
+                                                size_t limit) const;
+
+  // The folder of a conversation (for operators and tests).
+  std::string FolderFor(const ConversationRef& ref) const;
+
+ private:
+  class Impl;
+  explicit MemoryStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace herald::memory
