@@ -32,6 +32,17 @@ constexpr size_t kMaxConfigBytes = 1 << 20;
 
 constexpr std::string_view kNotShown = "a value from the environment (not shown)";
 
+// A phrase is a sentence, not a document: every message is compared with each one.
+constexpr size_t kMaxInjectionPhraseChars = 200;
+
+std::string ErrnoText(int error) { return std::generic_category().message(error); }
+
+// Unicode code points of UTF-8 text (bytes that do not continue a sequence).
+size_t CodePoints(std::string_view text) {
+  return std::count_if(text.begin(), text.end(),
+                       [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+}
+
 // One table of the document: [server], an element of [[rooms]], ... `table` is null when the
 // file does not have it, and then every key takes its default.
 struct Section {
@@ -370,6 +381,35 @@ void BindAgent(Binder& b, const Section& root, const ServerConfig& server, Agent
   b.Enum<RefusalMode>(s, "unallowed",
                       {{"silent", RefusalMode::kSilent}, {"reply", RefusalMode::kReply}},
                       &agent.unallowed);
+
+  // The runtime (A1-A6).
+  b.Integer(s, "max_tool_rounds", 1, 50, &agent.max_tool_rounds);
+  b.Integer(s, "mailbox_limit", 1, 1000, &agent.mailbox_limit);
+  b.Integer(s, "rate_limit_per_minute", 0, 10'000, &agent.rate_limit_per_minute);
+  b.Integer(s, "session_idle_minutes", 0, 525'600, &agent.session_idle_minutes);  // a year
+  b.Integer(s, "history_messages", 0, 1000, &agent.history_messages);
+  b.Bool(s, "carry_over_summary", &agent.carry_over_summary);
+  std::string_view policy;
+  if (b.Has(s, "injection_policy") &&
+      b.Enum<std::string_view>(
+          s, "injection_policy",
+          {{"refuse", "refuse"}, {"flag", "flag"}, {"log", "log"}, {"off", "off"}}, &policy)) {
+    agent.injection_policy = std::string(policy);
+  }
+  for (Binder::Element& element : b.StringList(s, "injection_phrases")) {
+    // A blank phrase would match nearly every message and turn the screen into a wall.
+    if (absl::StripAsciiWhitespace(element.value).empty()) {
+      b.ElementError(element, absl::StrCat(element.path, " must not be empty or only spaces"));
+      continue;
+    }
+    if (CodePoints(element.value) > kMaxInjectionPhraseChars) {
+      b.ElementError(element,
+                     absl::StrCat(element.path, " must be at most ", kMaxInjectionPhraseChars,
+                                  " characters, got ", CodePoints(element.value)));
+      continue;
+    }
+    agent.injection_phrases.push_back(element.value);
+  }
 }
 
 // ----- the sections used by later features ----------------------------------------------------
@@ -401,6 +441,39 @@ void BindHostedProvider(Binder& b, const Section& llm, std::string_view key,
             absl::StrCat(Binder::Path(s, "base_url"), " must be an http:// or https:// URL; got ",
                          b.Shown(b.Node(s, "base_url"))));
   }
+}
+
+// The scripted provider reads its rules when it starts; a file that cannot be used is reported
+// now, beside the config's other problems, rather than when the first message arrives.
+void BindScripted(Binder& b, const Section& llm, ScriptedProviderConfig& scripted) {
+  Section s = b.Sub(llm, "scripted");
+  std::string path;
+  if (!b.String(s, "rules_file", &path) || path.empty()) return;  // empty: the built-in rules
+  const std::string prefix =
+      absl::StrCat(Binder::Path(s, "rules_file"), " ", b.Shown(b.Node(s, "rules_file")));
+  if (path.find('\0') != std::string::npos) {
+    b.Error(s, "rules_file", absl::StrCat(prefix, " must not contain a NUL byte"));
+    return;
+  }
+  // stat first: opening a device or a FIFO, even to check it, can have effects of its own.
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) {
+    int error = errno;
+    b.Error(s, "rules_file", absl::StrCat(prefix, " cannot be used: ", ErrnoText(error)));
+    return;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    b.Error(s, "rules_file", absl::StrCat(prefix, " is not a regular file"));
+    return;
+  }
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    int error = errno;
+    b.Error(s, "rules_file", absl::StrCat(prefix, " cannot be read: ", ErrnoText(error)));
+    return;
+  }
+  close(fd);
+  scripted.rules_file = std::move(path);
 }
 
 void BindLlm(Binder& b, const Section& root, LlmConfig& llm) {
@@ -438,6 +511,23 @@ void BindLlm(Binder& b, const Section& root, LlmConfig& llm) {
             absl::StrCat("llm.ollama.host must be an http:// or https:// URL; got ",
                          b.Shown(b.Node(ollama, "host"))));
   }
+  BindScripted(b, s, llm.scripted);
+
+  b.Integer(s, "max_tokens", 1, 200'000, &llm.max_tokens);
+  b.Bool(s, "stream", &llm.stream);
+  bool timeouts_ok = b.Integer(s, "connect_timeout_seconds", 1, 300, &llm.connect_timeout_seconds);
+  timeouts_ok &= b.Integer(s, "request_timeout_seconds", 1, 3600, &llm.request_timeout_seconds);
+  // The request timeout covers the whole call, connection included.
+  if (timeouts_ok && llm.request_timeout_seconds < llm.connect_timeout_seconds) {
+    b.Error(b.Has(s, "request_timeout_seconds") ? b.Line(s, "request_timeout_seconds")
+                                                : b.Line(s, "connect_timeout_seconds"),
+            absl::StrCat("llm.request_timeout_seconds (", llm.request_timeout_seconds,
+                         ") must be at least llm.connect_timeout_seconds (",
+                         llm.connect_timeout_seconds, ")"));
+  }
+  b.Integer(s, "max_retries", 0, 10, &llm.max_retries);
+  b.Integer(s, "circuit_breaker_failures", 1, 100, &llm.circuit_breaker_failures);
+  b.Integer(s, "circuit_breaker_cooldown_seconds", 1, 3600, &llm.circuit_breaker_cooldown_seconds);
 }
 
 void BindRooms(Binder& b, const toml::table& root, std::vector<RoomConfig>& rooms) {
@@ -634,8 +724,6 @@ absl::StatusOr<Config> Load(std::string_view text, std::string_view source_name,
   if (!diagnostics.empty()) return diagnostics.ToStatus();
   return config;
 }
-
-std::string ErrnoText(int error) { return std::generic_category().message(error); }
 
 }  // namespace
 

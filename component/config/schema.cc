@@ -238,6 +238,14 @@ const TableSchema& ConfigSchema() {
         {"admin_jids", K::kStringArray},
         {"dev_command_jids", K::kStringArray},
         {"unallowed", K::kString},
+        {"max_tool_rounds", K::kInteger},
+        {"mailbox_limit", K::kInteger},
+        {"rate_limit_per_minute", K::kInteger},
+        {"session_idle_minutes", K::kInteger},
+        {"history_messages", K::kInteger},
+        {"carry_over_summary", K::kBoolean},
+        {"injection_policy", K::kString},
+        {"injection_phrases", K::kStringArray},
     }};
     auto* log = new TableSchema{{{"level", K::kString}}};
     auto* tiers = new TableSchema{{
@@ -251,6 +259,7 @@ const TableSchema& ConfigSchema() {
         {"base_url", K::kString},
     }};
     auto* ollama = new TableSchema{{{"host", K::kString}}};
+    auto* scripted = new TableSchema{{{"rules_file", K::kString}}};
     auto* llm = new TableSchema{{
         {"default", K::kString},
         {"fallback", K::kStringArray},
@@ -258,6 +267,14 @@ const TableSchema& ConfigSchema() {
         {"anthropic", K::kTable, false, hosted_provider},
         {"openai", K::kTable, false, hosted_provider},
         {"ollama", K::kTable, false, ollama},
+        {"scripted", K::kTable, false, scripted},
+        {"max_tokens", K::kInteger},
+        {"stream", K::kBoolean},
+        {"connect_timeout_seconds", K::kInteger},
+        {"request_timeout_seconds", K::kInteger},
+        {"max_retries", K::kInteger},
+        {"circuit_breaker_failures", K::kInteger},
+        {"circuit_breaker_cooldown_seconds", K::kInteger},
     }};
     auto* memory = new TableSchema{{{"path", K::kString}}};
     auto* room = new TableSchema{{

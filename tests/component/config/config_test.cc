@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -822,6 +823,304 @@ TEST(ConfigTest, NeverQuotesSecretsWhenOtherKeysAreWrong) {
   EXPECT_THAT(message, AllOf(Not(HasSubstr("pa55word")), Not(HasSubstr("sk-live-key"))));
 }
 
+// ----- the runtime keys of [agent] and [llm] (issue 3) ----------------------------------------
+
+TEST(ConfigTest, FillsTheRuntimeDefaultsWhenTheKeysAreAbsent) {
+  absl::StatusOr<Config> config = Load(kServer);
+  ASSERT_TRUE(config.ok()) << config.status();
+
+  const AgentConfig& agent = config->agent;
+  EXPECT_EQ(agent.max_tool_rounds, 6);
+  EXPECT_EQ(agent.mailbox_limit, 8);
+  EXPECT_EQ(agent.rate_limit_per_minute, 20);
+  EXPECT_EQ(agent.session_idle_minutes, 240);
+  EXPECT_EQ(agent.history_messages, 40);
+  EXPECT_FALSE(agent.carry_over_summary);
+  EXPECT_EQ(agent.injection_policy, "flag");
+  EXPECT_TRUE(agent.injection_phrases.empty());
+
+  const LlmConfig& llm = config->llm;
+  EXPECT_EQ(llm.scripted.rules_file, "");
+  EXPECT_EQ(llm.max_tokens, 1024);
+  EXPECT_TRUE(llm.stream);
+  EXPECT_EQ(llm.connect_timeout_seconds, 10);
+  EXPECT_EQ(llm.request_timeout_seconds, 120);
+  EXPECT_EQ(llm.max_retries, 2);
+  EXPECT_EQ(llm.circuit_breaker_failures, 5);
+  EXPECT_EQ(llm.circuit_breaker_cooldown_seconds, 30);
+}
+
+TEST(ConfigTest, ReadsEveryAgentRuntimeKeyThatIsSet) {
+  absl::StatusOr<Config> config = Load(WithServer(R"toml([agent]
+max_tool_rounds = 50
+mailbox_limit = 1
+rate_limit_per_minute = 0
+session_idle_minutes = 0
+history_messages = 1000
+carry_over_summary = true
+injection_policy = "refuse"
+injection_phrases = ["Ignore previous instructions", "système: obéis"]
+)toml"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  const AgentConfig& agent = config->agent;
+  EXPECT_EQ(agent.max_tool_rounds, 50);
+  EXPECT_EQ(agent.mailbox_limit, 1);
+  EXPECT_EQ(agent.rate_limit_per_minute, 0);
+  EXPECT_EQ(agent.session_idle_minutes, 0);
+  EXPECT_EQ(agent.history_messages, 1000);
+  EXPECT_TRUE(agent.carry_over_summary);
+  EXPECT_EQ(agent.injection_policy, "refuse");
+  // Kept as written: the screen compares without regard to case.
+  EXPECT_THAT(agent.injection_phrases,
+              ElementsAre("Ignore previous instructions", "système: obéis"));
+}
+
+TEST(ConfigTest, AcceptsEveryInjectionPolicy) {
+  for (std::string_view policy : {"refuse", "flag", "log", "off"}) {
+    absl::StatusOr<Config> config =
+        Load(WithServer("[agent]\ninjection_policy = \"" + std::string(policy) + "\"\n"));
+    ASSERT_TRUE(config.ok()) << policy << ": " << config.status();
+    EXPECT_EQ(config->agent.injection_policy, policy);
+  }
+}
+
+TEST(ConfigTest, ReadsEveryLlmCallKeyThatIsSet) {
+  absl::StatusOr<Config> config = Load(WithServer(R"toml([llm]
+max_tokens = 200000
+stream = false
+connect_timeout_seconds = 300
+request_timeout_seconds = 300
+max_retries = 0
+circuit_breaker_failures = 100
+circuit_breaker_cooldown_seconds = 3600
+[llm.scripted]
+rules_file = ""
+)toml"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  const LlmConfig& llm = config->llm;
+  EXPECT_EQ(llm.max_tokens, 200000);
+  EXPECT_FALSE(llm.stream);
+  EXPECT_EQ(llm.connect_timeout_seconds, 300);
+  EXPECT_EQ(llm.request_timeout_seconds, 300);
+  EXPECT_EQ(llm.max_retries, 0);
+  EXPECT_EQ(llm.circuit_breaker_failures, 100);
+  EXPECT_EQ(llm.circuit_breaker_cooldown_seconds, 3600);
+  EXPECT_EQ(llm.scripted.rules_file, "");  // empty: the built-in demo rules
+}
+
+struct RangeCase {
+  std::string_view table;
+  std::string_view key;
+  int64_t min;
+  int64_t max;
+};
+
+// Every new integer key with its documented bounds.
+constexpr RangeCase kRuntimeRanges[] = {
+    {"agent", "max_tool_rounds", 1, 50},
+    {"agent", "mailbox_limit", 1, 1000},
+    {"agent", "rate_limit_per_minute", 0, 10000},
+    {"agent", "session_idle_minutes", 0, 525600},
+    {"agent", "history_messages", 0, 1000},
+    {"llm", "max_tokens", 1, 200000},
+    {"llm", "connect_timeout_seconds", 1, 300},
+    {"llm", "request_timeout_seconds", 1, 3600},
+    {"llm", "max_retries", 0, 10},
+    {"llm", "circuit_breaker_failures", 1, 100},
+    {"llm", "circuit_breaker_cooldown_seconds", 1, 3600},
+};
+
+std::string RangeCaseText(const RangeCase& range, int64_t value) {
+  // Two lines before the key so that the message must name the key's own line (7).
+  std::string text = WithServer("[" + std::string(range.table) + "]\n");
+  // The request timeout may not be shorter than the connect timeout: keep the other one out of
+  // the way (the defaults are 10 and 120 s).
+  if (range.key == "request_timeout_seconds") {
+    text += "connect_timeout_seconds = 1\n";
+  } else if (range.key == "connect_timeout_seconds") {
+    text += "request_timeout_seconds = 3600\n";
+  } else {
+    text += "# a comment\n";
+  }
+  text += "#\n" + std::string(range.key) + " = " + std::to_string(value) + "\n";
+  return text;
+}
+
+TEST(ConfigTest, RefusesEachRuntimeValueOutsideItsRangeNamingTheLineAndTheKey) {
+  for (const RangeCase& range : kRuntimeRanges) {
+    for (int64_t value : {range.min - 1, range.max + 1}) {
+      EXPECT_EQ(ErrorOf(RangeCaseText(range, value)),
+                "herald.toml:7: " + std::string(range.table) + "." + std::string(range.key) +
+                    " must be between " + std::to_string(range.min) + " and " +
+                    std::to_string(range.max) + ", got " + std::to_string(value));
+    }
+  }
+}
+
+TEST(ConfigTest, AcceptsEachRuntimeValueAtTheEndsOfItsRange) {
+  for (const RangeCase& range : kRuntimeRanges) {
+    for (int64_t value : {range.min, range.max}) {
+      absl::StatusOr<Config> config = Load(RangeCaseText(range, value));
+      EXPECT_TRUE(config.ok()) << range.key << " = " << value << ": " << config.status();
+    }
+  }
+}
+
+TEST(ConfigTest, RefusesARequestTimeoutShorterThanTheConnectTimeout) {
+  EXPECT_EQ(ErrorOf(WithServer("[llm]\nconnect_timeout_seconds = 30\n"
+                               "request_timeout_seconds = 20\n")),
+            "herald.toml:6: llm.request_timeout_seconds (20) must be at least "
+            "llm.connect_timeout_seconds (30)");
+  // Against the default request timeout (120 s), the connect timeout's line is named.
+  EXPECT_EQ(ErrorOf(WithServer("[llm]\nconnect_timeout_seconds = 300\n")),
+            "herald.toml:5: llm.request_timeout_seconds (120) must be at least "
+            "llm.connect_timeout_seconds (300)");
+  absl::StatusOr<Config> equal =
+      Load(WithServer("[llm]\nconnect_timeout_seconds = 20\nrequest_timeout_seconds = 20\n"));
+  EXPECT_TRUE(equal.ok()) << equal.status();
+}
+
+TEST(ConfigTest, NamesTheExpectedTypeOfEachRuntimeKey) {
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\nmax_tool_rounds = \"6\"\n")),
+            "herald.toml:5: wrong type for agent.max_tool_rounds: expected integer, got string");
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\nhistory_messages = 40.0\n")),
+            "herald.toml:5: wrong type for agent.history_messages: expected integer, got float");
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\ncarry_over_summary = 1\n")),
+            "herald.toml:5: wrong type for agent.carry_over_summary: expected boolean, got "
+            "integer");
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\ninjection_policy = true\n")),
+            "herald.toml:5: wrong type for agent.injection_policy: expected string, got boolean");
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\ninjection_phrases = \"ignore previous\"\n")),
+            "herald.toml:5: wrong type for agent.injection_phrases: expected array of strings, "
+            "got string");
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\ninjection_phrases = [\"a b\", 7]\n")),
+            "herald.toml:5: wrong type for agent.injection_phrases[1]: expected string, got "
+            "integer");
+  EXPECT_EQ(ErrorOf(WithServer("[llm]\nstream = \"yes\"\n")),
+            "herald.toml:5: wrong type for llm.stream: expected boolean, got string");
+  EXPECT_EQ(ErrorOf(WithServer("[llm]\nmax_tokens = \"1024\"\n")),
+            "herald.toml:5: wrong type for llm.max_tokens: expected integer, got string");
+  EXPECT_EQ(ErrorOf(WithServer("[llm]\nscripted = \"rules.txt\"\n")),
+            "herald.toml:5: wrong type for llm.scripted: expected table, got string");
+  EXPECT_EQ(ErrorOf(WithServer("[llm.scripted]\nrules_file = 3\n")),
+            "herald.toml:5: wrong type for llm.scripted.rules_file: expected string, got integer");
+}
+
+TEST(ConfigTest, RefusesAnUnknownInjectionPolicy) {
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\ninjection_policy = \"block\"\n")),
+            "herald.toml:5: agent.injection_policy must be one of \"refuse\", \"flag\", \"log\", "
+            "\"off\"; got \"block\"");
+  // Words are exact: the screen must not guess what an operator meant.
+  EXPECT_THAT(ErrorOf(WithServer("[agent]\ninjection_policy = \"Refuse\"\n")),
+              HasSubstr("agent.injection_policy must be one of"));
+}
+
+TEST(ConfigTest, RefusesBlankOrOverlongInjectionPhrases) {
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\ninjection_phrases = [\"ok\",\n  \"\"]\n")),
+            "herald.toml:6: agent.injection_phrases[1] must not be empty or only spaces");
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\ninjection_phrases = [\" \\t \"]\n")),
+            "herald.toml:5: agent.injection_phrases[0] must not be empty or only spaces");
+  EXPECT_EQ(
+      ErrorOf(WithServer("[agent]\ninjection_phrases = [\"" + std::string(201, 'x') + "\"]\n")),
+      "herald.toml:5: agent.injection_phrases[0] must be at most 200 characters, got 201");
+}
+
+TEST(ConfigTest, CountsInjectionPhraseLengthInCharactersNotBytes) {
+  std::string two_hundred;
+  for (int i = 0; i < 200; ++i) two_hundred += "é";  // 400 bytes
+  absl::StatusOr<Config> config =
+      Load(WithServer("[agent]\ninjection_phrases = [\"" + two_hundred + "\"]\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(config->agent.injection_phrases, ElementsAre(two_hundred));
+  EXPECT_THAT(ErrorOf(WithServer("[agent]\ninjection_phrases = [\"" + two_hundred + "é\"]\n")),
+              HasSubstr("must be at most 200 characters, got 201"));
+}
+
+TEST(ConfigTest, SuggestsTheNearestRuntimeKeyForATypo) {
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\nmax_tool_round = 3\n")),
+            "herald.toml:5: unknown key 'max_tool_round' in [agent] (did you mean "
+            "'max_tool_rounds'?)");
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\ninjection_phrase = []\n")),
+            "herald.toml:5: unknown key 'injection_phrase' in [agent] (did you mean "
+            "'injection_phrases'?)");
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\nmailbox_limt = 3\n")),
+            "herald.toml:5: unknown key 'mailbox_limt' in [agent] (did you mean "
+            "'mailbox_limit'?)");
+  EXPECT_EQ(ErrorOf(WithServer("[llm]\nmax_token = 10\n")),
+            "herald.toml:5: unknown key 'max_token' in [llm] (did you mean 'max_tokens'?)");
+  EXPECT_EQ(ErrorOf(WithServer("[llm]\ncircuit_breaker_failure = 3\n")),
+            "herald.toml:5: unknown key 'circuit_breaker_failure' in [llm] (did you mean "
+            "'circuit_breaker_failures'?)");
+  EXPECT_EQ(ErrorOf(WithServer("[llm]\nstreaming = true\n")),
+            "herald.toml:5: unknown key 'streaming' in [llm] (did you mean 'stream'?)");
+  EXPECT_EQ(ErrorOf(WithServer("[llm.scriptd]\nrules_file = \"\"\n")),
+            "herald.toml:4: unknown table [llm.scriptd] (did you mean [llm.scripted]?)");
+  EXPECT_EQ(ErrorOf(WithServer("[llm.scripted]\nrule_file = \"\"\n")),
+            "herald.toml:5: unknown key 'rule_file' in [llm.scripted] (did you mean "
+            "'rules_file'?)");
+}
+
+TEST(ConfigTest, AcceptsTheScriptedProviderInModelReferences) {
+  absl::StatusOr<Config> config =
+      Load(WithServer("[llm]\ndefault = \"scripted:demo\"\nfallback = [\"scripted:echo\"]\n"
+                      "[llm.tiers]\nlight = \"scripted:demo\"\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->llm.default_model, "scripted:demo");
+  EXPECT_THAT(config->llm.fallback, ElementsAre("scripted:echo"));
+  EXPECT_EQ(config->llm.tiers.at("light"), "scripted:demo");
+}
+
+// Every `# key = value` line the example shows under [agent], [llm] and [llm.scripted] is the
+// key's default: uncommented, it loads and changes nothing.
+TEST(ConfigTest, DocumentsTheTrueDefaultsOfTheRuntimeKeysInTheExample) {
+  std::ifstream file("tools/config/herald.example.toml");
+  ASSERT_TRUE(file.good()) << "tools/config/herald.example.toml is missing from the runfiles";
+  const std::regex header(R"(^(# )?\[([a-z.]+)\].*)");
+  const std::regex commented_key(R"(^# ([a-z_]+ = .*)$)");
+  std::string text, line, table;
+  int uncommented = 0;
+  while (std::getline(file, line)) {
+    std::smatch match;
+    if (std::regex_match(line, match, header) &&
+        (!match[1].matched || match[2] == "llm.scripted")) {
+      table = match[2];
+      if (match[1].matched) {
+        line = line.substr(2);
+        ++uncommented;
+      }
+    } else if ((table == "agent" || table == "llm" || table == "llm.scripted") &&
+               std::regex_match(line, match, commented_key)) {
+      line = match[1];
+      ++uncommented;
+    }
+    text += line + "\n";
+  }
+  // 8 in [agent], 7 in [llm], the [llm.scripted] header and its rules_file.
+  EXPECT_EQ(uncommented, 17) << text;
+
+  absl::StatusOr<Config> config = Load(text, SpecEnv());
+  ASSERT_TRUE(config.ok()) << config.status();
+  const AgentConfig agent_defaults;
+  EXPECT_EQ(config->agent.max_tool_rounds, agent_defaults.max_tool_rounds);
+  EXPECT_EQ(config->agent.mailbox_limit, agent_defaults.mailbox_limit);
+  EXPECT_EQ(config->agent.rate_limit_per_minute, agent_defaults.rate_limit_per_minute);
+  EXPECT_EQ(config->agent.session_idle_minutes, agent_defaults.session_idle_minutes);
+  EXPECT_EQ(config->agent.history_messages, agent_defaults.history_messages);
+  EXPECT_EQ(config->agent.carry_over_summary, agent_defaults.carry_over_summary);
+  EXPECT_EQ(config->agent.injection_policy, agent_defaults.injection_policy);
+  EXPECT_EQ(config->agent.injection_phrases, agent_defaults.injection_phrases);
+  const LlmConfig llm_defaults;
+  EXPECT_EQ(config->llm.scripted.rules_file, llm_defaults.scripted.rules_file);
+  EXPECT_EQ(config->llm.max_tokens, llm_defaults.max_tokens);
+  EXPECT_EQ(config->llm.stream, llm_defaults.stream);
+  EXPECT_EQ(config->llm.connect_timeout_seconds, llm_defaults.connect_timeout_seconds);
+  EXPECT_EQ(config->llm.request_timeout_seconds, llm_defaults.request_timeout_seconds);
+  EXPECT_EQ(config->llm.max_retries, llm_defaults.max_retries);
+  EXPECT_EQ(config->llm.circuit_breaker_failures, llm_defaults.circuit_breaker_failures);
+  EXPECT_EQ(config->llm.circuit_breaker_cooldown_seconds,
+            llm_defaults.circuit_breaker_cooldown_seconds);
+}
+
 // ----- files ----------------------------------------------------------------------------------
 
 std::string TempPath(std::string_view name) {
@@ -900,6 +1199,55 @@ TEST(ConfigFileTest, NamesThePathAndTheReasonWhenTheFileCannotBeOpened) {
   EXPECT_EQ(config.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(config.status().message(),
             "cannot open config file " + path + ": No such file or directory");
+}
+
+// ----- [llm.scripted] rules_file: checked when the config is loaded ---------------------------
+
+std::string RulesFileConfig(std::string_view path) {
+  return WithServer("[llm.scripted]\nrules_file = \"" + std::string(path) + "\"\n");
+}
+
+TEST(ConfigFileTest, AcceptsAScriptedRulesFileThatExists) {
+  std::string path = TempPath("demo.rules");
+  WriteFile(path, "# rules\n");
+  absl::StatusOr<Config> config = Load(RulesFileConfig(path));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->llm.scripted.rules_file, path);
+}
+
+TEST(ConfigFileTest, RefusesAScriptedRulesFileThatDoesNotExist) {
+  EXPECT_EQ(ErrorOf(RulesFileConfig("/nonexistent/herald.rules")),
+            "herald.toml:5: llm.scripted.rules_file \"/nonexistent/herald.rules\" cannot be "
+            "used: No such file or directory");
+}
+
+TEST(ConfigFileTest, RefusesAScriptedRulesFileThatIsADirectoryOrAFifo) {
+  std::string directory = TempPath("rules_dir");
+  mkdir(directory.c_str(), 0700);
+  std::string message = ErrorOf(RulesFileConfig(directory));
+  EXPECT_THAT(message, testing::StartsWith("herald.toml:5: llm.scripted.rules_file \""));
+  EXPECT_THAT(message, testing::EndsWith("\" is not a regular file"));
+
+  std::string fifo = TempPath("rules_fifo");
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THAT(ErrorOf(RulesFileConfig(fifo)), testing::EndsWith("\" is not a regular file"));
+}
+
+TEST(ConfigFileTest, NeverQuotesARulesFilePathThatCameFromTheEnvironment) {
+  std::string message =
+      ErrorOf(RulesFileConfig("${RULES}"),
+              EnvFrom({{"HERALD_SECRET", "s3cret"}, {"RULES", "/nonexistent/private.rules"}}));
+  EXPECT_EQ(message,
+            "herald.toml:5: llm.scripted.rules_file a value from the environment (not shown) "
+            "cannot be used: No such file or directory");
+}
+
+TEST(ConfigFileTest, RefusesARulesFilePathWithANulByte) {
+  std::string path = TempPath("nul.rules");
+  WriteFile(path, "# rules\n");
+  EXPECT_THAT(ErrorOf(RulesFileConfig(path + "\\u0000.txt")),
+              testing::EndsWith("must not contain a NUL byte"));
 }
 
 }  // namespace

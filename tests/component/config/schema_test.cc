@@ -33,6 +33,16 @@ TEST(ConfigSchemaTest, KnowsEveryTableOfTheSpec) {
   }
 }
 
+TEST(ConfigSchemaTest, KnowsEveryTableInsideLlm) {
+  const TableSchema& llm = *ConfigSchema().Find("llm")->table;
+  for (std::string_view table : {"tiers", "anthropic", "openai", "ollama", "scripted"}) {
+    const KeySchema* key = llm.Find(table);
+    ASSERT_NE(key, nullptr) << table;
+    EXPECT_EQ(key->kind, ValueKind::kTable) << table;
+  }
+  EXPECT_EQ(llm.Find("scripted")->table->Find("rules_file")->kind, ValueKind::kString);
+}
+
 TEST(ConfigSchemaTest, MarksTheSecretKeys) {
   const TableSchema& server = *ConfigSchema().Find("server")->table;
   EXPECT_TRUE(server.Find("component_secret")->secret);
