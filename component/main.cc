@@ -12,12 +12,19 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "component/agent/access_policy.h"
 #include "component/agent/agent.h"
+#include "component/agent/rooms.h"
+#include "component/memory/memory_store.h"
 #include "component/config/config.h"
 #include "component/version.h"
 #include "component/xmpp/session.h"
 #include "component/xmpp/session_error.h"
+#include "providers/factory.h"
+#include "providers/http/http_client.h"
+#include "skills/builtin/builtins.h"
+#include "skills/registry.h"
 #include "glog/logging.h"
 
 ABSL_FLAG(std::string, config, "", "Path of the TOML configuration file to run with.");
@@ -30,6 +37,8 @@ namespace {
 
 // How long a polite shutdown may take before Herald stops waiting for the server.
 constexpr auto kShutdownGrace = std::chrono::seconds(5);
+// Threads for blocking work (memory files, skills); conversations never get a thread each.
+constexpr int kWorkerThreads = 2;
 
 int SeverityFor(const std::string& level) {
   if (level == "debug" || level == "info") return google::GLOG_INFO;
@@ -69,16 +78,63 @@ int Serve(const std::string& path) {
               << (policy.ok() ? options.status() : policy.status()).message() << "\n";
     return xmpp::kExitConfig;
   }
+  const std::string connection =
+      config->server.mode == config::ConnectionMode::kComponent
+          ? absl::StrCat("component ", config->server.component_domain)
+          : absl::StrCat("client ", config->server.jid);
 
   asio::io_context io(1);
+  // Disk and other blocking work; the I/O loop never waits on it.
+  asio::thread_pool workers(kWorkerThreads);
+
+  absl::StatusOr<std::unique_ptr<memory::MemoryStore>> store =
+      memory::MemoryStore::Open(config->memory.path);
+  if (!store.ok()) {
+    std::cerr << "herald: [memory] path: " << store.status().message() << "\n";
+    return xmpp::kExitConfig;
+  }
+  absl::StatusOr<std::unique_ptr<providers::HttpClient>> http = providers::HttpClient::Create(io);
+  if (!http.ok()) {
+    std::cerr << "herald: " << http.status().message() << "\n";
+    return xmpp::kExitFailure;
+  }
+  absl::StatusOr<std::unique_ptr<providers::ModelRouter>> router =
+      providers::CreateModelRouter(config->llm, http->get(), io.get_executor());
+  if (!router.ok()) {
+    std::cerr << "herald: " << path << ": " << router.status().message() << "\n";
+    return xmpp::kExitConfig;
+  }
+  skills::SkillRegistry registry;
+  absl::Status registered = skills::RegisterBuiltins(registry, io, workers, **store);
+  if (registered.ok()) registered = registry.SetEnabled(config->skills.enabled);
+  if (!registered.ok()) {
+    std::cerr << "herald: " << path << ": [skills] " << registered.message() << "\n";
+    return xmpp::kExitConfig;
+  }
+
   int exit_code = xmpp::kExitOk;
   std::unique_ptr<xmpp::XmppSession> session;
-  agent::Agent agent(*std::move(policy), config->agent, [&session](xmpp::OutboundAction action) {
-    session->Perform(std::move(action));
-  });
+  auto act = [&session](xmpp::OutboundAction action) { session->Perform(std::move(action)); };
+  agent::RuntimeServices services{.io = io,
+                                  .workers = workers,
+                                  .memory = **store,
+                                  .router = **router,
+                                  .skills = registry,
+                                  .config = *config,
+                                  .act = act,
+                                  .connection = connection};
+  agent::Agent agent(*policy, services);
+  agent::RoomManager rooms(io, config->rooms, &*policy, act,
+                           [&](const xmpp::GroupMessage& message) {
+                             agent.OnRoomTurn(message, session->own_jid().Bare());
+                             rooms.RecordReply(message.room, message.nick);
+                           });
   absl::StatusOr<std::unique_ptr<xmpp::XmppSession>> created = xmpp::XmppSession::Create(
       io, *std::move(options),
-      [&agent](xmpp::InboundEvent event) { agent.Handle(std::move(event)); },
+      [&](xmpp::InboundEvent event) {
+        rooms.Handle(event);
+        agent.Handle(std::move(event));
+      },
       [&](const absl::Status& why) {
         exit_code = xmpp::ExitCodeFor(why);
         io.stop();
@@ -101,11 +157,12 @@ int Serve(const std::string& path) {
     });
   });
 
-  LOG(INFO) << "herald " << kVersion << " starting ("
-            << (config->server.mode == config::ConnectionMode::kComponent ? "component" : "client")
-            << " mode, server " << config->server.host << ":" << config->server.port << ")";
+  LOG(INFO) << "herald " << kVersion << " starting (" << connection << ", server "
+            << config->server.host << ":" << config->server.port << ", model "
+            << (*router)->ModelFor(providers::Tier::kDefault).ToString() << ")";
   session->Start();
   io.run();
+  workers.join();
   LOG(INFO) << "herald: stopped";
   return exit_code;
 }

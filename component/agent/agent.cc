@@ -5,25 +5,69 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "component/agent/blocking_work.h"
+#include "component/agent/system_prompt.h"
 #include "component/platform/absl_string_view.h"
+#include "component/version.h"
+#include "component/xmpp/raw_stanza.h"
 #include "glog/logging.h"
 
 namespace herald::agent {
 namespace {
 
+using memory::ConversationRef;
+
 constexpr absl::Duration kRefusalInterval = absl::Hours(1);
 // Bound the memory a flood of distinct refused senders can take.
-constexpr size_t kMaxRememberedRefusals = 10000;
+constexpr size_t kMaxRemembered = 10000;
+
+constexpr char kBusy[] =
+    "I'm still working on your earlier messages; please wait a moment and try again.";
+constexpr char kSlowDown[] =
+    "You're sending messages faster than I can read them; please wait a minute.";
+constexpr char kInjectionRefused[] =
+    "I can't act on that message: it asks me to set aside my instructions.";
+
+std::string Key(const ConversationRef& ref) {
+  return absl::StrCat(ref.kind == ConversationRef::Kind::kRoom ? "room:" : "chat:", ref.address);
+}
+
+std::string FormatUptime(absl::Duration uptime) {
+  const int64_t minutes = absl::ToInt64Minutes(uptime);
+  if (minutes < 60) return absl::StrCat(minutes, " min");
+  if (minutes < 48 * 60) return absl::StrCat(minutes / 60, " h ", minutes % 60, " min");
+  return absl::StrCat(minutes / (24 * 60), " days ", (minutes / 60) % 24, " h");
+}
+
+bool IsIdentityName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    if (!absl::ascii_isalnum(c) && c != '-' && c != '_') return false;
+  }
+  return true;
+}
+
+void Remember(absl::flat_hash_map<std::string, absl::Time>& map, const std::string& key,
+              absl::Time now) {
+  if (map.size() >= kMaxRemembered) map.clear();
+  map[key] = now;
+}
 
 }  // namespace
 
-Agent::Agent(AccessPolicy policy, const config::AgentConfig& config, ActionSink act, Clock clock)
+Agent::Agent(AccessPolicy policy, RuntimeServices& services)
     : policy_(std::move(policy)),
-      name_(config.name),
-      refusal_(config.unallowed),
-      act_(std::move(act)),
-      clock_(std::move(clock)) {}
+      services_(services),
+      rate_limiter_(services.config.agent.rate_limit_per_minute),
+      screen_(services.config.agent) {
+  for (const std::string& jid : services.config.agent.dev_command_jids) {
+    absl::StatusOr<xmpp::Jid> parsed = xmpp::Jid::Parse(jid);
+    if (parsed.ok()) dev_jids_.insert(parsed->BareString());
+  }
+}
 
 void Agent::Handle(xmpp::InboundEvent event) {
   std::visit(
@@ -40,16 +84,27 @@ void Agent::Handle(xmpp::InboundEvent event) {
       event);
 }
 
-std::string Agent::AnswerCommand(std::string_view body) {
-  const absl::string_view command = absl::StripAsciiWhitespace(AbslView(body));
-  if (command == "/ping" || absl::StartsWith(command, "/ping ")) return "pong";
-  if (command == "/help") {
-    return "Commands:\n"
-           "  /ping  check that Herald is reachable (answers pong)\n"
-           "  /help  this list\n"
-           "Conversations are not enabled in this build yet.";
+Conversation* Agent::FindConversation(const ConversationRef& ref) {
+  auto it = conversations_.find(Key(ref));
+  return it == conversations_.end() ? nullptr : it->second.get();
+}
+
+Conversation& Agent::ConversationFor(const ConversationRef& ref) {
+  std::unique_ptr<Conversation>& slot = conversations_[Key(ref)];
+  if (slot == nullptr) {
+    slot = std::make_unique<Conversation>(services_, ConversationRef{ref.kind, ref.address, ""},
+                                          absl::StrCat("c", ++next_conversation_));
+    LOG(INFO) << "conversation " << slot->id() << " is " << Key(ref);
   }
-  return "";
+  return *slot;
+}
+
+void Agent::Say(const IncomingMessage& to, std::string body) {
+  services_.act(xmpp::SendMessage{.to = to.reply_to,
+                                  .body = std::move(body),
+                                  .type = to.type,
+                                  .thread = to.thread,
+                                  .from = to.own});
 }
 
 void Agent::OnChatMessage(const xmpp::ChatMessage& message) {
@@ -57,17 +112,238 @@ void Agent::OnChatMessage(const xmpp::ChatMessage& message) {
     Refuse(message.from, message.to, "message");
     return;
   }
-  std::string reply = AnswerCommand(message.body);
-  if (reply.empty()) {
-    reply = absl::StrCat(name_,
-                         " is running, but conversations are not enabled in this build yet. "
-                         "Send /ping to check that it is reachable.");
+  const std::string sender = message.from.BareString();
+  const absl::Time now = services_.clock();
+  IncomingMessage incoming{.reply_to = message.from,
+                           .own = message.to.Bare(),
+                           .author = sender,
+                           .body = message.body,
+                           .thread = message.thread,
+                           .type = message.type == "chat" ? "chat" : "normal",
+                           .received = now};
+  if (!rate_limiter_.Allow(sender, now)) {
+    auto it = rate_warned_at_.find(sender);
+    if (it == rate_warned_at_.end() || now - it->second >= absl::Minutes(1)) {
+      Remember(rate_warned_at_, sender, now);
+      LOG(INFO) << "rate limit: dropping messages from " << sender;
+      Say(incoming, kSlowDown);
+    }
+    return;
   }
-  act_(xmpp::SendMessage{.to = message.from,
-                         .body = std::move(reply),
-                         .type = message.type == "chat" ? "chat" : "normal",
-                         .thread = message.thread,
-                         .from = message.to.Bare()});
+  Conversation& conversation =
+      ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = sender});
+
+  if (std::optional<SlashCommand> command = ParseSlashCommand(message.body)) {
+    asio::co_spawn(services_.io, RunCommand(conversation, *command, incoming), asio::detached);
+    return;
+  }
+
+  const ScreenResult screened = screen_.Check(message.body);
+  if (screened.suspicious) {
+    LOG(WARNING) << "injection screen: message from " << sender << " in conversation "
+                 << conversation.id() << " matched '" << screened.phrase << "'";
+    if (screen_.policy() == InjectionPolicy::kRefuse) {
+      Say(incoming, kInjectionRefused);
+      return;
+    }
+    incoming.flagged_injection = screen_.policy() == InjectionPolicy::kFlag;
+  }
+  if (!conversation.Enqueue(incoming)) {
+    LOG(INFO) << "conversation " << conversation.id() << ": mailbox full, answered busy";
+    Say(incoming, kBusy);
+  }
+}
+
+void Agent::OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own) {
+  const absl::Time now = services_.clock();
+  const std::string room = message.room.BareString();
+  IncomingMessage incoming{.reply_to = message.room.Bare(),
+                           .own = own,
+                           .author = message.nick,
+                           .body = message.body,
+                           .thread = message.thread,
+                           .type = "groupchat",
+                           .received = now};
+  Conversation& conversation =
+      ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kRoom, .address = room});
+  const ScreenResult screened = screen_.Check(message.body);
+  if (screened.suspicious) {
+    LOG(WARNING) << "injection screen: message from " << message.nick << " in " << room
+                 << " matched '" << screened.phrase << "'";
+    if (screen_.policy() == InjectionPolicy::kRefuse) return;
+    incoming.flagged_injection = screen_.policy() == InjectionPolicy::kFlag;
+  }
+  if (!conversation.Enqueue(incoming)) {
+    LOG(INFO) << "conversation " << conversation.id() << ": mailbox full, room message dropped";
+  }
+}
+
+asio::awaitable<void> Agent::RunCommand(Conversation& conversation, SlashCommand command,
+                                        IncomingMessage message) {
+  const bool dev = dev_jids_.contains(message.author);
+  const ConversationRef ref{conversation.ref().kind, conversation.ref().address, message.thread};
+  memory::MemoryStore* store = &services_.memory;
+  std::string reply;
+
+  if (!IsKnownCommand(command.name) || (IsDevCommand(command.name) && !dev)) {
+    reply = absl::StrCat("Unknown command /", command.name, ".\n", HelpText(dev));
+  } else if (command.name == "ping") {
+    reply = "pong";
+  } else if (command.name == "help") {
+    reply = HelpText(dev);
+  } else if (command.name == "status") {
+    struct Counts {
+      size_t messages = 0;
+      size_t sessions = 0;
+    };
+    auto work1 = [store, ref]() -> absl::StatusOr<Counts> {
+      absl::StatusOr<std::vector<memory::MemoryEntry>> history = store->History(ref, 100000);
+      if (!history.ok()) return history.status();
+      absl::StatusOr<std::vector<std::string>> sessions = store->ListSessions(ref);
+      if (!sessions.ok()) return sessions.status();
+      return Counts{history->size(), sessions->size()};
+    };
+    absl::StatusOr<Counts> counts = co_await Offload(conversation.files(), std::move(work1));
+    reply = absl::StrCat(services_.config.agent.name, " ", kVersion, ", up ",
+                         FormatUptime(services_.clock() - services_.started), ", connected as ",
+                         services_.connection, ".\nModel: ",
+                         services_.router.ModelFor(providers::Tier::kDefault).ToString(), ".");
+    if (counts.ok()) {
+      absl::StrAppend(&reply, "\nThis session: ", counts->messages, " messages; ", counts->sessions,
+                      " archived sessions.");
+    }
+    if (conversation.busy()) absl::StrAppend(&reply, "\nWorking on an answer for you now.");
+  } else if (command.name == "new" || command.name == "reset") {
+    conversation.Cancel();
+    const absl::Time now = services_.clock();
+    auto work2 = [store, ref, now] { return store->ArchiveSession(ref, now); };
+    absl::StatusOr<std::string> archived = co_await Offload(conversation.files(), std::move(work2));
+    if (!archived.ok()) {
+      LOG(WARNING) << "conversation " << conversation.id() << ": /new: " << archived.status();
+      reply = "Sorry, I could not archive the session just now.";
+    } else if (archived->empty()) {
+      reply = "Started a new session (the previous one was empty).";
+    } else {
+      reply = absl::StrCat("Started a new session. The previous one is saved as sessions/",
+                           *archived, ".");
+    }
+  } else if (command.name == "forget") {
+    conversation.Cancel();
+    auto work3 = [store, ref] { return store->ClearSession(ref); };
+    absl::Status forgotten = co_await Offload(conversation.files(), std::move(work3));
+    if (!forgotten.ok()) {
+      LOG(WARNING) << "conversation " << conversation.id() << ": /forget: " << forgotten;
+      reply = "Sorry, I could not forget this session just now.";
+    } else {
+      reply =
+          "Done: this session and what I carried over about you are erased. Archived "
+          "sessions are kept; /new starts a fresh session.";
+    }
+  } else if (command.name == "history") {
+    int count = 10;
+    if (!command.args.empty() && (!absl::SimpleAtoi(command.args, &count) || count < 1)) {
+      count = -1;
+    }
+    if (count < 0) {
+      reply = "Usage: /history [n], with n a number from 1 to 50.";
+    } else {
+      const size_t wanted = static_cast<size_t>(std::min(count, 50));
+      auto work4 = [store, ref, wanted] { return store->History(ref, wanted); };
+      absl::StatusOr<std::vector<memory::MemoryEntry>> history =
+          co_await Offload(conversation.files(), std::move(work4));
+      if (!history.ok()) {
+        reply = "Sorry, I could not read the session just now.";
+      } else if (history->empty()) {
+        reply = "This session is empty.";
+      } else {
+        std::vector<std::string> lines;
+        for (const memory::MemoryEntry& entry : *history) {
+          lines.push_back(absl::StrCat(absl::FormatTime("%H:%M", entry.time, absl::UTCTimeZone()),
+                                       " ", entry.author, ": ", entry.text));
+        }
+        reply = absl::StrJoin(lines, "\n");
+      }
+    }
+  } else if (command.name == "context") {
+    auto work5 = [store, ref] { return store->ReadContext(ref); };
+    absl::StatusOr<std::string> context = co_await Offload(conversation.files(), std::move(work5));
+    if (!context.ok()) {
+      reply = "Sorry, I could not read the context just now.";
+    } else {
+      reply = context->empty() ? "Nothing is carried over between your sessions yet."
+                               : absl::StrCat("Carried over between sessions:\n", *context);
+    }
+  } else if (command.name == "tier") {
+    reply = absl::StrCat(
+        "This conversation is answered by ",
+        services_.router.ModelFor(providers::Tier::kDefault).ToString(), ". Tiers: heavy ",
+        services_.router.ModelFor(providers::Tier::kHeavy).ToString(), ", standard ",
+        services_.router.ModelFor(providers::Tier::kStandard).ToString(), ", light ",
+        services_.router.ModelFor(providers::Tier::kLight).ToString(), ", vision ",
+        services_.router.ModelFor(providers::Tier::kVision).ToString(), ".");
+  } else if (command.name == "identity") {
+    const std::string name = absl::AsciiStrToLower(AbslView(command.args));
+    const std::string agent_name = services_.config.agent.name;
+    if (name.empty()) {
+      struct Identities {
+        std::string source;
+        std::vector<std::string> names;
+      };
+      auto work6 = [store, ref, agent_name]() -> absl::StatusOr<Identities> {
+        absl::StatusOr<PromptParts> parts = LoadPromptParts(*store, ref, agent_name);
+        if (!parts.ok()) return parts.status();
+        absl::StatusOr<std::vector<std::string>> names = store->ListIdentities();
+        if (!names.ok()) return names.status();
+        return Identities{parts->identity_source, *std::move(names)};
+      };
+      absl::StatusOr<Identities> identities =
+          co_await Offload(conversation.files(), std::move(work6));
+      if (!identities.ok()) {
+        reply = "Sorry, I could not read the identities just now.";
+      } else {
+        reply = absl::StrCat("I speak with the ", identities->source, " identity.");
+        if (!identities->names.empty()) {
+          absl::StrAppend(&reply, " Available: ", absl::StrJoin(identities->names, ", "),
+                          ". Choose one with /identity <name>.");
+        }
+      }
+    } else if (!IsIdentityName(name)) {
+      reply = "An identity name is letters, digits, '-' and '_' (at most 64).";
+    } else {
+      auto work7 = [store, ref, name]() -> absl::StatusOr<bool> {
+        absl::StatusOr<std::optional<std::string>> identity = store->ReadNamedIdentity(name);
+        if (!identity.ok()) return identity.status();
+        if (!identity->has_value()) return false;
+        absl::Status set = store->SetChosenIdentity(ref, name);
+        if (!set.ok()) return set;
+        return true;
+      };
+      absl::StatusOr<bool> chosen = co_await Offload(conversation.files(), std::move(work7));
+      if (!chosen.ok()) {
+        reply = "Sorry, I could not change the identity just now.";
+      } else if (!*chosen) {
+        reply = absl::StrCat("There is no identity named '", name, "'. /identity lists them.");
+      } else {
+        reply = absl::StrCat("From now on I speak as '", name,
+                             "' (unless you have your own identity.md).");
+      }
+    }
+  } else if (command.name == "cancel") {
+    reply = conversation.Cancel() ? "Cancelled." : "There is nothing to cancel.";
+  } else if (command.name == "debug") {
+    conversation.debug = !conversation.debug;
+    reply = conversation.debug ? "Debug notes on." : "Debug notes off.";
+  } else if (command.name == "raw") {
+    absl::Status valid = xmpp::ValidateRawStanza(command.args);
+    if (!valid.ok()) {
+      reply = absl::StrCat("Not sent: ", valid.message());
+    } else {
+      LOG(WARNING) << "dev: " << message.author << " sent a raw stanza";
+      services_.act(xmpp::SendRawStanza{.xml = command.args});
+      reply = "Sent.";
+    }
+  }
+  Say(message, std::move(reply));
 }
 
 void Agent::OnSubscriptionRequest(const xmpp::SubscriptionRequest& request) {
@@ -76,8 +352,10 @@ void Agent::OnSubscriptionRequest(const xmpp::SubscriptionRequest& request) {
               << request.from.BareString() << " (not allowed)";
     return;
   }
-  act_(xmpp::SendPresence{.to = request.from, .type = "subscribed", .from = request.to.Bare()});
-  act_(xmpp::SendPresence{.to = request.from, .type = "subscribe", .from = request.to.Bare()});
+  services_.act(
+      xmpp::SendPresence{.to = request.from, .type = "subscribed", .from = request.to.Bare()});
+  services_.act(
+      xmpp::SendPresence{.to = request.from, .type = "subscribe", .from = request.to.Bare()});
 }
 
 void Agent::OnRoster(const xmpp::RosterReceived& roster) {
@@ -90,7 +368,7 @@ void Agent::OnRoster(const xmpp::RosterReceived& roster) {
                                it->second->subscription == "both" || it->second->ask_pending);
     if (subscribed) continue;
     absl::StatusOr<xmpp::Jid> to = xmpp::Jid::Parse(jid);
-    if (to.ok()) act_(xmpp::SendPresence{.to = *to, .type = "subscribe"});
+    if (to.ok()) services_.act(xmpp::SendPresence{.to = *to, .type = "subscribe"});
   }
 }
 
@@ -98,15 +376,14 @@ void Agent::Refuse(const xmpp::Jid& sender, const xmpp::Jid& to, std::string_vie
   const std::string bare = sender.BareString();
   LOG(INFO) << "access: refused a " << what << " from " << bare
             << " (not in [agent] allowed_jids / allowed_domains)";
-  if (refusal_ != config::RefusalMode::kReply) return;
-  const absl::Time now = clock_();
+  if (services_.config.agent.unallowed != config::RefusalMode::kReply) return;
+  const absl::Time now = services_.clock();
   auto it = refused_at_.find(bare);
   if (it != refused_at_.end() && now - it->second < kRefusalInterval) return;
-  if (refused_at_.size() >= kMaxRememberedRefusals) refused_at_.clear();
-  refused_at_[bare] = now;
-  act_(xmpp::SendMessage{.to = sender.Bare(),
-                         .body = "Sorry, this service is not available to your address.",
-                         .from = to.Bare()});
+  Remember(refused_at_, bare, now);
+  services_.act(xmpp::SendMessage{.to = sender.Bare(),
+                                  .body = "Sorry, this service is not available to your address.",
+                                  .from = to.Bare()});
 }
 
 }  // namespace herald::agent

@@ -1,53 +1,70 @@
 // component/agent/agent.h
 //
 // Agent is the runtime side of the seam: it takes InboundEvents from the XMPP session and
-// answers with OutboundActions. It checks every sender against the AccessPolicy first; a
-// refused sender gets silence (or, with [agent] unallowed = "reply", one short refusal per
-// hour) and a log line, and nothing of theirs goes further. For an allowed sender, `/ping`
-// is answered with "pong" and `/help` with the command list, without any model involved;
-// presence subscriptions of allowed JIDs are accepted and returned.
+// answers with OutboundActions. For every message it first checks the sender against the
+// AccessPolicy (a refused sender gets silence, or with [agent] unallowed = "reply" one short
+// refusal per hour, and a log line; nothing of theirs goes further), then the per-sender
+// rate limit, then whether it is a slash command (answered by the runtime, zero LLM calls,
+// no chat states), then the prompt-injection screen; what is left goes to the sender's
+// Conversation actor. Presence subscriptions of allowed JIDs are accepted and returned.
+// Room messages arrive through OnRoomTurn once the room manager decided to answer them.
 //
-//   Agent agent(policy, config.agent, [&](xmpp::OutboundAction a) { session.Perform(a); });
+// Everything runs on the I/O loop.
+//
+//   Agent agent(policy, services);
 //   agent.Handle(std::move(event));
 #pragma once
 
-#include <functional>
+#include <asio.hpp>
+#include <memory>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
 #include "component/agent/access_policy.h"
-#include "component/config/config.h"
+#include "component/agent/conversation.h"
+#include "component/agent/injection_screen.h"
+#include "component/agent/rate_limiter.h"
+#include "component/agent/slash_command.h"
 #include "component/xmpp/events.h"
 
 namespace herald::agent {
 
 class Agent {
  public:
-  using ActionSink = std::function<void(xmpp::OutboundAction)>;
-  using Clock = std::function<absl::Time()>;
-
-  Agent(AccessPolicy policy, const config::AgentConfig& config, ActionSink act,
-        Clock clock = absl::Now);
+  Agent(AccessPolicy policy, RuntimeServices& services);
 
   void Handle(xmpp::InboundEvent event);
 
-  // The reply to a slash command, or "" when `body` is not one Herald knows yet.
-  static std::string AnswerCommand(std::string_view body);
+  // A room message the room manager decided Herald should answer.
+  void OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own);
+
+  size_t conversation_count() const { return conversations_.size(); }
+  // The conversation of a bare JID or room, or nullptr (for tests and the control plane).
+  Conversation* FindConversation(const memory::ConversationRef& ref);
 
  private:
   void OnChatMessage(const xmpp::ChatMessage& message);
   void OnSubscriptionRequest(const xmpp::SubscriptionRequest& request);
   void OnRoster(const xmpp::RosterReceived& roster);
   void Refuse(const xmpp::Jid& sender, const xmpp::Jid& to, std::string_view what);
+  void Say(const IncomingMessage& to, std::string body);
+  asio::awaitable<void> RunCommand(Conversation& conversation, SlashCommand command,
+                                   IncomingMessage message);
+  Conversation& ConversationFor(const memory::ConversationRef& ref);
 
   AccessPolicy policy_;
-  std::string name_;
-  config::RefusalMode refusal_;
-  ActionSink act_;
-  Clock clock_;
+  RuntimeServices& services_;
+  RateLimiter rate_limiter_;
+  InjectionScreen screen_;
+  absl::flat_hash_set<std::string> dev_jids_;
+  absl::flat_hash_map<std::string, std::unique_ptr<Conversation>> conversations_;
   // Last refusal reply per bare JID, so a refused bot cannot start a reply loop.
   absl::flat_hash_map<std::string, absl::Time> refused_at_;
+  // Last "slow down" per bare JID: one warning per window, not one per flooded message.
+  absl::flat_hash_map<std::string, absl::Time> rate_warned_at_;
+  uint64_t next_conversation_ = 0;
 };
 
 }  // namespace herald::agent

@@ -10,13 +10,15 @@
 //                          .../sessions/YYYYMMDD-HHMMSS.md   archived sessions
 //                          .../context.md    carried-over context (summaries)
 //                          .../identity.md   this user's own identity (optional)
+//                          .../chosen-identity.txt   the name picked with /identity
 //                          .../threads/<encoded-thread>/history.md, sessions/   XEP-0201
 //   <root>/rooms/<encoded-jid>/...           the same for a room, plus instructions.md
 //
 // It never loses or corrupts memory (M2): appends are fsynced, rewritten files are replaced
 // atomically (write, fsync, rename, fsync the folder), folder names encode JIDs so that no
 // JID can escape the root or collide with another, and a process killed at any moment leaves
-// files that read back. The format round-trips exactly (docs/memory.md).
+// files that read back. The format round-trips exactly (docs/memory.md). Folder names are
+// jid_folder.h's encoding of the address (and of the thread id under threads/).
 //
 // Every method does blocking file I/O: call it from the worker pool, never the I/O loop. It
 // is safe to use from several threads for different conversations; calls for the same
@@ -70,9 +72,11 @@ class MemoryStore {
   static absl::StatusOr<std::unique_ptr<MemoryStore>> Open(const std::string& root);
   ~MemoryStore();
 
-  // The current session.
+  // Adds an entry to the current session (of ref.thread when set). Writes only the new entry
+  // (after a repair line when a crash had cut the previous write short) and fsyncs it.
   absl::Status Append(const ConversationRef& ref, const MemoryEntry& entry);
-  // The last `max_entries` entries of the current session, oldest first.
+  // The last `max_entries` entries of the current session, oldest first. Reads the end of the
+  // file only; an entry a crash cut short is left out.
   absl::StatusOr<std::vector<MemoryEntry>> History(const ConversationRef& ref,
                                                    size_t max_entries) const;
   // The time of the newest entry of the current session, if any.
@@ -83,14 +87,21 @@ class MemoryStore {
   absl::StatusOr<std::string> ArchiveSession(const ConversationRef& ref, absl::Time now);
   // Archived session file names, oldest first.
   absl::StatusOr<std::vector<std::string>> ListSessions(const ConversationRef& ref) const;
-  // Deletes everything remembered of the conversation (all threads, sessions, context).
+  // Deletes everything remembered of the conversation (all threads, sessions, context), that
+  // is the address's whole folder whatever ref.thread says, and nothing else. Atomic: the
+  // folder is renamed away first, so a crash leaves it whole or gone.
   absl::Status Forget(const ConversationRef& ref);
+  // /forget: erases the current session of `ref` (its thread's history.md) and context.md;
+  // archived sessions stay. Nothing to erase is not an error.
+  absl::Status ClearSession(const ConversationRef& ref);
 
   absl::StatusOr<std::string> ReadContext(const ConversationRef& ref) const;  // "" if none
   absl::Status WriteContext(const ConversationRef& ref, std::string_view text);
 
   // Identities (A5): the conversation's own identity.md, the name chosen with /identity, a
-  // named identity from <root>/identities, and the global <root>/identity.md.
+  // named identity from <root>/identities, and the global <root>/identity.md. Identity names
+  // are 1-64 letters, digits, '_', '-' or '.' (not first), else InvalidArgument;
+  // SetChosenIdentity("") clears the choice.
   absl::StatusOr<std::optional<std::string>> ReadOwnIdentity(const ConversationRef& ref) const;
   absl::StatusOr<std::optional<std::string>> ChosenIdentity(const ConversationRef& ref) const;
   absl::Status SetChosenIdentity(const ConversationRef& ref, std::string_view name);
@@ -102,11 +113,14 @@ class MemoryStore {
       const ConversationRef& room) const;
 
   // Keyword search (BM25 over entries and paragraphs) in the conversation's own files and
-  // <root>/shared; never in another user's folder.
+  // <root>/shared; never in another user's folder. History and session files are searched
+  // entry by entry, other markdown files paragraph by paragraph; symbolic links are not
+  // followed.
   absl::StatusOr<std::vector<MemoryHit>> Search(const ConversationRef& ref, std::string_view query,
                                                 size_t limit) const;
 
-  // The folder of a conversation (for operators and tests).
+  // The folder of a conversation (for operators and tests): where its history.md lives, so
+  // the thread's folder when ref.thread is set.
   std::string FolderFor(const ConversationRef& ref) const;
 
  private:

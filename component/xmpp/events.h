@@ -49,16 +49,81 @@ struct SessionOnline {
   Jid own_jid;
 };
 
-using InboundEvent = std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline>;
+// A message in a MUC room (XEP-0045, type "groupchat") with a body.
+struct GroupMessage {
+  Jid room;  // bare
+  std::string nick;
+  std::string id;
+  std::string body;
+  std::string thread;
+  bool delayed = false;  // carries XEP-0203 <delay/>: history replayed on join, not live
+};
+
+// Presence from a room occupant (ourselves included: status code 110).
+struct RoomPresence {
+  Jid room;  // bare
+  std::string nick;
+  bool available = true;
+  bool self = false;              // status 110: this presence is about our own occupant
+  std::vector<int> status_codes;  // 110, 201, 301 (banned), 307 (kicked), 332 (shutdown)...
+  std::string error_condition;    // type='error': "conflict", "not-authorized", ...
+};
+
+// An invitation to a room: XEP-0045 mediated (via the room) or XEP-0249 direct.
+struct RoomInvite {
+  Jid room;
+  Jid inviter;  // who invited (bare)
+  std::string password;
+  std::string reason;
+};
+
+// The answer to a SelfPing (XEP-0410): whether our occupant is still in the room.
+struct SelfPingResult {
+  Jid occupant;  // room@service/nick
+  bool joined = false;
+  std::string condition;  // the error condition when there was one
+};
+
+using InboundEvent = std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline,
+                                  GroupMessage, RoomPresence, RoomInvite, SelfPingResult>;
 
 struct SendMessage {
   Jid to;
   std::string body;
-  std::string type = "chat";
+  std::string type = "chat";  // "chat" | "normal" | "groupchat"
   std::string thread;
   // Empty: the session's own address (the component domain, or nothing in client mode,
   // where the server stamps it).
   Jid from;
+  // XEP-0085 state carried in the message ("active"), or "" for none.
+  std::string chat_state;
+};
+
+// A standalone XEP-0085 chat state notification: "composing", "paused", "active"...
+struct SendChatState {
+  Jid to;
+  std::string state;
+  Jid from;
+};
+
+// Join a room as `nick` without history replay (or leave it with `leave`).
+struct JoinRoom {
+  Jid room;  // bare
+  std::string nick;
+  std::string password;
+  bool leave = false;
+  Jid from;
+};
+
+// XEP-0410: ping our own occupant JID; the answer comes back as a SelfPingResult.
+struct SelfPing {
+  Jid occupant;
+  Jid from;
+};
+
+// A raw stanza from a developer's /raw command, already checked with ValidateRawStanza.
+struct SendRawStanza {
+  std::string xml;
 };
 
 // type: "" (available), "unavailable", "subscribe", "subscribed", "unsubscribed".
@@ -68,6 +133,7 @@ struct SendPresence {
   Jid from;
 };
 
-using OutboundAction = std::variant<SendMessage, SendPresence>;
+using OutboundAction =
+    std::variant<SendMessage, SendPresence, SendChatState, JoinRoom, SelfPing, SendRawStanza>;
 
 }  // namespace herald::xmpp

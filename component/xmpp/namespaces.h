@@ -19,5 +19,14 @@ inline constexpr char kDiscoInfo[] = "http://jabber.org/protocol/disco#info";
 inline constexpr char kDiscoItems[] = "http://jabber.org/protocol/disco#items";
 inline constexpr char kPing[] = "urn:xmpp:ping";
 inline constexpr char kVersion[] = "jabber:iq:version";
+inline constexpr char kChatStates[] = "http://jabber.org/protocol/chatstates";
+inline constexpr char kMuc[] = "http://jabber.org/protocol/muc";
+inline constexpr char kMucUser[] = "http://jabber.org/protocol/muc#user";
+inline constexpr char kMucOwner[] = "http://jabber.org/protocol/muc#owner";
+inline constexpr char kDataForms[] = "jabber:x:data";
+inline constexpr char kConference[] = "jabber:x:conference";  // XEP-0249 direct invitations
+inline constexpr char kDelay[] = "urn:xmpp:delay";
+inline constexpr char kLegacyDelay[] = "jabber:x:delay";  // XEP-0091, still sent by old rooms
+inline constexpr char kHints[] = "urn:xmpp:hints";
 
 }  // namespace herald::xmpp::ns

@@ -10,11 +10,13 @@
 #include <variant>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/platform/absl_string_view.h"
 #include "component/xmpp/backoff.h"
 #include "component/xmpp/namespaces.h"
+#include "component/xmpp/raw_stanza.h"
 #include "component/xmpp/sasl_plain.h"
 #include "component/xmpp/scram.h"
 #include "component/xmpp/stanza.h"
@@ -34,6 +36,14 @@ constexpr size_t kReadBufferBytes = 64 * 1024;
 constexpr size_t kWriteBatchBytes = 64 * 1024;
 // How long a closing Herald waits for the server to close its side of the stream.
 constexpr auto kCloseLinger = std::chrono::seconds(2);
+
+// A hostile room could list thousands of status codes; real ones carry a handful.
+constexpr size_t kMaxStatusCodes = 16;
+
+bool IsChatState(std::string_view state) {
+  return state == "active" || state == "composing" || state == "paused" || state == "inactive" ||
+         state == "gone";
+}
 
 std::chrono::steady_clock::duration ToChrono(absl::Duration d) {
   return absl::ToChronoNanoseconds(std::max(d, absl::ZeroDuration()));
@@ -230,7 +240,10 @@ XmppSession::XmppSession(asio::io_context& io, SessionOptions options, EventSink
       responder_(options_.identity, options_.version),
       queue_(options_.outbound_queue_limit),
       writer_wakeup_(io),
-      reconnect_timer_(io) {
+      reconnect_timer_(io),
+      self_ping_timer_(io) {
+  responder_.AddFeature(ns::kChatStates);
+  responder_.AddFeature(ns::kMuc);
   if (options_.mode == SessionMode::kComponent) {
     own_jid_ = Jid::Parse(options_.component_domain).value();
   } else {
@@ -339,6 +352,8 @@ asio::awaitable<absl::Status> XmppSession::RunConnection(bool& was_online) {
       auto ended =
           co_await (ReadLoop(connection) || WriteLoop(connection) || KeepaliveLoop(connection));
       status = std::visit([](absl::Status& s) { return std::move(s); }, ended);
+      // Their answers, if any, would come on a stream that no longer exists.
+      FailSelfPings("disconnected");
     }
   }
   if (!connection.owed_stream_error().empty() && connection.transport.is_open()) {
@@ -727,6 +742,7 @@ void XmppSession::HandleIq(const XmlElement& iq) {
   const std::string_view type = iq.Attr("type");
   const std::string_view id = iq.Attr("id");
   if (type == "result" || type == "error") {
+    if (HandleSelfPingAnswer(iq)) return;
     if (!ping_id_.empty() && id == ping_id_) {
       ping_id_.clear();  // any answer, even an error, proves the link is alive
     } else if (!roster_id_.empty() && id == roster_id_ && type == "result") {
@@ -761,13 +777,27 @@ void XmppSession::HandleIq(const XmlElement& iq) {
 
 void XmppSession::HandleMessage(const XmlElement& message) {
   const std::string_view type = message.Attr("type");
-  if (type == "error" || type == "groupchat" || type == "headline") return;
-  const XmlElement* body = message.FindChild("body");
-  if (body == nullptr) return;  // chat states, receipts... nothing to answer yet
+  if (type == "error" || type == "headline") return;
   absl::StatusOr<Jid> from = Jid::Parse(message.Attr("from"));
   if (!from.ok()) {
     LOG(WARNING) << "XMPP: dropping a message with an invalid sender address: "
                  << from.status().message();
+    return;
+  }
+  // Invitations often carry a human-readable body too; they are invitations, not chat.
+  if (HandleInvite(message, *from)) return;
+  const XmlElement* body = message.FindChild("body");
+  if (body == nullptr) return;  // chat states, receipts... nothing to answer
+  if (type == "groupchat") {
+    // Without a nick it is the room itself speaking (subject, announcements): not a turn.
+    if (from->resource().empty() || !on_event_) return;
+    on_event_(GroupMessage{.room = from->Bare(),
+                           .nick = from->resource(),
+                           .id = std::string(message.Attr("id")),
+                           .body = body->Text(),
+                           .thread = message.ChildText("thread"),
+                           .delayed = message.FindChild("delay", ns::kDelay) != nullptr ||
+                                      message.FindChild("x", ns::kLegacyDelay) != nullptr});
     return;
   }
   absl::StatusOr<Jid> to = Jid::Parse(message.Attr("to"));
@@ -780,14 +810,109 @@ void XmppSession::HandleMessage(const XmlElement& message) {
                         .thread = message.ChildText("thread")});
 }
 
+bool XmppSession::HandleInvite(const XmlElement& message, const Jid& from) {
+  if (const XmlElement* x = message.FindChild("x", ns::kMucUser)) {
+    const XmlElement* invite = x->FindChild("invite", ns::kMucUser);
+    if (invite == nullptr) return false;  // e.g. the marker of a private message in a room
+    // XEP-0045 §7.8.2: the room relays the invitation and names the inviter.
+    absl::StatusOr<Jid> inviter = Jid::Parse(invite->Attr("from"));
+    if (from.local().empty() || !from.IsBare() || !inviter.ok()) {
+      LOG(WARNING) << "XMPP: ignoring a malformed room invitation from " << from.ToString();
+      return true;
+    }
+    if (on_event_) {
+      on_event_(RoomInvite{.room = from,
+                           .inviter = inviter->Bare(),
+                           .password = x->ChildText("password"),
+                           .reason = invite->ChildText("reason")});
+    }
+    return true;
+  }
+  if (const XmlElement* x = message.FindChild("x", ns::kConference)) {
+    // XEP-0249: the inviter writes to us directly and names the room.
+    absl::StatusOr<Jid> room = Jid::Parse(x->Attr("jid"));
+    if (!room.ok() || room->local().empty()) {
+      LOG(WARNING) << "XMPP: ignoring a direct room invitation without a valid room from "
+                   << from.ToString();
+      return true;
+    }
+    if (on_event_) {
+      on_event_(RoomInvite{.room = room->Bare(),
+                           .inviter = from.Bare(),
+                           .password = std::string(x->Attr("password")),
+                           .reason = std::string(x->Attr("reason"))});
+    }
+    return true;
+  }
+  return false;
+}
+
 void XmppSession::HandlePresence(const XmlElement& presence) {
-  if (presence.Attr("type") != "subscribe") return;
+  const std::string_view type = presence.Attr("type");
   absl::StatusOr<Jid> from = Jid::Parse(presence.Attr("from"));
   if (!from.ok()) return;
-  absl::StatusOr<Jid> to = Jid::Parse(presence.Attr("to"));
-  if (on_event_) {
-    on_event_(SubscriptionRequest{.from = from->Bare(), .to = to.ok() ? *to : own_jid_});
+  if (type == "subscribe") {
+    absl::StatusOr<Jid> to = Jid::Parse(presence.Attr("to"));
+    if (on_event_) {
+      on_event_(SubscriptionRequest{.from = from->Bare(), .to = to.ok() ? *to : own_jid_});
+    }
+    return;
   }
+  if (type == "error") {
+    // A room answers a join it refuses (nick taken, banned, members only...) with an error
+    // presence that need not carry any MUC payload; it can only be about our own occupant.
+    if (!rooms_.contains(from->BareString()) || !on_event_) return;
+    const XmlElement* error = presence.FindChild("error");
+    on_event_(RoomPresence{.room = from->Bare(),
+                           .nick = from->resource(),
+                           .available = false,
+                           .self = true,
+                           .error_condition = std::string(
+                               error != nullptr ? ErrorCondition(*error) : "undefined-condition")});
+    return;
+  }
+  if (!type.empty() && type != "unavailable") return;
+  const XmlElement* x = presence.FindChild("x", ns::kMucUser);
+  if (x == nullptr || from->resource().empty() || !on_event_) return;
+  RoomPresence event{.room = from->Bare(), .nick = from->resource(), .available = type.empty()};
+  for (const XmlNode& node : x->children()) {
+    if (node.element == nullptr || node.element->name() != "status" ||
+        node.element->xmlns() != ns::kMucUser) {
+      continue;
+    }
+    int code = 0;
+    if (!absl::SimpleAtoi(AbslView(node.element->Attr("code")), &code) || code < 100 ||
+        code > 999) {
+      continue;
+    }
+    if (event.status_codes.size() >= kMaxStatusCodes) break;
+    event.status_codes.push_back(code);
+    if (code == 110) event.self = true;
+  }
+  on_event_(std::move(event));
+}
+
+bool XmppSession::HandleSelfPingAnswer(const XmlElement& iq) {
+  auto it = self_pings_.find(std::string(iq.Attr("id")));
+  if (it == self_pings_.end()) return false;
+  // Ids are guessable; only the occupant itself (the room answering for it) may settle one.
+  absl::StatusOr<Jid> from = Jid::Parse(iq.Attr("from"));
+  if (!from.ok() || !(*from == it->second.occupant)) return false;
+  SelfPingResult result{.occupant = it->second.occupant};
+  if (iq.Attr("type") == "result") {
+    result.joined = true;
+  } else {
+    const XmlElement* error = iq.FindChild("error");
+    result.condition = error != nullptr ? ErrorCondition(*error) : "undefined-condition";
+    // XEP-0410 §4: these come from the occupant's client, reached through the room, so the
+    // occupant is still there; every other error means the room no longer knows it.
+    result.joined =
+        result.condition == "service-unavailable" || result.condition == "feature-not-implemented";
+  }
+  self_pings_.erase(it);
+  ArmSelfPingTimer();
+  if (on_event_) on_event_(std::move(result));
+  return true;
 }
 
 void XmppSession::Perform(OutboundAction action) {
@@ -799,6 +924,11 @@ void XmppSession::Perform(OutboundAction action) {
     if (!message->from.empty()) stanza.SetAttr("from", message->from.ToString());
     stanza.AddChild("body").AddText(message->body);
     if (!message->thread.empty()) stanza.AddChild("thread").AddText(message->thread);
+    if (IsChatState(message->chat_state)) {
+      stanza.AddChild(message->chat_state, ns::kChatStates);
+    } else if (!message->chat_state.empty()) {
+      LOG(WARNING) << "XMPP: not a chat state: '" << message->chat_state << "'; sent without";
+    }
     Send(std::move(stanza));
   } else if (auto* presence = std::get_if<SendPresence>(&action)) {
     XmlElement stanza("presence");
@@ -806,7 +936,120 @@ void XmppSession::Perform(OutboundAction action) {
     if (!presence->type.empty()) stanza.SetAttr("type", presence->type);
     if (!presence->from.empty()) stanza.SetAttr("from", presence->from.ToString());
     Send(std::move(stanza));
+  } else if (auto* state = std::get_if<SendChatState>(&action)) {
+    if (!IsChatState(state->state)) {
+      LOG(WARNING) << "XMPP: not a chat state: '" << state->state << "'; nothing sent";
+      return;
+    }
+    XmlElement stanza("message");
+    const bool to_room = state->to.IsBare() && rooms_.contains(state->to.BareString());
+    stanza.SetAttr("to", state->to.ToString()).SetAttr("type", to_room ? "groupchat" : "chat");
+    if (!state->from.empty()) stanza.SetAttr("from", state->from.ToString());
+    stanza.AddChild(state->state, ns::kChatStates);
+    // A notification is stale a moment later; archives and offline storage have no use for it.
+    stanza.AddChild("no-store", ns::kHints);
+    Send(std::move(stanza));
+  } else if (auto* join = std::get_if<JoinRoom>(&action)) {
+    // The nick becomes a resource: it must be one, or the server would refuse the stanza.
+    absl::StatusOr<Jid> occupant =
+        Jid::Parse(absl::StrCat(join->room.BareString(), "/", AbslView(join->nick)));
+    if (join->room.local().empty() || !occupant.ok() || occupant->resource() != join->nick) {
+      LOG(WARNING) << "XMPP: cannot join " << join->room.BareString() << " as '" << join->nick
+                   << "': not a valid room and nick";
+      return;
+    }
+    XmlElement stanza("presence");
+    stanza.SetAttr("to", occupant->ToString());
+    if (!join->from.empty()) stanza.SetAttr("from", join->from.ToString());
+    if (join->leave) {
+      stanza.SetAttr("type", "unavailable");
+      rooms_.erase(join->room.BareString());
+    } else {
+      XmlElement& x = stanza.AddChild("x", ns::kMuc);
+      // XEP-0045 §7.2.14: no history replay; what was said before Herald came is not a turn.
+      x.AddChild("history").SetAttr("maxchars", "0");
+      if (!join->password.empty()) x.AddChild("password").AddText(join->password);
+      rooms_.insert(join->room.BareString());
+    }
+    Send(std::move(stanza));
+  } else if (auto* ping = std::get_if<SelfPing>(&action)) {
+    SendSelfPing(*ping);
+  } else if (auto* raw = std::get_if<SendRawStanza>(&action)) {
+    // Checked by the caller already; checked again because a bad one would end the stream.
+    absl::Status valid = ValidateRawStanza(raw->xml);
+    if (!valid.ok()) {
+      LOG(WARNING) << "XMPP: raw stanza refused: " << valid.message();
+      return;
+    }
+    Enqueue(std::move(raw->xml));
   }
+}
+
+void XmppSession::SendSelfPing(const SelfPing& ping) {
+  if (state_ != ConnectionState::kOnline) {
+    // No answer could come; say so at once (posted, so that the caller is not re-entered).
+    asio::post(io_, [this, occupant = ping.occupant] {
+      if (on_event_) {
+        on_event_(
+            SelfPingResult{.occupant = occupant, .joined = false, .condition = "disconnected"});
+      }
+    });
+    return;
+  }
+  const std::string id = NextId();
+  XmlElement iq("iq");
+  iq.SetAttr("type", "get").SetAttr("id", id).SetAttr("to", ping.occupant.ToString());
+  if (!ping.from.empty()) iq.SetAttr("from", ping.from.ToString());
+  iq.AddChild("ping", ns::kPing);
+  self_pings_[id] = PendingSelfPing{.occupant = ping.occupant,
+                                    .deadline = absl::Now() + options_.self_ping_timeout};
+  ArmSelfPingTimer();
+  Send(std::move(iq));
+}
+
+void XmppSession::FailSelfPings(std::string_view condition) {
+  std::map<std::string, PendingSelfPing> failed;
+  failed.swap(self_pings_);
+  ArmSelfPingTimer();
+  if (!on_event_) return;
+  for (auto& [id, ping] : failed) {
+    on_event_(SelfPingResult{.occupant = std::move(ping.occupant),
+                             .joined = false,
+                             .condition = std::string(condition)});
+  }
+}
+
+void XmppSession::ExpireSelfPings() {
+  const absl::Time now = absl::Now();
+  std::vector<Jid> expired;
+  for (auto it = self_pings_.begin(); it != self_pings_.end();) {
+    if (it->second.deadline <= now) {
+      expired.push_back(std::move(it->second.occupant));
+      it = self_pings_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  ArmSelfPingTimer();
+  if (!on_event_) return;
+  for (Jid& occupant : expired) {
+    on_event_(
+        SelfPingResult{.occupant = std::move(occupant), .joined = false, .condition = "timeout"});
+  }
+}
+
+void XmppSession::ArmSelfPingTimer() {
+  if (self_pings_.empty()) {
+    self_ping_timer_.cancel();
+    return;
+  }
+  absl::Time next = absl::InfiniteFuture();
+  for (const auto& [id, ping] : self_pings_) next = std::min(next, ping.deadline);
+  self_ping_timer_.expires_after(ToChrono(next - absl::Now()));
+  self_ping_timer_.async_wait([this](const std::error_code& error) {
+    if (error == asio::error::operation_aborted) return;  // re-armed, or the session is gone
+    ExpireSelfPings();
+  });
 }
 
 void XmppSession::Send(XmlElement stanza) {
@@ -816,6 +1059,10 @@ void XmppSession::Send(XmlElement stanza) {
   }
   std::string xml;
   AppendXml(stanza, content_namespace(), xml);
+  Enqueue(std::move(xml));
+}
+
+void XmppSession::Enqueue(std::string xml) {
   if (!queue_.Push(std::move(xml))) {
     LOG_EVERY_N(WARNING, 100) << "XMPP: outbound queue full (" << options_.outbound_queue_limit
                               << " stanzas); dropped the oldest, " << queue_.dropped()

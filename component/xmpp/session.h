@@ -10,6 +10,10 @@
 // reconnecting cannot fix (a refused secret, an unknown domain, a conflict) stop it with
 // one clear status instead of a loop.
 //
+// In rooms (XEP-0045) it reports occupants' presence, groupchat messages and invitations,
+// joins and leaves on request, and tracks XEP-0410 self-pings until they are answered, time
+// out, or the connection drops. Chat states (XEP-0085) go out inside messages or alone.
+//
 // Everything runs on one Asio I/O loop; all methods must be called on that loop's thread.
 //
 //   auto session = XmppSession::Create(io, options,
@@ -22,9 +26,12 @@
 #include <asio.hpp>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -63,6 +70,8 @@ struct SessionOptions {
   absl::Duration ping_timeout = absl::Seconds(30);
   absl::Duration reconnect_initial = absl::Seconds(1);
   absl::Duration reconnect_max = absl::Seconds(60);
+  // A SelfPing left unanswered this long is reported as not joined ("timeout").
+  absl::Duration self_ping_timeout = absl::Seconds(30);
   bool reconnect_on_permanent_errors = false;
   size_t outbound_queue_limit = 1000;
   StreamLimits limits;
@@ -129,9 +138,23 @@ class XmppSession {
   void HandleIq(const XmlElement& iq);
   void HandleMessage(const XmlElement& message);
   void HandlePresence(const XmlElement& presence);
+  // Turns an IQ answer into a SelfPingResult when it answers one of our self-pings; false when
+  // it does not.
+  bool HandleSelfPingAnswer(const XmlElement& iq);
+  // An invitation in `message` (mediated or direct), reported as a RoomInvite; false when the
+  // message holds none.
+  bool HandleInvite(const XmlElement& message, const Jid& from);
+  void SendSelfPing(const SelfPing& ping);
+  // Reports every pending self-ping as not joined with `condition` and forgets them.
+  void FailSelfPings(std::string_view condition);
+  // Fails the self-pings that are past their deadline and arms the timer for the next one.
+  void ExpireSelfPings();
+  void ArmSelfPingTimer();
 
   // Queues `stanza` (from is filled in component mode) and wakes the writer.
   void Send(XmlElement stanza);
+  // Queues serialized XML and wakes the writer.
+  void Enqueue(std::string xml);
   void WakeWriter();
   std::string NextId();
   const char* content_namespace() const;
@@ -158,6 +181,16 @@ class XmppSession {
   std::string ping_id_;  // the keepalive ping awaiting an answer, if any
   absl::Time ping_sent_;
   std::string roster_id_;
+
+  // Rooms (bare JIDs) a JoinRoom was sent to and no leave since: error presence from them is
+  // reported, and chat states to them are groupchat.
+  absl::flat_hash_set<std::string> rooms_;
+  struct PendingSelfPing {
+    Jid occupant;
+    absl::Time deadline;
+  };
+  std::map<std::string, PendingSelfPing> self_pings_;  // by IQ id
+  asio::steady_timer self_ping_timer_;
 };
 
 }  // namespace herald::xmpp

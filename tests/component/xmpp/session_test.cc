@@ -2,10 +2,12 @@
 // modes, the IQs every entity answers, reconnects, keepalives and permanent failures.
 #include "component/xmpp/session.h"
 
+#include <algorithm>
 #include <asio.hpp>
 #include <future>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -551,6 +553,396 @@ TEST(SessionTest, ClientReconnectsAfterTheConnectionDrops) {
   ASSERT_TRUE(server->WaitForAuthenticatedSessions(1, kWait));
   server->DropConnection();
   EXPECT_TRUE(server->WaitForAuthenticatedSessions(2, kWait));
+}
+
+// --- Rooms (XEP-0045), chat states (XEP-0085), self-ping (XEP-0410), raw stanzas ---------
+
+constexpr char kRoom[] = "lobby@conference.localhost";
+constexpr char kChatStatesNs[] = "http://jabber.org/protocol/chatstates";
+constexpr char kMucNs[] = "http://jabber.org/protocol/muc";
+
+Jid RoomJid() { return Jid::Parse(kRoom).value(); }
+Jid Occupant(std::string_view nick) { return RoomJid().WithResource(nick); }
+
+auto PresenceTo(std::string to) {
+  return [to](const XmlElement& s) { return s.name() == "presence" && s.Attr("to") == to; };
+}
+
+auto PingTo(std::string to) {
+  return [to](const XmlElement& s) {
+    return s.name() == "iq" && s.Attr("to") == to && s.FindChild("ping", ns::kPing) != nullptr;
+  };
+}
+
+// Starts a component session, waits until it is online and has asked to join the lobby as
+// "herald", and returns that join presence.
+std::unique_ptr<XmlElement> JoinLobby(FakeXmppServer& server, SessionUnderTest& session) {
+  EXPECT_TRUE(session.WaitForEvent<SessionOnline>().has_value());
+  session.Perform(JoinRoom{.room = RoomJid(), .nick = "herald"});
+  return server.WaitForStanza(PresenceTo("lobby@conference.localhost/herald"), kWait);
+}
+
+TEST(SessionTest, AdvertisesChatStatesAndMucInDiscoInfo) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_TRUE(server->WaitForAuthenticatedSessions(1, kWait));
+  server->Send(
+      "<iq type='get' id='d2' from='alice@localhost/pc' to='agent.localhost'>"
+      "<query xmlns='http://jabber.org/protocol/disco#info'/></iq>");
+  auto reply = server->WaitForStanza(IqWithId("d2"), kWait);
+  ASSERT_NE(reply, nullptr);
+  const XmlElement* query = reply->FindChild("query", ns::kDiscoInfo);
+  ASSERT_NE(query, nullptr);
+  std::vector<std::string> features;
+  for (const XmlNode& node : query->children()) {
+    if (node.element && node.element->name() == "feature") {
+      features.emplace_back(node.element->Attr("var"));
+    }
+  }
+  EXPECT_NE(std::find(features.begin(), features.end(), kChatStatesNs), features.end());
+  EXPECT_NE(std::find(features.begin(), features.end(), kMucNs), features.end());
+}
+
+TEST(SessionTest, JoinsARoomWithoutHistoryAndLeavesWithUnavailablePresence) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_TRUE(session.WaitForEvent<SessionOnline>().has_value());
+  session.Perform(JoinRoom{.room = RoomJid(), .nick = "Herald Bot", .password = "s3cret & <x>"});
+  auto join = server->WaitForStanza(PresenceTo("lobby@conference.localhost/Herald Bot"), kWait);
+  ASSERT_NE(join, nullptr);
+  EXPECT_FALSE(join->HasAttr("type"));
+  EXPECT_EQ(join->Attr("from"), "agent.localhost");
+  const XmlElement* x = join->FindChild("x", kMucNs);
+  ASSERT_NE(x, nullptr);
+  const XmlElement* history = x->FindChild("history", kMucNs);
+  ASSERT_NE(history, nullptr);
+  EXPECT_EQ(history->Attr("maxchars"), "0");
+  EXPECT_EQ(x->ChildText("password"), "s3cret & <x>");
+
+  session.Perform(JoinRoom{.room = RoomJid(), .nick = "Herald Bot", .leave = true});
+  auto leave = server->WaitForStanza(PresenceTo("lobby@conference.localhost/Herald Bot"), kWait);
+  ASSERT_NE(leave, nullptr);
+  EXPECT_EQ(leave->Attr("type"), "unavailable");
+  EXPECT_EQ(leave->FindChild("x", kMucNs), nullptr);
+}
+
+TEST(SessionTest, RefusesToJoinWithANickThatIsNotAValidResource) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_TRUE(session.WaitForEvent<SessionOnline>().has_value());
+  session.Perform(JoinRoom{.room = RoomJid(), .nick = ""});
+  session.Perform(JoinRoom{.room = Jid::Parse("conference.localhost").value(), .nick = "h"});
+  session.Perform(SendPresence{.to = Jid::Parse("alice@localhost").value(), .type = "probe"});
+  // The probe was performed last; nothing before it went out.
+  ASSERT_NE(server->WaitForStanza(PresenceTo("alice@localhost"), kWait), nullptr);
+  EXPECT_EQ(server->WaitForStanza([](const XmlElement& s) { return s.name() == "presence"; },
+                                  absl::ZeroDuration()),
+            nullptr);
+}
+
+TEST(SessionTest, ReportsOwnAndOtherOccupantsPresenceWithStatusCodes) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_NE(JoinLobby(*server, session), nullptr);
+  server->Send(
+      "<presence from='lobby@conference.localhost/alice' to='agent.localhost'>"
+      "<x xmlns='http://jabber.org/protocol/muc#user'>"
+      "<item affiliation='member' role='participant'/></x></presence>"
+      "<presence from='lobby@conference.localhost/herald' to='agent.localhost'>"
+      "<x xmlns='http://jabber.org/protocol/muc#user'>"
+      "<item affiliation='none' role='participant'/>"
+      "<status code='110'/><status code='201'/><status code='bogus'/></x></presence>");
+  std::optional<RoomPresence> alice = session.WaitForEvent<RoomPresence>();
+  ASSERT_TRUE(alice.has_value());
+  EXPECT_EQ(alice->room.ToString(), kRoom);
+  EXPECT_EQ(alice->nick, "alice");
+  EXPECT_TRUE(alice->available);
+  EXPECT_FALSE(alice->self);
+  EXPECT_TRUE(alice->status_codes.empty());
+
+  std::optional<RoomPresence> self = session.WaitForEvent<RoomPresence>();
+  ASSERT_TRUE(self.has_value());
+  EXPECT_EQ(self->nick, "herald");
+  EXPECT_TRUE(self->available);
+  EXPECT_TRUE(self->self);
+  EXPECT_EQ(self->status_codes, (std::vector<int>{110, 201}));
+  EXPECT_TRUE(self->error_condition.empty());
+}
+
+TEST(SessionTest, ReportsAKickAsUnavailableSelfPresenceWithStatus307) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_NE(JoinLobby(*server, session), nullptr);
+  server->Send(
+      "<presence type='unavailable' from='lobby@conference.localhost/herald' "
+      "to='agent.localhost'><x xmlns='http://jabber.org/protocol/muc#user'>"
+      "<item affiliation='none' role='none'><reason>spam</reason></item>"
+      "<status code='307'/><status code='110'/></x></presence>");
+  std::optional<RoomPresence> kicked = session.WaitForEvent<RoomPresence>();
+  ASSERT_TRUE(kicked.has_value());
+  EXPECT_FALSE(kicked->available);
+  EXPECT_TRUE(kicked->self);
+  EXPECT_EQ(kicked->status_codes, (std::vector<int>{307, 110}));
+}
+
+TEST(SessionTest, ReportsTheConditionOfAnErrorPresenceFromAJoinedRoomOnly) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_NE(JoinLobby(*server, session), nullptr);
+  server->Send(
+      "<presence type='error' from='other@conference.localhost/herald' to='agent.localhost'>"
+      "<error type='cancel'><conflict xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error>"
+      "</presence>"
+      "<presence type='error' from='lobby@conference.localhost/herald' to='agent.localhost'>"
+      "<x xmlns='http://jabber.org/protocol/muc'/>"
+      "<error type='cancel'><conflict xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error>"
+      "</presence>");
+  std::optional<RoomPresence> refused = session.WaitForEvent<RoomPresence>();
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(refused->room.ToString(), kRoom);
+  EXPECT_EQ(refused->nick, "herald");
+  EXPECT_FALSE(refused->available);
+  EXPECT_EQ(refused->error_condition, "conflict");
+  // The error from a room Herald never asked to join was not reported.
+  EXPECT_FALSE(session.WaitForEvent<RoomPresence>(absl::ZeroDuration()).has_value());
+}
+
+TEST(SessionTest, DeliversGroupchatMessagesAndMarksReplayedHistoryAsDelayed) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_NE(JoinLobby(*server, session), nullptr);
+  server->Send(
+      "<message type='groupchat' id='old' from='lobby@conference.localhost/bob' "
+      "to='agent.localhost'><body>yesterday</body>"
+      "<delay xmlns='urn:xmpp:delay' from='lobby@conference.localhost' "
+      "stamp='2024-01-01T00:00:00Z'/></message>"
+      "<message type='groupchat' from='lobby@conference.localhost' to='agent.localhost'>"
+      "<subject>Welcome</subject><body>The room is now open</body></message>"
+      "<message type='groupchat' from='lobby@conference.localhost/bob' to='agent.localhost'>"
+      "<active xmlns='http://jabber.org/protocol/chatstates'/></message>"
+      "<message type='groupchat' id='g1' from='lobby@conference.localhost/bob' "
+      "to='agent.localhost'><body>herald: hello</body><thread>t9</thread></message>");
+  std::optional<GroupMessage> history = session.WaitForEvent<GroupMessage>();
+  ASSERT_TRUE(history.has_value());
+  EXPECT_EQ(history->body, "yesterday");
+  EXPECT_TRUE(history->delayed);
+
+  std::optional<GroupMessage> live = session.WaitForEvent<GroupMessage>();
+  ASSERT_TRUE(live.has_value());
+  EXPECT_EQ(live->room.ToString(), kRoom);
+  EXPECT_EQ(live->nick, "bob");
+  EXPECT_EQ(live->id, "g1");
+  EXPECT_EQ(live->body, "herald: hello");
+  EXPECT_EQ(live->thread, "t9");
+  EXPECT_FALSE(live->delayed);
+  // The room's own announcement and the bodyless chat state were not delivered, nor was a
+  // groupchat message mistaken for a 1:1 chat.
+  EXPECT_FALSE(session.WaitForEvent<GroupMessage>(absl::ZeroDuration()).has_value());
+  EXPECT_FALSE(session.WaitForEvent<ChatMessage>(absl::ZeroDuration()).has_value());
+}
+
+TEST(SessionTest, ReportsAMediatedInvitationWithTheInviterNamedByTheRoom) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_TRUE(server->WaitForAuthenticatedSessions(1, kWait));
+  server->Send(
+      "<message from='lobby@conference.localhost' to='agent.localhost'>"
+      "<x xmlns='http://jabber.org/protocol/muc#user'>"
+      "<invite from='Alice@localhost/pc'><reason>come &amp; help</reason></invite>"
+      "<password>pw</password></x><body>alice invites you</body></message>");
+  std::optional<RoomInvite> invite = session.WaitForEvent<RoomInvite>();
+  ASSERT_TRUE(invite.has_value());
+  EXPECT_EQ(invite->room.ToString(), kRoom);
+  EXPECT_EQ(invite->inviter.ToString(), "alice@localhost");
+  EXPECT_EQ(invite->password, "pw");
+  EXPECT_EQ(invite->reason, "come & help");
+  // The invitation's body is not a chat message.
+  EXPECT_FALSE(session.WaitForEvent<ChatMessage>(absl::ZeroDuration()).has_value());
+}
+
+TEST(SessionTest, ReportsADirectInvitationWithTheSenderAsInviter) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_TRUE(server->WaitForAuthenticatedSessions(1, kWait));
+  server->Send(
+      "<message from='alice@localhost/pc' to='agent.localhost'>"
+      "<x xmlns='jabber:x:conference' jid='not a room'/></message>"
+      "<message from='alice@localhost/pc' to='agent.localhost'>"
+      "<x xmlns='jabber:x:conference' jid='Lobby@conference.localhost' password='pw' "
+      "reason='standup'/></message>");
+  std::optional<RoomInvite> invite = session.WaitForEvent<RoomInvite>();
+  ASSERT_TRUE(invite.has_value());
+  EXPECT_EQ(invite->room.ToString(), kRoom);
+  EXPECT_EQ(invite->inviter.ToString(), "alice@localhost");
+  EXPECT_EQ(invite->password, "pw");
+  EXPECT_EQ(invite->reason, "standup");
+  EXPECT_FALSE(session.WaitForEvent<RoomInvite>(absl::ZeroDuration()).has_value());
+}
+
+TEST(SessionTest, SendsChatStatesInsideAMessageAndAlone) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_NE(JoinLobby(*server, session), nullptr);
+  const Jid alice = Jid::Parse("alice@localhost/pc").value();
+  session.Perform(SendChatState{.to = alice, .state = "composing"});
+  session.Perform(SendMessage{.to = alice, .body = "answer", .chat_state = "active"});
+  session.Perform(SendChatState{.to = RoomJid(), .state = "paused"});
+  session.Perform(SendChatState{.to = alice, .state = "dancing"});
+  session.Perform(SendMessage{.to = alice, .body = "last"});
+
+  auto composing = server->WaitForStanza(
+      [](const XmlElement& s) {
+        return s.name() == "message" && s.Attr("to") == "alice@localhost/pc";
+      },
+      kWait);
+  ASSERT_NE(composing, nullptr);
+  EXPECT_EQ(composing->Attr("type"), "chat");
+  EXPECT_EQ(composing->FindChild("body"), nullptr);
+  EXPECT_NE(composing->FindChild("composing", kChatStatesNs), nullptr);
+  EXPECT_NE(composing->FindChild("no-store", "urn:xmpp:hints"), nullptr);
+
+  auto answer = server->WaitForStanza(MessageWithBody("answer"), kWait);
+  ASSERT_NE(answer, nullptr);
+  EXPECT_NE(answer->FindChild("active", kChatStatesNs), nullptr);
+
+  auto paused = server->WaitForStanza(
+      [](const XmlElement& s) { return s.name() == "message" && s.Attr("to") == kRoom; }, kWait);
+  ASSERT_NE(paused, nullptr);
+  EXPECT_EQ(paused->Attr("type"), "groupchat");
+  EXPECT_NE(paused->FindChild("paused", kChatStatesNs), nullptr);
+
+  auto last = server->WaitForStanza(MessageWithBody("last"), kWait);
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(last->FindChildByNamespace(kChatStatesNs), nullptr);
+  // "dancing" is no chat state: nothing went out for it.
+  EXPECT_EQ(server->WaitForStanza([](const XmlElement& s) { return s.name() == "message"; },
+                                  absl::ZeroDuration()),
+            nullptr);
+}
+
+TEST(SessionTest, ASelfPingAnsweredWithAResultMeansJoined) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_NE(JoinLobby(*server, session), nullptr);
+  session.Perform(SelfPing{.occupant = Occupant("herald")});
+  auto ping = server->WaitForStanza(PingTo("lobby@conference.localhost/herald"), kWait);
+  ASSERT_NE(ping, nullptr);
+  EXPECT_EQ(ping->Attr("type"), "get");
+  EXPECT_EQ(ping->Attr("from"), "agent.localhost");
+  const std::string id(ping->Attr("id"));
+  // An answer from anyone but the occupant does not settle it.
+  server->Send("<iq type='result' id='" + id +
+               "' from='lobby@conference.localhost/mallory' to='agent.localhost'/>");
+  server->Send("<iq type='result' id='" + id +
+               "' from='lobby@conference.localhost/herald' to='agent.localhost'/>");
+  std::optional<SelfPingResult> result = session.WaitForEvent<SelfPingResult>();
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->occupant, Occupant("herald"));
+  EXPECT_TRUE(result->joined);
+  EXPECT_TRUE(result->condition.empty());
+  EXPECT_FALSE(session.WaitForEvent<SelfPingResult>(absl::ZeroDuration()).has_value());
+}
+
+TEST(SessionTest, ASelfPingErrorFromTheOccupantsClientStillMeansJoined) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_NE(JoinLobby(*server, session), nullptr);
+  session.Perform(SelfPing{.occupant = Occupant("herald")});
+  auto ping = server->WaitForStanza(PingTo("lobby@conference.localhost/herald"), kWait);
+  ASSERT_NE(ping, nullptr);
+  server->Send("<iq type='error' id='" + std::string(ping->Attr("id")) +
+               "' from='lobby@conference.localhost/herald' to='agent.localhost'>"
+               "<error type='cancel'><service-unavailable "
+               "xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></iq>");
+  std::optional<SelfPingResult> result = session.WaitForEvent<SelfPingResult>();
+  ASSERT_TRUE(result.has_value());
+  EXPECT_TRUE(result->joined);
+  EXPECT_EQ(result->condition, "service-unavailable");
+}
+
+TEST(SessionTest, ASelfPingRefusedByTheRoomMeansNotJoined) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_NE(JoinLobby(*server, session), nullptr);
+  session.Perform(SelfPing{.occupant = Occupant("herald")});
+  auto ping = server->WaitForStanza(PingTo("lobby@conference.localhost/herald"), kWait);
+  ASSERT_NE(ping, nullptr);
+  server->Send("<iq type='error' id='" + std::string(ping->Attr("id")) +
+               "' from='lobby@conference.localhost/herald' to='agent.localhost'>"
+               "<error type='cancel'><not-acceptable "
+               "xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></iq>");
+  std::optional<SelfPingResult> result = session.WaitForEvent<SelfPingResult>();
+  ASSERT_TRUE(result.has_value());
+  EXPECT_FALSE(result->joined);
+  EXPECT_EQ(result->condition, "not-acceptable");
+}
+
+TEST(SessionTest, AnUnansweredSelfPingTimesOutAsNotJoined) {
+  auto server = StartServer();
+  SessionOptions options = ComponentOptions(*server);
+  options.self_ping_timeout = absl::Milliseconds(300);
+  SessionUnderTest session(options);
+  ASSERT_NE(JoinLobby(*server, session), nullptr);
+  session.Perform(SelfPing{.occupant = Occupant("herald")});
+  ASSERT_NE(server->WaitForStanza(PingTo("lobby@conference.localhost/herald"), kWait), nullptr);
+  std::optional<SelfPingResult> result = session.WaitForEvent<SelfPingResult>();
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->occupant, Occupant("herald"));
+  EXPECT_FALSE(result->joined);
+  EXPECT_EQ(result->condition, "timeout");
+}
+
+TEST(SessionTest, PendingSelfPingsFailWhenTheConnectionDrops) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_NE(JoinLobby(*server, session), nullptr);
+  session.Perform(SelfPing{.occupant = Occupant("herald")});
+  ASSERT_NE(server->WaitForStanza(PingTo("lobby@conference.localhost/herald"), kWait), nullptr);
+  server->DropConnection();
+  std::optional<SelfPingResult> result = session.WaitForEvent<SelfPingResult>();
+  ASSERT_TRUE(result.has_value());
+  EXPECT_FALSE(result->joined);
+  EXPECT_EQ(result->condition, "disconnected");
+}
+
+TEST(SessionTest, ASelfPingWhileOfflineFailsAtOnce) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_TRUE(session.WaitForEvent<SessionOnline>().has_value());
+  server->SetAccepting(false);
+  server->DropConnection();
+  ASSERT_TRUE(server->WaitForOpenConnections(0, kWait));
+  // The drop may not have been noticed yet; once it has, the ping fails without being queued.
+  std::optional<SelfPingResult> result;
+  const absl::Time deadline = absl::Now() + kWait;
+  while (absl::Now() < deadline) {
+    session.Perform(SelfPing{.occupant = Occupant("herald")});
+    result = session.WaitForEvent<SelfPingResult>(absl::Milliseconds(500));
+    if (result.has_value()) break;
+  }
+  ASSERT_TRUE(result.has_value());
+  EXPECT_FALSE(result->joined);
+  EXPECT_EQ(result->condition, "disconnected");
+}
+
+TEST(SessionTest, WritesAValidRawStanzaAsItIsAndDropsAnInvalidOne) {
+  auto server = StartServer();
+  SessionUnderTest session(ComponentOptions(*server));
+  ASSERT_TRUE(session.WaitForEvent<SessionOnline>().has_value());
+  session.Perform(SendRawStanza{.xml = "<message to='alice@localhost'><body>raw</body></message>"
+                                       "</stream:stream>"});
+  session.Perform(SendRawStanza{.xml = "<message from='agent.localhost' to='alice@localhost' "
+                                       "id='r1'><body>raw ok</body></message>"});
+  auto raw = server->WaitForStanza(MessageWithBody("raw ok"), kWait);
+  ASSERT_NE(raw, nullptr);
+  EXPECT_EQ(raw->Attr("id"), "r1");
+  EXPECT_EQ(server->WaitForStanza(MessageWithBody("raw"), absl::ZeroDuration()), nullptr);
+  // The stream survived: the session still answers.
+  server->Send(
+      "<iq type='get' id='p9' from='alice@localhost/pc' to='agent.localhost'>"
+      "<ping xmlns='urn:xmpp:ping'/></iq>");
+  EXPECT_NE(server->WaitForStanza(IqWithId("p9"), kWait), nullptr);
+  EXPECT_EQ(session.ConnectionsEstablished(), 1);
 }
 
 }  // namespace

@@ -1,0 +1,324 @@
+#include "component/agent/conversation.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "component/agent/blocking_work.h"
+#include "component/agent/system_prompt.h"
+#include "glog/logging.h"
+
+namespace herald::agent {
+namespace {
+
+using memory::ConversationRef;
+using memory::MemoryEntry;
+using providers::LlmMessage;
+using providers::LlmRequest;
+using providers::LlmResponse;
+
+constexpr char kApology[] =
+    "Sorry, I could not answer that just now. Please try again in a moment.";
+
+// What a turn needs from disk, read in one trip to the worker pool.
+struct TurnMemory {
+  std::vector<MemoryEntry> history;   // the session before this message
+  std::vector<MemoryEntry> archived;  // a session closed for idleness, for its summary
+  PromptParts prompt;
+};
+
+// The session as the model's messages: user and assistant turns alternate, starting with
+// the user (several providers require both). Tool and note entries stay in the files only.
+std::vector<LlmMessage> ToMessages(const std::vector<MemoryEntry>& history, bool in_room) {
+  std::vector<LlmMessage> messages;
+  for (const MemoryEntry& entry : history) {
+    LlmMessage::Role role;
+    if (entry.role == "user") {
+      role = LlmMessage::Role::kUser;
+    } else if (entry.role == "assistant") {
+      role = LlmMessage::Role::kAssistant;
+    } else {
+      continue;
+    }
+    std::string text = in_room && role == LlmMessage::Role::kUser
+                           ? absl::StrCat(entry.author, ": ", entry.text)
+                           : entry.text;
+    if (messages.empty() && role != LlmMessage::Role::kUser) continue;
+    if (!messages.empty() && messages.back().role == role) {
+      absl::StrAppend(&messages.back().text, "\n\n", text);
+    } else {
+      messages.push_back(LlmMessage{.role = role, .text = std::move(text)});
+    }
+  }
+  return messages;
+}
+
+void AppendUser(std::vector<LlmMessage>& messages, std::string text) {
+  if (!messages.empty() && messages.back().role == LlmMessage::Role::kUser) {
+    absl::StrAppend(&messages.back().text, "\n\n", text);
+  } else {
+    messages.push_back(LlmMessage{.role = LlmMessage::Role::kUser, .text = std::move(text)});
+  }
+}
+
+std::string Abbreviate(const std::string& text, size_t limit) {
+  if (text.size() <= limit) return text;
+  return absl::StrCat(text.substr(0, limit), "…");
+}
+
+auto Complete(providers::ModelRouter& router, providers::Tier tier, const LlmRequest& request) {
+  return AwaitCallback<absl::StatusOr<LlmResponse>>(
+      [&router, tier, request](providers::LlmProvider::Done done) mutable {
+        router.Complete(tier, std::move(request), nullptr, std::move(done));
+      });
+}
+
+}  // namespace
+
+Conversation::Conversation(RuntimeServices& services, ConversationRef ref, std::string id)
+    : services_(services),
+      ref_(std::move(ref)),
+      id_(std::move(id)),
+      files_(asio::make_strand(services.workers.get_executor())) {}
+
+bool Conversation::Enqueue(IncomingMessage message) {
+  const size_t limit = static_cast<size_t>(std::max(1, services_.config.agent.mailbox_limit));
+  if (mailbox_.size() >= limit) return false;
+  mailbox_.push_back(std::move(message));
+  if (!running_) {
+    running_ = true;
+    asio::co_spawn(services_.io, Drain(), asio::detached);
+  }
+  return true;
+}
+
+bool Conversation::Cancel() {
+  const bool anything = running_ || !mailbox_.empty();
+  ++generation_;
+  mailbox_.clear();
+  return anything;
+}
+
+asio::awaitable<void> Conversation::Drain() {
+  while (!mailbox_.empty()) {
+    const IncomingMessage message = std::move(mailbox_.front());
+    mailbox_.pop_front();
+    co_await RunTurn(message, generation_);
+  }
+  running_ = false;
+}
+
+void Conversation::Reply(const IncomingMessage& to, std::string body, bool active) {
+  services_.act(xmpp::SendMessage{
+      .to = to.reply_to,
+      .body = std::move(body),
+      .type = to.type == "groupchat" ? "groupchat" : (to.type == "normal" ? "normal" : "chat"),
+      .thread = to.thread,
+      .from = to.own,
+      .chat_state = active && !in_room() ? "active" : ""});
+}
+
+asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint64_t generation) {
+  const std::string turn_id = absl::StrCat(id_, "/", ++next_turn_);
+  const config::Config& config = services_.config;
+  const absl::Time started = services_.clock();
+  ConversationRef ref = ref_;
+  ref.thread = message.thread;
+  const bool room = in_room();
+  auto cancelled = [&] { return generation != generation_; };
+  auto fail = [&](const absl::Status& status) {
+    LOG(WARNING) << "conversation " << turn_id << ": " << status;
+    if (cancelled()) return;
+    if (!room) {
+      services_.act(
+          xmpp::SendChatState{.to = message.reply_to, .state = "paused", .from = message.own});
+    }
+    Reply(message, absl::StrCat(kApology, " (reference ", turn_id, ")"), /*active=*/false);
+  };
+
+  if (!room) {
+    services_.act(
+        xmpp::SendChatState{.to = message.reply_to, .state = "composing", .from = message.own});
+  }
+
+  // Memory: close an idle session, read the session and the prompt's parts, record the
+  // message — one trip to this conversation's strand of the worker pool.
+  const memory::MemoryStore* store = &services_.memory;
+  memory::MemoryStore* writable = &services_.memory;
+  const size_t history_size = static_cast<size_t>(std::max(0, config.agent.history_messages));
+  const absl::Duration idle = absl::Minutes(config.agent.session_idle_minutes);
+  const MemoryEntry user_entry{
+      .time = message.received, .role = "user", .author = message.author, .text = message.body};
+  const std::string agent_name = config.agent.name;
+  auto work1 = [store, writable, ref, history_size, idle, user_entry, agent_name,
+                carry_over = config.agent.carry_over_summary]() -> absl::StatusOr<TurnMemory> {
+    TurnMemory loaded;
+    if (idle > absl::ZeroDuration()) {
+      absl::StatusOr<std::optional<absl::Time>> last = store->LastActivity(ref);
+      if (!last.ok()) return last.status();
+      if (last->has_value() && user_entry.time - **last >= idle) {
+        if (carry_over) {
+          absl::StatusOr<std::vector<MemoryEntry>> old = store->History(ref, 200);
+          if (old.ok()) loaded.archived = *std::move(old);
+        }
+        absl::StatusOr<std::string> archived = writable->ArchiveSession(ref, user_entry.time);
+        if (!archived.ok()) return archived.status();
+      }
+    }
+    absl::StatusOr<std::vector<MemoryEntry>> history = store->History(ref, history_size);
+    if (!history.ok()) return history.status();
+    loaded.history = *std::move(history);
+    absl::StatusOr<PromptParts> prompt = LoadPromptParts(*store, ref, agent_name);
+    if (!prompt.ok()) return prompt.status();
+    loaded.prompt = *std::move(prompt);
+    absl::Status appended = writable->Append(ref, user_entry);
+    if (!appended.ok()) return appended;
+    return loaded;
+  };
+  absl::StatusOr<TurnMemory> memory = co_await Offload(files_, std::move(work1));
+  if (!memory.ok()) {
+    fail(memory.status());
+    co_return;
+  }
+  if (cancelled()) co_return;
+
+  // A session closed for idleness leaves a summary in context.md (light tier), if wanted.
+  if (!memory->archived.empty()) {
+    LlmRequest summary_request;
+    summary_request.system =
+        "Summarise the conversation below in at most five short lines: facts about the "
+        "user, decisions and open questions worth remembering. No preamble.";
+    std::string transcript;
+    for (const MemoryEntry& entry : memory->archived) {
+      absl::StrAppend(&transcript, entry.author, ": ", entry.text, "\n");
+    }
+    summary_request.messages.push_back(
+        LlmMessage{.role = LlmMessage::Role::kUser, .text = std::move(transcript)});
+    summary_request.max_tokens = 400;
+    absl::StatusOr<LlmResponse> summary =
+        co_await Complete(services_.router, providers::Tier::kLight, summary_request);
+    if (summary.ok() && !summary->text.empty()) {
+      const std::string context = memory->prompt.context.empty()
+                                      ? summary->text
+                                      : absl::StrCat(memory->prompt.context, "\n", summary->text);
+      memory->prompt.context = context;
+      auto work2 = [writable, ref, context] { return writable->WriteContext(ref, context); };
+      absl::Status written = co_await Offload(files_, std::move(work2));
+      if (!written.ok()) LOG(WARNING) << "conversation " << turn_id << ": " << written;
+    } else if (!summary.ok()) {
+      LOG(WARNING) << "conversation " << turn_id << ": no carry-over summary: " << summary.status();
+    }
+  }
+
+  PromptOptions prompt_options{.agent_name = agent_name,
+                               .in_room = room,
+                               .room = ref.address,
+                               .flagged_injection = message.flagged_injection,
+                               .now = services_.clock()};
+  LlmRequest request;
+  request.system = BuildSystemPrompt(memory->prompt, prompt_options);
+  request.messages = ToMessages(memory->history, room);
+  AppendUser(request.messages,
+             room ? absl::StrCat(message.author, ": ", message.body) : message.body);
+  request.max_tokens = config.llm.max_tokens;
+  request.stream = config.llm.stream;
+
+  const std::vector<providers::ToolSpec> tools = services_.skills.EnabledTools();
+  const int max_rounds = std::max(0, config.agent.max_tool_rounds);
+  providers::Usage usage;
+  std::string answer;
+  std::string model;
+  int rounds = 0;
+  std::vector<MemoryEntry> tool_entries;
+  const skills::SkillContext skill_context{.conversation_id = turn_id, .conversation = ref};
+
+  while (true) {
+    // After max_rounds rounds with tools, one last call without them forces an answer.
+    request.tools = rounds < max_rounds ? tools : std::vector<providers::ToolSpec>{};
+    absl::StatusOr<LlmResponse> response =
+        co_await Complete(services_.router, providers::Tier::kDefault, request);
+    if (cancelled()) co_return;
+    if (!response.ok()) {
+      fail(response.status());
+      co_return;
+    }
+    usage.input_tokens += response->usage.input_tokens;
+    usage.output_tokens += response->usage.output_tokens;
+    model = absl::StrCat(response->provider, ":", response->model);
+    if (response->tool_calls.empty() || request.tools.empty()) {
+      answer = response->text;
+      break;
+    }
+    ++rounds;
+    // Partial progress: text the model wrote beside its tool calls reaches the user now.
+    if (!response->text.empty()) Reply(message, response->text, /*active=*/false);
+
+    LlmMessage call{.role = LlmMessage::Role::kAssistant,
+                    .text = response->text,
+                    .tool_calls = response->tool_calls};
+    LlmMessage results{.role = LlmMessage::Role::kTool};
+    for (const providers::ToolCall& tool_call : response->tool_calls) {
+      providers::ToolResult result{.tool_call_id = tool_call.id, .name = tool_call.name};
+      absl::StatusOr<skills::Skill*> skill =
+          services_.skills.Check(tool_call.name, tool_call.arguments);
+      if (!skill.ok()) {
+        result.content = std::string(skill.status().message());
+        result.is_error = true;
+      } else {
+        skills::Skill* runnable = *skill;
+        const nlohmann::json& arguments = tool_call.arguments;
+        auto start3 = [runnable, &arguments, &skill_context](skills::Skill::Done done) {
+          runnable->Execute(arguments, skill_context, std::move(done));
+        };
+        absl::StatusOr<std::string> output =
+            co_await AwaitCallback<absl::StatusOr<std::string>>(std::move(start3));
+        if (cancelled()) co_return;
+        if (output.ok()) {
+          result.content = *std::move(output);
+        } else {
+          result.content = std::string(output.status().message());
+          result.is_error = true;
+          LOG(INFO) << "conversation " << turn_id << ": tool " << tool_call.name
+                    << " failed: " << output.status();
+        }
+      }
+      tool_entries.push_back(MemoryEntry{
+          .time = services_.clock(),
+          .role = "tool",
+          .author = tool_call.name,
+          .text = absl::StrCat(tool_call.arguments.dump(), result.is_error ? " → error: " : " → ",
+                               Abbreviate(result.content, 2000))});
+      results.tool_results.push_back(std::move(result));
+    }
+    request.messages.push_back(std::move(call));
+    request.messages.push_back(std::move(results));
+  }
+
+  if (answer.empty()) answer = "(The model returned no text.)";
+  Reply(message, answer, /*active=*/true);
+  ++turns_done;
+  if (debug) {
+    Reply(message,
+          absl::StrFormat("[debug] %s, %d tool round(s), %d tokens in / %d out, %d ms", model,
+                          rounds, usage.input_tokens, usage.output_tokens,
+                          absl::ToInt64Milliseconds(services_.clock() - started)),
+          /*active=*/false);
+  }
+
+  std::vector<MemoryEntry> entries = std::move(tool_entries);
+  entries.push_back(MemoryEntry{
+      .time = services_.clock(), .role = "assistant", .author = agent_name, .text = answer});
+  auto work4 = [writable, ref, entries]() -> absl::Status {
+    for (const MemoryEntry& entry : entries) {
+      absl::Status appended = writable->Append(ref, entry);
+      if (!appended.ok()) return appended;
+    }
+    return absl::OkStatus();
+  };
+  absl::Status saved = co_await Offload(files_, std::move(work4));
+  if (!saved.ok()) LOG(ERROR) << "conversation " << turn_id << ": answer not saved: " << saved;
+}
+
+}  // namespace herald::agent

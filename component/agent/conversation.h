@@ -1,0 +1,98 @@
+// component/agent/conversation.h
+//
+// A Conversation is the actor of one 1:1 chat (a bare JID) or one room (A1). Messages to it
+// are handled strictly in order, one turn at a time, while other conversations run in
+// parallel on the same I/O loop; its mailbox is bounded (Enqueue fails when it is full and
+// the caller answers "busy"). A turn (A2) loads the session from memory, asks the model,
+// runs the tools it calls (validated by the registry), feeds the results back for at most
+// [agent] max_tool_rounds rounds and then asks once more without tools, answers, and writes
+// both sides to memory. The conversation's file access goes through its own strand of the
+// worker pool, so it never overlaps with itself and never blocks the loop. A failure is
+// logged with the conversation and turn ids; the user gets an apology with the turn id only.
+//
+//   Conversation& c = table.Get(ref);
+//   if (!c.Enqueue(message)) Reply("I'm still working on your earlier messages...");
+//   c.Cancel();   // /cancel: the running turn's answer is dropped
+#pragma once
+
+#include <asio.hpp>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+
+#include "absl/time/time.h"
+#include "component/config/config.h"
+#include "component/memory/memory_store.h"
+#include "component/xmpp/events.h"
+#include "providers/routing/model_router.h"
+#include "skills/registry.h"
+
+namespace herald::agent {
+
+// What every conversation shares. Owned by the binary; outlives every conversation.
+struct RuntimeServices {
+  asio::io_context& io;
+  asio::thread_pool& workers;
+  memory::MemoryStore& memory;
+  providers::ModelRouter& router;
+  skills::SkillRegistry& skills;
+  const config::Config& config;
+  std::function<void(xmpp::OutboundAction)> act;
+  std::function<absl::Time()> clock = absl::Now;
+  absl::Time started = absl::Now();
+  // "component agent.example.org" or "client bot@example.org", for /status.
+  std::string connection;
+};
+
+struct IncomingMessage {
+  xmpp::Jid reply_to;  // the sender's full JID, or the room's bare JID
+  xmpp::Jid own;       // the address the message was sent to (replies come from it)
+  std::string author;  // bare JID in a chat, nick in a room
+  std::string body;
+  std::string thread;
+  std::string type = "chat";  // "chat" | "normal" | "groupchat"
+  bool flagged_injection = false;
+  absl::Time received;
+};
+
+class Conversation {
+ public:
+  Conversation(RuntimeServices& services, memory::ConversationRef ref, std::string id);
+  Conversation(const Conversation&) = delete;
+  Conversation& operator=(const Conversation&) = delete;
+
+  // Queues a message for the model; false when the mailbox is full.
+  bool Enqueue(IncomingMessage message);
+  // Drops the running turn's answer and the queued messages; false when there was nothing.
+  bool Cancel();
+
+  bool busy() const { return running_; }
+  size_t queued() const { return mailbox_.size(); }
+  const memory::ConversationRef& ref() const { return ref_; }
+  const std::string& id() const { return id_; }
+  bool in_room() const { return ref_.kind == memory::ConversationRef::Kind::kRoom; }
+
+  // The strand of the worker pool that serialises this conversation's file access.
+  asio::strand<asio::thread_pool::executor_type>& files() { return files_; }
+
+  // /debug: append model, rounds, tokens and time after each answer.
+  bool debug = false;
+  int turns_done = 0;
+
+ private:
+  asio::awaitable<void> Drain();
+  asio::awaitable<void> RunTurn(const IncomingMessage& message, uint64_t generation);
+  void Reply(const IncomingMessage& to, std::string body, bool active);
+
+  RuntimeServices& services_;
+  memory::ConversationRef ref_;
+  std::string id_;
+  asio::strand<asio::thread_pool::executor_type> files_;
+  std::deque<IncomingMessage> mailbox_;
+  bool running_ = false;
+  uint64_t generation_ = 0;  // bumped by Cancel: a turn of an older generation is dropped
+  uint64_t next_turn_ = 0;
+};
+
+}  // namespace herald::agent

@@ -1,0 +1,165 @@
+// component/agent/rooms.h
+//
+// RoomManager is Herald's behaviour in group chats (X9, XEP-0045): it joins the configured
+// [[rooms]] without history replay each time the session comes online, follows its own
+// occupant's presence, and gets back in by itself — with exponential backoff and jitter —
+// after a kick (307), a room shutdown (332), an error or a lost connection; a ban (301 or
+// <forbidden/>) is respected and not retried. A taken nick is tried again as "nick_",
+// "nick__", ... A joined room is self-pinged (XEP-0410) after `self_ping_interval` without
+// traffic, and rejoined when the room no longer knows Herald. Invitations are accepted from
+// JIDs the AccessPolicy allows and ignored (and logged) from anyone else.
+//
+// It decides which room messages become turns: never replayed history, never Herald's own
+// echo, every message in rooms with activation "all", only those that mention Herald's nick
+// in rooms with "mention". It also breaks reply loops with other bots: after `loop_replies`
+// replies to one occupant within `loop_window`, that occupant is ignored for `loop_pause`.
+//
+// Everything runs on the Asio loop passed in; all methods must be called on its thread.
+//
+//   RoomManager rooms(io, config.rooms, &policy,
+//       [&](xmpp::OutboundAction a) { session->Perform(std::move(a)); },
+//       [&](const xmpp::GroupMessage& m) { runtime.StartRoomTurn(m); });
+//   rooms.Handle(event);                        // every InboundEvent, whatever its kind
+//   ...
+//   session->Perform(xmpp::SendMessage{.to = m.room, .body = answer, .type = "groupchat"});
+//   rooms.RecordReply(m.room, m.nick);
+#pragma once
+
+#include <asio.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "component/agent/access_policy.h"
+#include "component/config/config.h"
+#include "component/xmpp/backoff.h"
+#include "component/xmpp/events.h"
+#include "component/xmpp/jid.h"
+
+namespace herald::agent {
+
+struct RoomOptions {
+  absl::Duration self_ping_interval = absl::Minutes(5);
+  absl::Duration rejoin_initial = absl::Seconds(2);
+  absl::Duration rejoin_max = absl::Minutes(5);
+  int loop_replies = 3;
+  absl::Duration loop_window = absl::Seconds(60);
+  absl::Duration loop_pause = absl::Minutes(5);
+  // A join the room neither confirms nor refuses within this time is tried again.
+  absl::Duration join_timeout = absl::Seconds(30);
+  // How many underscores a taken nick may grow before Herald backs off and starts over.
+  int max_nick_suffix = 4;
+  // Rooms joined on invitation, beyond the configured ones.
+  size_t max_invited_rooms = 50;
+  // The wall clock of the loop breaker and of room silence (tests substitute their own).
+  std::function<absl::Time()> clock = [] { return absl::Now(); };
+};
+
+class RoomManager {
+ public:
+  using ActionSink = std::function<void(xmpp::OutboundAction)>;
+  // Called for each room message Herald should answer.
+  using TurnSink = std::function<void(const xmpp::GroupMessage& message)>;
+
+  // `policy` may be null (then no invitation is accepted); it must outlive the manager.
+  // Rooms whose JID does not parse are logged and skipped (the config loader refuses them).
+  RoomManager(asio::io_context& io, std::vector<config::RoomConfig> rooms,
+              const AccessPolicy* policy, ActionSink act, TurnSink on_turn,
+              RoomOptions options = {});
+  ~RoomManager();
+  RoomManager(const RoomManager&) = delete;
+  RoomManager& operator=(const RoomManager&) = delete;
+
+  // Called for every inbound event; those that are not about rooms are ignored.
+  void Handle(const xmpp::InboundEvent& event);
+  // Called after Herald answered `to_nick` in `room`: feeds the loop breaker.
+  void RecordReply(const xmpp::Jid& room, std::string_view to_nick);
+
+  bool IsJoined(const xmpp::Jid& room) const;
+  // The nick Herald uses (or is trying) in `room`, or "" for a room it does not know.
+  std::string NickIn(const xmpp::Jid& room) const;
+  // Configured rooms in configuration order, then rooms joined on invitation.
+  std::vector<xmpp::Jid> Rooms() const;
+
+ private:
+  enum class State { kIdle, kJoining, kJoined, kWaiting, kBanned };
+
+  struct Occupant {
+    std::deque<absl::Time> replies;  // within loop_window
+    absl::Time paused_until = absl::InfinitePast();
+  };
+
+  struct Room : std::enable_shared_from_this<Room> {
+    Room(asio::io_context& io, xmpp::Jid jid, std::string nick, bool all, bool invited,
+         const RoomOptions& options);
+
+    xmpp::Jid jid;  // bare
+    std::string base_nick;
+    std::string nick;  // base_nick plus the underscores a conflict added
+    bool all = false;  // activation "all"
+    bool invited = false;
+    std::string password;
+    State state = State::kIdle;
+    int nick_suffix = 0;
+    xmpp::Backoff backoff;
+    // One timer for "join unanswered" and "time to rejoin"; the other for self-pings. A
+    // generation per timer makes a completion that was already queued when the timer was
+    // re-armed harmless.
+    asio::steady_timer join_timer;
+    uint64_t join_generation = 0;
+    asio::steady_timer ping_timer;
+    uint64_t ping_generation = 0;
+    bool ping_pending = false;
+    absl::Time last_traffic = absl::InfinitePast();
+    absl::flat_hash_map<std::string, Occupant> occupants;  // by nick
+  };
+
+  Room* Find(const xmpp::Jid& room) const;
+  Room& Add(xmpp::Jid jid, std::string nick, bool all, bool invited);
+
+  void OnOnline(const xmpp::SessionOnline& online);
+  void OnPresence(const xmpp::RoomPresence& presence);
+  void OnJoinError(Room& room, const xmpp::RoomPresence& presence);
+  void OnMessage(const xmpp::GroupMessage& message);
+  void OnInvite(const xmpp::RoomInvite& invite);
+  void OnSelfPing(const xmpp::SelfPingResult& result);
+
+  void JoinNow(Room& room);
+  void Joined(Room& room, const xmpp::RoomPresence& presence);
+  void ScheduleRejoin(Room& room, std::string_view why);
+  void ArmJoinTimer(Room& room, absl::Duration delay);
+  void ArmPingTimer(Room& room, absl::Duration delay);
+  void OnJoinTimer(Room& room);
+  void OnPingTimer(Room& room);
+  // Accepts the default configuration of a room Herald just created (status 201), which the
+  // service keeps locked to everyone else until its owner does.
+  void CreateInstantRoom(const Room& room);
+  // Whether a message from `nick` may start a turn; false while that occupant is paused.
+  bool PassesLoopBreaker(Room& room, const std::string& nick);
+
+  asio::io_context& io_;
+  const AccessPolicy* policy_;
+  ActionSink act_;
+  TurnSink on_turn_;
+  RoomOptions options_;
+  std::string default_nick_;
+  xmpp::Jid own_jid_;
+  uint64_t next_id_ = 0;
+  std::vector<std::shared_ptr<Room>> rooms_;       // configured, then invited
+  absl::flat_hash_map<std::string, Room*> index_;  // by bare JID
+  size_t invited_ = 0;
+};
+
+// Whether `body` addresses `nick`: the nick as a word of its own, ignoring ASCII case
+// ("herald: hi", "hi @Herald", "thanks, herald!"), but not inside another word ("heralded").
+bool MentionsNick(std::string_view body, std::string_view nick);
+
+}  // namespace herald::agent

@@ -1,0 +1,250 @@
+#include "component/memory/atomic_file.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "component/platform/absl_string_view.h"
+
+namespace herald::memory {
+namespace {
+
+absl::Status ErrnoError(int error, std::string_view what, const std::string& path) {
+  std::string message = absl::StrCat(AbslView(what), " ", path, ": ", std::strerror(error));
+  switch (error) {
+    case ENOENT:
+      return absl::NotFoundError(message);
+    case EEXIST:
+      return absl::AlreadyExistsError(message);
+    case EACCES:
+    case EPERM:
+      return absl::PermissionDeniedError(message);
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+      return absl::ResourceExhaustedError(message);
+    default:
+      return absl::InternalError(message);
+  }
+}
+
+// Closes on every path out of a function.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  // close() can report a deferred write error; callers that wrote check it.
+  int Close() {
+    const int result = ::close(fd_);
+    fd_ = -1;
+    return result;
+  }
+
+ private:
+  int fd_;
+};
+
+std::string Parent(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+bool WriteAll(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t written = ::write(fd, bytes.data(), bytes.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    bytes.remove_prefix(static_cast<size_t>(written));
+  }
+  return true;
+}
+
+bool PreadAll(int fd, char* data, size_t size, off_t offset) {
+  while (size > 0) {
+    const ssize_t got = ::pread(fd, data, size, offset);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (got == 0) {
+      errno = EIO;  // the file shrank under us
+      return false;
+    }
+    data += got;
+    size -= static_cast<size_t>(got);
+    offset += got;
+  }
+  return true;
+}
+
+std::atomic<uint64_t> temp_counter{0};
+
+}  // namespace
+
+absl::Status SyncDirectory(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0) return ErrnoError(errno, "open folder", path);
+  if (::fsync(fd.get()) != 0) return ErrnoError(errno, "fsync folder", path);
+  return absl::OkStatus();
+}
+
+absl::Status CreateDirectories(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat("not a folder: ", path));
+  }
+  if (errno != ENOENT) return ErrnoError(errno, "stat", path);
+  const std::string parent = Parent(path);
+  if (parent != path) {
+    absl::Status status = CreateDirectories(parent);
+    if (!status.ok()) return status;
+  }
+  if (::mkdir(path.c_str(), 0700) != 0) {
+    if (errno == EEXIST && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      return absl::OkStatus();  // created by someone else meanwhile
+    }
+    return ErrnoError(errno, "create folder", path);
+  }
+  return SyncDirectory(parent);
+}
+
+absl::Status AppendDurably(const std::string& path, std::string_view bytes,
+                           const TailRepairFn& repair) {
+  bool created = false;
+  int raw = ::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  if (raw < 0 && errno == ENOENT) {
+    absl::Status status = CreateDirectories(Parent(path));
+    if (!status.ok()) return status;
+    raw = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    created = raw >= 0;
+    if (raw < 0 && errno == EEXIST) raw = ::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  }
+  if (raw < 0) return ErrnoError(errno, "open", path);
+  Fd fd(raw);
+
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return ErrnoError(errno, "stat", path);
+  char last[2];
+  const size_t tail_size = st.st_size < 2 ? static_cast<size_t>(st.st_size) : 2;
+  if (tail_size > 0 && !PreadAll(fd.get(), last, tail_size, st.st_size - tail_size)) {
+    return ErrnoError(errno, "read", path);
+  }
+  std::string buffer = repair(std::string_view(last, tail_size));
+  buffer.append(bytes.data(), bytes.size());
+
+  if (!WriteAll(fd.get(), buffer)) {
+    const int error = errno;
+    // Leave no partial entry behind when the disk is full; if this fails too, the next
+    // append repairs the tail.
+    if (::ftruncate(fd.get(), st.st_size) == 0) ::fdatasync(fd.get());
+    return ErrnoError(error, "write", path);
+  }
+  if (::fdatasync(fd.get()) != 0) return ErrnoError(errno, "fsync", path);
+  if (fd.Close() != 0) return ErrnoError(errno, "close", path);
+  if (created) return SyncDirectory(Parent(path));
+  return absl::OkStatus();
+}
+
+absl::Status WriteFileAtomically(const std::string& path, std::string_view contents) {
+  const std::string parent = Parent(path);
+  absl::Status status = CreateDirectories(parent);
+  if (!status.ok()) return status;
+  const std::string base = path.substr(path.find_last_of('/') + 1);
+  std::string temp;
+  int raw = -1;
+  for (int attempt = 0; attempt < 16 && raw < 0; ++attempt) {
+    // A leading dot: folder-name encoding never produces one, so a temporary file never
+    // shadows a memory file.
+    temp = absl::StrCat(parent, "/.", base, ".tmp-", ::getpid(), "-", temp_counter++);
+    raw = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (raw < 0 && errno != EEXIST) break;
+  }
+  if (raw < 0) return ErrnoError(errno, "create", temp);
+  Fd fd(raw);
+  absl::Status result;
+  if (!WriteAll(fd.get(), contents)) {
+    result = ErrnoError(errno, "write", temp);
+  } else if (::fsync(fd.get()) != 0) {
+    result = ErrnoError(errno, "fsync", temp);
+  } else if (fd.Close() != 0) {
+    result = ErrnoError(errno, "close", temp);
+  } else if (::rename(temp.c_str(), path.c_str()) != 0) {
+    result = ErrnoError(errno, "rename to", path);
+  } else {
+    return SyncDirectory(parent);
+  }
+  ::unlink(temp.c_str());
+  return result;
+}
+
+absl::StatusOr<std::optional<std::string>> ReadFileIfExists(const std::string& path,
+                                                            uint64_t max_bytes) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    return ErrnoError(errno, "open", path);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return ErrnoError(errno, "stat", path);
+  if (!S_ISREG(st.st_mode)) return absl::FailedPreconditionError("not a regular file: " + path);
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("file larger than ", max_bytes, " bytes: ", path));
+  }
+  std::string contents(static_cast<size_t>(st.st_size), '\0');
+  if (!PreadAll(fd.get(), contents.data(), contents.size(), 0)) {
+    return ErrnoError(errno, "read", path);
+  }
+  return contents;
+}
+
+absl::StatusOr<std::optional<FileTail>> ReadFileTail(const std::string& path, uint64_t max_bytes) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    return ErrnoError(errno, "open", path);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return ErrnoError(errno, "stat", path);
+  if (!S_ISREG(st.st_mode)) return absl::FailedPreconditionError("not a regular file: " + path);
+  const auto size = static_cast<uint64_t>(st.st_size);
+  const uint64_t offset = size > max_bytes ? size - max_bytes : 0;
+  FileTail tail;
+  tail.whole_file = offset == 0;
+  tail.bytes.resize(static_cast<size_t>(size - offset));
+  if (!PreadAll(fd.get(), tail.bytes.data(), tail.bytes.size(), static_cast<off_t>(offset))) {
+    return ErrnoError(errno, "read", path);
+  }
+  return tail;
+}
+
+absl::Status RenameNoReplace(const std::string& from, const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) {
+    return absl::OkStatus();
+  }
+  if (errno != EINVAL && errno != ENOSYS) return ErrnoError(errno, "rename to", to);
+  // The file system cannot refuse atomically; the caller serialises renames into `to`'s
+  // folder, so checking first is enough there.
+  struct stat st;
+  if (::lstat(to.c_str(), &st) == 0) return ErrnoError(EEXIST, "rename to", to);
+  if (::rename(from.c_str(), to.c_str()) != 0) return ErrnoError(errno, "rename to", to);
+  return absl::OkStatus();
+}
+
+}  // namespace herald::memory

@@ -1,0 +1,91 @@
+#include "component/xmpp/raw_stanza.h"
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "component/platform/absl_string_view.h"
+#include "component/xmpp/stream_parser.h"
+#include "component/xmpp/xml_element.h"
+
+namespace herald::xmpp {
+namespace {
+
+// A namespace no real stream uses: an element that ends up in it declared no namespace of its
+// own, so it will take whatever the live stream's content namespace is (jabber:client or
+// jabber:component:accept).
+constexpr std::string_view kPlaceholderNamespace = "urn:x-herald:raw-stanza";
+
+// Counts what the parser delivers between the synthetic header and our closing tag.
+class Collector : public StreamParser::Handler {
+ public:
+  void OnStreamOpen(const XmlElement&, std::string_view) override {}
+  void OnStanza(std::unique_ptr<XmlElement> stanza) override {
+    ++count_;
+    if (first_ == nullptr) first_ = std::move(stanza);
+  }
+  void OnStreamClose() override { closed_ = true; }
+
+  int count() const { return count_; }
+  const XmlElement* first() const { return first_.get(); }
+  bool closed() const { return closed_; }
+
+ private:
+  int count_ = 0;
+  std::unique_ptr<XmlElement> first_;
+  bool closed_ = false;
+};
+
+absl::Status Refuse(std::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat("not a stanza Herald can send: ", AbslView(why)));
+}
+
+}  // namespace
+
+absl::Status ValidateRawStanza(std::string_view xml) {
+  if (xml.size() > kMaxRawStanzaBytes) {
+    return Refuse(absl::StrCat("it is ", xml.size(), " bytes, more than the ", kMaxRawStanzaBytes,
+                               " allowed"));
+  }
+  StreamLimits limits;
+  limits.max_stanza_bytes = kMaxRawStanzaBytes;
+  Collector collector;
+  StreamParser parser(limits, &collector);
+  absl::Status header =
+      parser.Feed(absl::StrCat("<stream:stream xmlns='", AbslView(kPlaceholderNamespace),
+                               "' xmlns:stream='http://etherx.jabber.org/streams'>"));
+  if (!header.ok()) return absl::InternalError("the raw stanza check could not start its parser");
+
+  absl::Status parsed = parser.Feed(xml);
+  if (!parsed.ok()) {
+    return Refuse(absl::StrCat("the XML is refused (", AbslView(parser.error_condition()),
+                               "): ", parsed.message()));
+  }
+  if (collector.closed()) return Refuse("it closes the XMPP stream");
+  if (collector.count() == 0) {
+    return Refuse(xml.find_first_not_of(" \t\r\n") == std::string_view::npos
+                      ? "it is empty"
+                      : "its element is not complete");
+  }
+  if (collector.count() > 1) {
+    return Refuse(
+        absl::StrCat("it holds ", collector.count(), " top-level elements; send one at a time"));
+  }
+  // The element must be complete and followed by nothing but whitespace: closing the stream now
+  // fails on an unclosed element or trailing text.
+  absl::Status closed = parser.Feed("</stream:stream>");
+  if (!closed.ok() || !collector.closed() || collector.count() != 1) {
+    return Refuse("there is something after its element");
+  }
+  const XmlElement& stanza = *collector.first();
+  if (stanza.name() != "message" && stanza.name() != "presence" && stanza.name() != "iq") {
+    return Refuse(absl::StrCat("<", stanza.name(), "/> is not a message, presence or iq"));
+  }
+  if (stanza.xmlns() != kPlaceholderNamespace) {
+    return Refuse(absl::StrCat("<", stanza.name(), "/> declares the namespace '", stanza.xmlns(),
+                               "'; leave xmlns out so that it takes the stream's"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace herald::xmpp

@@ -1,0 +1,93 @@
+#include "skills/registry.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "component/platform/absl_string_view.h"
+#include "skills/json_schema.h"
+
+namespace herald::skills {
+namespace {
+
+constexpr size_t kMaxNameLength = 64;
+
+bool IsValidName(const std::string& name) {
+  if (name.empty() || name.size() > kMaxNameLength) return false;
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::Status SkillRegistry::Register(std::unique_ptr<Skill> skill) {
+  if (skill == nullptr) return absl::InvalidArgumentError("no skill to register");
+  const providers::ToolSpec& spec = skill->spec();
+  if (!IsValidName(spec.name)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "skill name '", spec.name, "' must be 1 to 64 characters of a-z, 0-9 and '_'"));
+  }
+  if (by_name_.contains(spec.name)) {
+    return absl::AlreadyExistsError(absl::StrCat("skill '", spec.name, "' is already registered"));
+  }
+  const nlohmann::json& schema = spec.parameters;
+  const auto type = schema.is_object() ? schema.find("type") : schema.end();
+  if (!schema.is_object() || type == schema.end() || *type != "object") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "skill '", spec.name, "': parameters must be a schema of \"type\": \"object\""));
+  }
+  if (absl::Status status = CheckSchema(schema); !status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("skill '", spec.name, "': ", status.message()));
+  }
+  by_name_.emplace(spec.name, skill.get());
+  skills_.push_back(std::move(skill));
+  return absl::OkStatus();
+}
+
+absl::Status SkillRegistry::SetEnabled(const std::vector<std::string>& names) {
+  absl::flat_hash_set<std::string> enabled;
+  for (const std::string& name : names) {
+    if (!by_name_.contains(name)) {
+      return absl::NotFoundError(absl::StrCat("unknown skill '", name, "'"));
+    }
+    enabled.insert(name);
+  }
+  enabled_ = std::move(enabled);
+  return absl::OkStatus();
+}
+
+std::vector<providers::ToolSpec> SkillRegistry::EnabledTools() const {
+  std::vector<providers::ToolSpec> tools;
+  for (const std::unique_ptr<Skill>& skill : skills_) {
+    if (enabled_.contains(skill->spec().name)) tools.push_back(skill->spec());
+  }
+  return tools;
+}
+
+absl::StatusOr<Skill*> SkillRegistry::Check(std::string_view name,
+                                            const nlohmann::json& arguments) const {
+  // The name comes from the model: quote it back, but never at any length.
+  const std::string shown(name.substr(0, kMaxNameLength));
+  const auto it = by_name_.find(AbslView(name));
+  if (it == by_name_.end()) {
+    return absl::NotFoundError(absl::StrCat("unknown tool '", shown, "'"));
+  }
+  if (!enabled_.contains(AbslView(name))) {
+    return absl::PermissionDeniedError(absl::StrCat("tool '", shown, "' is not enabled"));
+  }
+  if (absl::Status status = ValidateAgainstSchema(it->second->spec().parameters, arguments);
+      !status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("tool '", shown, "': ", status.message()));
+  }
+  return it->second;
+}
+
+std::vector<std::string> SkillRegistry::Names() const {
+  std::vector<std::string> names;
+  names.reserve(skills_.size());
+  for (const std::unique_ptr<Skill>& skill : skills_) names.push_back(skill->spec().name);
+  return names;
+}
+
+}  // namespace herald::skills

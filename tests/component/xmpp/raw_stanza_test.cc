@@ -1,0 +1,101 @@
+// Tests of the check a developer's /raw stanza passes before Herald writes it to the stream.
+#include "component/xmpp/raw_stanza.h"
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "gtest/gtest.h"
+
+namespace herald::xmpp {
+namespace {
+
+// The error message as a std::string, whatever string_view Abseil uses.
+std::string MessageOf(const absl::Status& status) { return std::string(status.message()); }
+
+TEST(RawStanzaTest, AcceptsAMessagePresenceOrIq) {
+  EXPECT_TRUE(ValidateRawStanza("<message to='alice@localhost' type='chat'><body>hi &amp; bye"
+                                "</body></message>")
+                  .ok());
+  EXPECT_TRUE(ValidateRawStanza("<presence to='room@conference.localhost/herald'>"
+                                "<x xmlns='http://jabber.org/protocol/muc'/></presence>")
+                  .ok());
+  EXPECT_TRUE(ValidateRawStanza("<iq type='get' id='x1' to='localhost'>"
+                                "<ping xmlns='urn:xmpp:ping'/></iq>")
+                  .ok());
+}
+
+TEST(RawStanzaTest, AcceptsWhitespaceAroundTheElement) {
+  EXPECT_TRUE(ValidateRawStanza("  \n<presence/>\n ").ok());
+}
+
+TEST(RawStanzaTest, RefusesAnEmptyText) {
+  absl::Status status = ValidateRawStanza("   ");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(MessageOf(status).find("empty"), std::string::npos) << status;
+}
+
+TEST(RawStanzaTest, RefusesAnElementThatIsNotAStanza) {
+  absl::Status status = ValidateRawStanza("<handshake>abc</handshake>");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(MessageOf(status).find("<handshake/> is not a message, presence or iq"),
+            std::string::npos)
+      << status;
+  EXPECT_FALSE(ValidateRawStanza("<stream:features/>").ok());
+}
+
+TEST(RawStanzaTest, RefusesTwoStanzas) {
+  absl::Status status = ValidateRawStanza("<presence/><presence type='unavailable'/>");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(MessageOf(status).find("2 top-level elements"), std::string::npos) << status;
+}
+
+TEST(RawStanzaTest, RefusesAnUnfinishedElement) {
+  absl::Status status = ValidateRawStanza("<message to='alice@localhost'><body>hi</body>");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(MessageOf(status).find("not complete"), std::string::npos) << status;
+}
+
+TEST(RawStanzaTest, RefusesTextOrAPartialElementAfterTheStanza) {
+  EXPECT_FALSE(ValidateRawStanza("<presence/>trailing text").ok());
+  absl::Status status = ValidateRawStanza("<presence/><mess");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(MessageOf(status).find("after its element"), std::string::npos) << status;
+}
+
+TEST(RawStanzaTest, RefusesAStanzaThatClosesTheStream) {
+  absl::Status status = ValidateRawStanza("<presence/></stream:stream>");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(MessageOf(status).find("closes the XMPP stream"), std::string::npos) << status;
+}
+
+TEST(RawStanzaTest, RefusesMalformedXmlNamingTheStreamErrorItWouldCause) {
+  absl::Status status = ValidateRawStanza("<message><body>a</message></body>");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(MessageOf(status).find("not-well-formed"), std::string::npos) << status;
+}
+
+TEST(RawStanzaTest, RefusesWhatXmppForbids) {
+  absl::Status comment = ValidateRawStanza("<message><!-- hi --></message>");
+  EXPECT_NE(MessageOf(comment).find("restricted-xml"), std::string::npos) << comment;
+  absl::Status doctype = ValidateRawStanza("<!DOCTYPE x [<!ENTITY a 'b'>]><message/>");
+  EXPECT_FALSE(doctype.ok());
+  absl::Status pi = ValidateRawStanza("<?evil?><message/>");
+  EXPECT_FALSE(pi.ok());
+  EXPECT_FALSE(ValidateRawStanza("<message><body>\xff\xfe</body></message>").ok());
+}
+
+TEST(RawStanzaTest, RefusesAStanzaThatDeclaresItsOwnNamespace) {
+  absl::Status status = ValidateRawStanza("<message xmlns='jabber:server'/>");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(MessageOf(status).find("jabber:server"), std::string::npos) << status;
+}
+
+TEST(RawStanzaTest, RefusesAStanzaOverTheSizeCap) {
+  std::string big = "<message><body>" + std::string(kMaxRawStanzaBytes, 'a') + "</body></message>";
+  absl::Status status = ValidateRawStanza(big);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(MessageOf(status).find("allowed"), std::string::npos) << status;
+}
+
+}  // namespace
+}  // namespace herald::xmpp

@@ -1,0 +1,407 @@
+#include "tests/fakes/fake_http_server.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "asio.hpp"
+#include "component/platform/absl_string_view.h"
+
+namespace herald::fakes {
+namespace {
+
+using Tcp = asio::ip::tcp;
+
+// A fake still refuses what no test needs, so that a client bug cannot make it eat memory.
+constexpr size_t kMaxHeaderBytes = 64 * 1024;
+constexpr size_t kMaxBodyBytes = 64 * 1024 * 1024;
+
+std::string_view ReasonPhrase(int status) {
+  switch (status) {
+    case 100:
+      return "Continue";
+    case 200:
+      return "OK";
+    case 201:
+      return "Created";
+    case 204:
+      return "No Content";
+    case 301:
+      return "Moved Permanently";
+    case 302:
+      return "Found";
+    case 304:
+      return "Not Modified";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 408:
+      return "Request Timeout";
+    case 413:
+      return "Content Too Large";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 502:
+      return "Bad Gateway";
+    case 503:
+      return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
+    default:
+      return "Status";
+  }
+}
+
+bool HasBody(int status, const std::string& method) {
+  return method != "HEAD" && status >= 200 && status != 204 && status != 304;
+}
+
+std::chrono::steady_clock::duration ToChrono(absl::Duration d) {
+  // Clamped so that "now + d" cannot overflow for an infinite duration.
+  return absl::ToChronoNanoseconds(std::clamp(d, absl::ZeroDuration(), absl::Hours(24 * 365)));
+}
+
+std::string FindHeader(const std::vector<std::pair<std::string, std::string>>& headers,
+                       std::string_view name) {
+  for (const auto& [key, value] : headers) {
+    if (absl::EqualsIgnoreCase(AbslView(key), AbslView(name))) return value;
+  }
+  return "";
+}
+
+// Parses the request line and headers (without the final blank line).
+std::optional<FakeHttpRequest> ParseHead(std::string_view head) {
+  std::vector<absl::string_view> lines = absl::StrSplit(AbslView(head), "\r\n");
+  if (lines.empty()) return std::nullopt;
+  std::vector<absl::string_view> parts = absl::StrSplit(lines[0], ' ');
+  if (parts.size() != 3 || parts[0].empty() || parts[1].empty() ||
+      !absl::StartsWith(parts[2], "HTTP/1.")) {
+    return std::nullopt;
+  }
+  FakeHttpRequest request;
+  request.method = std::string(parts[0]);
+  request.path = std::string(parts[1]);
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const size_t colon = lines[i].find(':');
+    if (colon == absl::string_view::npos || colon == 0) return std::nullopt;
+    request.headers.emplace_back(
+        absl::AsciiStrToLower(lines[i].substr(0, colon)),
+        std::string(absl::StripAsciiWhitespace(lines[i].substr(colon + 1))));
+  }
+  if (parts[2] == "HTTP/1.0" && request.Header("connection").empty()) {
+    // An HTTP/1.0 client expects the connection to end with the response.
+    request.headers.emplace_back("connection", "close");
+  }
+  return request;
+}
+
+}  // namespace
+
+std::string FakeHttpRequest::Header(std::string_view name) const {
+  return FindHeader(headers, name);
+}
+
+struct FakeHttpServer::State {
+  asio::io_context io;
+  asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
+  Tcp::acceptor acceptor{io};
+  std::thread thread;
+  uint16_t port = 0;
+
+  mutable std::mutex mu;
+  mutable std::condition_variable arrived;
+  Handler handler;                        // guarded by mu
+  std::vector<FakeHttpRequest> requests;  // guarded by mu
+
+  asio::awaitable<void> AcceptLoop();
+  asio::awaitable<void> Serve(std::shared_ptr<Tcp::socket> socket);
+  // Reads one request from `socket`, `buffer` holding bytes already received; nullopt when
+  // the connection ended or the request is malformed (the connection is then closed).
+  asio::awaitable<std::optional<FakeHttpRequest>> ReadRequest(Tcp::socket& socket,
+                                                              std::string& buffer);
+  // Answers one request; false when the connection must not be reused.
+  asio::awaitable<bool> Respond(Tcp::socket& socket, const FakeHttpRequest& request,
+                                const FakeHttpResponse& response);
+};
+
+namespace {
+
+// Reads until `buffer` holds at least `size` bytes.
+asio::awaitable<bool> FillTo(Tcp::socket& socket, std::string& buffer, size_t size) {
+  while (buffer.size() < size) {
+    asio::error_code ec;
+    const size_t wanted = std::min<size_t>(size - buffer.size(), 64 * 1024);
+    const size_t old_size = buffer.size();
+    buffer.resize(old_size + wanted);
+    const size_t got =
+        co_await socket.async_read_some(asio::buffer(buffer.data() + old_size, wanted),
+                                        asio::redirect_error(asio::use_awaitable, ec));
+    buffer.resize(old_size + got);
+    if (ec) co_return false;
+  }
+  co_return true;
+}
+
+// Reads until `buffer` contains `delimiter`; returns its offset.
+asio::awaitable<std::optional<size_t>> FillUntil(Tcp::socket& socket, std::string& buffer,
+                                                 std::string_view delimiter, size_t max_bytes) {
+  size_t searched = 0;
+  for (;;) {
+    const size_t at = buffer.find(delimiter, searched);
+    if (at != std::string::npos) co_return at;
+    if (buffer.size() > max_bytes) co_return std::nullopt;
+    searched = buffer.size() >= delimiter.size() ? buffer.size() - delimiter.size() + 1 : 0;
+    if (!co_await FillTo(socket, buffer, buffer.size() + 1)) co_return std::nullopt;
+  }
+}
+
+asio::awaitable<void> Sleep(Tcp::socket& socket, absl::Duration duration) {
+  if (duration <= absl::ZeroDuration()) co_return;
+  asio::steady_timer timer(socket.get_executor(), ToChrono(duration));
+  asio::error_code ignored;
+  co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+}
+
+asio::awaitable<bool> WriteAll(Tcp::socket& socket, std::string_view bytes) {
+  asio::error_code ec;
+  co_await asio::async_write(socket, asio::buffer(bytes.data(), bytes.size()),
+                             asio::redirect_error(asio::use_awaitable, ec));
+  co_return !ec;
+}
+
+}  // namespace
+
+asio::awaitable<void> FakeHttpServer::State::AcceptLoop() {
+  while (acceptor.is_open()) {
+    auto socket = std::make_shared<Tcp::socket>(io);
+    asio::error_code ec;
+    co_await acceptor.async_accept(*socket, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) {
+      if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
+      continue;
+    }
+    asio::co_spawn(io, Serve(socket), asio::detached);
+  }
+}
+
+asio::awaitable<void> FakeHttpServer::State::Serve(std::shared_ptr<Tcp::socket> socket) {
+  std::string buffer;
+  for (;;) {
+    std::optional<FakeHttpRequest> request = co_await ReadRequest(*socket, buffer);
+    if (!request.has_value()) break;
+    Handler current;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      requests.push_back(*request);
+      current = handler;
+    }
+    arrived.notify_all();
+    FakeHttpResponse response;
+    if (current) {
+      response = current(*request);
+    } else {
+      response.status = 500;
+      response.body = "no handler";
+    }
+    const bool keep_alive = co_await Respond(*socket, *request, response);
+    if (!keep_alive) break;
+  }
+  asio::error_code ignored;
+  socket->shutdown(Tcp::socket::shutdown_both, ignored);
+  socket->close(ignored);
+}
+
+asio::awaitable<std::optional<FakeHttpRequest>> FakeHttpServer::State::ReadRequest(
+    Tcp::socket& socket, std::string& buffer) {
+  std::optional<size_t> head_end = co_await FillUntil(socket, buffer, "\r\n\r\n", kMaxHeaderBytes);
+  if (!head_end.has_value()) co_return std::nullopt;
+  std::optional<FakeHttpRequest> request = ParseHead(std::string_view(buffer).substr(0, *head_end));
+  buffer.erase(0, *head_end + 4);
+  if (!request.has_value()) co_return std::nullopt;
+
+  if (absl::EqualsIgnoreCase(AbslView(request->Header("expect")), "100-continue")) {
+    if (!co_await WriteAll(socket, "HTTP/1.1 100 Continue\r\n\r\n")) co_return std::nullopt;
+  }
+
+  if (absl::EqualsIgnoreCase(AbslView(request->Header("transfer-encoding")), "chunked")) {
+    for (;;) {
+      std::optional<size_t> line_end = co_await FillUntil(socket, buffer, "\r\n", 1024);
+      if (!line_end.has_value()) co_return std::nullopt;
+      // Chunk extensions (";name=value") are allowed and ignored.
+      absl::string_view size_text = AbslView(std::string_view(buffer).substr(0, *line_end));
+      size_text = size_text.substr(0, size_text.find(';'));
+      size_t size = 0;
+      if (!absl::SimpleHexAtoi(absl::StripAsciiWhitespace(size_text), &size) ||
+          size > kMaxBodyBytes - request->body.size()) {
+        co_return std::nullopt;
+      }
+      buffer.erase(0, *line_end + 2);
+      if (size == 0) {
+        // Trailers, if any, end with an empty line.
+        for (;;) {
+          std::optional<size_t> trailer_end = co_await FillUntil(socket, buffer, "\r\n", 8192);
+          if (!trailer_end.has_value()) co_return std::nullopt;
+          buffer.erase(0, *trailer_end + 2);
+          if (*trailer_end == 0) break;
+        }
+        break;
+      }
+      if (!co_await FillTo(socket, buffer, size + 2)) co_return std::nullopt;
+      if (buffer.compare(size, 2, "\r\n") != 0) co_return std::nullopt;
+      request->body.append(buffer, 0, size);
+      buffer.erase(0, size + 2);
+    }
+  } else if (std::string length_text = request->Header("content-length"); !length_text.empty()) {
+    size_t length = 0;
+    if (!absl::SimpleAtoi(AbslView(length_text), &length) || length > kMaxBodyBytes) {
+      co_return std::nullopt;
+    }
+    if (!co_await FillTo(socket, buffer, length)) co_return std::nullopt;
+    request->body = buffer.substr(0, length);
+    buffer.erase(0, length);
+  }
+  co_return request;
+}
+
+asio::awaitable<bool> FakeHttpServer::State::Respond(Tcp::socket& socket,
+                                                     const FakeHttpRequest& request,
+                                                     const FakeHttpResponse& response) {
+  if (response.hang) {
+    // Keep the connection open, reading (and dropping) whatever comes, until the client
+    // gives up or the server stops.
+    char sink[4096];
+    for (;;) {
+      asio::error_code ec;
+      co_await socket.async_read_some(asio::buffer(sink),
+                                      asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return false;
+    }
+  }
+  co_await Sleep(socket, response.delay);
+
+  const bool body_allowed = HasBody(response.status, request.method);
+  const bool chunked = body_allowed && !response.chunks.empty();
+  bool close_after =
+      absl::EqualsIgnoreCase(AbslView(request.Header("connection")), "close") ||
+      absl::EqualsIgnoreCase(AbslView(FindHeader(response.headers, "connection")), "close") ||
+      response.close_mid_body;
+
+  std::string head = absl::StrCat("HTTP/1.1 ", response.status, " ",
+                                  AbslView(ReasonPhrase(response.status)), "\r\n");
+  for (const auto& [name, value] : response.headers) {
+    absl::StrAppend(&head, name, ": ", value, "\r\n");
+  }
+  if (chunked) {
+    if (FindHeader(response.headers, "transfer-encoding").empty()) {
+      head += "Transfer-Encoding: chunked\r\n";
+    }
+  } else if (body_allowed && FindHeader(response.headers, "content-length").empty()) {
+    absl::StrAppend(&head, "Content-Length: ", response.body.size(), "\r\n");
+  }
+  if (close_after && FindHeader(response.headers, "connection").empty()) {
+    head += "Connection: close\r\n";
+  }
+  head += "\r\n";
+
+  if (!body_allowed) {
+    co_return co_await WriteAll(socket, head) && !close_after;
+  }
+  if (!chunked) {
+    if (response.close_mid_body) {
+      // Content-Length announces the whole body; only half of it comes.
+      head.append(response.body, 0, response.body.size() / 2);
+      co_await WriteAll(socket, head);
+      co_return false;
+    }
+    head += response.body;
+    co_return co_await WriteAll(socket, head) && !close_after;
+  }
+
+  if (!co_await WriteAll(socket, head)) co_return false;
+  // Cut off mid-body: the first half of the chunks (at least one), never the final chunk.
+  const size_t count =
+      response.close_mid_body ? (response.chunks.size() + 1) / 2 : response.chunks.size();
+  for (size_t i = 0; i < count; ++i) {
+    if (i > 0) co_await Sleep(socket, response.chunk_interval);
+    const std::string& chunk = response.chunks[i];
+    // An empty chunk would end the body early, so it is skipped.
+    if (chunk.empty()) continue;
+    std::string frame = absl::StrCat(absl::Hex(chunk.size()), "\r\n", chunk, "\r\n");
+    if (!co_await WriteAll(socket, frame)) co_return false;
+  }
+  if (response.close_mid_body) co_return false;
+  co_return co_await WriteAll(socket, "0\r\n\r\n") && !close_after;
+}
+
+absl::StatusOr<std::unique_ptr<FakeHttpServer>> FakeHttpServer::Start(Handler handler) {
+  auto state = std::make_unique<State>();
+  state->handler = std::move(handler);
+  asio::error_code ec;
+  const Tcp::endpoint endpoint(asio::ip::make_address_v4("127.0.0.1"), 0);
+  state->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) state->acceptor.set_option(Tcp::acceptor::reuse_address(true), ec);
+  if (!ec) state->acceptor.bind(endpoint, ec);
+  if (!ec) state->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return absl::UnavailableError(absl::StrCat("fake HTTP server: ", ec.message()));
+  state->port = state->acceptor.local_endpoint().port();
+  State* raw = state.get();
+  asio::co_spawn(raw->io, raw->AcceptLoop(), asio::detached);
+  raw->thread = std::thread([raw] { raw->io.run(); });
+  return std::unique_ptr<FakeHttpServer>(new FakeHttpServer(std::move(state)));
+}
+
+FakeHttpServer::FakeHttpServer(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+FakeHttpServer::~FakeHttpServer() {
+  // Stopping the loop and then destroying the io_context destroys every pending coroutine,
+  // which closes every socket and timer it holds.
+  state_->work.reset();
+  state_->io.stop();
+  if (state_->thread.joinable()) state_->thread.join();
+}
+
+uint16_t FakeHttpServer::port() const { return state_->port; }
+
+std::string FakeHttpServer::base_url() const {
+  return absl::StrCat("http://127.0.0.1:", state_->port);
+}
+
+std::vector<FakeHttpRequest> FakeHttpServer::requests() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->requests;
+}
+
+size_t FakeHttpServer::request_count() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->requests.size();
+}
+
+bool FakeHttpServer::WaitForRequests(size_t count, absl::Duration timeout) const {
+  std::unique_lock<std::mutex> lock(state_->mu);
+  return state_->arrived.wait_for(lock, ToChrono(timeout),
+                                  [&] { return state_->requests.size() >= count; });
+}
+
+void FakeHttpServer::SetHandler(Handler handler) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->handler = std::move(handler);
+}
+
+}  // namespace herald::fakes

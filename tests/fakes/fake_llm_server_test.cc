@@ -1,0 +1,172 @@
+#include "tests/fakes/fake_llm_server.h"
+
+#include <algorithm>
+#include <asio.hpp>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "providers/http/http_client.h"
+
+namespace herald::fakes {
+namespace {
+
+using providers::HttpClient;
+using providers::HttpRequest;
+using providers::HttpResponse;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+
+// Posts raw requests to the fake, so that the test controls every byte Herald would send.
+class FakeLlmServerTest : public ::testing::Test {
+ protected:
+  void Start(LlmWireFormat format) {
+    absl::StatusOr<std::unique_ptr<FakeLlmServer>> server = FakeLlmServer::Start(format);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    absl::StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Create(io_);
+    ASSERT_TRUE(http.ok()) << http.status();
+    http_ = *std::move(http);
+  }
+
+  HttpResponse Post(const std::string& url, const json& body,
+                    std::vector<std::pair<std::string, std::string>> headers = {}) {
+    HttpRequest request;
+    request.url = url;
+    request.body = body.dump();
+    request.headers = std::move(headers);
+    request.retry.max_retries = 0;
+    absl::StatusOr<HttpResponse> result = absl::UnknownError("no answer");
+    bool done = false;
+    io_.restart();
+    asio::post(io_, [&] {
+      http_->Send(request, [&](absl::StatusOr<HttpResponse> response) {
+        result = std::move(response);
+        done = true;
+      });
+    });
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (!done && absl::Now() < deadline) io_.run_one_for(std::chrono::milliseconds(50));
+    EXPECT_TRUE(result.ok()) << result.status();
+    return result.ok() ? *result : HttpResponse{};
+  }
+
+  asio::io_context io_;
+  std::unique_ptr<HttpClient> http_;
+  std::unique_ptr<FakeLlmServer> server_;
+};
+
+const json kAnthropicBody = {
+    {"model", "claude-x"},
+    {"max_tokens", 100},
+    {"system", "Be brief."},
+    {"messages", {{{"role", "user"}, {"content", "hello"}}}},
+    {"tools", {{{"name", "current_time"}, {"input_schema", json::object()}}}}};
+
+TEST_F(FakeLlmServerTest, RefusesWhatTheRealAnthropicApiRefuses) {
+  Start(LlmWireFormat::kAnthropic);
+  const std::string url = server_->base_url() + "/v1/messages";
+  HttpResponse wrong_path = Post(server_->base_url() + "/v1/complete", kAnthropicBody,
+                                 {{"anthropic-version", "2023-06-01"}});
+  EXPECT_EQ(wrong_path.status, 404);
+  HttpResponse no_version = Post(url, kAnthropicBody);
+  EXPECT_EQ(no_version.status, 400);
+  EXPECT_THAT(no_version.body, HasSubstr("anthropic-version"));
+  json no_max_tokens = kAnthropicBody;
+  no_max_tokens.erase("max_tokens");
+  EXPECT_EQ(Post(url, no_max_tokens, {{"anthropic-version", "2023-06-01"}}).status, 400);
+
+  server_->RequireApiKey("right");
+  HttpResponse wrong_key =
+      Post(url, kAnthropicBody, {{"anthropic-version", "2023-06-01"}, {"x-api-key", "wrong"}});
+  EXPECT_EQ(wrong_key.status, 401);
+  EXPECT_EQ(json::parse(wrong_key.body)["error"]["type"], "authentication_error");
+  // Refused requests are recorded and consume no scripted answer.
+  EXPECT_EQ(server_->request_count(), 4u);
+}
+
+TEST_F(FakeLlmServerTest, RecordsTheRequestReadInTheFormatsTerms) {
+  Start(LlmWireFormat::kAnthropic);
+  server_->Enqueue(Answer::Text("scripted"));
+  EXPECT_EQ(server_->pending_answers(), 1u);
+  HttpResponse response = Post(server_->base_url() + "/v1/messages", kAnthropicBody,
+                               {{"anthropic-version", "2023-06-01"}});
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(json::parse(response.body)["content"][0]["text"], "scripted");
+  EXPECT_EQ(server_->pending_answers(), 0u);
+  ASSERT_TRUE(server_->WaitForRequests(1, absl::Seconds(1)));
+  const RecordedLlmRequest request = server_->requests()[0];
+  EXPECT_EQ(request.model, "claude-x");
+  EXPECT_EQ(request.System(), "Be brief.");
+  EXPECT_EQ(request.LastUserText(), "hello");
+  EXPECT_EQ(request.MessageCount(), 1u);
+  EXPECT_FALSE(request.LastToolResult().has_value());
+  EXPECT_THAT(request.ToolNames(), ElementsAre("current_time"));
+  EXPECT_FALSE(request.stream);
+}
+
+TEST_F(FakeLlmServerTest, FallsBackFromTheScriptToTheHandlerToTheDefault) {
+  Start(LlmWireFormat::kOpenAi);
+  const std::string url = server_->base_url() + "/chat/completions";
+  const json body = {
+      {"model", "gpt-x"},
+      {"messages",
+       {{{"role", "system"}, {"content", "sys"}}, {{"role", "user"}, {"content", "ping"}}}}};
+  auto text_of = [](const HttpResponse& response) {
+    return json::parse(response.body)["choices"][0]["message"]["content"].get<std::string>();
+  };
+  EXPECT_EQ(text_of(Post(url, body)), FakeLlmServer::kDefaultText);
+  server_->SetHandler(FakeLlmServer::Echo());
+  EXPECT_EQ(text_of(Post(url, body)), "echo: ping");
+  server_->Enqueue(Answer::Text("from the script"));
+  EXPECT_EQ(text_of(Post(url, body)), "from the script");
+  EXPECT_EQ(server_->requests()[0].System(), "sys");
+  EXPECT_EQ(server_->requests()[0].MessageCount(), 1u);
+}
+
+TEST_F(FakeLlmServerTest, ToolLoopAnswersATrailingToolResultWithText) {
+  Start(LlmWireFormat::kOllama);
+  server_->SetHandler(FakeLlmServer::ToolLoop("current_time", {}));
+  const std::string url = server_->base_url() + "/api/chat";
+  json body = {{"model", "llama"},
+               {"stream", false},
+               {"messages", {{{"role", "user"}, {"content", "time?"}}}}};
+  json first = json::parse(Post(url, body).body);
+  EXPECT_EQ(first["message"]["tool_calls"][0]["function"]["name"], "current_time");
+  EXPECT_EQ(first["message"]["tool_calls"][0]["function"]["arguments"], json::object());
+  body["messages"].push_back(first["message"]);
+  body["messages"].push_back(
+      {{"role", "tool"}, {"tool_name", "current_time"}, {"content", "noon"}});
+  json second = json::parse(Post(url, body).body);
+  EXPECT_EQ(second["message"]["content"], "tool said: noon");
+  EXPECT_EQ(server_->requests()[1].LastToolResult(), "noon");
+}
+
+TEST_F(FakeLlmServerTest, StreamsOllamaAnswersWhenTheRequestSaysNothing) {
+  Start(LlmWireFormat::kOllama);
+  server_->Enqueue(Answer::Text("two words"));
+  HttpResponse response =
+      Post(server_->base_url() + "/api/chat",
+           {{"model", "llama"}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}});
+  EXPECT_EQ(response.Header("content-type"), "application/x-ndjson");
+  EXPECT_EQ(std::count(response.body.begin(), response.body.end(), '\n'), 3);  // 2 words + done
+  EXPECT_TRUE(server_->requests()[0].stream);
+}
+
+TEST_F(FakeLlmServerTest, SendsRetryAfterWithARateLimit) {
+  Start(LlmWireFormat::kOpenAi);
+  server_->Enqueue(Answer::RateLimited(absl::Milliseconds(1500)));
+  HttpResponse response =
+      Post(server_->base_url() + "/chat/completions",
+           {{"model", "gpt-x"}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}});
+  EXPECT_EQ(response.status, 429);
+  EXPECT_EQ(response.Header("retry-after"), "2");
+  EXPECT_EQ(json::parse(response.body)["error"]["code"], "rate_limit_exceeded");
+}
+
+}  // namespace
+}  // namespace herald::fakes

@@ -1,0 +1,188 @@
+#include "providers/ollama/ollama_provider.h"
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/fakes/fake_llm_server.h"
+#include "tests/providers/wire/provider_harness.h"
+
+namespace herald::providers {
+namespace {
+
+using fakes::Answer;
+using fakes::FakeLlmServer;
+using fakes::RecordedLlmRequest;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+
+class OllamaProviderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<FakeLlmServer>> server =
+        FakeLlmServer::Start(FakeLlmServer::Format::kOllama);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    ASSERT_NE(harness_.http(), nullptr);
+    provider_ = MakeProvider(FastOptions());
+    ASSERT_NE(provider_, nullptr);
+  }
+
+  std::unique_ptr<OllamaProvider> MakeProvider(const HttpCallOptions& options) {
+    absl::StatusOr<std::unique_ptr<OllamaProvider>> provider =
+        OllamaProvider::Create(harness_.http(), {.host = server_->base_url()}, options);
+    return provider.ok() ? *std::move(provider) : nullptr;
+  }
+
+  ProviderHarness harness_;
+  std::unique_ptr<FakeLlmServer> server_;
+  std::unique_ptr<OllamaProvider> provider_;
+};
+
+TEST_F(OllamaProviderTest, AnswersWithTextAndUsageAndSendsAnApiChatRequest) {
+  server_->Enqueue(
+      Answer::Text("Hello there")
+          .WithUsage({.input_tokens = 21, .output_tokens = 2, .cache_read_input_tokens = 100}));
+  CallResult result = harness_.Call(*provider_, UserAsks("hi", /*stream=*/false));
+  ASSERT_TRUE(result.response.ok()) << result.response.status();
+  EXPECT_EQ(result.done_calls, 1);
+  EXPECT_EQ(result.response->text, "Hello there");
+  EXPECT_EQ(result.response->provider, "ollama");
+  EXPECT_EQ(result.response->model, "test-model");
+  EXPECT_EQ(result.response->stop_reason, StopReason::kEndTurn);
+  EXPECT_EQ(result.response->usage.input_tokens, 21);
+  EXPECT_TRUE(result.deltas.empty());
+
+  ASSERT_EQ(server_->request_count(), 1u);
+  const RecordedLlmRequest request = server_->requests()[0];
+  EXPECT_EQ(request.http.path, "/api/chat");
+  EXPECT_EQ(request.body["options"]["num_predict"], 1024);
+  EXPECT_EQ(request.body["stream"], false);
+  EXPECT_EQ(request.System(), "You are a test.");
+  EXPECT_EQ(request.LastUserText(), "hi");
+  EXPECT_FALSE(request.stream);
+}
+
+TEST_F(OllamaProviderTest, StreamsTextDeltasInOrder) {
+  server_->Enqueue(Answer::Text("one two three four").WithChunkInterval(absl::Milliseconds(5)));
+  CallResult result = harness_.Call(*provider_, UserAsks("count", /*stream=*/true));
+  ASSERT_TRUE(result.response.ok()) << result.response.status();
+  EXPECT_THAT(result.deltas, ElementsAre("one", " two", " three", " four"));
+  EXPECT_EQ(result.response->text, "one two three four");
+  EXPECT_EQ(result.response->usage.output_tokens, 4);
+  EXPECT_TRUE(server_->requests()[0].stream);
+}
+
+TEST_F(OllamaProviderTest, CompletesAToolCallRoundTrip) {
+  server_->SetHandler(FakeLlmServer::ToolLoop("current_time", {{"zone", "UTC"}}));
+  LlmRequest request = UserAsks("what time is it?", /*stream=*/true);
+  request.tools.push_back({"current_time", "The time", json{{"type", "object"}}});
+
+  CallResult first = harness_.Call(*provider_, request);
+  ASSERT_TRUE(first.response.ok()) << first.response.status();
+  ASSERT_EQ(first.response->tool_calls.size(), 1u);
+  const ToolCall call = first.response->tool_calls[0];
+  EXPECT_EQ(call.name, "current_time");
+  EXPECT_EQ(call.arguments, json({{"zone", "UTC"}}));
+  EXPECT_EQ(first.response->stop_reason, StopReason::kToolUse);
+
+  request.messages.push_back({.role = LlmMessage::Role::kAssistant, .tool_calls = {call}});
+  request.messages.push_back({.role = LlmMessage::Role::kTool,
+                              .tool_results = {{call.id, call.name, "12:00 UTC", false}}});
+  CallResult second = harness_.Call(*provider_, request);
+  ASSERT_TRUE(second.response.ok()) << second.response.status();
+  EXPECT_EQ(second.response->text, "tool said: 12:00 UTC");
+
+  const RecordedLlmRequest sent = server_->requests()[1];
+  EXPECT_THAT(sent.ToolNames(), ElementsAre("current_time"));
+  EXPECT_EQ(sent.LastToolResult(), "12:00 UTC");
+  EXPECT_EQ(call.id, "call_0");  // Ollama gives none; Herald numbers them
+  EXPECT_EQ(sent.body["messages"][3]["role"], "tool");
+  EXPECT_EQ(sent.body["messages"][3]["tool_name"], "current_time");
+  EXPECT_EQ(sent.body["messages"][2]["tool_calls"][0]["function"]["arguments"],
+            json({{"zone", "UTC"}}));
+}
+
+TEST_F(OllamaProviderTest, WaitsOutA429AndThenSucceeds) {
+  server_->Enqueue(Answer::RateLimited(absl::Seconds(1)));
+  server_->Enqueue(Answer::Text("after the wait"));
+  CallResult result = harness_.Call(*provider_, UserAsks("hi", /*stream=*/true));
+  ASSERT_TRUE(result.response.ok()) << result.response.status();
+  EXPECT_EQ(result.response->text, "after the wait");
+  EXPECT_EQ(server_->request_count(), 2u);
+  EXPECT_GE(result.elapsed, absl::Milliseconds(900));  // Retry-After: 1 was honoured
+}
+
+TEST_F(OllamaProviderTest, FailsUnavailableWhen5xxOutlastsTheRetries) {
+  for (int i = 0; i < 3; ++i) server_->Enqueue(Answer::Error(500, "llama runner crashed"));
+  server_->Enqueue(Answer::Text("too late"));
+  CallResult result = harness_.Call(*provider_, UserAsks("hi", /*stream=*/false));
+  EXPECT_EQ(result.response.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(result.response.status().message(),
+              HasSubstr("ollama: HTTP 500 server error: llama runner crashed"));
+  EXPECT_EQ(server_->request_count(), 3u);  // the first try and two retries
+}
+
+TEST_F(OllamaProviderTest, FailsDataLossOnAMalformedBody) {
+  server_->Enqueue(Answer::Malformed());
+  CallResult whole = harness_.Call(*provider_, UserAsks("hi", /*stream=*/false));
+  EXPECT_EQ(whole.response.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(whole.response.status().message(), HasSubstr("ollama response"));
+
+  server_->Enqueue(
+      Answer::Malformed("{\"message\": {\"content\": \"hi\"}, \"done\": false}\n{nope\n"));
+  CallResult streamed = harness_.Call(*provider_, UserAsks("hi", /*stream=*/true));
+  EXPECT_EQ(streamed.response.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(streamed.response.status().message(), HasSubstr("ollama stream"));
+}
+
+TEST_F(OllamaProviderTest, FailsDataLossOnATruncatedStreamAfterDeliveringItsText) {
+  server_->Enqueue(Answer::Text("cut short").Truncated());
+  CallResult result = harness_.Call(*provider_, UserAsks("hi", /*stream=*/true));
+  EXPECT_EQ(result.response.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(result.response.status().message(), HasSubstr("ended before \"done\": true"));
+  EXPECT_THAT(result.deltas, ElementsAre("cut", " short"));
+  EXPECT_EQ(result.done_calls, 1);
+}
+
+TEST_F(OllamaProviderTest, FailsUnavailableWhenTheConnectionDropsMidStream) {
+  server_->Enqueue(Answer::Text("a b c d e f g h").Disconnected());
+  CallResult result = harness_.Call(*provider_, UserAsks("hi", /*stream=*/true));
+  EXPECT_EQ(result.response.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(server_->request_count(), 1u);  // text was already streamed: no retry
+}
+
+TEST_F(OllamaProviderTest, FailsDeadlineExceededWhenTheServerNeverAnswers) {
+  HttpCallOptions options = FastOptions();
+  options.total_timeout = absl::Milliseconds(300);
+  options.retry.max_retries = 0;
+  std::unique_ptr<OllamaProvider> impatient = MakeProvider(options);
+  server_->Enqueue(Answer::Hang());
+  CallResult result = harness_.Call(*impatient, UserAsks("hi", /*stream=*/false));
+  EXPECT_EQ(result.response.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(result.response.status().message(), HasSubstr("ollama"));
+}
+
+TEST_F(OllamaProviderTest, FailsInvalidArgumentForAModelItDoesNotHave) {
+  server_->Enqueue(Answer::Error(404, "model \"test-model\" not found, try pulling it first"));
+  CallResult result = harness_.Call(*provider_, UserAsks("hi", /*stream=*/true));
+  EXPECT_EQ(result.response.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(result.response.status().message(), HasSubstr("try pulling it first"));
+}
+
+TEST(OllamaProviderCreateTest, AcceptsAHostWithoutSchemeAndRefusesOtherSchemes) {
+  ProviderHarness harness;
+  EXPECT_TRUE(
+      OllamaProvider::Create(harness.http(), {.host = "localhost:11434"}, FastOptions()).ok());
+  EXPECT_EQ(OllamaProvider::Create(harness.http(), {.host = ""}, FastOptions()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      OllamaProvider::Create(harness.http(), {.host = "ftp://x"}, FastOptions()).status().code(),
+      absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace herald::providers
