@@ -40,7 +40,7 @@
 #include "absl/time/time.h"
 #include "component/agent/access_policy.h"
 #include "component/config/config.h"
-#include "component/xmpp/backoff.h"
+#include "component/retry/backoff.h"
 #include "component/xmpp/events.h"
 #include "component/xmpp/jid.h"
 
@@ -109,7 +109,7 @@ class RoomManager {
     std::string password;
     State state = State::kIdle;
     int nick_suffix = 0;
-    xmpp::Backoff backoff;
+    retry::Backoff backoff;
     // One timer for "join unanswered" and "time to rejoin"; the other for self-pings. A
     // generation per timer makes a completion that was already queued when the timer was
     // re-armed harmless.

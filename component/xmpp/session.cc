@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/platform/absl_string_view.h"
-#include "component/xmpp/backoff.h"
+#include "component/retry/backoff.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/raw_stanza.h"
 #include "component/xmpp/sasl_plain.h"
@@ -278,7 +278,7 @@ const char* XmppSession::content_namespace() const {
 std::string XmppSession::NextId() { return absl::StrCat("h", ++next_id_); }
 
 asio::awaitable<void> XmppSession::Run() {
-  Backoff backoff(options_.reconnect_initial, options_.reconnect_max);
+  retry::Backoff backoff(options_.reconnect_initial, options_.reconnect_max);
   absl::Status final_status = absl::OkStatus();
   while (!stopping_) {
     state_ = ConnectionState::kConnecting;

@@ -17,7 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "component/platform/absl_string_view.h"
-#include "component/xmpp/backoff.h"
+#include "component/retry/backoff.h"
 
 namespace herald::providers {
 namespace {
@@ -132,7 +132,7 @@ class HttpClient::Impl {
     curl_slist* header_list = nullptr;
     bool attached = false;  // added to the multi handle
     int attempts = 0;
-    xmpp::Backoff backoff;
+    retry::Backoff backoff;
     asio::steady_timer retry_timer;
     char error[CURL_ERROR_SIZE] = {};
 

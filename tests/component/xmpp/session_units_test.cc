@@ -1,47 +1,11 @@
-// The small units the session is built from: reconnect backoff, the outbound queue and the
-// mapping of stream errors to statuses and exit codes.
-#include <set>
-
-#include "component/xmpp/backoff.h"
+// The small units the session is built from: the outbound queue and the mapping of stream
+// errors to statuses and exit codes.
 #include "component/xmpp/outbound_queue.h"
 #include "component/xmpp/session_error.h"
 #include "gtest/gtest.h"
 
 namespace herald::xmpp {
 namespace {
-
-TEST(BackoffTest, GrowsExponentiallyWithinTheUpperHalfOfEachStep) {
-  Backoff backoff(absl::Seconds(1), absl::Seconds(60));
-  const absl::Duration steps[] = {absl::Seconds(1), absl::Seconds(2), absl::Seconds(4),
-                                  absl::Seconds(8)};
-  for (absl::Duration step : steps) {
-    const absl::Duration delay = backoff.Next();
-    EXPECT_GE(delay, step / 2);
-    EXPECT_LE(delay, step);
-  }
-}
-
-TEST(BackoffTest, NeverExceedsTheMaximumHoweverLongTheOutage) {
-  Backoff backoff(absl::Seconds(1), absl::Seconds(60));
-  for (int i = 0; i < 10000; ++i) EXPECT_LE(backoff.Next(), absl::Seconds(60));
-}
-
-TEST(BackoffTest, StartsOverAfterReset) {
-  Backoff backoff(absl::Seconds(1), absl::Seconds(60));
-  for (int i = 0; i < 10; ++i) backoff.Next();
-  backoff.Reset();
-  EXPECT_LE(backoff.Next(), absl::Seconds(1));
-}
-
-TEST(BackoffTest, SpreadsTheDelaysOfManyClients) {
-  // Jitter: 100 Heralds restarted together must not all come back at the same instant.
-  std::set<int64_t> distinct;
-  for (int i = 0; i < 100; ++i) {
-    Backoff backoff(absl::Seconds(1), absl::Seconds(60));
-    distinct.insert(absl::ToInt64Microseconds(backoff.Next()));
-  }
-  EXPECT_GT(distinct.size(), 50u);
-}
 
 TEST(OutboundQueueTest, KeepsOrderAndBatchesWholeStanzas) {
   OutboundQueue queue(10);

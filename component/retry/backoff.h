@@ -1,4 +1,4 @@
-// component/xmpp/backoff.h
+// component/retry/backoff.h
 //
 // Reconnect delays: exponential growth from `initial` to `max`, each delay drawn uniformly
 // from the upper half of its step ("equal jitter"), so that many Heralds restarted with one
@@ -12,7 +12,7 @@
 #include "absl/random/random.h"
 #include "absl/time/time.h"
 
-namespace herald::xmpp {
+namespace herald::retry {
 
 class Backoff {
  public:
@@ -29,4 +29,4 @@ class Backoff {
   absl::BitGen rng_;
 };
 
-}  // namespace herald::xmpp
+}  // namespace herald::retry

@@ -1,8 +1,8 @@
-#include "component/xmpp/backoff.h"
+#include "component/retry/backoff.h"
 
 #include <algorithm>
 
-namespace herald::xmpp {
+namespace herald::retry {
 
 Backoff::Backoff(absl::Duration initial, absl::Duration max)
     : initial_(std::max(initial, absl::Milliseconds(1))), max_(std::max(max, initial_)) {}
@@ -17,4 +17,4 @@ absl::Duration Backoff::Next() {
   return step * fraction;
 }
 
-}  // namespace herald::xmpp
+}  // namespace herald::retry
