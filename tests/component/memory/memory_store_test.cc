@@ -243,6 +243,24 @@ TEST_F(MemoryStoreTest, ForgetsOneConversationWholeAndNothingElse) {
   EXPECT_TRUE(store_->Forget(kAlice).ok());  // forgetting twice is fine
 }
 
+TEST_F(MemoryStoreTest, ClearSessionErasesTheSessionAndContextButKeepsArchives) {
+  ConversationRef thread = kAlice;
+  thread.thread = "t1";
+  ASSERT_TRUE(store_->Append(kAlice, Entry("old session")).ok());
+  ASSERT_TRUE(store_->ArchiveSession(kAlice, absl::Now()).ok());
+  ASSERT_TRUE(store_->Append(kAlice, Entry("current session")).ok());
+  ASSERT_TRUE(store_->Append(thread, Entry("thread stays")).ok());
+  ASSERT_TRUE(store_->WriteContext(kAlice, "likes tea").ok());
+
+  ASSERT_TRUE(store_->ClearSession(kAlice).ok());
+  EXPECT_THAT(History(kAlice), IsEmpty());
+  EXPECT_EQ(*store_->ReadContext(kAlice), "");
+  EXPECT_EQ(store_->ListSessions(kAlice)->size(), 1u);
+  EXPECT_THAT(History(thread), ElementsAre(Entry("thread stays")));
+  EXPECT_TRUE(store_->ClearSession(kAlice).ok());  // nothing left to clear is fine
+  EXPECT_TRUE(store_->ClearSession(kBob).ok());    // nor is a conversation never seen
+}
+
 TEST_F(MemoryStoreTest, FinishesAForgetThatACrashInterrupted) {
   WriteRaw(root_ + "/users/.forget-123-0-0/history.md", "left over\n");
   auto reopened = MemoryStore::Open(root_);
