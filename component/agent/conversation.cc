@@ -145,14 +145,13 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
 
   // Memory: close an idle session, read the session and the prompt's parts, record the
   // message — one trip to this conversation's strand of the worker pool.
-  const memory::MemoryStore* store = &services_.memory;
-  memory::MemoryStore* writable = &services_.memory;
+  memory::MemoryStore* store = &services_.memory;
   const size_t history_size = static_cast<size_t>(std::max(0, config.agent.history_messages));
   const absl::Duration idle = absl::Minutes(config.agent.session_idle_minutes);
   const MemoryEntry user_entry{
       .time = message.received, .role = "user", .author = message.author, .text = message.body};
   const std::string agent_name = config.agent.name;
-  auto work1 = [store, writable, ref, history_size, idle, user_entry, agent_name,
+  auto work1 = [store, ref, history_size, idle, user_entry, agent_name,
                 carry_over = config.agent.carry_over_summary]() -> absl::StatusOr<TurnMemory> {
     TurnMemory loaded;
     if (idle > absl::ZeroDuration()) {
@@ -163,7 +162,7 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
           absl::StatusOr<std::vector<MemoryEntry>> old = store->History(ref, 200);
           if (old.ok()) loaded.archived = *std::move(old);
         }
-        absl::StatusOr<std::string> archived = writable->ArchiveSession(ref, user_entry.time);
+        absl::StatusOr<std::string> archived = store->ArchiveSession(ref, user_entry.time);
         if (!archived.ok()) return archived.status();
       }
     }
@@ -173,7 +172,7 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     absl::StatusOr<PromptParts> prompt = LoadPromptParts(*store, ref, agent_name);
     if (!prompt.ok()) return prompt.status();
     loaded.prompt = *std::move(prompt);
-    absl::Status appended = writable->Append(ref, user_entry);
+    absl::Status appended = store->Append(ref, user_entry);
     if (!appended.ok()) return appended;
     return loaded;
   };
@@ -204,7 +203,7 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
                                       ? summary->text
                                       : absl::StrCat(memory->prompt.context, "\n", summary->text);
       memory->prompt.context = context;
-      auto work2 = [writable, ref, context] { return writable->WriteContext(ref, context); };
+      auto work2 = [store, ref, context] { return store->WriteContext(ref, context); };
       absl::Status written = co_await Offload(files_, std::move(work2));
       if (!written.ok()) LOG(WARNING) << "conversation " << turn_id << ": " << written;
     } else if (!summary.ok()) {
@@ -298,7 +297,6 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
 
   if (answer.empty()) answer = "(The model returned no text.)";
   Reply(message, answer, /*active=*/true);
-  ++turns_done;
   if (debug) {
     Reply(message,
           absl::StrFormat("[debug] %s, %d tool round(s), %d tokens in / %d out, %d ms", model,
@@ -310,9 +308,9 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   std::vector<MemoryEntry> entries = std::move(tool_entries);
   entries.push_back(MemoryEntry{
       .time = services_.clock(), .role = "assistant", .author = agent_name, .text = answer});
-  auto work4 = [writable, ref, entries]() -> absl::Status {
+  auto work4 = [store, ref, entries]() -> absl::Status {
     for (const MemoryEntry& entry : entries) {
-      absl::Status appended = writable->Append(ref, entry);
+      absl::Status appended = store->Append(ref, entry);
       if (!appended.ok()) return appended;
     }
     return absl::OkStatus();

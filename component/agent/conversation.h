@@ -78,7 +78,6 @@ class Conversation {
 
   // /debug: append model, rounds, tokens and time after each answer.
   bool debug = false;
-  int turns_done = 0;
 
  private:
   asio::awaitable<void> Drain();
