@@ -16,16 +16,16 @@
 #include "component/agent/access_policy.h"
 #include "component/agent/agent.h"
 #include "component/agent/rooms.h"
-#include "component/memory/memory_store.h"
 #include "component/config/config.h"
+#include "component/memory/memory_store.h"
 #include "component/version.h"
 #include "component/xmpp/session.h"
 #include "component/xmpp/session_error.h"
+#include "glog/logging.h"
 #include "providers/factory.h"
 #include "providers/http/http_client.h"
 #include "skills/builtin/builtins.h"
 #include "skills/registry.h"
-#include "glog/logging.h"
 
 ABSL_FLAG(std::string, config, "", "Path of the TOML configuration file to run with.");
 ABSL_FLAG(std::string, check_config, "",
@@ -78,10 +78,9 @@ int Serve(const std::string& path) {
               << (policy.ok() ? options.status() : policy.status()).message() << "\n";
     return xmpp::kExitConfig;
   }
-  const std::string connection =
-      config->server.mode == config::ConnectionMode::kComponent
-          ? absl::StrCat("component ", config->server.component_domain)
-          : absl::StrCat("client ", config->server.jid);
+  const std::string connection = config->server.mode == config::ConnectionMode::kComponent
+                                     ? absl::StrCat("component ", config->server.component_domain)
+                                     : absl::StrCat("client ", config->server.jid);
 
   asio::io_context io(1);
   // Disk and other blocking work; the I/O loop never waits on it.
