@@ -1,6 +1,10 @@
 """Runs the agent under test — the real Herald binary or the slixmpp echo stand-in.
 
     agent = Agent.start(component_config(server))      # or client_config(server)
+    agent = Agent.start(component_config(server) + runtime_sections(
+        llm={"default": "anthropic:fake", "anthropic": {"base_url": url}},
+        rooms=[{"jid": "lobby@conference.localhost", "activation": "mention"}]))
+    agent.memory_dir                                    # its [memory] path
     agent.exit_code(timeout=10)                         # None while it still runs
     agent.log()                                         # its stdout+stderr so far
     agent.stop()
@@ -50,6 +54,48 @@ def agent_program():
 
 def _toml_string(value):
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _toml_value(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"no TOML for {value!r}")
+
+
+def _toml_table(name, values):
+    """[name] with the plain keys of values, then a [name.key] table for each dict value."""
+    plain = [f"{k} = {_toml_value(v)}" for k, v in values.items() if not isinstance(v, dict)]
+    text = f"\n[{name}]\n" + "".join(line + "\n" for line in plain)
+    for key, sub in values.items():
+        if isinstance(sub, dict):
+            text += _toml_table(f"{name}.{key}", sub)
+    return text
+
+
+# Where runtime_sections puts the memory, relative to the agent's folder (its working folder).
+MEMORY_PATH = "data/memory"
+
+
+def runtime_sections(llm=None, skills=("current_time", "memory_recall"), rooms=()):
+    """[llm], [skills], [memory] and [[rooms]] of the agent runtime, to append to a config.
+
+    llm: the [llm] keys as a dict, sub-tables as nested dicts ({"anthropic": {"base_url":
+    ...}}); None leaves [llm] out, so Herald runs on the scripted provider. rooms: dicts of
+    [[rooms]] keys.
+    """
+    text = _toml_table("skills", {"enabled": list(skills)})
+    text += _toml_table("memory", {"path": MEMORY_PATH})
+    if llm is not None:
+        text += _toml_table("llm", llm)
+    for room in rooms:
+        text += "\n[[rooms]]\n" + "".join(f"{k} = {_toml_value(v)}\n" for k, v in room.items())
+    return text
 
 
 def _agent_section(allowed_jids, allowed_domains):
@@ -109,6 +155,7 @@ class Agent:
         self.dir = tempfile.mkdtemp(prefix="herald-e2e-agent-")
         self.config_file = os.path.join(self.dir, "herald.toml")
         self.log_file = os.path.join(self.dir, "herald.log")
+        self.memory_dir = os.path.join(self.dir, MEMORY_PATH)
         with open(self.config_file, "w") as f:
             f.write(config_text)
         env = dict(os.environ)

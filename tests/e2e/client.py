@@ -4,6 +4,9 @@
         body = alice.ask("agent.localhost", "/ping", timeout=10)      # str, or None
         alice.send("agent.localhost", "/ping")
         alice.replies_from("agent.localhost", within=3)               # [] means silence
+        alice.join_room("lobby@conference.localhost", "alice")        # occupants, created
+        alice.say_in_room("lobby@conference.localhost", "herald: hi")
+        alice.room_messages("lobby@conference.localhost", within=10, count=1)  # [(nick, body)]
 
 The client verifies the server's certificate against the throwaway CA the server made,
 with hostname checking on: it costs nothing on loopback and proves the certificate Herald
@@ -13,8 +16,16 @@ calls (messages that arrive meanwhile are read from the socket on the next call)
 """
 
 import asyncio
+import xml.etree.ElementTree as ET
 
 import slixmpp
+from slixmpp.exceptions import IqError, IqTimeout
+
+MUC = "http://jabber.org/protocol/muc"
+MUC_USER = MUC + "#user"
+MUC_OWNER = MUC + "#owner"
+DISCO_INFO = "http://jabber.org/protocol/disco#info"
+DELAY = "urn:xmpp:delay"
 
 
 class ClientError(RuntimeError):
@@ -29,7 +40,9 @@ class Client:
         self._connect_timeout = connect_timeout
         self._loop = asyncio.new_event_loop()
         self._inbox = None
+        self._presences = None
         self.xmpp = None
+        self._rooms = {}  # room bare JID -> our nick
 
     def __enter__(self):
         self.connect()
@@ -45,6 +58,7 @@ class Client:
     async def _connect(self):
         asyncio.set_event_loop(self._loop)
         self._inbox = asyncio.Queue()
+        self._presences = asyncio.Queue()
         xmpp = slixmpp.ClientXMPP(str(self.jid), self._password)
         xmpp.loop = self._loop
         xmpp.ca_certs = self._server.ca_file
@@ -71,6 +85,7 @@ class Client:
                                lambda e: settle(f"connection failed: {e}"))
         xmpp.add_event_handler("disconnected", lambda e: settle(f"disconnected: {e}"))
         xmpp.add_event_handler("message", self._inbox.put_nowait)
+        xmpp.add_event_handler("presence", self._presences.put_nowait)
         self.xmpp = xmpp
         xmpp.connect(address=("127.0.0.1", self._server.c2s_port), force_starttls=True)
         problem = await ready
@@ -141,9 +156,96 @@ class Client:
                 msg = await asyncio.wait_for(self._inbox.get(), timeout=left)
             except asyncio.TimeoutError:
                 break
-            if msg["from"].bare != peer or msg["type"] == "error" or not msg["body"]:
+            if (msg["from"].bare != peer or msg["type"] in ("error", "groupchat")
+                    or not msg["body"]):
                 continue
             found.append(msg["body"])
+        return found
+
+    # Service discovery.
+    def exists(self, jid, timeout=5.0):
+        """Whether jid answers disco#info with a result (a room that exists and is open)."""
+        return self._run(self._disco_info(jid, timeout), timeout + 2, "query disco#info")
+
+    async def _disco_info(self, jid, timeout):
+        iq = self.xmpp.make_iq_get(queryxmlns=DISCO_INFO, ito=jid)
+        try:
+            await iq.send(timeout=timeout)
+            return True
+        except (IqError, IqTimeout):
+            return False
+
+    # Rooms (XEP-0045), with plain stanzas so every step is visible here.
+    def join_room(self, room, nick, timeout=10.0):
+        """Enters room as nick without history; returns (occupant nicks, created).
+
+        created: the room did not exist and this join made it (status 201); it is then
+        configured as an instant room at once, so others can enter. Raises ClientError when
+        the room refuses the join.
+        """
+        return self._run(self._join_room(slixmpp.JID(room).bare, nick), timeout, "join " + room)
+
+    async def _join_room(self, room, nick):
+        presence = self.xmpp.make_presence(pto=f"{room}/{nick}")
+        x = ET.SubElement(presence.xml, f"{{{MUC}}}x")
+        ET.SubElement(x, f"{{{MUC}}}history", {"maxstanzas": "0"})
+        presence.send()
+        occupants = set()
+        while True:
+            pres = await self._presences.get()
+            if pres["from"].bare != room:
+                continue
+            if pres["type"] == "error":
+                raise ClientError(f"{self.jid}: {room} refused the join: "
+                                  f"{pres['error']['condition']}")
+            user = pres.xml.find(f"{{{MUC_USER}}}x")
+            codes = set() if user is None else {
+                s.get("code") for s in user.findall(f"{{{MUC_USER}}}status")}
+            if "110" in codes or pres["from"].resource == nick:
+                created = "201" in codes
+                if created:
+                    await self._accept_default_config(room)
+                self._rooms[room] = nick
+                return occupants, created
+            if pres["type"] != "unavailable":
+                occupants.add(pres["from"].resource)
+
+    async def _accept_default_config(self, room):
+        iq = self.xmpp.make_iq_set(ito=room)
+        query = ET.SubElement(iq.xml, f"{{{MUC_OWNER}}}query")
+        ET.SubElement(query, "{jabber:x:data}x", {"type": "submit"})
+        await iq.send(timeout=5)
+
+    def say_in_room(self, room, body):
+        self.xmpp.send_message(mto=slixmpp.JID(room).bare, mbody=body, mtype="groupchat")
+        self._run(asyncio.sleep(0), 1, "send")
+
+    def room_messages(self, room, within, count=None):
+        """(nick, body) of live groupchat messages of others in room within `within` seconds.
+
+        Our own echoes, replayed history (delayed) and subject changes are left out; stops
+        early once `count` arrived.
+        """
+        return self._run(self._collect_room(slixmpp.JID(room).bare, within, count),
+                         within + 5, "wait for room messages")
+
+    async def _collect_room(self, room, within, count):
+        own = self._rooms.get(room)
+        found = []
+        deadline = self._loop.time() + within
+        while count is None or len(found) < count:
+            left = deadline - self._loop.time()
+            if left <= 0:
+                break
+            try:
+                msg = await asyncio.wait_for(self._inbox.get(), timeout=left)
+            except asyncio.TimeoutError:
+                break
+            if (msg["type"] != "groupchat" or msg["from"].bare != room or not msg["body"]
+                    or msg["from"].resource == own or msg.xml.find(f"{{{DELAY}}}delay")
+                    is not None):
+                continue
+            found.append((msg["from"].resource, msg["body"]))
         return found
 
     def _run(self, coroutine, timeout, what):

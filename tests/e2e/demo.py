@@ -4,9 +4,18 @@
     demo.py --agent bazel-bin/component/herald [--keep] [--extra-config FILE]
 
 Starts Prosody on loopback (throwaway folder, users alice and bob, a MUC service),
-starts Herald as its component, and has alice hold a short scripted conversation with it
-over a real XMPP connection, printing the transcript. Exits non-zero when Herald does
-not answer. With --keep everything stays up and the script prints how to connect.
+starts Herald as its component (skills current_time and memory_recall, the room
+lobby@conference.localhost), and has alice hold a short scripted conversation with it over a
+real XMPP connection — one that makes Herald call its tools — then say hello in the room,
+printing the transcript with the tool calls Herald's memory recorded. Exits non-zero when
+Herald does not answer. With --keep everything stays up and the script prints how to
+connect.
+
+The model: with ANTHROPIC_API_KEY, OPENAI_API_KEY or OLLAMA_HOST set (checked in that
+order) Herald uses that provider (model HERALD_DEMO_MODEL, or a default per provider;
+ANTHROPIC_BASE_URL and OPENAI_BASE_URL are honoured); with none of them it runs on the
+scripted provider's built-in demo rules. The API key reaches Herald through its
+environment (`${...}` in the config), never through the config file.
 """
 
 import argparse
@@ -15,23 +24,82 @@ import sys
 import tempfile
 import time
 
-from agent import Agent, component_config
+from agent import Agent, component_config, runtime_sections
 from client import Client, ClientError
+from memory_files import read_history, user_folder
 from servers import Prosody, ServerError, tail
 
-# What alice says, and how long each answer may take (a real model can be slow).
+# What alice says, and how long each answer may take (a real model can be slow). The lines
+# are ones the scripted provider's demo rules answer well (providers/scripted/demo_rules.toml):
+# two of them make Herald call a tool.
 SCRIPT = (
     ("/ping", 10.0),
-    ("Hello Herald! Who are you?", 90.0),
-    ("/help", 10.0),
+    ("Hello Herald!", 90.0),
+    ("What time is it?", 90.0),
+    ("Remember that my favourite colour is green.", 90.0),
+    ("/history 2", 10.0),
+    ("What did I tell you about my favourite colour?", 90.0),
 )
+ROOM = "lobby"
+ROOM_LINE = "herald: hello, everyone!"
 FIRST_CONTACT = 30.0
+# How Herald's reply starts when a turn failed (the model unreachable, a key refused...).
+APOLOGY = "Sorry, I could not answer"
+# How long the demo waits for Herald's memory to record an answer it already sent.
+MEMORY_LAG = 3.0
+SKILLS = ("current_time", "memory_recall")
+# Default models when an API key (or an Ollama host) is set and HERALD_DEMO_MODEL is not.
+DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4o-mini",
+                  "ollama": "llama3.1"}
 # Written by --keep; `tools/demo --stop` (or the next demo) runs it.
 STOP_SCRIPT = os.path.join(tempfile.gettempdir(), "herald-demo-stop.sh")
 
 
 def say(text=""):
     print(text, flush=True)
+
+
+def choose_llm(env):
+    """([llm] keys for the provider the environment names, or None), and a description.
+
+    None means no [llm] section: Herald then runs on scripted:demo (SPEC §4).
+    """
+    model = env.get("HERALD_DEMO_MODEL", "").strip()
+    if env.get("ANTHROPIC_API_KEY"):
+        section = {"api_key": "${ANTHROPIC_API_KEY}"}
+        if env.get("ANTHROPIC_BASE_URL"):
+            section["base_url"] = env["ANTHROPIC_BASE_URL"]
+        provider, why = "anthropic", "ANTHROPIC_API_KEY is set"
+    elif env.get("OPENAI_API_KEY"):
+        section = {"api_key": "${OPENAI_API_KEY}"}
+        if env.get("OPENAI_BASE_URL"):
+            section["base_url"] = env["OPENAI_BASE_URL"]
+        provider, why = "openai", "OPENAI_API_KEY is set"
+    elif env.get("OLLAMA_HOST"):
+        host = env["OLLAMA_HOST"].strip()
+        if "://" not in host:  # the ollama CLI accepts "127.0.0.1:11434"; Herald wants a URL
+            host = "http://" + host
+        section = {"host": host}
+        provider, why = "ollama", f"OLLAMA_HOST is {host}"
+    else:
+        return None, ("scripted:demo — the scripted provider's built-in rules, no model "
+                      "(set ANTHROPIC_API_KEY, OPENAI_API_KEY or OLLAMA_HOST to use one)")
+    reference = f"{provider}:{model or DEFAULT_MODELS[provider]}"
+    return {"default": reference, provider: section}, f"{reference} ({why})"
+
+
+def demo_config(server, extra_text="", env=None):
+    """Herald's config for the demo, and a description of the model it uses."""
+    env = os.environ if env is None else env
+    llm, model = choose_llm(env)
+    if any(line.strip().startswith("[llm") for line in extra_text.splitlines()):
+        llm, model = None, "the [llm] section of --extra-config"
+    config = (component_config(server, allowed_jids=("alice@localhost",))
+              + runtime_sections(llm=llm, skills=SKILLS,
+                                 rooms=[{"jid": f"{ROOM}@{server.muc_domain}",
+                                         "nick": "herald", "activation": "mention"}])
+              + extra_text)
+    return config, model
 
 
 def main():
@@ -65,12 +133,14 @@ def main():
     say(f"  client port {server.c2s_port}, component port {server.component_port}, "
         f"folder {server.dir}")
     herald = server.component_domain
-    agent = Agent.start(component_config(server) + config_extra,
-                        secret=server.component_secret, program=program)
+    config, model = demo_config(server, config_extra)
+    agent = Agent.start(config, secret=server.component_secret, program=program)
     say(f"Starting Herald as component {herald} (log: {agent.log_file}) ...")
+    say(f"  model: {model}")
+    say(f"  skills: {', '.join(SKILLS)}; memory: {agent.memory_dir}")
     ok = False
     try:
-        ok = converse(server, agent, herald)
+        ok = converse(server, agent, herald, rooms=args.agent != "echo")
     except ClientError as e:
         say(f"The XMPP client failed: {e}")
     if not ok:
@@ -82,11 +152,12 @@ def main():
         return 0
     agent.stop()
     server.stop()
-    say("\nStopped Prosody and Herald." if ok else "\nDemo FAILED: Herald did not answer.")
+    say("\nStopped Prosody and Herald." if ok
+        else "\nDemo FAILED: Herald did not answer as it should (see above).")
     return 0 if ok else 1
 
 
-def converse(server, agent, herald):
+def converse(server, agent, herald, rooms=True):
     with Client(server, "alice", resource="demo") as alice:
         # Herald may still be connecting: ask until the first pong (bounded), quietly.
         deadline = time.monotonic() + FIRST_CONTACT
@@ -100,23 +171,90 @@ def converse(server, agent, herald):
             say(f"Herald did not come online within {FIRST_CONTACT:.0f}s.")
             return False
         alice.discard_pending()
-        say(f"\nTranscript (alice is {alice.jid.bare}, a real XMPP client connection):\n")
+        say(f"\nTranscript (alice is {alice.jid.bare}, a real XMPP client connection; lines "
+            "marked [tool]\nare the tool calls Herald made for the answer, as its memory "
+            "recorded them):\n")
+        history = os.path.join(user_folder(agent.memory_dir, alice.jid.bare), "history.md")
         answered_all = True
         for line, timeout in SCRIPT:
             say(f"  alice → herald: {line}")
+            seen = len(read_history(history))
             reply = alice.ask(herald, line, timeout=timeout)
             if reply is None:
                 say(f"  (no answer within {timeout:.0f}s)")
                 answered_all = False
                 continue
-            first, *rest = reply.splitlines() or [""]
-            say(f"  herald → alice: {first}")
-            for more in rest:
-                say(f"                  {more}")
+            # A failed turn records no answer: nothing to wait for.
+            if not line.startswith("/") and not reply.startswith(APOLOGY):
+                for call in tool_calls_since(history, seen):
+                    show("  [tool]          ", call)
+            show("  herald → alice: ", reply)
+            if reply.startswith(APOLOGY):
+                say("  (Herald could not get an answer from its model: its log below says why)")
+                answered_all = False
             if line == "/ping" and not reply.startswith("pong"):
                 say("  (expected an answer starting with pong)")
                 answered_all = False
-        return answered_all
+        if not rooms:
+            say("\n(The echo stand-in does not join rooms: no room in this demo.)")
+            return answered_all
+        return in_the_room(server, alice) and answered_all
+
+
+def show(prefix, text):
+    first, *rest = text.splitlines() or [""]
+    say(f"{prefix}{first}")
+    for more in rest:
+        say(" " * len(prefix) + more)
+
+
+def tool_calls_since(history, seen):
+    """The tool entries Herald recorded for the answer after the first `seen` entries.
+
+    Herald writes the turn to memory right after sending the answer, so this waits (briefly)
+    for the answer's own entry first.
+    """
+    deadline = time.monotonic() + MEMORY_LAG
+    while True:
+        entries = read_history(history)[seen:]
+        if any(e.role == "assistant" for e in entries) or time.monotonic() > deadline:
+            return [_first_line(f"{e.author} {e.text}") for e in entries if e.role == "tool"]
+        time.sleep(0.05)
+
+
+def _first_line(text):
+    first, *rest = text.splitlines() or [""]
+    return f"{first} (+{len(rest)} more lines)" if rest else first
+
+
+def in_the_room(server, alice):
+    """alice joins the room Herald created and mentions it; True when Herald answers there."""
+    room = f"{ROOM}@{server.muc_domain}"
+    say(f"\nIn the room {room} (Herald answers when its nick is mentioned):\n")
+    deadline = time.monotonic() + FIRST_CONTACT
+    while not alice.exists(room, timeout=2):
+        if time.monotonic() > deadline:
+            say(f"  (Herald did not create {room})")
+            return False
+        time.sleep(0.2)
+    while True:
+        try:
+            alice.join_room(room, "alice")
+            break
+        except ClientError as e:
+            if time.monotonic() > deadline:
+                say(f"  (alice could not join: {e})")
+                return False
+            time.sleep(0.3)
+    say(f"  alice: {ROOM_LINE}")
+    alice.say_in_room(room, ROOM_LINE)
+    said = alice.room_messages(room, within=90.0, count=1)
+    if not said:
+        say("  (no answer in the room within 90s)")
+        return False
+    nick, body = said[0]
+    show(f"  {nick}: ", body)
+    return not body.startswith(APOLOGY)
 
 
 def keep_running(server, agent):
@@ -130,8 +268,9 @@ Everything keeps running. Connect with any XMPP client (Gajim, Dino, Profanity..
   account    {server.jid('alice')}   password {server.password('alice')}
   also       {server.jid('bob')}     password {server.password('bob')}
              (bob is not allowed: Herald stays silent to him)
-  Herald     {server.component_domain}   (send it /ping)
-  rooms      {server.muc_domain}
+  Herald     {server.component_domain}   (send it /help, then just talk)
+  room       {ROOM}@{server.muc_domain}   (Herald is there; say "herald: hello")
+  memory     {agent.memory_dir}   (plain markdown: users/, rooms/)
   Herald log {agent.log_file}
   Prosody    {server.config_file}, log {server.log_file}
 

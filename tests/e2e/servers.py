@@ -349,8 +349,10 @@ ssl = {{ certificate = "{self.cert_file}", key = "{self.key_file}" }}
 
 VirtualHost "{DOMAIN}"
 
+-- Anyone may create rooms (Prosody's default): only local users and Herald's component
+-- reach this loopback server, and Herald must be able to create the rooms it is configured
+-- for ("local" would refuse it: its JID is not on {DOMAIN}).
 Component "{MUC_DOMAIN}" "muc"
-    restrict_room_creation = "local"
 """
         with open(self.config_file, "w") as f:
             f.write(config)
@@ -460,13 +462,17 @@ listen:
 acl:
   local:
     user_regexp: ""
+  # Herald's component, which creates the rooms it is configured for.
+  herald_component:
+    server: {COMPONENT_DOMAIN}
 access_rules:
   local:
     allow: local
   c2s:
     allow: all
   muc_create:
-    allow: local
+    - allow: local
+    - allow: herald_component
 # No federation: nothing leaves this machine.
 s2s_access: none
 modules:

@@ -1,0 +1,177 @@
+// tests/fakes/fake_llm_main.cc
+//
+// fake_llm_main runs one FakeLlmServer as a process, for the end-to-end tests that drive the
+// real herald binary (tests/e2e/test_conversation.py). It listens on 127.0.0.1 (a port the
+// kernel picks), announces the port on stdout and in --port_file, logs a summary of every
+// request it gets as one JSON line in --request_log, and answers until SIGTERM or SIGINT.
+//
+//   fake_llm_main --format=anthropic --port_file=/tmp/x/port --request_log=/tmp/x/requests
+//                 [--slow_seconds=5] [--require_api_key=KEY]
+//
+// Answers (the "e2e" behaviour, chosen so each test can predict what Herald says):
+//   - the last message is a tool result      → "The time is <result>."
+//   - the user mentions "time", tools offered → a call of current_time with {}
+//   - the user mentions "slow"               → "you said: <text>" after --slow_seconds
+//   - anything else                           → "you said: <text>"
+#include <pthread.h>
+
+#include <algorithm>
+#include <cctype>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "nlohmann/json.hpp"
+#include "tests/fakes/fake_llm_server.h"
+
+ABSL_FLAG(std::string, format, "anthropic", "Wire format: anthropic, openai or ollama.");
+ABSL_FLAG(std::string, port_file, "",
+          "Where to write the port once listening (written whole: a reader never sees part).");
+ABSL_FLAG(std::string, request_log, "", "Where to append one JSON line per request.");
+ABSL_FLAG(int, slow_seconds, 5, "How long a message that mentions \"slow\" waits for its answer.");
+ABSL_FLAG(std::string, require_api_key, "",
+          "When set, requests without this key (x-api-key or a bearer token) get 401.");
+
+namespace herald::fakes {
+namespace {
+
+std::optional<LlmWireFormat> ParseFormat(const std::string& name) {
+  if (name == "anthropic") return LlmWireFormat::kAnthropic;
+  if (name == "openai") return LlmWireFormat::kOpenAi;
+  if (name == "ollama") return LlmWireFormat::kOllama;
+  return std::nullopt;
+}
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// Appends request summaries to a file, one JSON object per line, flushed at once so that a
+// test reading the file sees every request that was answered.
+class RequestLog {
+ public:
+  explicit RequestLog(std::string path) : path_(std::move(path)) {}
+
+  void Append(const RecordedLlmRequest& request) {
+    if (path_.empty()) return;
+    std::optional<std::string> tool_result = request.LastToolResult();
+    nlohmann::json line = {
+        {"path", request.http.path},
+        {"model", request.model},
+        {"stream", request.stream},
+        {"messages", request.MessageCount()},
+        {"last_user_text", request.LastUserText()},
+        {"tool_result", tool_result ? nlohmann::json(*tool_result) : nlohmann::json(nullptr)},
+        {"tools", request.ToolNames()},
+    };
+    std::lock_guard<std::mutex> lock(mu_);
+    std::ofstream out(path_, std::ios::app | std::ios::binary);
+    // Replace invalid UTF-8 instead of throwing: the text comes from a chat user.
+    out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    out.flush();
+  }
+
+ private:
+  std::string path_;
+  std::mutex mu_;
+};
+
+FakeLlmServer::Handler E2eHandler(RequestLog& log, absl::Duration slow) {
+  return [&log, slow](const RecordedLlmRequest& request) {
+    log.Append(request);
+    if (std::optional<std::string> result = request.LastToolResult()) {
+      return Answer::Text("The time is " + *result + ".");
+    }
+    const std::string text = request.LastUserText();
+    const std::string lower = Lower(text);
+    const std::vector<std::string> tools = request.ToolNames();
+    const bool offers_clock = std::find(tools.begin(), tools.end(), "current_time") != tools.end();
+    if (lower.find("time") != std::string::npos && offers_clock) {
+      return Answer::ToolCall("current_time", nlohmann::json::object());
+    }
+    Answer answer = Answer::Text("you said: " + text);
+    if (lower.find("slow") != std::string::npos) answer = answer.WithDelay(slow);
+    return answer;
+  };
+}
+
+absl::Status WritePortFile(const std::string& path, uint16_t port) {
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream out(partial, std::ios::trunc);
+    out << port << "\n";
+    out.flush();
+    if (!out) return absl::UnavailableError("cannot write " + partial);
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0) {
+    return absl::UnavailableError("cannot rename " + partial + " to " + path);
+  }
+  return absl::OkStatus();
+}
+
+int Run() {
+  std::optional<LlmWireFormat> format = ParseFormat(absl::GetFlag(FLAGS_format));
+  if (!format.has_value()) {
+    std::cerr << "fake_llm_main: --format must be anthropic, openai or ollama\n";
+    return 2;
+  }
+  // Block the stop signals before the server's thread starts, so it inherits the mask and
+  // only sigwait below receives them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  absl::StatusOr<std::unique_ptr<FakeLlmServer>> server = FakeLlmServer::Start(*format);
+  if (!server.ok()) {
+    std::cerr << "fake_llm_main: " << server.status() << "\n";
+    return 1;
+  }
+  RequestLog log(absl::GetFlag(FLAGS_request_log));
+  (*server)->SetHandler(E2eHandler(log, absl::Seconds(absl::GetFlag(FLAGS_slow_seconds))));
+  if (!absl::GetFlag(FLAGS_require_api_key).empty()) {
+    (*server)->RequireApiKey(absl::GetFlag(FLAGS_require_api_key));
+  }
+
+  if (!absl::GetFlag(FLAGS_port_file).empty()) {
+    absl::Status written = WritePortFile(absl::GetFlag(FLAGS_port_file), (*server)->port());
+    if (!written.ok()) {
+      std::cerr << "fake_llm_main: " << written << "\n";
+      return 1;
+    }
+  }
+  std::cout << "fake LLM (" << absl::GetFlag(FLAGS_format) << ") listening on "
+            << (*server)->base_url() << std::endl;
+
+  int received = 0;
+  sigwait(&stop_signals, &received);
+  std::cout << "fake LLM: stopping on signal " << received << ", after "
+            << (*server)->request_count() << " requests" << std::endl;
+  return 0;
+}
+
+}  // namespace
+}  // namespace herald::fakes
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "A fake LLM API on 127.0.0.1 for Herald's end-to-end tests.\n"
+      "  fake_llm_main --format=anthropic|openai|ollama --port_file=F --request_log=F");
+  absl::ParseCommandLine(argc, argv);
+  return herald::fakes::Run();
+}
