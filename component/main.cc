@@ -1,6 +1,8 @@
 // The herald binary: reads the configuration, connects to the XMPP server as a component or a
 // client, and serves until SIGINT/SIGTERM or a permanent error. Exit statuses are documented
 // in docs/operators.md (0 ok, 2 bad configuration, 3 credentials refused, ...).
+#include <sys/resource.h>
+
 #include <asio.hpp>
 #include <csignal>
 #include <iostream>
@@ -46,6 +48,27 @@ int SeverityFor(const std::string& level) {
   return google::GLOG_ERROR;
 }
 
+// Every conversation waiting on the model holds a connection of its own (HTTP/1.1), so the
+// common default soft limit of 1024 descriptors would turn the ~1,000th concurrent
+// conversation into an apology (measured with tools/bench/conversation_load
+// --herald_open_files=1024). Herald never uses select(), so the soft limit may go up to the
+// hard one.
+void RaiseOpenFileLimit() {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  // An unlimited hard limit is still capped by fs.nr_open; a million is within its default.
+  const rlim_t wanted = limit.rlim_max == RLIM_INFINITY ? rlim_t{1} << 20 : limit.rlim_max;
+  if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= wanted) return;
+  const rlim_t before = limit.rlim_cur;
+  limit.rlim_cur = wanted;
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    LOG(WARNING) << "herald: could not raise the open files limit from " << before
+                 << "; concurrent conversations are bounded by it";
+    return;
+  }
+  LOG(INFO) << "herald: open files limit raised from " << before << " to " << wanted;
+}
+
 int CheckConfig(const std::string& path) {
   absl::StatusOr<config::Config> config = config::LoadConfigFile(path);
   if (!config.ok()) {
@@ -69,6 +92,7 @@ int Serve(const std::string& path) {
   }
   FLAGS_minloglevel = SeverityFor(config->log.level);
   if (config->log.level == "debug") FLAGS_v = 1;
+  RaiseOpenFileLimit();
 
   absl::StatusOr<agent::AccessPolicy> policy = agent::AccessPolicy::Create(config->agent);
   absl::StatusOr<xmpp::SessionOptions> options =

@@ -9,13 +9,22 @@ OutboundQueue::OutboundQueue(size_t limit) : limit_(std::max<size_t>(limit, 1)) 
 
 bool OutboundQueue::Push(std::string stanza) {
   bool kept_all = true;
-  if (items_.size() >= limit_) {
+  if (!online_ && items_.size() >= limit_) {
     items_.pop_front();
     ++dropped_;
     kept_all = false;
   }
   items_.push_back(std::move(stanza));
   return kept_all;
+}
+
+void OutboundQueue::SetOnline(bool online) {
+  online_ = online;
+  if (online_) return;
+  while (items_.size() > limit_) {
+    items_.pop_front();
+    ++dropped_;
+  }
 }
 
 void OutboundQueue::PushFront(std::string stanzas) {

@@ -328,6 +328,7 @@ asio::awaitable<absl::Status> XmppSession::RunConnection(bool& was_online) {
     } else if (!stopping_) {
       own_jid_ = *jid;
       state_ = ConnectionState::kOnline;
+      queue_.SetOnline(true);
       was_online = true;
       ++connections_established_;
       ping_id_.clear();
@@ -352,6 +353,14 @@ asio::awaitable<absl::Status> XmppSession::RunConnection(bool& was_online) {
       auto ended =
           co_await (ReadLoop(connection) || WriteLoop(connection) || KeepaliveLoop(connection));
       status = std::visit([](absl::Status& s) { return std::move(s); }, ended);
+      // Down again: what waits for the next connection is bounded by outbound_queue_limit.
+      const uint64_t dropped = queue_.dropped();
+      queue_.SetOnline(false);
+      if (queue_.dropped() > dropped) {
+        LOG(WARNING) << "XMPP: " << queue_.dropped() - dropped
+                     << " outbound stanzas beyond outbound_queue_limit ("
+                     << options_.outbound_queue_limit << ") dropped as the stream went down";
+      }
       // Their answers, if any, would come on a stream that no longer exists.
       FailSelfPings("disconnected");
     }

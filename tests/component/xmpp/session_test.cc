@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "component/xmpp/namespaces.h"
@@ -59,6 +60,13 @@ class SessionUnderTest {
   void Perform(OutboundAction action) {
     asio::post(io_, [this, action = std::move(action)]() mutable {
       session_->Perform(std::move(action));
+    });
+  }
+
+  // Performs them all in one turn of the loop, so the writer cannot drain in between.
+  void PerformAll(std::vector<OutboundAction> actions) {
+    asio::post(io_, [this, actions = std::move(actions)]() mutable {
+      for (OutboundAction& action : actions) session_->Perform(std::move(action));
     });
   }
 
@@ -445,6 +453,30 @@ TEST(SessionTest, StopClosesTheStreamAndReportsOk) {
   // What was queued before Stop is flushed, not lost.
   EXPECT_NE(server->WaitForStanza(MessageWithBody("bye"), kWait), nullptr);
   EXPECT_TRUE(server->WaitForOpenConnections(0, kWait));
+}
+
+TEST(SessionTest, ABurstLargerThanTheOutboundQueueLimitIsDeliveredWhileOnline) {
+  // The limit bounds what an outage piles up; online, a burst of replies (thousands of
+  // conversations answered at once) must not lose any.
+  auto server = StartServer();
+  SessionOptions options = ComponentOptions(*server);
+  options.outbound_queue_limit = 5;
+  SessionUnderTest session(options);
+  ASSERT_TRUE(session.WaitForEvent<SessionOnline>().has_value());
+  std::vector<OutboundAction> burst;
+  for (int i = 0; i < 50; ++i) {
+    burst.push_back(SendMessage{.to = Jid::Parse("alice@localhost").value(),
+                                .body = absl::StrCat("reply ", i)});
+  }
+  session.PerformAll(std::move(burst));
+  // They are written in order: once the last is in, every earlier one is too, or lost.
+  ASSERT_NE(server->WaitForStanza(MessageWithBody("reply 49"), kWait), nullptr);
+  for (int i = 0; i < 49; ++i) {
+    EXPECT_NE(
+        server->WaitForStanza(MessageWithBody(absl::StrCat("reply ", i)), absl::ZeroDuration()),
+        nullptr)
+        << "reply " << i << " was lost";
+  }
 }
 
 // --- Client mode ---------------------------------------------------------------------------

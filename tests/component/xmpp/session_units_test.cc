@@ -32,6 +32,24 @@ TEST(OutboundQueueTest, DropsTheOldestWhenFullAndCountsIt) {
   EXPECT_EQ(queue.TakeBatch(100), "23");
 }
 
+TEST(OutboundQueueTest, KeepsEveryStanzaOfABurstWhileOnline) {
+  OutboundQueue queue(2);
+  queue.SetOnline(true);
+  for (const char* stanza : {"1", "2", "3", "4", "5"}) EXPECT_TRUE(queue.Push(stanza));
+  EXPECT_EQ(queue.dropped(), 0u);
+  EXPECT_EQ(queue.TakeBatch(100), "12345");
+}
+
+TEST(OutboundQueueTest, GoingOfflineKeepsOnlyTheNewestUpToTheLimit) {
+  OutboundQueue queue(2);
+  queue.SetOnline(true);
+  for (const char* stanza : {"1", "2", "3", "4"}) queue.Push(stanza);
+  queue.SetOnline(false);
+  EXPECT_EQ(queue.dropped(), 2u);
+  EXPECT_FALSE(queue.Push("5"));
+  EXPECT_EQ(queue.TakeBatch(100), "45");
+}
+
 TEST(OutboundQueueTest, PutsAnUnwrittenBatchBackInFront) {
   OutboundQueue queue(10);
   queue.Push("<a/>");
