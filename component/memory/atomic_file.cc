@@ -8,6 +8,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "component/platform/absl_string_view.h"
@@ -38,6 +41,7 @@ absl::Status ErrnoError(int error, std::string_view what, const std::string& pat
 class Fd {
  public:
   explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   ~Fd() {
@@ -93,6 +97,27 @@ bool PreadAll(int fd, char* data, size_t size, off_t offset) {
 }
 
 std::atomic<uint64_t> temp_counter{0};
+
+// A regular file opened for reading, and its size.
+struct RegularFile {
+  Fd fd;
+  uint64_t size;
+};
+
+// Opens `path` for reading when it is a regular file; nullopt when it does not exist.
+// O_NONBLOCK keeps a FIFO planted in the memory folder from blocking the worker in open(); the
+// check that follows refuses it (reads of regular files ignore the flag).
+absl::StatusOr<std::optional<RegularFile>> OpenRegularFile(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    return ErrnoError(errno, "open", path);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return ErrnoError(errno, "stat", path);
+  if (!S_ISREG(st.st_mode)) return absl::FailedPreconditionError("not a regular file: " + path);
+  return RegularFile{std::move(fd), static_cast<uint64_t>(st.st_size)};
+}
 
 }  // namespace
 
@@ -195,35 +220,26 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view conte
 
 absl::StatusOr<std::optional<std::string>> ReadFileIfExists(const std::string& path,
                                                             uint64_t max_bytes) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    return ErrnoError(errno, "open", path);
-  }
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return ErrnoError(errno, "stat", path);
-  if (!S_ISREG(st.st_mode)) return absl::FailedPreconditionError("not a regular file: " + path);
-  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+  absl::StatusOr<std::optional<RegularFile>> file = OpenRegularFile(path);
+  if (!file.ok()) return file.status();
+  if (!file->has_value()) return std::nullopt;
+  if ((*file)->size > max_bytes) {
     return absl::ResourceExhaustedError(
         absl::StrCat("file larger than ", max_bytes, " bytes: ", path));
   }
-  std::string contents(static_cast<size_t>(st.st_size), '\0');
-  if (!PreadAll(fd.get(), contents.data(), contents.size(), 0)) {
+  std::string contents(static_cast<size_t>((*file)->size), '\0');
+  if (!PreadAll((*file)->fd.get(), contents.data(), contents.size(), 0)) {
     return ErrnoError(errno, "read", path);
   }
   return contents;
 }
 
 absl::StatusOr<std::optional<FileTail>> ReadFileTail(const std::string& path, uint64_t max_bytes) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    return ErrnoError(errno, "open", path);
-  }
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return ErrnoError(errno, "stat", path);
-  if (!S_ISREG(st.st_mode)) return absl::FailedPreconditionError("not a regular file: " + path);
-  const auto size = static_cast<uint64_t>(st.st_size);
+  absl::StatusOr<std::optional<RegularFile>> file = OpenRegularFile(path);
+  if (!file.ok()) return file.status();
+  if (!file->has_value()) return std::nullopt;
+  const Fd& fd = (*file)->fd;
+  const uint64_t size = (*file)->size;
   const uint64_t offset = size > max_bytes ? size - max_bytes : 0;
   FileTail tail;
   tail.whole_file = offset == 0;

@@ -74,6 +74,15 @@ TEST(AtomicFileTest, ReportsAMissingFileAsAbsent) {
   EXPECT_FALSE(tail->has_value());
 }
 
+TEST(AtomicFileTest, RefusesAFifoInsteadOfWaitingForAWriter) {
+  TempDir dir;
+  const std::string fifo = dir.path() + "/history.md";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Without O_NONBLOCK these opens would block until some process opened the FIFO to write.
+  EXPECT_TRUE(absl::IsFailedPrecondition(ReadFileIfExists(fifo).status()));
+  EXPECT_TRUE(absl::IsFailedPrecondition(ReadFileTail(fifo, 10).status()));
+}
+
 TEST(AtomicFileTest, RefusesToReadAFileOverTheLimit) {
   TempDir dir;
   ASSERT_TRUE(WriteFileAtomically(dir.path() + "/big", std::string(100, 'x')).ok());
