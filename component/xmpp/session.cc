@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "component/config/value_formats.h"
 #include "component/platform/absl_string_view.h"
 #include "component/retry/backoff.h"
 #include "component/xmpp/namespaces.h"
@@ -66,12 +67,6 @@ std::string ComponentHandshake(std::string_view stream_id, std::string_view secr
   OPENSSL_cleanse(input.data(), input.size());
   return absl::BytesToHexString(
       absl::string_view(reinterpret_cast<const char*>(digest), sizeof(digest)));
-}
-
-std::string ParentDomain(std::string_view domain) {
-  const size_t dot = domain.find('.');
-  if (dot == std::string_view::npos || dot + 1 >= domain.size()) return std::string(domain);
-  return std::string(domain.substr(dot + 1));
 }
 
 bool IsStreamError(const XmlElement& element) {
@@ -180,7 +175,7 @@ absl::StatusOr<SessionOptions> SessionOptionsFromConfig(const config::ServerConf
     }
     options.component_domain = domain->domain();
     options.component_secret = server.component_secret;
-    options.server_domain = ParentDomain(options.component_domain);
+    options.server_domain = config::ParentDomain(options.component_domain);
     options.identity = {.category = "component", .type = "generic", .name = name};
   } else {
     options.mode = SessionMode::kClient;
@@ -224,7 +219,7 @@ absl::StatusOr<std::unique_ptr<XmppSession>> XmppSession::Create(asio::io_contex
   }
   if (options.server_domain.empty()) {
     options.server_domain = options.mode == SessionMode::kComponent
-                                ? ParentDomain(options.component_domain)
+                                ? config::ParentDomain(options.component_domain)
                                 : options.account.domain();
   }
   return std::unique_ptr<XmppSession>(
