@@ -589,10 +589,67 @@ void BindSkills(Binder& b, const Section& root, SkillsConfig& skills) {
   }
 }
 
+void BindQuota(Binder& b, const Section& root, QuotaConfig& quota) {
+  Section s = b.Sub(root, "quota");
+  b.Integer(s, "daily_tokens", 0, std::numeric_limits<int64_t>::max(), &quota.daily_tokens);
+  b.NonEmptyString(s, "path", &quota.path);
+  const toml::node* prices_node = b.Node(s, "prices");
+  const toml::array* prices = prices_node != nullptr ? prices_node->as_array() : nullptr;
+  if (prices == nullptr) return;
+  absl::flat_hash_set<std::string> models;
+  for (size_t i = 0; i < prices->size(); ++i) {
+    Section p;
+    p.table = (*prices)[i].as_table();
+    p.path = absl::StrCat("quota.prices[", i, "]");
+    p.line = (*prices)[i].source().begin.line;
+    if (p.table == nullptr) continue;
+    ModelPrice price;
+    if (!b.Has(p, "model")) {
+      b.Error(p.line, absl::StrCat(p.path, ".model is required (\"<provider>:<model>\")"));
+    } else if (b.NonEmptyString(p, "model", &price.model) && !models.insert(price.model).second) {
+      b.Error(p, "model",
+              absl::StrCat(p.path, ".model ", b.Shown(b.Node(p, "model")), " already has a price"));
+    }
+    for (auto [key, out] :
+         {std::pair<std::string_view, double*>{"input_per_mtok", &price.input_per_mtok},
+          std::pair<std::string_view, double*>{"output_per_mtok", &price.output_per_mtok}}) {
+      const toml::node* node = b.Node(p, key);
+      if (node == nullptr || !node->is_number()) continue;
+      const double value = node->is_integer() ? static_cast<double>(node->as_integer()->get())
+                                              : node->as_floating_point()->get();
+      if (!(value >= 0 && value < 1e9)) {
+        b.Error(p, key,
+                absl::StrCat(Binder::Path(p, key),
+                             " must be a price in USD per million tokens, "
+                             "0 or more"));
+        continue;
+      }
+      *out = value;
+    }
+    quota.prices.push_back(std::move(price));
+  }
+}
+
 void BindControl(Binder& b, const Section& root, ControlConfig& control) {
   Section s = b.Sub(root, "control");
+  b.NonEmptyString(s, "tls_cert", &control.tls_cert);
+  b.NonEmptyString(s, "tls_key", &control.tls_key);
+  b.NonEmptyString(s, "tls_client_ca", &control.tls_client_ca);
+  if (control.tls_cert.empty() != control.tls_key.empty()) {
+    b.Error(s, control.tls_cert.empty() ? "tls_key" : "tls_cert",
+            "control.tls_cert and control.tls_key must be set together");
+  }
+  if (!control.tls_client_ca.empty() && control.tls_cert.empty()) {
+    b.Error(s, "tls_client_ca",
+            "control.tls_client_ca (mTLS) needs control.tls_cert and control.tls_key");
+  }
+  b.NonEmptyString(s, "audit_path", &control.audit_path);
+  b.NonEmptyString(s, "state_path", &control.state_path);
+  b.Integer(s, "shutdown_grace_seconds", 0, 3600, &control.shutdown_grace_seconds);
+  b.Integer(s, "subscriber_queue_limit", 1, 1 << 20, &control.subscriber_queue_limit);
+  const bool tls = !control.tls_cert.empty() && !control.tls_key.empty();
   if (b.String(s, "listen", &control.listen)) {
-    if (absl::Status status = CheckControlListenAddress(control.listen); !status.ok()) {
+    if (absl::Status status = CheckControlListenAddress(control.listen, tls); !status.ok()) {
       b.Error(s, "listen",
               absl::StrCat("control.listen ", b.Shown(b.Node(s, "listen")),
                            " is not usable: ", status.message()));
@@ -665,9 +722,7 @@ void Bind(Binder& b, const toml::table& document, Config& config) {
   Section memory = b.Sub(root, "memory");
   b.NonEmptyString(memory, "path", &config.memory.path);
   BindRooms(b, document, config.rooms);
-  Section quota = b.Sub(root, "quota");
-  b.Integer(quota, "daily_tokens", 0, std::numeric_limits<int64_t>::max(),
-            &config.quota.daily_tokens);
+  BindQuota(b, root, config.quota);
   BindSkills(b, root, config.skills);
   BindControl(b, root, config.control);
 }

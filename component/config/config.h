@@ -128,8 +128,17 @@ struct MemoryConfig {
   std::string path = "./data/memory";
 };
 
+// One row of the price table: USD per million tokens of a "<provider>:<model>".
+struct ModelPrice {
+  std::string model;
+  double input_per_mtok = 0;
+  double output_per_mtok = 0;
+};
+
 struct QuotaConfig {
-  int64_t daily_tokens = 100000;
+  int64_t daily_tokens = 100000;          // default per-JID daily limit (block); 0 = none
+  std::string path = "./data/ledger.db";  // the usage ledger (SQLite)
+  std::vector<ModelPrice> prices;         // [[quota.prices]], for cost estimates
 };
 
 struct SkillsConfig {
@@ -145,6 +154,15 @@ struct ControlToken {
 struct ControlConfig {
   std::string listen = "unix:./data/control.sock";
   std::vector<ControlToken> tokens;
+  // TLS for a TCP listener (required unless the address is loopback); mTLS when a client
+  // CA is set. PEM files.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;
+  std::string audit_path = "./data/audit.log";           // the hash-chained audit log
+  std::string state_path = "./data/runtime-state.json";  // allowlist and rooms set at run time
+  int shutdown_grace_seconds = 5;     // running streams may finish within this at shutdown
+  int subscriber_queue_limit = 1024;  // events a Subscribe stream may lag before it is dropped
 };
 
 struct Config {

@@ -18,6 +18,8 @@ std::string_view KindName(ValueKind kind) {
       return "string";
     case K::kInteger:
       return "integer";
+    case K::kNumber:
+      return "number";
     case K::kBoolean:
       return "boolean";
     case K::kStringArray:
@@ -78,6 +80,9 @@ void CheckValue(const toml::node& node, const KeySchema& spec, const std::string
       return;
     case K::kInteger:
       if (!node.is_integer()) WrongType(node, path, KindName(spec.kind), diagnostics);
+      return;
+    case K::kNumber:
+      if (!node.is_number()) WrongType(node, path, KindName(spec.kind), diagnostics);
       return;
     case K::kBoolean:
       if (!node.is_boolean()) WrongType(node, path, KindName(spec.kind), diagnostics);
@@ -282,7 +287,16 @@ const TableSchema& ConfigSchema() {
         {"nick", K::kString},
         {"activation", K::kString},
     }};
-    auto* quota = new TableSchema{{{"daily_tokens", K::kInteger}}};
+    auto* price = new TableSchema{{
+        {"model", K::kString},
+        {"input_per_mtok", K::kNumber},
+        {"output_per_mtok", K::kNumber},
+    }};
+    auto* quota = new TableSchema{{
+        {"daily_tokens", K::kInteger},
+        {"path", K::kString},
+        {"prices", K::kTableArray, false, price},
+    }};
     auto* skills = new TableSchema{{{"enabled", K::kStringArray}}};
     auto* token = new TableSchema{{
         {"name", K::kString},
@@ -293,6 +307,13 @@ const TableSchema& ConfigSchema() {
     auto* control = new TableSchema{{
         {"listen", K::kString},
         {"tokens", K::kTableArray, false, token},
+        {"tls_cert", K::kString},
+        {"tls_key", K::kString},
+        {"tls_client_ca", K::kString},
+        {"audit_path", K::kString},
+        {"state_path", K::kString},
+        {"shutdown_grace_seconds", K::kInteger},
+        {"subscriber_queue_limit", K::kInteger},
     }};
     return new TableSchema{{
         {"server", K::kTable, false, server},

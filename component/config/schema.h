@@ -23,6 +23,7 @@ namespace herald::config {
 enum class ValueKind {
   kString,
   kInteger,
+  kNumber,  // an integer or a float
   kBoolean,
   kStringArray,
   kTable,       // [name] or name = { ... }

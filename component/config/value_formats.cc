@@ -130,7 +130,7 @@ bool IsLowercaseSha256Hex(std::string_view text) {
                      [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
-absl::Status CheckControlListenAddress(std::string_view text) {
+absl::Status CheckControlListenAddress(std::string_view text, bool tls_configured) {
   if (text.substr(0, 5) == "unix:") {
     std::string_view path = text.substr(5);
     if (path.empty()) return absl::InvalidArgumentError("the unix: socket path is empty");
@@ -156,10 +156,11 @@ absl::Status CheckControlListenAddress(std::string_view text) {
   if (!ParseDecimal(port_text, 5, &port) || port < 1 || port > 65535) {
     return absl::InvalidArgumentError("the port must be a number between 1 and 65535");
   }
-  if (!IsLoopbackHost(host)) {
+  if (!IsLoopbackHost(host) && !tls_configured) {
     return absl::InvalidArgumentError(
-        "the control plane may only listen on a unix: socket or a loopback address "
-        "(127.0.0.1, [::1], localhost) until TLS for it is configured");
+        "off loopback the control plane requires TLS: set control.tls_cert and "
+        "control.tls_key (and control.tls_client_ca for mTLS), or listen on a unix: socket "
+        "or a loopback address (127.0.0.1, [::1], localhost)");
   }
   return absl::OkStatus();
 }

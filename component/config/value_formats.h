@@ -50,6 +50,6 @@ bool IsLowercaseSha256Hex(std::string_view text);
 // "unix:PATH" (PATH fits in sun_path) or "HOST:PORT" on a loopback address (127.0.0.0/8,
 // "localhost", "[::1]"): until the control plane has TLS settings, Herald refuses to expose it
 // off the machine. InvalidArgument says what is wrong, without repeating the value.
-absl::Status CheckControlListenAddress(std::string_view text);
+absl::Status CheckControlListenAddress(std::string_view text, bool tls_configured = false);
 
 }  // namespace herald::config

@@ -729,15 +729,62 @@ TEST(ConfigTest, AcceptsUnixAndLoopbackControlAddresses) {
 
 TEST(ConfigTest, RefusesAControlAddressOffLoopbackOrMalformed) {
   EXPECT_EQ(ErrorOf(WithServer("[control]\nlisten = \"0.0.0.0:50051\"\n")),
-            "herald.toml:5: control.listen \"0.0.0.0:50051\" is not usable: the control plane "
-            "may only listen on a unix: socket or a loopback address (127.0.0.1, [::1], "
-            "localhost) until TLS for it is configured");
+            "herald.toml:5: control.listen \"0.0.0.0:50051\" is not usable: off loopback the "
+            "control plane requires TLS: set control.tls_cert and control.tls_key (and "
+            "control.tls_client_ca for mTLS), or listen on a unix: socket or a loopback address "
+            "(127.0.0.1, [::1], localhost)");
   EXPECT_THAT(ErrorOf(WithServer("[control]\nlisten = \"127.0.0.1:99999\"\n")),
               HasSubstr("the port must be a number between 1 and 65535"));
   EXPECT_THAT(ErrorOf(WithServer("[control]\nlisten = \"unix:\"\n")),
               HasSubstr("the unix: socket path is empty"));
   EXPECT_THAT(ErrorOf(WithServer("[control]\nlisten = \"unix:/" + std::string(200, 'a') + "\"\n")),
               HasSubstr("socket path is longer than 107 bytes"));
+}
+
+TEST(ConfigTest, AcceptsAControlAddressOffLoopbackWithTls) {
+  absl::StatusOr<Config> config =
+      Load(WithServer("[control]\nlisten = \"0.0.0.0:50051\"\ntls_cert = \"/etc/herald/c.pem\"\n"
+                      "tls_key = \"/etc/herald/k.pem\"\ntls_client_ca = \"/etc/herald/ca.pem\"\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->control.tls_cert, "/etc/herald/c.pem");
+  EXPECT_EQ(config->control.tls_key, "/etc/herald/k.pem");
+  EXPECT_EQ(config->control.tls_client_ca, "/etc/herald/ca.pem");
+}
+
+TEST(ConfigTest, RefusesHalfATlsSetup) {
+  EXPECT_EQ(ErrorOf(WithServer("[control]\ntls_cert = \"/etc/herald/c.pem\"\n")),
+            "herald.toml:5: control.tls_cert and control.tls_key must be set together");
+  EXPECT_EQ(ErrorOf(WithServer("[control]\ntls_client_ca = \"/etc/herald/ca.pem\"\n")),
+            "herald.toml:5: control.tls_client_ca (mTLS) needs control.tls_cert and "
+            "control.tls_key");
+}
+
+TEST(ConfigTest, ReadsThePriceTableAndTheLedgerAndAuditPaths) {
+  absl::StatusOr<Config> config = Load(WithServer(
+      "[quota]\npath = \"/var/lib/herald/ledger.db\"\n"
+      "[[quota.prices]]\nmodel = \"anthropic:claude-sonnet-4-5\"\ninput_per_mtok = 3\n"
+      "output_per_mtok = 15.5\n"
+      "[control]\naudit_path = \"/var/lib/herald/audit.log\"\nshutdown_grace_seconds = 2\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->quota.path, "/var/lib/herald/ledger.db");
+  ASSERT_EQ(config->quota.prices.size(), 1u);
+  EXPECT_EQ(config->quota.prices[0].model, "anthropic:claude-sonnet-4-5");
+  EXPECT_EQ(config->quota.prices[0].input_per_mtok, 3.0);
+  EXPECT_EQ(config->quota.prices[0].output_per_mtok, 15.5);
+  EXPECT_EQ(config->control.audit_path, "/var/lib/herald/audit.log");
+  EXPECT_EQ(config->control.shutdown_grace_seconds, 2);
+}
+
+TEST(ConfigTest, RefusesABadPrice) {
+  EXPECT_EQ(ErrorOf(WithServer("[[quota.prices]]\nmodel = \"a:b\"\ninput_per_mtok = -1\n")),
+            "herald.toml:6: quota.prices[0].input_per_mtok must be a price in USD per million "
+            "tokens, 0 or more");
+  EXPECT_EQ(ErrorOf(WithServer("[[quota.prices]]\nmodel = \"a:b\"\ninput_per_mtok = \"3\"\n")),
+            "herald.toml:6: wrong type for quota.prices[0].input_per_mtok: expected number, got "
+            "string");
+  EXPECT_EQ(ErrorOf(WithServer("[[quota.prices]]\nmodel = \"a:b\"\n[[quota.prices]]\n"
+                               "model = \"a:b\"\n")),
+            "herald.toml:7: quota.prices[1].model \"a:b\" already has a price");
 }
 
 TEST(ConfigTest, RefusesATokenHashThatIsNotLowercaseHexAndSaysToStoreTheHash) {
