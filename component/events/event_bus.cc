@@ -1,0 +1,77 @@
+#include "component/events/event_bus.h"
+
+#include "absl/time/clock.h"
+
+namespace herald::events {
+
+std::string_view EventTypeName(EventType type) {
+  switch (type) {
+    case EventType::kMessageReceived:
+      return "message_received";
+    case EventType::kRunStarted:
+      return "run_started";
+    case EventType::kRunCompleted:
+      return "run_completed";
+    case EventType::kRunFailed:
+      return "run_failed";
+    case EventType::kToolStarted:
+      return "tool_started";
+    case EventType::kToolCompleted:
+      return "tool_completed";
+    case EventType::kToolFailed:
+      return "tool_failed";
+    case EventType::kLimitWarning:
+      return "limit_warning";
+    case EventType::kLimitBlocked:
+      return "limit_blocked";
+    case EventType::kConnectionChanged:
+      return "connection_changed";
+    case EventType::kConfigReloaded:
+      return "config_reloaded";
+  }
+  return "unknown";
+}
+
+uint64_t EventBus::Subscribe(Listener listener) {
+  std::lock_guard lock(mutex_);
+  auto next = std::make_shared<Listeners>(*listeners_);
+  const uint64_t id = next_id_++;
+  next->push_back(Entry{id, std::make_shared<const Listener>(std::move(listener))});
+  listeners_ = std::move(next);
+  return id;
+}
+
+void EventBus::Unsubscribe(uint64_t id) {
+  std::lock_guard lock(mutex_);
+  auto next = std::make_shared<Listeners>();
+  next->reserve(listeners_->size());
+  for (const Entry& entry : *listeners_) {
+    if (entry.id != id) next->push_back(entry);
+  }
+  listeners_ = std::move(next);
+}
+
+size_t EventBus::subscriber_count() const {
+  std::lock_guard lock(mutex_);
+  return listeners_->size();
+}
+
+uint64_t EventBus::published() const {
+  std::lock_guard lock(mutex_);
+  return sequence_;
+}
+
+void EventBus::Publish(Event event) {
+  std::shared_ptr<const Listeners> listeners;
+  {
+    std::lock_guard lock(mutex_);
+    event.sequence = ++sequence_;
+    listeners = listeners_;
+  }
+  if (event.time == absl::InfinitePast()) event.time = absl::Now();
+  if (listeners->empty()) return;
+  const EventPtr shared = std::make_shared<const Event>(std::move(event));
+  for (const Entry& entry : *listeners) (*entry.listener)(shared);
+}
+
+}  // namespace herald::events

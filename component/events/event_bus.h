@@ -1,0 +1,89 @@
+// component/events/event_bus.h
+//
+// The EventBus carries what Herald does — messages received, runs started and finished, tool
+// calls, limits reached, the XMPP connection going up or down, reloads — from the runtime to
+// whoever listens: AdminService.Subscribe streams (C6) and tests. Publishing never waits for
+// a listener: a listener is called on the publisher's thread and must only queue the event
+// (the control plane's stream queues it and drops a subscriber that falls too far behind).
+// Events are shared, never copied per listener.
+//
+// Thread-safe. After Unsubscribe returns, a Publish that had already started on another
+// thread may still call the listener once; listeners keep their state alive accordingly.
+//
+//   EventBus bus;
+//   uint64_t id = bus.Subscribe([](const EventPtr& event) { queue.push(event); });
+//   bus.Publish({.type = EventType::kRunStarted, .conversation = "direct:alice@localhost"});
+//   bus.Unsubscribe(id);
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/time/time.h"
+
+namespace herald::events {
+
+enum class EventType {
+  kMessageReceived,
+  kRunStarted,
+  kRunCompleted,
+  kRunFailed,
+  kToolStarted,
+  kToolCompleted,
+  kToolFailed,
+  kLimitWarning,
+  kLimitBlocked,
+  kConnectionChanged,
+  kConfigReloaded,
+};
+
+// "message_received", "run_started", ... (the names heraldctl events --type takes).
+std::string_view EventTypeName(EventType type);
+
+struct Event {
+  EventType type = EventType::kMessageReceived;
+  absl::Time time;           // set by Publish when left unset (absl::InfinitePast())
+  uint64_t sequence = 0;     // set by Publish: 1, 2, 3, ...
+  std::string conversation;  // "direct:alice@localhost", "room:lobby@...", "api:name"; or ""
+  std::string jid;           // the user the event is about; or ""
+  std::string run_id;
+  std::string summary;  // one human-readable line; never a secret
+  std::vector<std::pair<std::string, std::string>> attributes;
+};
+
+using EventPtr = std::shared_ptr<const Event>;
+
+class EventBus {
+ public:
+  using Listener = std::function<void(const EventPtr& event)>;
+
+  // Returns the id to unsubscribe with.
+  uint64_t Subscribe(Listener listener);
+  void Unsubscribe(uint64_t id);
+  size_t subscriber_count() const;
+
+  void Publish(Event event);
+
+  uint64_t published() const;
+
+ private:
+  struct Entry {
+    uint64_t id;
+    std::shared_ptr<const Listener> listener;
+  };
+  using Listeners = std::vector<Entry>;
+
+  mutable std::mutex mutex_;
+  // Copy-on-write: Publish takes a snapshot and calls the listeners outside the lock.
+  std::shared_ptr<const Listeners> listeners_ = std::make_shared<Listeners>();
+  uint64_t next_id_ = 1;
+  uint64_t sequence_ = 0;
+};
+
+}  // namespace herald::events

@@ -1,0 +1,79 @@
+#include "component/events/event_bus.h"
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace herald::events {
+namespace {
+
+TEST(EventBusTest, EveryListenerGetsTheSameEventWithASequenceAndATime) {
+  EventBus bus;
+  std::vector<EventPtr> first;
+  std::vector<EventPtr> second;
+  bus.Subscribe([&](const EventPtr& event) { first.push_back(event); });
+  bus.Subscribe([&](const EventPtr& event) { second.push_back(event); });
+  bus.Publish(Event{.type = EventType::kRunStarted, .conversation = "direct:alice@localhost"});
+  bus.Publish(Event{.type = EventType::kRunCompleted});
+  ASSERT_EQ(first.size(), 2u);
+  ASSERT_EQ(second.size(), 2u);
+  EXPECT_EQ(first[0].get(), second[0].get()) << "the event is shared, not copied";
+  EXPECT_EQ(first[0]->sequence, 1u);
+  EXPECT_EQ(first[1]->sequence, 2u);
+  EXPECT_EQ(first[0]->conversation, "direct:alice@localhost");
+  EXPECT_NE(first[0]->time, absl::InfinitePast());
+  EXPECT_EQ(bus.published(), 2u);
+}
+
+TEST(EventBusTest, AnUnsubscribedListenerHearsNothingMore) {
+  EventBus bus;
+  int heard = 0;
+  const uint64_t id = bus.Subscribe([&](const EventPtr&) { ++heard; });
+  bus.Publish(Event{});
+  bus.Unsubscribe(id);
+  bus.Publish(Event{});
+  EXPECT_EQ(heard, 1);
+  EXPECT_EQ(bus.subscriber_count(), 0u);
+}
+
+TEST(EventBusTest, AListenerMayUnsubscribeItselfWhileBeingCalled) {
+  EventBus bus;
+  uint64_t id = 0;
+  int heard = 0;
+  id = bus.Subscribe([&](const EventPtr&) {
+    ++heard;
+    bus.Unsubscribe(id);
+  });
+  bus.Publish(Event{});
+  bus.Publish(Event{});
+  EXPECT_EQ(heard, 1);
+}
+
+TEST(EventBusTest, PublishingAndSubscribingFromManyThreadsLosesNoSequenceNumber) {
+  EventBus bus;
+  std::atomic<uint64_t> heard{0};
+  bus.Subscribe([&](const EventPtr&) { heard.fetch_add(1); });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 1000; ++i) {
+        bus.Publish(Event{});
+        if (i % 100 == 0) bus.Unsubscribe(bus.Subscribe([](const EventPtr&) {}));
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(bus.published(), 4000u);
+  EXPECT_EQ(heard.load(), 4000u);
+  EXPECT_EQ(bus.subscriber_count(), 1u);
+}
+
+TEST(EventBusTest, TypeNamesAreTheOnesHeraldctlTakes) {
+  EXPECT_EQ(EventTypeName(EventType::kLimitBlocked), "limit_blocked");
+  EXPECT_EQ(EventTypeName(EventType::kToolFailed), "tool_failed");
+}
+
+}  // namespace
+}  // namespace herald::events
