@@ -44,7 +44,39 @@ std::atomic<uint64_t> trash_counter{0};
 
 absl::Status CheckRef(const ConversationRef& ref) {
   if (ref.address.empty()) return absl::InvalidArgumentError("a conversation needs an address");
+  if (ref.kind == ConversationRef::Kind::kApi && !IsApiConversationName(ref.address)) {
+    return absl::InvalidArgumentError(
+        "an API conversation name has 1 to 64 letters, digits, '.', '_' or '-' (not '.' first)");
+  }
   return absl::OkStatus();
+}
+
+constexpr ConversationRef::Kind kKinds[] = {
+    ConversationRef::Kind::kDirect, ConversationRef::Kind::kRoom, ConversationRef::Kind::kApi};
+
+// The folder under the root that holds conversations of a kind.
+const char* KindFolder(ConversationRef::Kind kind) {
+  switch (kind) {
+    case ConversationRef::Kind::kDirect:
+      return "users";
+    case ConversationRef::Kind::kRoom:
+      return "rooms";
+    case ConversationRef::Kind::kApi:
+      return "api";
+  }
+  return "users";
+}
+
+const char* KindPrefix(ConversationRef::Kind kind) {
+  switch (kind) {
+    case ConversationRef::Kind::kDirect:
+      return "direct";
+    case ConversationRef::Kind::kRoom:
+      return "room";
+    case ConversationRef::Kind::kApi:
+      return "api";
+  }
+  return "direct";
 }
 
 // Identity names become file names under identities/: a conservative alphabet, no leading
@@ -92,8 +124,7 @@ class MemoryStore::Impl {
   const std::string& root() const { return root_; }
 
   std::string ConversationFolder(const ConversationRef& ref) const {
-    return absl::StrCat(root_, ref.kind == ConversationRef::Kind::kRoom ? "/rooms/" : "/users/",
-                        EncodeFolderName(ref.address));
+    return absl::StrCat(root_, "/", KindFolder(ref.kind), "/", EncodeFolderName(ref.address));
   }
 
   std::string SessionFolder(const ConversationRef& ref) const {
@@ -125,9 +156,10 @@ absl::StatusOr<std::unique_ptr<MemoryStore>> MemoryStore::Open(const std::string
   if (!status.ok()) return status;
   ::unlink(probe.c_str());
   // Finish deletions a crash interrupted (Forget renames a folder away before removing it).
-  for (const char* kind : {"/users", "/rooms"}) {
+  for (ConversationRef::Kind kind : kKinds) {
     std::error_code error;
-    for (const fs::directory_entry& entry : fs::directory_iterator(normalised + kind, error)) {
+    const std::string folder = absl::StrCat(normalised, "/", KindFolder(kind));
+    for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
       if (absl::StartsWith(entry.path().filename().string(), kTrashPrefix)) {
         std::error_code ignored;
         fs::remove_all(entry.path(), ignored);
@@ -421,6 +453,63 @@ absl::StatusOr<std::vector<MemoryHit>> MemoryStore::Search(const ConversationRef
 
 std::string MemoryStore::FolderFor(const ConversationRef& ref) const {
   return impl_->SessionFolder(ref);
+}
+
+bool IsApiConversationName(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name[0] == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+std::string ConversationName(const ConversationRef& ref) {
+  return absl::StrCat(KindPrefix(ref.kind), ":", ref.address);
+}
+
+std::optional<ConversationRef> ParseConversationName(std::string_view name) {
+  const size_t colon = name.find(':');
+  if (colon == std::string_view::npos || colon + 1 == name.size()) return std::nullopt;
+  for (ConversationRef::Kind kind : kKinds) {
+    if (name.substr(0, colon) == KindPrefix(kind)) {
+      ConversationRef ref{.kind = kind, .address = std::string(name.substr(colon + 1))};
+      if (!CheckRef(ref).ok()) return std::nullopt;
+      return ref;
+    }
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::vector<ConversationRef>> MemoryStore::ListConversations() const {
+  std::vector<ConversationRef> refs;
+  for (ConversationRef::Kind kind : kKinds) {
+    const std::string folder = absl::StrCat(impl_->root(), "/", KindFolder(kind));
+    std::error_code error;
+    fs::directory_iterator it(folder, error);
+    if (error) {
+      if (error == std::errc::no_such_file_or_directory) continue;
+      return absl::InternalError(
+          absl::StrCat("list ", impl_->Relative(folder), ": ", error.message()));
+    }
+    std::vector<ConversationRef> of_kind;
+    for (; it != fs::directory_iterator(); it.increment(error)) {
+      if (error) break;
+      const std::string name = it->path().filename().string();
+      if (!it->is_directory(error) || absl::StartsWith(name, kTrashPrefix)) continue;
+      std::optional<std::string> address = DecodeFolderName(name);
+      if (!address.has_value()) continue;
+      of_kind.push_back(ConversationRef{.kind = kind, .address = *std::move(address)});
+    }
+    if (error) {
+      return absl::InternalError(
+          absl::StrCat("list ", impl_->Relative(folder), ": ", error.message()));
+    }
+    std::sort(
+        of_kind.begin(), of_kind.end(),
+        [](const ConversationRef& a, const ConversationRef& b) { return a.address < b.address; });
+    refs.insert(refs.end(), std::make_move_iterator(of_kind.begin()),
+                std::make_move_iterator(of_kind.end()));
+  }
+  return refs;
 }
 
 }  // namespace herald::memory

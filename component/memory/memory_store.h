@@ -45,11 +45,23 @@
 namespace herald::memory {
 
 struct ConversationRef {
-  enum class Kind { kDirect, kRoom };
+  // kApi: a conversation a program holds over the control plane (SessionService.Converse);
+  // its address is the name the program chose.
+  enum class Kind { kDirect, kRoom, kApi };
   Kind kind = Kind::kDirect;
-  std::string address;  // the user's or the room's bare JID, normalised
+  std::string address;  // the user's or the room's bare JID, normalised; or the API name
   std::string thread;   // XEP-0201 thread id; "" is the main session
+
+  friend bool operator==(const ConversationRef&, const ConversationRef&) = default;
 };
+
+// "direct:alice@localhost", "room:lobby@conference.localhost", "api:nightly-report": how a
+// conversation is named in events, the audit log and heraldctl (the thread is not part of it).
+std::string ConversationName(const ConversationRef& ref);
+// The inverse of ConversationName; nullopt for anything else.
+std::optional<ConversationRef> ParseConversationName(std::string_view name);
+// Whether `name` may name an API conversation: 1-64 of [A-Za-z0-9._-], not starting with '.'.
+bool IsApiConversationName(std::string_view name);
 
 struct MemoryEntry {
   absl::Time time;
@@ -87,6 +99,10 @@ class MemoryStore {
   absl::StatusOr<std::string> ArchiveSession(const ConversationRef& ref, absl::Time now);
   // Archived session file names, oldest first.
   absl::StatusOr<std::vector<std::string>> ListSessions(const ConversationRef& ref) const;
+  // Every conversation with a folder (users/, rooms/ and api/), ordered by kind (direct, room,
+  // api) and then address. Folders whose names were hashed (addresses over 240 bytes) are
+  // left out: their address cannot be recovered from the name.
+  absl::StatusOr<std::vector<ConversationRef>> ListConversations() const;
   // Deletes everything remembered of the conversation (all threads, sessions, context), that
   // is the address's whole folder whatever ref.thread says, and nothing else. Atomic: the
   // folder is renamed away first, so a crash leaves it whole or gone.
