@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/agent/blocking_work.h"
+#include "component/agent/quota_gate.h"
 #include "component/agent/system_prompt.h"
 #include "component/platform/absl_string_view.h"
 #include "component/version.h"
@@ -31,9 +32,7 @@ constexpr char kSlowDown[] =
 constexpr char kInjectionRefused[] =
     "I can't act on that message: it asks me to set aside my instructions.";
 
-std::string Key(const ConversationRef& ref) {
-  return absl::StrCat(ref.kind == ConversationRef::Kind::kRoom ? "room:" : "chat:", ref.address);
-}
+std::string Key(const ConversationRef& ref) { return memory::ConversationName(ref); }
 
 std::string FormatUptime(absl::Duration uptime) {
   const int64_t minutes = absl::ToInt64Minutes(uptime);
@@ -99,6 +98,82 @@ Conversation& Agent::ConversationFor(const ConversationRef& ref) {
   return *slot;
 }
 
+std::vector<Agent::LoadedConversation> Agent::LoadedConversations() const {
+  std::vector<LoadedConversation> loaded;
+  loaded.reserve(conversations_.size());
+  for (const auto& [key, conversation] : conversations_) {
+    loaded.push_back(LoadedConversation{.ref = conversation->ref(),
+                                        .id = conversation->id(),
+                                        .busy = conversation->busy(),
+                                        .queued = conversation->queued()});
+  }
+  return loaded;
+}
+
+absl::StatusOr<std::string> Agent::Converse(std::string_view name, std::string text, RunSink sink) {
+  if (!memory::IsApiConversationName(name)) {
+    return absl::InvalidArgumentError(
+        "conversation: a name has 1 to 64 letters, digits, '.', '_' or '-' (not '.' first)");
+  }
+  if (text.empty()) return absl::InvalidArgumentError("text: empty");
+  if (text.size() > static_cast<size_t>(services_.config.server.max_stanza_bytes)) {
+    return absl::InvalidArgumentError("text: longer than [server] max_stanza_bytes");
+  }
+  Conversation& conversation = ConversationFor(
+      ConversationRef{.kind = ConversationRef::Kind::kApi, .address = std::string(name)});
+  const std::string run_id = absl::StrCat(conversation.id(), "/api-", ++next_api_run_);
+  ++services_.counters.messages_received;
+  if (services_.events != nullptr) {
+    services_.events->Publish(events::Event{.type = events::EventType::kMessageReceived,
+                                            .conversation = Key(conversation.ref()),
+                                            .run_id = run_id,
+                                            .summary = "a program spoke"});
+  }
+  IncomingMessage incoming{.author = "api:" + std::string(name),
+                           .body = std::move(text),
+                           .type = "chat",
+                           .received = services_.clock(),
+                           .sink = std::move(sink),
+                           .run_id = run_id};
+  if (!conversation.Enqueue(std::move(incoming))) {
+    return absl::ResourceExhaustedError(
+        "the conversation's mailbox is full; wait for its running turns to finish");
+  }
+  return run_id;
+}
+
+bool Agent::Cancel(const ConversationRef& ref) {
+  Conversation* conversation = FindConversation(ref);
+  return conversation != nullptr && conversation->Cancel();
+}
+
+void Agent::Unload(const ConversationRef& ref) {
+  auto it = conversations_.find(Key(ref));
+  if (it == conversations_.end()) return;
+  it->second->Cancel();
+  if (it->second->busy()) {
+    // The running turn still holds the actor; it goes when the turn has unwound.
+    retired_.push_back(std::move(it->second));
+  }
+  conversations_.erase(it);
+  std::erase_if(retired_, [](const std::unique_ptr<Conversation>& c) { return !c->busy(); });
+}
+
+void Agent::SendAsAgent(const xmpp::Jid& to, const xmpp::Jid& from, std::string body) {
+  const ConversationRef ref{.kind = ConversationRef::Kind::kDirect, .address = to.BareString()};
+  Conversation& conversation = ConversationFor(ref);
+  const memory::MemoryEntry entry{.time = services_.clock(),
+                                  .role = "assistant",
+                                  .author = services_.config.agent.name,
+                                  .text = body};
+  services_.act(xmpp::SendMessage{.to = to, .body = std::move(body), .type = "chat", .from = from});
+  memory::MemoryStore* store = &services_.memory;
+  asio::post(conversation.files(), [store, ref, entry] {
+    absl::Status appended = store->Append(ref, entry);
+    if (!appended.ok()) LOG(WARNING) << "send: not recorded in " << ref.address << ": " << appended;
+  });
+}
+
 void Agent::Say(const IncomingMessage& to, std::string body) {
   services_.act(xmpp::SendMessage{.to = to.reply_to,
                                   .body = std::move(body),
@@ -132,6 +207,13 @@ void Agent::OnChatMessage(const xmpp::ChatMessage& message) {
   }
   Conversation& conversation =
       ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = sender});
+  ++services_.counters.messages_received;
+  if (services_.events != nullptr) {
+    services_.events->Publish(events::Event{.type = events::EventType::kMessageReceived,
+                                            .conversation = Key(conversation.ref()),
+                                            .jid = sender,
+                                            .summary = absl::StrCat("message from ", sender)});
+  }
 
   if (std::optional<SlashCommand> command = ParseSlashCommand(message.body)) {
     asio::co_spawn(services_.io, RunCommand(conversation, *command, incoming), asio::detached);
@@ -166,6 +248,14 @@ void Agent::OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own) 
                            .received = now};
   Conversation& conversation =
       ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kRoom, .address = room});
+  ++services_.counters.messages_received;
+  if (services_.events != nullptr) {
+    services_.events->Publish(
+        events::Event{.type = events::EventType::kMessageReceived,
+                      .conversation = Key(conversation.ref()),
+                      .jid = room,
+                      .summary = absl::StrCat("room message from ", message.nick)});
+  }
   const ScreenResult screened = screen_.Check(message.body);
   if (screened.suspicious) {
     LOG(WARNING) << "injection screen: message from " << message.nick << " in " << room
@@ -328,6 +418,8 @@ asio::awaitable<void> Agent::RunCommand(Conversation& conversation, SlashCommand
                              "' (unless you have your own identity.md).");
       }
     }
+  } else if (command.name == "usage") {
+    reply = co_await UsageReport(message, command.args);
   } else if (command.name == "cancel") {
     reply = conversation.Cancel() ? "Cancelled." : "There is nothing to cancel.";
   } else if (command.name == "debug") {
@@ -344,6 +436,86 @@ asio::awaitable<void> Agent::RunCommand(Conversation& conversation, SlashCommand
     }
   }
   Say(message, std::move(reply));
+}
+
+asio::awaitable<std::string> Agent::UsageReport(const IncomingMessage& message,
+                                                const std::string& args) {
+  std::string jid = message.author;
+  if (!args.empty()) {
+    if (!policy_.IsAdmin(message.reply_to)) {
+      co_return "Only administrators can see someone else's usage; /usage shows yours.";
+    }
+    absl::StatusOr<xmpp::Jid> parsed = xmpp::Jid::Parse(args);
+    if (!parsed.ok()) co_return "Usage: /usage [jid], with a bare JID such as alice@example.org.";
+    jid = parsed->BareString();
+    if (services_.audit != nullptr) {
+      services_.audit->Append(ledger::AuditEntry{.time = services_.clock(),
+                                                 .actor = absl::StrCat("chat:", message.author),
+                                                 .action = "/usage",
+                                                 .target = jid,
+                                                 .outcome = "OK"});
+    }
+  }
+  if (services_.ledger == nullptr) co_return "Token usage is not recorded here.";
+  ledger::UsageLedger* ledger = services_.ledger;
+  const absl::Time now = services_.clock();
+  struct Totals {
+    int64_t input = 0, output = 0, calls = 0;
+  };
+  auto work = [ledger, jid, now]() -> absl::StatusOr<std::vector<Totals>> {
+    std::vector<Totals> totals;
+    for (ledger::Window window : {ledger::Window::kDay, ledger::Window::kWeek,
+                                  ledger::Window::kMonth, ledger::Window::kLifetime}) {
+      Totals sum;
+      ledger::UsageQuery query{.jid = jid, .window = window, .at = now, .page_size = 1000};
+      do {
+        absl::StatusOr<ledger::UsagePage> page = ledger->Usage(query);
+        if (!page.ok()) return page.status();
+        for (const ledger::UsageRow& row : page->rows) {
+          sum.input += row.input_tokens;
+          sum.output += row.output_tokens;
+          sum.calls += row.calls;
+        }
+        query.page_token = page->next_page_token;
+      } while (!query.page_token.empty());
+      totals.push_back(sum);
+    }
+    return totals;
+  };
+  auto executor = services_.workers.get_executor();
+  absl::StatusOr<std::vector<Totals>> totals = co_await Offload(executor, std::move(work));
+  if (!totals.ok()) {
+    LOG(WARNING) << "/usage for " << jid << ": " << totals.status();
+    co_return "Sorry, I could not read the usage figures just now.";
+  }
+  constexpr const char* kWindows[] = {"today", "this week", "this month", "all time"};
+  std::string report = absl::StrCat("Token usage of ", jid, ":");
+  for (size_t i = 0; i < totals->size(); ++i) {
+    const Totals& t = (*totals)[i];
+    absl::StrAppend(&report, "\n  ", kWindows[i], ": ", GroupedNumber(t.input + t.output),
+                    " tokens (", GroupedNumber(t.input), " in, ", GroupedNumber(t.output),
+                    " out) in ", t.calls, t.calls == 1 ? " call" : " calls");
+  }
+  const std::vector<ledger::LimitState> limits = ledger->LimitStates(jid, now);
+  if (limits.empty()) {
+    absl::StrAppend(&report, "\nNo limits apply.");
+  } else {
+    absl::StrAppend(&report, "\nLimits:");
+    for (const ledger::LimitState& limit : limits) {
+      absl::StrAppend(&report, "\n  ", AbslView(ledger::WindowName(limit.limit.window)), " ",
+                      GroupedNumber(limit.limit.max_tokens), " tokens",
+                      limit.limit.model.empty() ? "" : " for " + limit.limit.model, " (",
+                      AbslView(ledger::LimitModeName(limit.limit.mode)),
+                      "): ", GroupedNumber(limit.used), " used");
+      if (limit.reached) absl::StrAppend(&report, ", reached");
+      if (limit.window_end != absl::InfiniteFuture()) {
+        absl::StrAppend(
+            &report, "; resets ",
+            absl::FormatTime("%Y-%m-%d %H:%M UTC", limit.window_end, absl::UTCTimeZone()));
+      }
+    }
+  }
+  co_return report;
 }
 
 void Agent::OnSubscriptionRequest(const xmpp::SubscriptionRequest& request) {

@@ -21,6 +21,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "component/agent/access_policy.h"
 #include "component/agent/conversation.h"
@@ -44,6 +45,34 @@ class Agent {
   // The conversation of a bare JID or room, or nullptr (for tests and the control plane).
   Conversation* FindConversation(const memory::ConversationRef& ref);
 
+  // --- For the control plane (SessionService, AdminService); all on the I/O loop. -------
+
+  struct LoadedConversation {
+    memory::ConversationRef ref;
+    std::string id;
+    bool busy = false;
+    size_t queued = 0;
+  };
+  // The conversations that have an actor in this process.
+  std::vector<LoadedConversation> LoadedConversations() const;
+
+  // Starts a turn of the API conversation `name` (memory kind kApi) with `text`; its events
+  // go to `sink`, the last one kCompleted or kFailed. Returns the run id. InvalidArgument for
+  // a bad name or empty text; ResourceExhausted when the conversation's mailbox is full.
+  absl::StatusOr<std::string> Converse(std::string_view name, std::string text, RunSink sink);
+  // Cancels the running turn and the queued messages; false when there was nothing.
+  bool Cancel(const memory::ConversationRef& ref);
+  // Drops the conversation's actor (after its memory was forgotten); a running turn's answer
+  // is dropped.
+  void Unload(const memory::ConversationRef& ref);
+  // Sends `body` to `to` from `from` as the agent and appends it to the history of `to`'s
+  // bare JID (role "assistant").
+  void SendAsAgent(const xmpp::Jid& to, const xmpp::Jid& from, std::string body);
+
+  // Replaces who may talk to Herald (reload, AdminService.UpdateAllowlist).
+  void SetPolicy(AccessPolicy policy) { policy_ = std::move(policy); }
+  const AccessPolicy& policy() const { return policy_; }
+
  private:
   void OnChatMessage(const xmpp::ChatMessage& message);
   void OnSubscriptionRequest(const xmpp::SubscriptionRequest& request);
@@ -53,6 +82,8 @@ class Agent {
   asio::awaitable<void> RunCommand(Conversation& conversation, SlashCommand command,
                                    IncomingMessage message);
   Conversation& ConversationFor(const memory::ConversationRef& ref);
+  // /usage [jid]: the figures of the sender (or, for an admin, of `args`) and their limits.
+  asio::awaitable<std::string> UsageReport(const IncomingMessage& message, const std::string& args);
 
   AccessPolicy policy_;
   RuntimeServices& services_;
@@ -60,6 +91,9 @@ class Agent {
   InjectionScreen screen_;
   absl::flat_hash_set<std::string> dev_jids_;
   absl::flat_hash_map<std::string, std::unique_ptr<Conversation>> conversations_;
+  // Unloaded conversations whose turn is still unwinding.
+  std::vector<std::unique_ptr<Conversation>> retired_;
+  uint64_t next_api_run_ = 0;
   // Last refusal reply per bare JID, so a refused bot cannot start a reply loop.
   absl::flat_hash_map<std::string, absl::Time> refused_at_;
   // Last "slow down" per bare JID: one warning per window, not one per flooded message.

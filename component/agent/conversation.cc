@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "component/agent/blocking_work.h"
+#include "component/agent/quota_gate.h"
 #include "component/agent/system_prompt.h"
 #include "glog/logging.h"
 
@@ -68,11 +69,16 @@ std::string Abbreviate(const std::string& text, size_t limit) {
   return absl::StrCat(text.substr(0, limit), "…");
 }
 
-auto Complete(providers::ModelRouter& router, providers::Tier tier, const LlmRequest& request) {
+auto Complete(providers::ModelRouter& router, providers::Tier tier, const LlmRequest& request,
+              providers::LlmProvider::OnText on_text = nullptr) {
   return AwaitCallback<absl::StatusOr<LlmResponse>>(
-      [&router, tier, request](providers::LlmProvider::Done done) mutable {
-        router.Complete(tier, std::move(request), nullptr, std::move(done));
+      [&router, tier, request, on_text](providers::LlmProvider::Done done) mutable {
+        router.Complete(tier, std::move(request), std::move(on_text), std::move(done));
       });
+}
+
+RunEvent Failed(RunEvent::Failure failure, std::string text) {
+  return RunEvent{.kind = RunEvent::Kind::kFailed, .text = std::move(text), .failure = failure};
 }
 
 }  // namespace
@@ -97,6 +103,22 @@ bool Conversation::Enqueue(IncomingMessage message) {
 bool Conversation::Cancel() {
   const bool anything = running_ || !mailbox_.empty();
   ++generation_;
+  // Whoever follows a cancelled run hears it ended; the turn itself stays silent from now on.
+  if (running_sink_) {
+    RunSink sink = std::move(running_sink_);
+    running_sink_ = nullptr;
+    RunEvent event = Failed(RunEvent::Failure::kCancelled, "cancelled");
+    event.run_id = running_run_id_;
+    event.time = services_.clock();
+    sink(event);
+  }
+  for (IncomingMessage& queued : mailbox_) {
+    if (!queued.sink) continue;
+    RunEvent event = Failed(RunEvent::Failure::kCancelled, "cancelled");
+    event.run_id = queued.run_id;
+    event.time = services_.clock();
+    queued.sink(event);
+  }
   mailbox_.clear();
   return anything;
 }
@@ -106,11 +128,13 @@ asio::awaitable<void> Conversation::Drain() {
     const IncomingMessage message = std::move(mailbox_.front());
     mailbox_.pop_front();
     co_await RunTurn(message, generation_);
+    running_sink_ = nullptr;
   }
   running_ = false;
 }
 
 void Conversation::Reply(const IncomingMessage& to, std::string body, bool active) {
+  if (to.sink) return;  // a program follows this turn through its events instead
   services_.act(xmpp::SendMessage{
       .to = to.reply_to,
       .body = std::move(body),
@@ -120,25 +144,57 @@ void Conversation::Reply(const IncomingMessage& to, std::string body, bool activ
       .chat_state = active && !in_room() ? "active" : ""});
 }
 
+void Conversation::Publish(events::EventType type, const std::string& run_id, std::string summary,
+                           std::vector<std::pair<std::string, std::string>> attributes) {
+  if (services_.events == nullptr) return;
+  services_.events->Publish(
+      events::Event{.type = type,
+                    .time = services_.clock(),
+                    .conversation = memory::ConversationName(ref_),
+                    .jid = ref_.kind == ConversationRef::Kind::kApi ? std::string() : ref_.address,
+                    .run_id = run_id,
+                    .summary = std::move(summary),
+                    .attributes = std::move(attributes)});
+}
+
 asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint64_t generation) {
   const std::string turn_id = absl::StrCat(id_, "/", ++next_turn_);
+  const std::string run_id = message.run_id.empty() ? turn_id : message.run_id;
   const config::Config& config = services_.config;
   const absl::Time started = services_.clock();
   ConversationRef ref = ref_;
   ref.thread = message.thread;
   const bool room = in_room();
+  // Chat states only where a person reads the answer in a 1:1 chat.
+  const bool chat_states = !room && !message.sink;
+  const std::string payer = PayerOf(ref_);
+  const std::string conversation_name = memory::ConversationName(ref_);
   auto cancelled = [&] { return generation != generation_; };
-  auto fail = [&](const absl::Status& status) {
+  running_sink_ = message.sink;
+  running_run_id_ = run_id;
+  // Sends an event to the program following this turn, unless the turn was cancelled.
+  auto emit = [&](RunEvent event) {
+    if (cancelled() || !running_sink_) return;
+    event.run_id = run_id;
+    event.time = services_.clock();
+    running_sink_(event);
+  };
+  auto fail = [&](const absl::Status& status, RunEvent::Failure failure) {
     LOG(WARNING) << "conversation " << turn_id << ": " << status;
     if (cancelled()) return;
-    if (!room) {
+    Publish(events::EventType::kRunFailed, run_id, absl::StrCat("turn ", turn_id, " failed"),
+            {{"error", std::string(status.message())}});
+    emit(Failed(failure, absl::StrCat(kApology, " (reference ", turn_id, ")")));
+    if (chat_states) {
       services_.act(
           xmpp::SendChatState{.to = message.reply_to, .state = "paused", .from = message.own});
     }
     Reply(message, absl::StrCat(kApology, " (reference ", turn_id, ")"), /*active=*/false);
   };
+  Publish(events::EventType::kRunStarted, run_id, absl::StrCat("turn ", turn_id, " started"), {});
+  emit(RunEvent{.kind = RunEvent::Kind::kStarted});
 
-  if (!room) {
+  if (chat_states) {
     services_.act(
         xmpp::SendChatState{.to = message.reply_to, .state = "composing", .from = message.own});
   }
@@ -178,7 +234,7 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   };
   absl::StatusOr<TurnMemory> memory = co_await Offload(files_, std::move(work1));
   if (!memory.ok()) {
-    fail(memory.status());
+    fail(memory.status(), RunEvent::Failure::kInternal);
     co_return;
   }
   if (cancelled()) co_return;
@@ -198,6 +254,7 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     summary_request.max_tokens = 400;
     absl::StatusOr<LlmResponse> summary =
         co_await Complete(services_.router, providers::Tier::kLight, summary_request);
+    if (summary.ok()) RecordCall(services_, payer, *summary);
     if (summary.ok() && !summary->text.empty()) {
       const std::string context = memory->prompt.context.empty()
                                       ? summary->text
@@ -233,14 +290,40 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   std::vector<MemoryEntry> tool_entries;
   const skills::SkillContext skill_context{.conversation_id = turn_id, .conversation = ref};
 
+  // A program following the turn sees the answer as the model writes it.
+  bool streamed = false;
+  providers::LlmProvider::OnText on_text;
+  if (message.sink) {
+    on_text = [&emit, &streamed](std::string_view delta) {
+      streamed = true;
+      emit(RunEvent{.kind = RunEvent::Kind::kTextDelta, .text = std::string(delta)});
+    };
+  }
+
   while (true) {
     // After max_rounds rounds with tools, one last call without them forces an answer.
     request.tools = rounds < max_rounds ? tools : std::vector<providers::ToolSpec>{};
+    const std::string next_model = services_.router.ModelFor(providers::Tier::kDefault).ToString();
+    if (std::optional<ledger::LimitState> blocked =
+            AdmitCall(services_, payer, next_model, conversation_name)) {
+      const std::string limit_message = LimitMessage(*blocked);
+      Publish(events::EventType::kRunFailed, run_id,
+              absl::StrCat("turn ", turn_id, " stopped by a limit"), {{"error", "limit"}});
+      emit(Failed(RunEvent::Failure::kLimit, limit_message));
+      if (chat_states) {
+        services_.act(
+            xmpp::SendChatState{.to = message.reply_to, .state = "paused", .from = message.own});
+      }
+      Reply(message, limit_message, /*active=*/false);
+      co_return;
+    }
+    streamed = false;
     absl::StatusOr<LlmResponse> response =
-        co_await Complete(services_.router, providers::Tier::kDefault, request);
+        co_await Complete(services_.router, providers::Tier::kDefault, request, on_text);
+    if (response.ok()) RecordCall(services_, payer, *response);
     if (cancelled()) co_return;
     if (!response.ok()) {
-      fail(response.status());
+      fail(response.status(), RunEvent::Failure::kProvider);
       co_return;
     }
     usage.input_tokens += response->usage.input_tokens;
@@ -252,7 +335,10 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     }
     ++rounds;
     // Partial progress: text the model wrote beside its tool calls reaches the user now.
-    if (!response->text.empty()) Reply(message, response->text, /*active=*/false);
+    if (!response->text.empty()) {
+      Reply(message, response->text, /*active=*/false);
+      if (!streamed) emit(RunEvent{.kind = RunEvent::Kind::kTextDelta, .text = response->text});
+    }
 
     LlmMessage call{.role = LlmMessage::Role::kAssistant,
                     .text = response->text,
@@ -260,6 +346,13 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     LlmMessage results{.role = LlmMessage::Role::kTool};
     for (const providers::ToolCall& tool_call : response->tool_calls) {
       providers::ToolResult result{.tool_call_id = tool_call.id, .name = tool_call.name};
+      const std::string arguments_json = tool_call.arguments.dump();
+      emit(RunEvent{.kind = RunEvent::Kind::kToolStarted,
+                    .call_id = tool_call.id,
+                    .tool = tool_call.name,
+                    .arguments_json = arguments_json});
+      Publish(events::EventType::kToolStarted, run_id, absl::StrCat("tool ", tool_call.name),
+              {{"tool", tool_call.name}, {"call_id", tool_call.id}});
       absl::StatusOr<skills::Skill*> skill =
           services_.skills.Check(tool_call.name, tool_call.arguments);
       if (!skill.ok()) {
@@ -283,6 +376,14 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
                     << " failed: " << output.status();
         }
       }
+      emit(RunEvent{
+          .kind = result.is_error ? RunEvent::Kind::kToolFailed : RunEvent::Kind::kToolCompleted,
+          .text = result.content,
+          .call_id = tool_call.id,
+          .tool = tool_call.name});
+      Publish(result.is_error ? events::EventType::kToolFailed : events::EventType::kToolCompleted,
+              run_id, absl::StrCat("tool ", tool_call.name, result.is_error ? " failed" : " done"),
+              {{"tool", tool_call.name}, {"call_id", tool_call.id}});
       tool_entries.push_back(MemoryEntry{
           .time = services_.clock(),
           .role = "tool",
@@ -297,6 +398,19 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
 
   if (answer.empty()) answer = "(The model returned no text.)";
   Reply(message, answer, /*active=*/true);
+  if (!streamed) emit(RunEvent{.kind = RunEvent::Kind::kTextDelta, .text = answer});
+  emit(RunEvent{.kind = RunEvent::Kind::kCompleted,
+                .text = answer,
+                .model = model,
+                .input_tokens = usage.input_tokens,
+                .output_tokens = usage.output_tokens,
+                .tool_rounds = rounds});
+  running_sink_ = nullptr;
+  Publish(events::EventType::kRunCompleted, run_id, absl::StrCat("turn ", turn_id, " answered"),
+          {{"model", model},
+           {"input_tokens", absl::StrCat(usage.input_tokens)},
+           {"output_tokens", absl::StrCat(usage.output_tokens)},
+           {"tool_rounds", absl::StrCat(rounds)}});
   if (debug) {
     Reply(message,
           absl::StrFormat("[debug] %s, %d tool round(s), %d tokens in / %d out, %d ms", model,

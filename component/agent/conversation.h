@@ -21,8 +21,13 @@
 #include <functional>
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
+#include "component/agent/run_events.h"
 #include "component/config/config.h"
+#include "component/events/event_bus.h"
+#include "component/ledger/audit_log.h"
+#include "component/ledger/usage_ledger.h"
 #include "component/memory/memory_store.h"
 #include "component/xmpp/events.h"
 #include "providers/routing/model_router.h"
@@ -43,6 +48,20 @@ struct RuntimeServices {
   absl::Time started = absl::Now();
   // "component agent.example.org" or "client bot@example.org", for /status.
   std::string connection;
+  // Where runs, tool calls and limits are published; may be null (tests).
+  events::EventBus* events = nullptr;
+  // Token usage and limits (Q1, Q2), checked before and recorded after every LLM call; may
+  // be null (tests): then nothing is limited or recorded.
+  ledger::UsageLedger* ledger = nullptr;
+  // Where admin chat commands are recorded (Q3); may be null (tests).
+  ledger::AuditLog* audit = nullptr;
+  // Counters for AdminService.GetStatus; touched on the I/O loop only.
+  struct Counters {
+    int64_t messages_received = 0;
+    int64_t llm_calls = 0;
+  } counters;
+  // Warn-mode limits already published in their current window (quota_gate.h).
+  absl::flat_hash_set<std::string> limit_warnings_sent;
 };
 
 struct IncomingMessage {
@@ -54,6 +73,10 @@ struct IncomingMessage {
   std::string type = "chat";  // "chat" | "normal" | "groupchat"
   bool flagged_injection = false;
   absl::Time received;
+  // Set for a turn a program drives (SessionService.Converse): the turn's events go here and
+  // nothing is sent over XMPP.
+  RunSink sink;
+  std::string run_id;  // "" = the conversation picks one
 };
 
 class Conversation {
@@ -83,6 +106,8 @@ class Conversation {
   asio::awaitable<void> Drain();
   asio::awaitable<void> RunTurn(const IncomingMessage& message, uint64_t generation);
   void Reply(const IncomingMessage& to, std::string body, bool active);
+  void Publish(events::EventType type, const std::string& run_id, std::string summary,
+               std::vector<std::pair<std::string, std::string>> attributes);
 
   RuntimeServices& services_;
   memory::ConversationRef ref_;
@@ -92,6 +117,9 @@ class Conversation {
   bool running_ = false;
   uint64_t generation_ = 0;  // bumped by Cancel: a turn of an older generation is dropped
   uint64_t next_turn_ = 0;
+  // The program following the running turn, if any (Cancel tells it the run ended).
+  RunSink running_sink_;
+  std::string running_run_id_;
 };
 
 }  // namespace herald::agent

@@ -127,9 +127,52 @@ bool RoomManager::IsJoined(const xmpp::Jid& room) const {
   return found != nullptr && found->state == State::kJoined;
 }
 
+bool RoomManager::AnswersAll(const xmpp::Jid& room) const {
+  const Room* found = Find(room);
+  return found != nullptr && found->all;
+}
+
 std::string RoomManager::NickIn(const xmpp::Jid& room) const {
   const Room* found = Find(room);
   return found == nullptr ? "" : found->nick;
+}
+
+absl::Status RoomManager::Join(const config::RoomConfig& config) {
+  absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(config.jid);
+  if (!jid.ok() || jid->local().empty() || !jid->resource().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("jid: '", config.jid, "' is not a room's bare address (room@service)"));
+  }
+  if (config.activation != "mention" && config.activation != "all") {
+    return absl::InvalidArgumentError("activation: must be \"mention\" or \"all\"");
+  }
+  if (Find(*jid) != nullptr) {
+    return absl::AlreadyExistsError(absl::StrCat("already in ", jid->BareString()));
+  }
+  Room& room = Add(jid->Bare(), config.nick.empty() ? default_nick_ : config.nick,
+                   config.activation == "all", /*invited=*/false);
+  LOG(INFO) << "rooms: joining " << room.jid.BareString() << " (added at run time)";
+  if (!own_jid_.empty()) JoinNow(room);  // else the next SessionOnline joins it
+  return absl::OkStatus();
+}
+
+absl::Status RoomManager::Leave(const xmpp::Jid& jid) {
+  const std::string bare = jid.BareString();
+  auto it = index_.find(bare);
+  if (it == index_.end()) return absl::NotFoundError(absl::StrCat("not in ", bare));
+  Room* room = it->second;
+  if (room->state == State::kJoined || room->state == State::kJoining) {
+    act_(xmpp::JoinRoom{.room = room->jid, .nick = room->nick, .leave = true});
+  }
+  ++room->join_generation;
+  ++room->ping_generation;
+  room->join_timer.cancel();
+  room->ping_timer.cancel();
+  if (room->invited && invited_ > 0) --invited_;
+  index_.erase(it);
+  std::erase_if(rooms_, [room](const std::shared_ptr<Room>& r) { return r.get() == room; });
+  LOG(INFO) << "rooms: left " << bare;
+  return absl::OkStatus();
 }
 
 std::vector<xmpp::Jid> RoomManager::Rooms() const {

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "component/agent/access_policy.h"
@@ -82,6 +83,15 @@ class RoomManager {
   void Handle(const xmpp::InboundEvent& event);
   // Called after Herald answered `to_nick` in `room`: feeds the loop breaker.
   void RecordReply(const xmpp::Jid& room, std::string_view to_nick);
+
+  // Run-time changes (AdminService.JoinRoom / LeaveRoom, config reload). Join:
+  // InvalidArgument for an address that is not a bare room JID or a bad activation,
+  // AlreadyExists for a known room; the room is joined now when online, else at the next
+  // SessionOnline. Leave: NotFound for an unknown room; sends unavailable presence when in.
+  absl::Status Join(const config::RoomConfig& room);
+  absl::Status Leave(const xmpp::Jid& room);
+  // Whether a message in `room` starts a turn for every message ("all") or only mentions.
+  bool AnswersAll(const xmpp::Jid& room) const;
 
   bool IsJoined(const xmpp::Jid& room) const;
   // The nick Herald uses (or is trying) in `room`, or "" for a room it does not know.

@@ -26,6 +26,7 @@ constexpr CommandHelp kCommands[] = {
     {"tier", "/tier", "which model answers this conversation", false},
     {"identity", "/identity [name]", "show or choose the identity Herald speaks with", false},
     {"cancel", "/cancel", "stop the answer being worked on", false},
+    {"usage", "/usage", "your token usage and limits (admins: /usage <jid> for anyone's)", false},
     {"debug", "/debug", "toggle model, token and timing notes after each answer", true},
     {"raw", "/raw <xml>", "send a raw stanza", true},
 };

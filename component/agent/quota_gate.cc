@@ -1,0 +1,130 @@
+#include "component/agent/quota_gate.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "component/platform/absl_string_view.h"
+#include "glog/logging.h"
+
+namespace herald::agent {
+namespace {}  // namespace
+
+std::string GroupedNumber(int64_t value) {
+  std::string digits = absl::StrCat(value < 0 ? -value : value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+namespace {
+
+std::string WindowPhrase(ledger::Window window) {
+  switch (window) {
+    case ledger::Window::kDay:
+      return "daily";
+    case ledger::Window::kWeek:
+      return "weekly";
+    case ledger::Window::kMonth:
+      return "monthly";
+    case ledger::Window::kLifetime:
+      return "total";
+  }
+  return "";
+}
+
+std::string LimitKey(const ledger::LimitState& state) {
+  return absl::StrCat(state.limit.jid, "|", state.limit.model, "|",
+                      AbslView(ledger::WindowName(state.limit.window)), "|",
+                      absl::ToUnixSeconds(state.window_start));
+}
+
+}  // namespace
+
+std::string PayerOf(const memory::ConversationRef& ref) {
+  if (ref.kind == memory::ConversationRef::Kind::kApi) return absl::StrCat("api:", ref.address);
+  return ref.address;
+}
+
+std::optional<ledger::LimitState> AdmitCall(RuntimeServices& services, const std::string& payer,
+                                            const std::string& model,
+                                            const std::string& conversation) {
+  if (services.ledger == nullptr) return std::nullopt;
+  const ledger::Decision decision = services.ledger->Check(payer, model, services.clock());
+  for (const ledger::LimitState& warning : decision.warnings) {
+    if (!services.limit_warnings_sent.insert(LimitKey(warning)).second) continue;
+    if (services.limit_warnings_sent.size() > 100000) services.limit_warnings_sent.clear();
+    LOG(INFO) << "quota: " << payer << " reached a warn-mode limit of " << warning.limit.max_tokens
+              << " tokens";
+    if (services.events != nullptr) {
+      services.events->Publish(events::Event{
+          .type = events::EventType::kLimitWarning,
+          .conversation = conversation,
+          .jid = payer,
+          .summary = absl::StrCat(payer, " used ", warning.used, " of ", warning.limit.max_tokens,
+                                  " tokens (", WindowPhrase(warning.limit.window), ", warn)"),
+          .attributes = {{"window", std::string(ledger::WindowName(warning.limit.window))},
+                         {"model", warning.limit.model},
+                         {"used", absl::StrCat(warning.used)},
+                         {"max_tokens", absl::StrCat(warning.limit.max_tokens)}}});
+    }
+  }
+  if (!decision.blocked || !decision.blocking.has_value()) return std::nullopt;
+  const ledger::LimitState& blocking = *decision.blocking;
+  LOG(INFO) << "quota: " << payer << " is blocked by a limit of " << blocking.limit.max_tokens
+            << " tokens (" << WindowPhrase(blocking.limit.window) << "); no LLM call";
+  if (services.events != nullptr) {
+    services.events->Publish(events::Event{
+        .type = events::EventType::kLimitBlocked,
+        .conversation = conversation,
+        .jid = payer,
+        .summary = absl::StrCat(payer, " used ", blocking.used, " of ", blocking.limit.max_tokens,
+                                " tokens (", WindowPhrase(blocking.limit.window), ", block)"),
+        .attributes = {{"window", std::string(ledger::WindowName(blocking.limit.window))},
+                       {"model", blocking.limit.model},
+                       {"used", absl::StrCat(blocking.used)},
+                       {"max_tokens", absl::StrCat(blocking.limit.max_tokens)}}});
+  }
+  return blocking;
+}
+
+void RecordCall(RuntimeServices& services, const std::string& payer,
+                const providers::LlmResponse& response) {
+  ++services.counters.llm_calls;
+  if (services.ledger == nullptr) return;
+  ledger::UsageRecord record{.jid = payer,
+                             .model = absl::StrCat(response.provider, ":", response.model),
+                             .input_tokens = response.usage.input_tokens,
+                             .output_tokens = response.usage.output_tokens,
+                             .time = services.clock()};
+  ledger::UsageLedger* ledger = services.ledger;
+  asio::post(services.workers, [ledger, record = std::move(record)] {
+    absl::Status recorded = ledger->Record(record);
+    if (!recorded.ok())
+      LOG(WARNING) << "quota: usage of " << record.jid << " not recorded: " << recorded;
+  });
+}
+
+std::string LimitMessage(const ledger::LimitState& state) {
+  std::string what =
+      state.limit.model.empty()
+          ? absl::StrCat("your ", WindowPhrase(state.limit.window), " limit of ",
+                         GroupedNumber(state.limit.max_tokens), " tokens")
+          : absl::StrCat("the ", WindowPhrase(state.limit.window), " limit of ",
+                         GroupedNumber(state.limit.max_tokens), " tokens for ", state.limit.model);
+  std::string message =
+      absl::StrCat("Sorry, you've reached ", what, " (", GroupedNumber(state.used),
+                   " used), so I can't answer right now.");
+  if (state.window_end != absl::InfiniteFuture()) {
+    absl::StrAppend(&message, " It resets ",
+                    absl::FormatTime("%Y-%m-%d %H:%M UTC", state.window_end, absl::UTCTimeZone()),
+                    ".");
+  } else {
+    absl::StrAppend(&message, " Please ask an administrator to raise it.");
+  }
+  return message;
+}
+
+}  // namespace herald::agent

@@ -1,0 +1,44 @@
+// component/agent/quota_gate.h
+//
+// The agent's side of token limits (Q1, Q2): before every LLM call AdmitCall asks the ledger
+// whether the conversation's payer may call the model — a block-mode limit stops the call
+// (published as limit_blocked) and a warn-mode limit lets it through (published once per
+// limit and window as limit_warning); after every call RecordCall adds its tokens to the
+// ledger on the worker pool. Without a ledger (tests) every call is admitted and nothing is
+// recorded. Called on the I/O loop.
+//
+//   std::optional<ledger::LimitState> blocked = AdmitCall(services, payer, model, conversation);
+//   if (blocked) Reply(LimitMessage(*blocked));
+//   ... RecordCall(services, payer, *response);
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "component/agent/conversation.h"
+#include "component/ledger/usage_ledger.h"
+#include "providers/provider.h"
+
+namespace herald::agent {
+
+// Who pays for a conversation's calls in the ledger: the user's bare JID, the room's JID, or
+// "api:<name>" for an API conversation.
+std::string PayerOf(const memory::ConversationRef& ref);
+
+// nullopt when the call may go ahead; else the block-mode limit that stops it.
+std::optional<ledger::LimitState> AdmitCall(RuntimeServices& services, const std::string& payer,
+                                            const std::string& model,
+                                            const std::string& conversation);
+
+// Adds the call's tokens to the ledger (on the worker pool; a failure is logged).
+void RecordCall(RuntimeServices& services, const std::string& payer,
+                const providers::LlmResponse& response);
+
+// What the user reads when a limit stops a call: which limit, how much was used, when it
+// resets. Names no internals.
+std::string LimitMessage(const ledger::LimitState& state);
+
+// 1234567 -> "1,234,567".
+std::string GroupedNumber(int64_t value);
+
+}  // namespace herald::agent
