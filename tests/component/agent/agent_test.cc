@@ -14,6 +14,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "component/events/event_bus.h"
+#include "component/ledger/usage_ledger.h"
 #include "component/memory/memory_store.h"
 #include "gtest/gtest.h"
 #include "providers/routing/model_router.h"
@@ -134,13 +136,16 @@ class AgentTest : public ::testing::Test {
         .act = [this](xmpp::OutboundAction action) { actions_.push_back(std::move(action)); },
         .clock = [this] { return now_; },
         .started = now_,
-        .connection = "component agent.localhost"});
+        .connection = "component agent.localhost",
+        .events = &bus_});
+    bus_.Subscribe([this](const events::EventPtr& event) { events_.push_back(event); });
     agent_ = std::make_unique<Agent>(AccessPolicy::Create(config_.agent).value(), *services_);
   }
 
   void TearDown() override {
     agent_.reset();
     workers_.join();
+    ledger_.reset();
     std::filesystem::remove_all(dir_);
   }
 
@@ -193,8 +198,38 @@ class AgentTest : public ::testing::Test {
         .value();
   }
 
+  // A ledger in the test folder with this default daily limit, used from now on.
+  void UseLedger(int64_t default_daily_tokens) {
+    ledger_ =
+        ledger::UsageLedger::Open(dir_ + "/ledger.db", ledger::PriceTable(), default_daily_tokens)
+            .value();
+    services_->ledger = ledger_.get();
+  }
+
+  std::vector<events::EventType> EventTypes() const {
+    std::vector<events::EventType> types;
+    for (const events::EventPtr& event : events_) types.push_back(event->type);
+    return types;
+  }
+
+  // Runs the loop until the sink saw a last event (completed or failed), or 10 s passed.
+  bool WaitForRunEnd(const std::vector<RunEvent>& seen) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    io_.restart();
+    auto guard = asio::make_work_guard(io_);
+    auto ended = [&] {
+      return !seen.empty() && (seen.back().kind == RunEvent::Kind::kCompleted ||
+                               seen.back().kind == RunEvent::Kind::kFailed);
+    };
+    while (!ended() && absl::Now() < deadline) io_.run_for(std::chrono::milliseconds(5));
+    return ended();
+  }
+
   asio::io_context io_;
   asio::thread_pool workers_{2};
+  events::EventBus bus_;
+  std::vector<events::EventPtr> events_;
+  std::unique_ptr<ledger::UsageLedger> ledger_;
   std::string dir_;
   std::unique_ptr<memory::MemoryStore> store_;
   ScriptedModel* model_ = nullptr;
@@ -499,6 +534,182 @@ TEST_F(AgentTest, AcceptsAndReturnsTheSubscriptionOfAnAllowedJid) {
   ASSERT_EQ(actions_.size(), 2u);
   EXPECT_EQ(std::get<xmpp::SendPresence>(actions_[0]).type, "subscribed");
   EXPECT_EQ(std::get<xmpp::SendPresence>(actions_[1]).type, "subscribe");
+}
+
+TEST_F(AgentTest, ConverseStreamsTheRunsEventsAndSendsNothingOverXmpp) {
+  model_->script.push_back(
+      {.calls = {{.id = "t1", .name = "shout", .arguments = {{"text", "quiet"}}}}});
+  model_->script.push_back({.text = "It says QUIET."});
+  std::vector<RunEvent> seen;
+  absl::StatusOr<std::string> run =
+      agent_->Converse("nightly", "shout quiet", [&](const RunEvent& e) { seen.push_back(e); });
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_TRUE(WaitForRunEnd(seen));
+
+  std::vector<RunEvent::Kind> kinds;
+  for (const RunEvent& event : seen) {
+    kinds.push_back(event.kind);
+    EXPECT_EQ(event.run_id, *run);
+  }
+  EXPECT_EQ(kinds,
+            (std::vector<RunEvent::Kind>{RunEvent::Kind::kStarted, RunEvent::Kind::kToolStarted,
+                                         RunEvent::Kind::kToolCompleted, RunEvent::Kind::kTextDelta,
+                                         RunEvent::Kind::kCompleted}));
+  EXPECT_EQ(seen[1].tool, "shout");
+  EXPECT_EQ(seen[1].arguments_json, R"({"text":"quiet"})");
+  EXPECT_EQ(seen[2].text, "QUIET");
+  EXPECT_EQ(seen[3].text, "It says QUIET.");
+  EXPECT_EQ(seen[4].text, "It says QUIET.");
+  EXPECT_EQ(seen[4].model, "fake:model");
+  EXPECT_EQ(seen[4].input_tokens, 20);
+  EXPECT_EQ(seen[4].output_tokens, 10);
+  EXPECT_EQ(seen[4].tool_rounds, 1);
+  EXPECT_TRUE(Messages().empty());
+  EXPECT_TRUE(ChatStates().empty());
+
+  Settle();
+  const memory::ConversationRef api{.kind = memory::ConversationRef::Kind::kApi,
+                                    .address = "nightly"};
+  std::vector<memory::MemoryEntry> history = store_->History(api, 10).value();
+  ASSERT_EQ(history.size(), 3u);  // the message, the tool call, the answer
+  EXPECT_EQ(history[0].author, "api:nightly");
+  EXPECT_EQ(history[2].text, "It says QUIET.");
+  std::vector<Agent::LoadedConversation> loaded = agent_->LoadedConversations();
+  ASSERT_EQ(loaded.size(), 1u);
+  EXPECT_EQ(loaded[0].ref, api);
+}
+
+TEST_F(AgentTest, ConverseRefusesABadNameOrEmptyText) {
+  auto ignore = [](const RunEvent&) {};
+  EXPECT_EQ(agent_->Converse("../etc", "hi", ignore).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(agent_->Converse("", "hi", ignore).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(agent_->Converse("ok", "", ignore).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(model_->requests.empty());
+}
+
+TEST_F(AgentTest, CancelEndsAFollowedRunAndItsQueuedRunsAsCancelled) {
+  model_->script.push_back({.text = "too late", .delay = absl::Milliseconds(300)});
+  std::vector<RunEvent> first;
+  std::vector<RunEvent> second;
+  ASSERT_TRUE(agent_->Converse("job", "one", [&](const RunEvent& e) { first.push_back(e); }).ok());
+  ASSERT_TRUE(agent_->Converse("job", "two", [&](const RunEvent& e) { second.push_back(e); }).ok());
+  Settle(absl::Milliseconds(50));
+  EXPECT_TRUE(agent_->Cancel({.kind = memory::ConversationRef::Kind::kApi, .address = "job"}));
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first.back().kind, RunEvent::Kind::kFailed);
+  EXPECT_EQ(first.back().failure, RunEvent::Failure::kCancelled);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].failure, RunEvent::Failure::kCancelled);
+  const size_t events_after_cancel = first.size();
+  Settle(absl::Milliseconds(500));
+  EXPECT_EQ(first.size(), events_after_cancel) << "nothing after the end";
+  EXPECT_EQ(model_->requests.size(), 1u);
+}
+
+TEST_F(AgentTest, AChatTurnIsPublishedOnTheEventBus) {
+  model_->script.push_back(
+      {.calls = {{.id = "t1", .name = "shout", .arguments = {{"text", "a"}}}}});
+  model_->script.push_back({.text = "done"});
+  Send("alice@localhost/phone", "go");
+  ASSERT_TRUE(WaitForMessages(1));
+  EXPECT_EQ(EventTypes(), (std::vector<events::EventType>{
+                              events::EventType::kMessageReceived, events::EventType::kRunStarted,
+                              events::EventType::kToolStarted, events::EventType::kToolCompleted,
+                              events::EventType::kRunCompleted}));
+  EXPECT_EQ(events_[0]->conversation, "direct:alice@localhost");
+  EXPECT_EQ(events_[0]->jid, "alice@localhost");
+  EXPECT_EQ(services_->counters.messages_received, 1);
+  EXPECT_EQ(services_->counters.llm_calls, 2);
+}
+
+TEST_F(AgentTest, ABlockLimitAnswersTheLimitMessageAndMakesNoLlmCall) {
+  UseLedger(/*default_daily_tokens=*/15);
+  Send("alice@localhost/phone", "first");
+  ASSERT_TRUE(WaitForMessages(1));
+  Settle();  // the usage (10 in + 5 out) is recorded on the worker pool
+  Send("alice@localhost/phone", "second");
+  ASSERT_TRUE(WaitForMessages(2));
+  EXPECT_EQ(model_->requests.size(), 1u) << "the blocked turn made no LLM call";
+  EXPECT_EQ(Messages()[1].body,
+            "Sorry, you've reached your daily limit of 15 tokens (15 used), so I can't answer "
+            "right now. It resets 2025-11-23 00:00 UTC.");
+  EXPECT_EQ(EventTypes().back(), events::EventType::kRunFailed);
+  bool blocked_published = false;
+  for (const events::EventPtr& event : events_) {
+    blocked_published |= event->type == events::EventType::kLimitBlocked;
+  }
+  EXPECT_TRUE(blocked_published);
+  // Another user has a budget of their own.
+  Send("bob@localhost/pc", "hello");
+  ASSERT_TRUE(WaitForMessages(1, "bob@localhost"));
+  EXPECT_EQ(model_->requests.size(), 2u);
+}
+
+TEST_F(AgentTest, AWarnLimitIsPublishedOncePerWindowAndServes) {
+  UseLedger(/*default_daily_tokens=*/0);
+  ASSERT_TRUE(ledger_
+                  ->SetLimit({.jid = "alice@localhost",
+                              .window = ledger::Window::kDay,
+                              .max_tokens = 10,
+                              .mode = ledger::LimitMode::kWarn})
+                  .ok());
+  for (int i = 0; i < 3; ++i) {
+    Send("alice@localhost/phone", absl::StrCat("message ", i));
+    ASSERT_TRUE(WaitForMessages(i + 1));
+    Settle(absl::Milliseconds(100));
+  }
+  EXPECT_EQ(model_->requests.size(), 3u);
+  int warnings = 0;
+  for (const events::EventPtr& event : events_) {
+    warnings += event->type == events::EventType::kLimitWarning;
+  }
+  EXPECT_EQ(warnings, 1);
+}
+
+TEST_F(AgentTest, UsageShowsTheSendersFiguresAndOnlyAdminsMayAskForOthers) {
+  config_.agent.admin_jids = {"dev@localhost"};
+  agent_->SetPolicy(AccessPolicy::Create(config_.agent).value());
+  UseLedger(/*default_daily_tokens=*/100000);
+  Send("alice@localhost/phone", "hello");
+  ASSERT_TRUE(WaitForMessages(1));
+  Settle();
+  Send("alice@localhost/phone", "/usage");
+  ASSERT_TRUE(WaitForMessages(2));
+  const std::string report = Messages()[1].body;
+  EXPECT_TRUE(absl::StrContains(report, "Token usage of alice@localhost:")) << report;
+  EXPECT_TRUE(absl::StrContains(report, "today: 15 tokens (10 in, 5 out) in 1 call")) << report;
+  EXPECT_TRUE(absl::StrContains(report, "day 100,000 tokens (block): 15 used")) << report;
+  EXPECT_EQ(model_->requests.size(), 1u) << "/usage is answered without the model";
+
+  Send("bob@localhost/pc", "/usage alice@localhost");
+  ASSERT_TRUE(WaitForMessages(1, "bob@localhost"));
+  EXPECT_TRUE(absl::StrContains(Messages("bob@localhost")[0].body, "Only administrators"));
+  Send("dev@localhost/pc", "/usage alice@localhost");
+  ASSERT_TRUE(WaitForMessages(1, "dev@localhost"));
+  EXPECT_TRUE(
+      absl::StrContains(Messages("dev@localhost")[0].body, "Token usage of alice@localhost:"));
+}
+
+TEST_F(AgentTest, SendAsAgentSendsAndRemembersTheMessage) {
+  agent_->SendAsAgent(J("alice@localhost/phone"), J("agent.localhost"), "maintenance at 5");
+  ASSERT_EQ(Messages().size(), 1u);
+  EXPECT_EQ(Messages()[0].body, "maintenance at 5");
+  EXPECT_EQ(Messages()[0].from.ToString(), "agent.localhost");
+  Settle();
+  std::vector<memory::MemoryEntry> history = History("alice@localhost");
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].role, "assistant");
+  EXPECT_EQ(history[0].text, "maintenance at 5");
+}
+
+TEST_F(AgentTest, UnloadDropsTheConversationsActor) {
+  Send("alice@localhost/phone", "hi");
+  ASSERT_TRUE(WaitForMessages(1));
+  ASSERT_EQ(agent_->conversation_count(), 1u);
+  agent_->Unload({.kind = memory::ConversationRef::Kind::kDirect, .address = "alice@localhost"});
+  EXPECT_EQ(agent_->conversation_count(), 0u);
+  EXPECT_TRUE(agent_->LoadedConversations().empty());
 }
 
 }  // namespace
