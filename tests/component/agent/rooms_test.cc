@@ -526,3 +526,50 @@ TEST(MentionsNickTest, IgnoresTheNickInsideAnotherWord) {
 
 }  // namespace
 }  // namespace herald::agent
+
+namespace herald::agent {
+namespace {
+
+// --- rooms changed at run time --------------------------------------------------------------
+
+TEST_F(RoomsTest, JoinsARoomAddedAtRunTimeAndLeavesItWithUnavailablePresence) {
+  JoinLobby();
+  ASSERT_TRUE(
+      manager_->Join({.jid = "dev@conference.localhost", .nick = "bot", .activation = "all"}).ok());
+  std::vector<JoinRoom> joins = Take<JoinRoom>();
+  ASSERT_EQ(joins.size(), 1u);
+  EXPECT_EQ(joins[0].room, kDev);
+  EXPECT_EQ(joins[0].nick, "bot");
+  Presence(kDev, "bot", {110});
+  EXPECT_TRUE(manager_->IsJoined(kDev));
+  EXPECT_TRUE(manager_->AnswersAll(kDev));
+  EXPECT_FALSE(manager_->AnswersAll(kLobby));
+
+  EXPECT_EQ(manager_->Join({.jid = "dev@conference.localhost"}).code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(manager_->Join({.jid = "not a jid"}).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(manager_->Join({.jid = "conference.localhost"}).code(),
+            absl::StatusCode::kInvalidArgument);
+
+  ASSERT_TRUE(manager_->Leave(kDev).ok());
+  std::vector<JoinRoom> leaves = Take<JoinRoom>();
+  ASSERT_EQ(leaves.size(), 1u);
+  EXPECT_TRUE(leaves[0].leave);
+  EXPECT_EQ(leaves[0].nick, "bot");
+  EXPECT_EQ(manager_->Rooms(), (std::vector<Jid>{kLobby}));
+  EXPECT_EQ(manager_->Leave(kDev).code(), absl::StatusCode::kNotFound);
+  // A message from the room it left starts nothing.
+  Say(kDev, "alice", "bot: hello");
+  EXPECT_TRUE(turns_.empty());
+}
+
+TEST_F(RoomsTest, ARoomAddedWhileOfflineIsJoinedWhenTheSessionComesOnline) {
+  Start({});
+  ASSERT_TRUE(manager_->Join({.jid = "dev@conference.localhost", .nick = "bot"}).ok());
+  EXPECT_TRUE(Take<JoinRoom>().empty());
+  Online();
+  EXPECT_EQ(Take<JoinRoom>().size(), 1u);
+}
+
+}  // namespace
+}  // namespace herald::agent

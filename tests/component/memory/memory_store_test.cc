@@ -177,6 +177,38 @@ TEST_F(MemoryStoreTest, KeepsHostileJidsInsideTheirOwnFolders) {
   EXPECT_EQ(count, folders.size());
 }
 
+TEST_F(MemoryStoreTest, ListsEveryConversationByKindThenAddress) {
+  const ConversationRef api{.kind = ConversationRef::Kind::kApi, .address = "Nightly-report"};
+  const ConversationRef bob{.kind = ConversationRef::Kind::kDirect, .address = "bob@localhost"};
+  for (const ConversationRef& ref : {api, kLobby, bob, kAlice}) {
+    ASSERT_TRUE(store_->Append(ref, Entry("hi")).ok());
+  }
+  ASSERT_TRUE(store_->Forget(bob).ok());
+  absl::StatusOr<std::vector<ConversationRef>> listed = store_->ListConversations();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_EQ(*listed, (std::vector<ConversationRef>{kAlice, kLobby, api}));
+  EXPECT_EQ(store_->FolderFor(api), root_ + "/api/%4Eightly-report");
+}
+
+TEST_F(MemoryStoreTest, NamesConversationsAndParsesTheNamesBack) {
+  EXPECT_EQ(ConversationName(kAlice), "direct:alice@localhost");
+  EXPECT_EQ(ConversationName(kLobby), "room:lobby@conference.localhost");
+  const ConversationRef api{.kind = ConversationRef::Kind::kApi, .address = "job.1"};
+  EXPECT_EQ(ConversationName(api), "api:job.1");
+  for (const ConversationRef& ref : {kAlice, kLobby, api}) {
+    EXPECT_EQ(ParseConversationName(ConversationName(ref)), ref);
+  }
+  EXPECT_EQ(ParseConversationName("alice@localhost"), std::nullopt);
+  EXPECT_EQ(ParseConversationName("direct:"), std::nullopt);
+  EXPECT_EQ(ParseConversationName("api:../x"), std::nullopt);
+  EXPECT_EQ(ParseConversationName("api:.hidden"), std::nullopt);
+  EXPECT_EQ(ParseConversationName("chat:alice@localhost"), std::nullopt);
+  EXPECT_FALSE(store_
+                   ->Append(ConversationRef{.kind = ConversationRef::Kind::kApi, .address = "a/b"},
+                            Entry("x"))
+                   .ok());
+}
+
 TEST_F(MemoryStoreTest, RefusesAConversationWithoutAnAddress) {
   const ConversationRef empty;
   EXPECT_TRUE(absl::IsInvalidArgument(store_->Append(empty, Entry("x"))));
