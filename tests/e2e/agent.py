@@ -158,15 +158,30 @@ class Agent:
         self.memory_dir = os.path.join(self.dir, MEMORY_PATH)
         with open(self.config_file, "w") as f:
             f.write(config_text)
-        env = dict(os.environ)
+        self.env = dict(os.environ)
         if secret is not None:
-            env["HERALD_SECRET"] = secret
-        command = (program or agent_program()) + ["--config", self.config_file]
+            self.env["HERALD_SECRET"] = secret
+        self.command = (program or agent_program()) + ["--config", self.config_file]
+        self._launch()
+        _LIVE.add(self)
+
+    def _launch(self):
         with open(self.log_file, "ab") as log:
-            self.proc = subprocess.Popen(command, cwd=self.dir, env=env,
+            self.proc = subprocess.Popen(self.command, cwd=self.dir, env=self.env,
                                          stdin=subprocess.DEVNULL, stdout=log,
                                          stderr=subprocess.STDOUT, start_new_session=True)
-        _LIVE.add(self)
+
+    def restart(self, timeout=10.0):
+        """Stops the agent with SIGTERM and starts it again in the same folder (same data);
+        returns the exit status of the stopped run."""
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+        code = self.exit_code(timeout)
+        if code is None:
+            raise RuntimeError(f"the agent did not stop within {timeout}s of SIGTERM")
+        self._launch()
+        return code
 
     @classmethod
     def start(cls, config_text, secret=None, **kwargs):
