@@ -6,6 +6,7 @@
 #include <asio.hpp>
 #include <csignal>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@
 #include "component/agent/agent.h"
 #include "component/agent/rooms.h"
 #include "component/config/config.h"
+#include "component/events/event_bus.h"
+#include "component/ledger/audit_log.h"
+#include "component/ledger/usage_ledger.h"
 #include "component/memory/memory_store.h"
 #include "component/version.h"
 #include "component/xmpp/session.h"
@@ -127,6 +131,25 @@ int Serve(const std::string& path) {
     std::cerr << "herald: " << path << ": " << router.status().message() << "\n";
     return xmpp::kExitConfig;
   }
+  std::map<std::string, ledger::Price> prices;
+  for (const config::ModelPrice& price : config->quota.prices) {
+    prices[price.model] = ledger::Price{.input_per_mtok = price.input_per_mtok,
+                                        .output_per_mtok = price.output_per_mtok};
+  }
+  absl::StatusOr<std::unique_ptr<ledger::UsageLedger>> usage = ledger::UsageLedger::Open(
+      config->quota.path, ledger::PriceTable(std::move(prices)), config->quota.daily_tokens);
+  if (!usage.ok()) {
+    std::cerr << "herald: [quota] path: " << usage.status().message() << "\n";
+    return xmpp::kExitConfig;
+  }
+  absl::StatusOr<std::unique_ptr<ledger::AuditLog>> audit =
+      ledger::AuditLog::Open(config->control.audit_path);
+  if (!audit.ok()) {
+    std::cerr << "herald: [control] audit_path: " << audit.status().message() << "\n";
+    return xmpp::kExitConfig;
+  }
+  events::EventBus events;
+
   skills::SkillRegistry registry;
   absl::Status registered = skills::RegisterBuiltins(registry, io, workers, **store);
   if (registered.ok()) registered = registry.SetEnabled(config->skills.enabled);
@@ -145,9 +168,12 @@ int Serve(const std::string& path) {
                                   .skills = registry,
                                   .config = *config,
                                   .act = act,
-                                  .connection = connection};
+                                  .connection = connection,
+                                  .events = &events,
+                                  .ledger = usage->get(),
+                                  .audit = audit->get()};
   agent::Agent agent(*policy, services);
-  agent::RoomManager rooms(io, config->rooms, &*policy, act,
+  agent::RoomManager rooms(io, config->rooms, &agent.policy(), act,
                            [&](const xmpp::GroupMessage& message) {
                              agent.OnRoomTurn(message, session->own_jid().Bare());
                              rooms.RecordReply(message.room, message.nick);
@@ -155,6 +181,12 @@ int Serve(const std::string& path) {
   absl::StatusOr<std::unique_ptr<xmpp::XmppSession>> created = xmpp::XmppSession::Create(
       io, *std::move(options),
       [&](xmpp::InboundEvent event) {
+        if (const auto* online = std::get_if<xmpp::SessionOnline>(&event)) {
+          events.Publish(
+              events::Event{.type = events::EventType::kConnectionChanged,
+                            .summary = absl::StrCat("online as ", online->own_jid.ToString()),
+                            .attributes = {{"state", "online"}}});
+        }
         rooms.Handle(event);
         agent.Handle(std::move(event));
       },
@@ -186,6 +218,8 @@ int Serve(const std::string& path) {
   session->Start();
   io.run();
   workers.join();
+  absl::Status flushed = (*audit)->Flush();
+  if (!flushed.ok()) LOG(ERROR) << "herald: the audit log could not be flushed: " << flushed;
   LOG(INFO) << "herald: stopped";
   return exit_code;
 }
