@@ -90,4 +90,15 @@ std::vector<std::string> SkillRegistry::Names() const {
   return names;
 }
 
+std::vector<const Skill*> SkillRegistry::All() const {
+  std::vector<const Skill*> all;
+  all.reserve(skills_.size());
+  for (const std::unique_ptr<Skill>& skill : skills_) all.push_back(skill.get());
+  return all;
+}
+
+bool SkillRegistry::IsEnabled(std::string_view name) const {
+  return enabled_.contains(std::string(name));
+}
+
 }  // namespace herald::skills

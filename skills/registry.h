@@ -45,6 +45,11 @@ class SkillRegistry {
 
   std::vector<std::string> Names() const;
 
+  // Every registered skill in registration order (SkillService.ListSkills), and whether a
+  // name is in the enabled set.
+  std::vector<const Skill*> All() const;
+  bool IsEnabled(std::string_view name) const;
+
  private:
   std::vector<std::unique_ptr<Skill>> skills_;
   absl::flat_hash_map<std::string, Skill*> by_name_;

@@ -46,6 +46,11 @@ TEST(SkillRegistryTest, OffersOnlyEnabledSkillsInRegistrationOrder) {
   EXPECT_THAT(ToolNames(registry), ElementsAre("zeta", "alpha"));
   EXPECT_THAT(registry.Names(), ElementsAre("zeta", "alpha", "mid"));
   EXPECT_EQ(registry.EnabledTools()[0].parameters["required"][0], "text");
+  ASSERT_EQ(registry.All().size(), 3u);
+  EXPECT_EQ(registry.All()[2]->spec().name, "mid");
+  EXPECT_TRUE(registry.IsEnabled("zeta"));
+  EXPECT_FALSE(registry.IsEnabled("mid"));
+  EXPECT_FALSE(registry.IsEnabled("unknown"));
 }
 
 TEST(SkillRegistryTest, RefusesADuplicateName) {
