@@ -1,0 +1,131 @@
+// component/ledger/audit_log.h
+//
+// AuditLog is Herald's append-only, hash-chained record of who did what (SPEC Q3): every gRPC
+// call, every admin chat command. Each entry carries the SHA-256 of the one before, so a
+// changed, removed, inserted or reordered entry breaks the chain; a small head file, replaced
+// atomically after every batch, records how many entries there were and the last hash, so
+// that cutting entries off the end is found too. Verify reads everything back and says where
+// the first problem is. The format is in audit_format.h and docs/ledger.md.
+//
+// Files: <path> (JSON lines, mode 0600) and <path>.head. Every byte of both belongs to a
+// hashed entry or to the head, so changing any single byte is detected.
+//
+// Threads: Append is thread-safe and cheap — it queues the entry; a writer thread encodes and
+// writes batches (group commit: one fdatasync per batch, then the head). Flush waits until
+// everything appended so far is durable. Open, Flush and Verify block: call them from a
+// worker thread.
+//
+//   auto audit = AuditLog::Open("./data/audit.log");
+//   (*audit)->Append({.time = absl::Now(), .actor = "ops",
+//                     .action = "/herald.v1.SessionService/ListSessions", .outcome = "OK"});
+//   absl::StatusOr<AuditVerifyReport> report = (*audit)->Verify();   // report->ok
+//   absl::StatusOr<AuditVerifyReport> offline = AuditLog::Verify("./data/audit.log");
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "component/ledger/audit_format.h"
+
+namespace herald::ledger {
+
+struct AuditVerifyReport {
+  // Entries checked and found good: all of them when ok, those before the problem otherwise.
+  uint64_t entries = 0;
+  bool ok = true;
+  // 1-based position of the first entry the problem concerns (the first missing one when the
+  // end was cut off); 0 when the problem is the head file alone.
+  uint64_t first_bad_entry = 0;
+  std::string problem;  // what is wrong, for a person; "" when ok
+  // Valid, chained entries after those the head records (then ok is false): a batch written
+  // just before a crash, before its head was replaced — Open records them in the head, and in
+  // the log as "audit.recovered" — or a head moved back.
+  uint64_t entries_after_head = 0;
+};
+
+class AuditLog {
+ public:
+  // Opens the log at `path` (creating it, its head and parent folders when missing) and
+  // continues its chain. Open reads only the end of the log: it checks that the head and the
+  // entry it names agree, and takes any chained entries after it. It never repairs
+  // tampering: when the head is missing or does not match the log, or a complete line after
+  // it is not a valid entry, Open fails with DataLoss (run Verify; move both files aside to
+  // start a new log). What it mends is what a crash leaves after the entries the head
+  // records: valid chained entries (it records them in the head) and a last line cut short,
+  // with no newline (it removes it) — each time saying so in the log itself, in an entry by
+  // "herald" with action "audit.recovered". A log another process has open is refused
+  // (FailedPrecondition).
+  static absl::StatusOr<std::unique_ptr<AuditLog>> Open(const std::string& path);
+  // Writes what is still queued (one attempt), then stops the writer thread.
+  ~AuditLog();
+  AuditLog(const AuditLog&) = delete;
+  AuditLog& operator=(const AuditLog&) = delete;
+
+  // Queues the entry; never blocks on I/O. See AuditEntry for the fields; the stored entry is
+  // CanonicalAuditEntry(entry). While the log cannot be written (disk full), at most 65536
+  // entries wait; further ones are dropped and counted, and the count is written as an entry
+  // ("audit.dropped") as soon as writing works again.
+  void Append(AuditEntry entry);
+
+  // Returns once everything appended before the call is durable (written, fdatasynced, and
+  // the head replaced), or with the error that prevents it.
+  absl::Status Flush();
+
+  // Reads the log and its head in full and checks every entry and the chain; a changed,
+  // removed, inserted or reordered entry, entries cut off the end, and a changed head are all
+  // reported, with the position of the first bad entry. The status is an error only when the
+  // files cannot be read (NotFound when neither exists). Streams the file: memory stays
+  // small however long the log. Run on a log a live process is writing, it may see a batch
+  // half-written; use the process's own Verify() then.
+  static absl::StatusOr<AuditVerifyReport> Verify(const std::string& path);
+  // Flushes first, then checks the log up to the entry its head records at that moment (all
+  // that was appended before the call) while the writer goes on appending after it.
+  absl::StatusOr<AuditVerifyReport> Verify() const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  struct ChainState {
+    uint64_t entries = 0;  // the last sequence number written
+    uint64_t bytes = 0;    // the log's size
+    std::string last_hash = std::string(kGenesisHash);
+  };
+
+  AuditLog(std::string path, int log_fd, int folder_fd, ChainState state);
+
+  void WriterLoop();
+  // Encodes, writes and makes durable one batch, then replaces the head. Writer thread only.
+  absl::Status WriteBatch(const std::vector<AuditEntry>& batch);
+  absl::Status FlushPending() const;
+
+  const std::string path_;
+  const std::string head_path_;
+  const int log_fd_;     // O_APPEND, locked with flock
+  const int folder_fd_;  // for fsyncing the head's rename
+
+  ChainState chain_;  // the writer thread's alone once it runs
+
+  // The queue between Append and the writer.
+  mutable std::mutex mu_;
+  mutable std::condition_variable wake_writer_;
+  mutable std::condition_variable progress_;
+  std::deque<AuditEntry> pending_;  // guarded by mu_
+  uint64_t appended_ = 0;           // entries accepted; guarded by mu_
+  uint64_t durable_ = 0;            // of those, durable; guarded by mu_
+  uint64_t dropped_ = 0;            // refused since the last write; guarded by mu_
+  uint64_t failures_ = 0;           // failed batch writes so far; guarded by mu_
+  absl::Status last_error_;         // of the last failed write; guarded by mu_
+  bool stopping_ = false;           // guarded by mu_
+  std::thread writer_;
+};
+
+}  // namespace herald::ledger

@@ -1,0 +1,93 @@
+// component/ledger/sqlite_database.h
+//
+// A thin owner of one SQLite connection and its prepared statements, turning SQLite's result
+// codes into absl::Status (with SQLite's message and the statement that failed). Values only
+// ever reach SQL through bound parameters. Neither class is thread-safe: the owner serialises
+// the use of a connection and of its statements.
+//
+//   auto db = SqliteDatabase::Open("/var/lib/herald/ledger.db");
+//   absl::Status s = (*db)->Exec("PRAGMA journal_mode=WAL");
+//   auto insert = (*db)->Prepare("INSERT INTO t (name, n) VALUES (?1, ?2)");
+//   insert->BindText(1, "alice"); insert->BindInt64(2, 42);
+//   absl::StatusOr<bool> row = insert->Step();   // false: done, no row
+//   insert->Reset();                             // ready for the next bindings
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace herald::ledger {
+
+class SqliteStatement {
+ public:
+  SqliteStatement(sqlite3* db, sqlite3_stmt* statement) : db_(db), statement_(statement) {}
+  SqliteStatement(SqliteStatement&& other) noexcept;
+  SqliteStatement& operator=(SqliteStatement&& other) noexcept;
+  SqliteStatement(const SqliteStatement&) = delete;
+  SqliteStatement& operator=(const SqliteStatement&) = delete;
+  ~SqliteStatement();
+
+  // Parameters are numbered from 1 (?1, ?2, ...). Text is copied by SQLite.
+  absl::Status BindInt64(int index, int64_t value);
+  absl::Status BindDouble(int index, double value);
+  absl::Status BindText(int index, std::string_view value);
+  absl::Status BindBlob(int index, std::string_view value);
+
+  // true: a row is available through the Column* accessors; false: the statement is done.
+  absl::StatusOr<bool> Step();
+  // Steps a statement that returns no rows to its end.
+  absl::Status Run();
+  // Makes the statement ready to run again and clears its bindings.
+  void Reset();
+
+  // Columns are numbered from 0.
+  int64_t ColumnInt64(int column) const;
+  double ColumnDouble(int column) const;
+  std::string ColumnText(int column) const;
+  std::string ColumnBlob(int column) const;
+
+ private:
+  absl::Status Check(int code, std::string_view what) const;
+
+  sqlite3* db_;
+  sqlite3_stmt* statement_;
+};
+
+class SqliteDatabase {
+ public:
+  // Opens (creating when missing) the database file; the caller creates its folder.
+  static absl::StatusOr<std::unique_ptr<SqliteDatabase>> Open(const std::string& path);
+  SqliteDatabase(const SqliteDatabase&) = delete;
+  SqliteDatabase& operator=(const SqliteDatabase&) = delete;
+  ~SqliteDatabase();
+
+  // Runs one or more statements that take no parameters (schema, PRAGMAs, BEGIN/COMMIT).
+  absl::Status Exec(const std::string& sql);
+  absl::StatusOr<SqliteStatement> Prepare(std::string_view sql);
+  // A PRAGMA's single result as text, e.g. QueryText("PRAGMA journal_mode") == "wal".
+  absl::StatusOr<std::string> QueryText(const std::string& sql);
+
+  // Rows changed by the last INSERT, UPDATE or DELETE.
+  int64_t Changes() const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  SqliteDatabase(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+
+  sqlite3* db_;
+  std::string path_;
+};
+
+// An error from SQLite's result `code`, mapped to the nearest absl::StatusCode.
+absl::Status SqliteError(sqlite3* db, int code, std::string_view what);
+
+}  // namespace herald::ledger

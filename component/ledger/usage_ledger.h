@@ -1,0 +1,209 @@
+// component/ledger/usage_ledger.h
+//
+// UsageLedger is Herald's token ledger (SPEC Q1, Q2, C4). Every LLM call is recorded with its
+// tokens in and out and a cost estimate, per JID and model, in fixed UTC windows (day, ISO
+// week, month, lifetime: usage_window.h); usage can be read back per window with cursor
+// paging; and limits per JID and/or model and window are checked before each call: `block`
+// limits stop the call, `warn` limits are reported for the caller to emit an event. A default
+// per-JID daily limit ([quota] daily_tokens) applies to every JID without a day limit of its
+// own.
+//
+// Storage is one SQLite database in WAL mode (docs/ledger.md has the schema): per-window
+// totals, the limits, and the key that authenticates page tokens. Figures and limits survive
+// restarts; Check's in-memory counters are rebuilt from the database at Open.
+//
+// Threads: every method is thread-safe. Record, Usage, SetLimit and RemoveLimit do blocking
+// SQLite I/O — call them from a worker thread. Check, LimitStates, Limits and
+// SetDefaultDailyTokens touch memory only and may run on the I/O loop.
+//
+//   auto ledger = UsageLedger::Open("./data/ledger.db", prices, /*default_daily_tokens=*/100000);
+//   Decision d = (*ledger)->Check("alice@example.org", "openai:gpt-4o", absl::Now());
+//   if (d.blocked) { /* answer with a friendly limit message; no LLM call */ }
+//   for (const LimitState& w : d.warnings) { /* emit a "limit reached" event */ }
+//   ... after the call, on a worker thread:
+//   absl::Status s = (*ledger)->Record({.jid = "alice@example.org", .model = "openai:gpt-4o",
+//                                       .input_tokens = 1200, .output_tokens = 300,
+//                                       .time = absl::Now()});
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "component/ledger/page_token.h"
+#include "component/ledger/price_table.h"
+#include "component/ledger/sqlite_database.h"
+#include "component/ledger/usage_counters.h"
+#include "component/ledger/usage_window.h"
+
+namespace herald::ledger {
+
+enum class LimitMode { kBlock, kWarn };
+
+// "block" | "warn", and back (nullopt for anything else).
+std::string_view LimitModeName(LimitMode mode);
+std::optional<LimitMode> ParseLimitMode(std::string_view name);
+
+// One LLM call.
+struct UsageRecord {
+  std::string jid;  // bare JID of the user (or a room JID, or "api:<name>" for gRPC conversations)
+  std::string model;  // "<provider>:<model>" as the router reports it
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  absl::Time time;  // when the call was made; it counts in the windows that contain this time
+};
+
+// The totals of one (jid, model) in one window. Rows are always per (jid, model): a query for
+// every JID or every model returns one row per pair, never a sum.
+struct UsageRow {
+  std::string jid;
+  std::string model;
+  Window window = Window::kDay;
+  absl::Time window_start;
+  int64_t input_tokens = 0, output_tokens = 0, calls = 0;
+  // Estimated with the price table in force at each call; calls to a model without a price
+  // count 0 here and are counted in unpriced_calls (so "$0" can be told from "unknown").
+  double cost_usd = 0;
+  int64_t unpriced_calls = 0;
+};
+
+struct UsageQuery {
+  std::string jid;    // "" = every JID
+  std::string model;  // "" = every model
+  Window window = Window::kDay;
+  absl::Time at;           // the window that contains this time (set it: absl::Time() is 1970)
+  int page_size = 100;     // clamped to 1..1000; <= 0 means the default, 100
+  std::string page_token;  // opaque cursor from a previous page; "" = first page
+};
+
+struct UsagePage {
+  std::vector<UsageRow> rows;   // ordered by (jid, model), bytewise
+  std::string next_page_token;  // "" at the end
+};
+
+// A limit on the tokens (input + output) used in a window. Who is counted:
+//   jid set, model ""    — that JID's calls to every model;
+//   jid set, model set   — that JID's calls to that model;
+//   jid "", model set    — every JID's calls to that model, together (a cap on the model).
+// jid and model cannot both be "". max_tokens 0 blocks (or warns about) every call it covers.
+struct Limit {
+  std::string jid;
+  std::string model;
+  Window window = Window::kDay;  // any window, lifetime included
+  int64_t max_tokens = 0;
+  LimitMode mode = LimitMode::kBlock;
+
+  friend bool operator==(const Limit&, const Limit&) = default;
+};
+
+struct LimitState {
+  Limit limit;
+  int64_t used = 0;                     // tokens counted by the limit in the current window
+  absl::Time window_start, window_end;  // the current window (end: when it resets)
+  bool reached = false;                 // used >= limit.max_tokens
+  bool is_default = false;              // the [quota] daily_tokens default for this JID
+};
+
+struct Decision {
+  bool blocked = false;
+  // The block-mode limit that blocks; when several do, the one whose window ends last (the
+  // time from which the JID can be served again is blocking->window_end).
+  std::optional<LimitState> blocking;
+  std::vector<LimitState> warnings;  // warn-mode limits reached (the caller emits events)
+};
+
+class UsageLedger {
+ public:
+  // Opens or creates the database at `path` (creating parent folders with mode 0700; the
+  // database file and its WAL get mode 0600). default_daily_tokens: the [quota] daily_tokens
+  // default per-JID daily limit in block mode (0 = none); an explicit limit with this JID,
+  // model "" and window day replaces the default for that JID. Fails on a database that is
+  // not a ledger, or one written by a newer Herald (FailedPrecondition).
+  static absl::StatusOr<std::unique_ptr<UsageLedger>> Open(const std::string& path,
+                                                           PriceTable prices,
+                                                           int64_t default_daily_tokens);
+  ~UsageLedger();
+  UsageLedger(const UsageLedger&) = delete;
+  UsageLedger& operator=(const UsageLedger&) = delete;
+
+  // Adds one call to the totals of the four windows containing record.time (one transaction)
+  // and to Check's counters. InvalidArgument for an empty or over-long jid or model, one with
+  // control characters, negative token counts or more than 2^40 in one call, or an infinite
+  // time. Blocking SQLite I/O: call it from a worker thread.
+  absl::Status Record(const UsageRecord& record);
+
+  // One page of the totals in the window of kind query.window containing query.at, one row per
+  // (jid, model), ordered stably by (jid, model). InvalidArgument for a page_token that this
+  // ledger did not give for this same query (same jid and model filters, window kind and window).
+  absl::StatusOr<UsagePage> Usage(const UsageQuery& query) const;
+
+  // Limits persist in the database, durably before these return. SetLimit replaces the limit
+  // with the same (jid, model, window); InvalidArgument on a bad limit (both jid and model "",
+  // negative max_tokens, bad names). RemoveLimit: NotFound if there is none.
+  absl::Status SetLimit(const Limit& limit);
+  absl::Status RemoveLimit(const std::string& jid, const std::string& model, Window window);
+  // The explicit limits (not the default), ordered by (jid, model, window).
+  std::vector<Limit> Limits() const;
+
+  // Whether a call by `jid` to `model` may go ahead at `now`. Memory only (no SQLite, no
+  // blocking I/O): call it on the I/O loop before every LLM call. The limits that apply are
+  // those of the JID (for every model, or for this one), those of this model for every JID,
+  // and the default daily limit unless the JID has its own (jid, "", day) limit. A limit is
+  // reached when used >= max_tokens; checking comes before the call, so the call that crosses
+  // a limit is served and the next one is not.
+  Decision Check(std::string_view jid, std::string_view model, absl::Time now) const;
+
+  // Every limit that can apply to this jid, with its state: its own limits, the per-model
+  // limits for every JID, and the default (is_default) unless replaced. For /usage.
+  std::vector<LimitState> LimitStates(std::string_view jid, absl::Time now) const;
+
+  // Config reload: the [quota] daily_tokens default (0 = none), and the price table used for
+  // the cost of calls recorded from now on (stored costs do not change).
+  void SetDefaultDailyTokens(int64_t tokens);
+  void SetPrices(PriceTable prices);
+  int64_t default_daily_tokens() const;
+
+ private:
+  UsageLedger(std::unique_ptr<SqliteDatabase> db, PriceTable prices, int64_t default_daily_tokens,
+              std::string page_token_key);
+
+  absl::Status LoadLimits();
+  absl::Status LoadCounters();
+  absl::Status PrepareStatements();
+  absl::Status WriteRecord(const UsageRecord& record, const PriceTable::Estimate& cost);
+
+  // Requires state_mu_.
+  LimitState StateOf(const Limit& limit, absl::Time now, bool is_default) const;
+  std::optional<Limit> DefaultLimitFor(std::string_view jid) const;
+  void StoreLimitInMemory(const Limit& limit);
+  void EraseLimitInMemory(const std::string& jid, const std::string& model, Window window);
+
+  const PageTokenCodec page_tokens_;
+
+  // The SQLite connection and its prepared statements.
+  mutable std::mutex db_mu_;
+  std::unique_ptr<SqliteDatabase> db_;                        // guarded by db_mu_
+  std::optional<SqliteStatement> begin_, commit_, rollback_;  // guarded by db_mu_
+  std::optional<SqliteStatement> add_usage_;                  // guarded by db_mu_
+  mutable std::optional<SqliteStatement> usage_pages_[4];     // by filter; guarded by db_mu_
+
+  // What Check reads.
+  mutable std::mutex state_mu_;
+  UsageCounters counters_;  // guarded by state_mu_
+  // Limits with a jid, by jid; limits for a model and every JID. Guarded by state_mu_.
+  absl::flat_hash_map<std::string, std::vector<Limit>> jid_limits_;
+  std::vector<Limit> model_limits_;
+  int64_t default_daily_tokens_;  // guarded by state_mu_
+  PriceTable prices_;             // guarded by state_mu_
+};
+
+}  // namespace herald::ledger
