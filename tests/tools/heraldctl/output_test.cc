@@ -1,0 +1,272 @@
+// What heraldctl prints for each answer, for people and as JSON.
+#include "tools/heraldctl/output.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace herald::heraldctl {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr int64_t kJan2 = 1735787045;  // 2025-01-02 03:04:05 UTC
+
+TEST(OutputTest, JsonLineIsOneObjectWithEveryFieldEvenDefaults) {
+  v1::VerifyAuditResponse audit;
+  audit.set_entries(12);
+  std::string line = JsonLine(audit);
+  ASSERT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1) << "one line";
+  nlohmann::json json = nlohmann::json::parse(line);
+  EXPECT_EQ(json["entries"], "12") << "uint64 is a string in proto3 JSON";
+  EXPECT_EQ(json["ok"], false) << "a false bool is still there for scripts";
+  EXPECT_EQ(json["firstBadEntry"], "0");
+  EXPECT_EQ(json["problem"], "");
+}
+
+TEST(OutputTest, JsonLineNamesEnumsAndTimes) {
+  v1::Event event;
+  event.set_type(v1::EVENT_TYPE_RUN_FAILED);
+  event.mutable_time()->set_seconds(kJan2);
+  (*event.mutable_attributes())["model"] = "m";
+  nlohmann::json json = nlohmann::json::parse(JsonLine(event));
+  EXPECT_EQ(json["type"], "EVENT_TYPE_RUN_FAILED");
+  EXPECT_EQ(json["time"], "2025-01-02T03:04:05Z");
+  EXPECT_EQ(json["attributes"]["model"], "m");
+}
+
+TEST(OutputTest, StatusIsAListOfNamedFields) {
+  v1::GetStatusResponse status;
+  status.set_version("0.1.0");
+  status.mutable_started_at()->set_seconds(kJan2);
+  status.mutable_uptime()->set_seconds(3723);
+  status.set_connection_state(v1::CONNECTION_STATE_ONLINE);
+  status.set_connection("component agent.localhost");
+  status.set_server("127.0.0.1:5347");
+  status.set_conversations_loaded(12);
+  status.set_conversations_busy(1);
+  status.set_rooms_joined(2);
+  status.set_rooms_configured(3);
+  status.set_messages_received(1234567);
+  status.add_notices("sandbox: seccomp unavailable");
+  std::string text = RenderStatus(status);
+  EXPECT_THAT(text, HasSubstr("version            0.1.0\n"));
+  EXPECT_THAT(text, HasSubstr("started            2025-01-02 03:04:05 UTC (up 1h 2m 3s)\n"));
+  EXPECT_THAT(text, HasSubstr("connection         online (component agent.localhost)\n"));
+  EXPECT_THAT(text, HasSubstr("conversations      12 loaded, 1 busy\n"));
+  EXPECT_THAT(text, HasSubstr("rooms              2 of 3 joined\n"));
+  EXPECT_THAT(text, HasSubstr("messages received  1,234,567\n"));
+  EXPECT_THAT(text, HasSubstr("notice             sandbox: seccomp unavailable\n"));
+  EXPECT_THAT(text, HasSubstr("default model      -\n"));
+}
+
+TEST(OutputTest, SessionsAreATableOfConversations) {
+  v1::ListSessionsResponse sessions;
+  v1::Conversation* busy = sessions.add_conversations();
+  busy->mutable_key()->set_kind(v1::CONVERSATION_KIND_DIRECT);
+  busy->mutable_key()->set_address("alice@example.org");
+  busy->mutable_last_activity()->set_seconds(kJan2);
+  busy->set_loaded(true);
+  busy->set_busy(true);
+  busy->set_queued(2);
+  busy->set_archived_sessions(1234);
+  v1::Conversation* idle = sessions.add_conversations();
+  idle->mutable_key()->set_kind(v1::CONVERSATION_KIND_ROOM);
+  idle->mutable_key()->set_address("lobby@muc");
+  EXPECT_EQ(RenderSessions(sessions),
+            "CONVERSATION              LAST ACTIVITY            STATE  QUEUED  ARCHIVED\n"
+            "direct:alice@example.org  2025-01-02 03:04:05 UTC  busy        2     1,234\n"
+            "room:lobby@muc            -                        idle        0         0\n");
+  EXPECT_EQ(RenderSessions(v1::ListSessionsResponse()), "no conversations\n");
+}
+
+TEST(OutputTest, HistoryShowsEachEntryWithItsTextIndented) {
+  v1::GetHistoryResponse history;
+  v1::HistoryEntry* entry = history.add_entries();
+  entry->mutable_time()->set_seconds(kJan2);
+  entry->set_role("user");
+  entry->set_author("alice@example.org");
+  entry->set_text("hello\n\nsecond paragraph\n");
+  v1::HistoryEntry* answer = history.add_entries();
+  answer->set_role("assistant");
+  answer->set_text("hi \x1b[2Jthere");
+  EXPECT_EQ(RenderHistory(history),
+            "2025-01-02 03:04:05 UTC  user alice@example.org\n"
+            "    hello\n"
+            "\n"
+            "    second paragraph\n"
+            "-  assistant\n"
+            "    hi [2Jthere\n");
+}
+
+TEST(OutputTest, UsageShowsTheWindowRowsAndATotal) {
+  v1::GetUsageResponse usage;
+  usage.mutable_window_start()->set_seconds(1735776000);  // 2025-01-02 00:00:00
+  usage.mutable_window_end()->set_seconds(1735862400);
+  v1::UsageRow* priced = usage.add_rows();
+  priced->set_jid("alice@example.org");
+  priced->set_model("anthropic:claude");
+  priced->set_input_tokens(12345);
+  priced->set_output_tokens(678);
+  priced->set_calls(3);
+  priced->set_cost_usd(0.0425);
+  priced->set_cost_known(true);
+  v1::UsageRow* unpriced = usage.add_rows();
+  unpriced->set_jid("bob@example.org");
+  unpriced->set_model("ollama:llama3");
+  unpriced->set_input_tokens(1000);
+  unpriced->set_calls(1);
+  EXPECT_EQ(RenderUsage(usage, v1::USAGE_WINDOW_DAY),
+            "window: day, from 2025-01-02 00:00:00 UTC to 2025-01-03 00:00:00 UTC\n"
+            "JID                MODEL              INPUT  OUTPUT  CALLS              COST\n"
+            "alice@example.org  anthropic:claude  12,345     678      3           $0.0425\n"
+            "bob@example.org    ollama:llama3      1,000       0      1                 ?\n"
+            "total                                13,345     678      4  at least $0.0425\n");
+}
+
+TEST(OutputTest, UsageWithoutRowsSaysSo) {
+  EXPECT_EQ(RenderUsage(v1::GetUsageResponse(), v1::USAGE_WINDOW_LIFETIME),
+            "window: lifetime\nno usage\n");
+}
+
+TEST(OutputTest, LimitsShowStateOnlyWhenTheServerGaveIt) {
+  v1::ListLimitsResponse limits;
+  v1::LimitState* configured = limits.add_limits();
+  configured->mutable_limit()->set_model("openai:gpt-4o");
+  configured->mutable_limit()->set_window(v1::USAGE_WINDOW_MONTH);
+  configured->mutable_limit()->set_max_tokens(1000000);
+  configured->mutable_limit()->set_mode(v1::LIMIT_MODE_WARN);
+  v1::LimitState* reached = limits.add_limits();
+  reached->mutable_limit()->set_jid("alice@example.org");
+  reached->mutable_limit()->set_window(v1::USAGE_WINDOW_DAY);
+  reached->mutable_limit()->set_max_tokens(100000);
+  reached->mutable_limit()->set_mode(v1::LIMIT_MODE_BLOCK);
+  reached->set_used(100250);
+  reached->set_reached(true);
+  reached->set_is_default(true);
+  reached->mutable_window_start()->set_seconds(kJan2);
+  EXPECT_EQ(
+      RenderLimits(limits),
+      "JID                MODEL          WINDOW  MAX TOKENS  MODE      USED  STATE    ORIGIN\n"
+      "*                  openai:gpt-4o  month    1,000,000  warn         -  -        set\n"
+      "alice@example.org  *              day        100,000  block  100,250  reached  "
+      "default\n");
+}
+
+TEST(OutputTest, LimitSetSaysWhatNowApplies) {
+  v1::Limit limit;
+  limit.set_jid("alice@example.org");
+  limit.set_window(v1::USAGE_WINDOW_WEEK);
+  limit.set_max_tokens(50000);
+  limit.set_mode(v1::LIMIT_MODE_BLOCK);
+  EXPECT_EQ(RenderLimitSet(limit),
+            "limit set: alice@example.org, any model, week: 50,000 tokens, block\n");
+}
+
+TEST(OutputTest, SkillsShowTheFirstLineOfTheirDescription) {
+  v1::ListSkillsResponse skills;
+  v1::Skill* skill = skills.add_skills();
+  skill->set_name("current_time");
+  skill->set_description("Tells the time.\nIn any zone.");
+  skill->set_enabled(true);
+  skill->set_source("builtin");
+  EXPECT_EQ(RenderSkills(skills),
+            "NAME          ENABLED  SOURCE   DESCRIPTION\n"
+            "current_time  yes      builtin  Tells the time.\n");
+}
+
+TEST(OutputTest, AnEventIsOneLineWithSortedAttributes) {
+  v1::Event event;
+  event.set_type(v1::EVENT_TYPE_RUN_COMPLETED);
+  event.mutable_time()->set_seconds(kJan2);
+  event.set_conversation("direct:alice@example.org");
+  event.set_summary("answered\nin 2 rounds");
+  (*event.mutable_attributes())["tokens"] = "1200";
+  (*event.mutable_attributes())["model"] = "scripted:demo";
+  EXPECT_EQ(RenderEvent(event),
+            "2025-01-02 03:04:05 UTC  run_completed       direct:alice@example.org  answered in 2 "
+            "rounds  model=scripted:demo  tokens=1200\n");
+}
+
+TEST(OutputTest, AllowlistAndRoomsAreTables) {
+  v1::Allowlist allowlist;
+  allowlist.add_jids("alice@example.org");
+  allowlist.add_domains("example.net");
+  allowlist.add_admin_jids("root@example.org");
+  EXPECT_EQ(RenderAllowlist(allowlist),
+            "KIND    VALUE\n"
+            "jid     alice@example.org\n"
+            "domain  example.net\n"
+            "admin   root@example.org\n");
+  EXPECT_EQ(RenderAllowlist(v1::Allowlist()), "the allowlist is empty\n");
+
+  v1::ListRoomsResponse rooms;
+  v1::Room* room = rooms.add_rooms();
+  room->set_jid("lobby@muc.example.org");
+  room->set_nick("herald");
+  room->set_activation("mention");
+  room->set_joined(true);
+  EXPECT_EQ(RenderRooms(rooms),
+            "ROOM                   NICK    ACTIVATION  JOINED\n"
+            "lobby@muc.example.org  herald  mention     yes\n");
+}
+
+TEST(OutputTest, ReloadSaysWhatAppliedAndWhatNeedsARestart) {
+  v1::ReloadConfigResponse reload;
+  reload.add_applied("agent.allowed_jids");
+  reload.add_applied("quota.daily_tokens");
+  reload.add_requires_restart("server.port");
+  EXPECT_EQ(RenderReload(reload),
+            "configuration reloaded\n"
+            "applied: agent.allowed_jids, quota.daily_tokens\n"
+            "needs a restart: server.port\n");
+  EXPECT_EQ(RenderReload(v1::ReloadConfigResponse()), "configuration reloaded; nothing changed\n");
+}
+
+TEST(OutputTest, AuditVerifyNamesTheFirstBadEntry) {
+  v1::VerifyAuditResponse intact;
+  intact.set_ok(true);
+  intact.set_entries(1500);
+  EXPECT_EQ(RenderAuditVerify(intact), "audit log intact: 1,500 entries\n");
+  v1::VerifyAuditResponse broken;
+  broken.set_entries(1500);
+  broken.set_first_bad_entry(17);
+  broken.set_problem("hash does not chain to entry 16");
+  EXPECT_EQ(RenderAuditVerify(broken),
+            "audit log broken at entry 17 of 1,500: hash does not chain to entry 16\n");
+}
+
+TEST(OutputTest, RunNoticesCoverToolsAndRequiredActionsOnly) {
+  v1::RunEvent started;
+  started.mutable_tool_started()->set_name("current_time");
+  started.mutable_tool_started()->set_arguments_json(R"({"timezone":"UTC"})");
+  EXPECT_EQ(RenderRunNotice(started), "[tool current_time started {\"timezone\":\"UTC\"}]\n");
+  v1::RunEvent completed;
+  completed.mutable_tool_completed()->set_name("current_time");
+  EXPECT_EQ(RenderRunNotice(completed), "[tool current_time completed]\n");
+  v1::RunEvent failed;
+  failed.mutable_tool_failed()->set_name("url_fetch");
+  failed.mutable_tool_failed()->set_error("blocked address");
+  EXPECT_EQ(RenderRunNotice(failed), "[tool url_fetch failed: blocked address]\n");
+  v1::RunEvent action;
+  action.mutable_requires_action()->set_action_id("a1");
+  action.mutable_requires_action()->set_description("approve deleting files");
+  EXPECT_EQ(RenderRunNotice(action), "[action required: approve deleting files (action a1)]\n");
+  v1::RunEvent delta;
+  delta.mutable_text_delta()->set_text("hi");
+  EXPECT_EQ(RenderRunNotice(delta), "");
+}
+
+TEST(OutputTest, ServerTextCannotMoveTheCursor) {
+  v1::ListRoomsResponse rooms;
+  rooms.add_rooms()->set_jid("evil\x1b[2J@muc");
+  EXPECT_THAT(RenderRooms(rooms), Not(HasSubstr("\x1b")));
+  v1::Event event;
+  event.set_summary("\x1b]0;title\x07");
+  EXPECT_THAT(RenderEvent(event), Not(HasSubstr("\x1b")));
+}
+
+}  // namespace
+}  // namespace herald::heraldctl

@@ -1,0 +1,552 @@
+#include "tools/heraldctl/commands.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/time/time.h"
+#include "component/platform/absl_string_view.h"
+#include "component/version.h"
+#include "tools/heraldctl/conversation_argument.h"
+#include "tools/heraldctl/enum_names.h"
+#include "tools/heraldctl/output.h"
+#include "tools/heraldctl/table.h"
+
+namespace herald::heraldctl {
+namespace {
+
+constexpr int kMaxPageSize = 1000;
+// Shorter tokens are not redacted from output: they would mangle ordinary words, and no
+// server issues them.
+constexpr size_t kMinRedactedTokenBytes = 8;
+
+int PageSize(int64_t limit, int64_t collected) {
+  if (limit == 0) return kMaxPageSize;
+  return static_cast<int>(std::min<int64_t>(limit - collected, kMaxPageSize));
+}
+
+// A server that hands back the token it was given would make us loop forever.
+grpc::Status RepeatedPageToken() {
+  return grpc::Status(grpc::StatusCode::INTERNAL,
+                      "the server returned the same page token twice; stopped paging");
+}
+
+}  // namespace
+
+CommandRunner::CommandRunner(std::shared_ptr<grpc::Channel> channel, const GlobalOptions& options,
+                             std::ostream& out, std::ostream& err, Interrupt* interrupt)
+    : channel_(std::move(channel)), options_(options), out_(out), err_(err), interrupt_(interrupt) {
+  if (channel_ != nullptr) {
+    sessions_ = v1::SessionService::NewStub(channel_);
+    quota_ = v1::QuotaService::NewStub(channel_);
+    skills_ = v1::SkillService::NewStub(channel_);
+    admin_ = v1::AdminService::NewStub(channel_);
+  }
+}
+
+ExitCode CommandRunner::Run(const Command& command) {
+  return std::visit([this](const auto& alternative) { return Execute(alternative); }, command);
+}
+
+// --- Plumbing ------------------------------------------------------------------------------
+
+std::unique_ptr<grpc::ClientContext> CommandRunner::NewContext(bool unary) const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  if (unary) {
+    context->set_deadline(std::chrono::system_clock::now() +
+                          absl::ToChronoMilliseconds(options_.timeout));
+  }
+  if (!options_.connection.token.empty()) {
+    context->AddMetadata("authorization", "Bearer " + options_.connection.token);
+  }
+  return context;
+}
+
+grpc::Status CommandRunner::Call(const std::function<grpc::Status(grpc::ClientContext*)>& call) {
+  std::unique_ptr<grpc::ClientContext> context = NewContext(/*unary=*/true);
+  Interrupt::Registration registration(interrupt_, context.get());
+  return call(context.get());
+}
+
+bool CommandRunner::AwaitConnection() {
+  auto deadline = std::chrono::system_clock::now() + absl::ToChronoMilliseconds(options_.timeout);
+  grpc_connectivity_state state = channel_->GetState(/*try_to_connect=*/true);
+  while (state != GRPC_CHANNEL_READY && state != GRPC_CHANNEL_TRANSIENT_FAILURE &&
+         state != GRPC_CHANNEL_SHUTDOWN) {
+    if (!channel_->WaitForStateChange(state, deadline)) return false;
+    state = channel_->GetState(/*try_to_connect=*/true);
+  }
+  // On a failure the call itself reports the reason.
+  return true;
+}
+
+ExitCode CommandRunner::Fail(const grpc::Status& status) {
+  if (interrupt_ != nullptr && interrupt_->triggered() &&
+      status.error_code() == grpc::StatusCode::CANCELLED) {
+    Warn("heraldctl: interrupted\n");
+    return ExitCode::kInterrupted;
+  }
+  std::string message = CleanForTerminal(status.error_message(), /*keep_line_breaks=*/false);
+  Warn(absl::StrCat("heraldctl: ", GrpcStatusCodeName(status.error_code()), ": ",
+                    message.empty() ? "(no message)" : message, "\n"));
+  ExitCode code = ExitCodeForGrpcStatus(status.error_code());
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    Warn(absl::StrCat("heraldctl: is Herald running and listening on ",
+                      CleanForTerminal(options_.connection.target, false),
+                      "? (--target or HERALD_TARGET)\n"));
+  } else if (code == ExitCode::kDenied && options_.connection.token.empty()) {
+    Warn("heraldctl: no token was sent: use --token-file, HERALD_TOKEN or --token\n");
+  }
+  return code;
+}
+
+ExitCode CommandRunner::Succeed(const google::protobuf::Message& response,
+                                const std::string& human) {
+  Print(options_.json ? JsonLine(response) : human);
+  return ExitCode::kOk;
+}
+
+std::string CommandRunner::Redacted(std::string_view text) const {
+  const std::string& token = options_.connection.token;
+  if (token.size() < kMinRedactedTokenBytes) return std::string(text);
+  return absl::StrReplaceAll(AbslView(text), {{token, "[token]"}});
+}
+
+void CommandRunner::Print(std::string_view text) {
+  out_ << Redacted(text);
+  out_.flush();
+}
+
+void CommandRunner::Warn(std::string_view text) {
+  err_ << Redacted(text);
+  err_.flush();
+}
+
+// --- Commands without a server -------------------------------------------------------------
+
+ExitCode CommandRunner::Execute(const HelpCommand& command) {
+  absl::StatusOr<std::string> text = HelpFor(command.topic);
+  if (!text.ok()) {
+    Warn(absl::StrCat("heraldctl: ", text.status().message(), "\n"));
+    return ExitCode::kUsage;
+  }
+  Print(*text);
+  return ExitCode::kOk;
+}
+
+ExitCode CommandRunner::Execute(const VersionCommand&) {
+  Print(absl::StrCat("heraldctl ", kVersion, "\n"));
+  return ExitCode::kOk;
+}
+
+// --- AdminService --------------------------------------------------------------------------
+
+ExitCode CommandRunner::Execute(const StatusCommand&) {
+  v1::GetStatusRequest request;
+  v1::GetStatusResponse response;
+  grpc::Status status = Call(
+      [&](grpc::ClientContext* context) { return admin_->GetStatus(context, request, &response); });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderStatus(response));
+}
+
+ExitCode CommandRunner::Execute(const AuditVerifyCommand&) {
+  v1::VerifyAuditRequest request;
+  v1::VerifyAuditResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return admin_->VerifyAudit(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  Succeed(response, RenderAuditVerify(response));
+  return response.ok() ? ExitCode::kOk : ExitCode::kNegativeResult;
+}
+
+ExitCode CommandRunner::Execute(const ReloadCommand&) {
+  v1::ReloadConfigRequest request;
+  v1::ReloadConfigResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return admin_->ReloadConfig(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderReload(response));
+}
+
+ExitCode CommandRunner::Execute(const AllowlistShowCommand&) {
+  v1::GetAllowlistRequest request;
+  v1::Allowlist response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return admin_->GetAllowlist(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderAllowlist(response));
+}
+
+ExitCode CommandRunner::Execute(const AllowlistUpdateCommand& command) {
+  v1::Allowlist response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return admin_->UpdateAllowlist(context, command.request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderAllowlist(response));
+}
+
+ExitCode CommandRunner::Execute(const RoomsListCommand&) {
+  v1::ListRoomsRequest request;
+  v1::ListRoomsResponse response;
+  grpc::Status status = Call(
+      [&](grpc::ClientContext* context) { return admin_->ListRooms(context, request, &response); });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderRooms(response));
+}
+
+ExitCode CommandRunner::Execute(const RoomsJoinCommand& command) {
+  v1::JoinRoomRequest request;
+  *request.mutable_room() = command.room;
+  v1::JoinRoomResponse response;
+  grpc::Status status = Call(
+      [&](grpc::ClientContext* context) { return admin_->JoinRoom(context, request, &response); });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response,
+                 absl::StrCat("joined ", CleanForTerminal(command.room.jid(), false), "\n"));
+}
+
+ExitCode CommandRunner::Execute(const RoomsLeaveCommand& command) {
+  v1::LeaveRoomRequest request;
+  request.set_jid(command.jid);
+  v1::LeaveRoomResponse response;
+  grpc::Status status = Call(
+      [&](grpc::ClientContext* context) { return admin_->LeaveRoom(context, request, &response); });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, absl::StrCat("left ", CleanForTerminal(command.jid, false), "\n"));
+}
+
+ExitCode CommandRunner::Execute(const EventsCommand& command) {
+  v1::SubscribeRequest request;
+  for (v1::EventType type : command.types) request.add_types(type);
+  request.set_jid(command.jid);
+  request.set_conversation(command.conversation);
+  if (!AwaitConnection()) {
+    return Fail(grpc::Status(grpc::StatusCode::UNAVAILABLE, "cannot connect within --timeout"));
+  }
+  std::unique_ptr<grpc::ClientContext> context = NewContext(/*unary=*/false);
+  Interrupt::Registration registration(interrupt_, context.get());
+  std::unique_ptr<grpc::ClientReader<v1::Event>> reader = admin_->Subscribe(context.get(), request);
+  v1::Event event;
+  while (reader->Read(&event)) Print(options_.json ? JsonLine(event) : RenderEvent(event));
+  grpc::Status status = reader->Finish();
+  // Interrupting is how `events` is meant to end.
+  if (interrupt_ != nullptr && interrupt_->triggered()) return ExitCode::kOk;
+  if (!status.ok()) return Fail(status);
+  return ExitCode::kOk;
+}
+
+// --- SessionService ------------------------------------------------------------------------
+
+ExitCode CommandRunner::Execute(const SessionsListCommand& command) {
+  v1::ListSessionsResponse all;
+  std::string page_token;
+  do {
+    v1::ListSessionsRequest request;
+    request.set_kind(command.kind);
+    request.set_page_size(PageSize(command.limit, all.conversations_size()));
+    request.set_page_token(page_token);
+    v1::ListSessionsResponse page;
+    grpc::Status status = Call([&](grpc::ClientContext* context) {
+      return sessions_->ListSessions(context, request, &page);
+    });
+    if (!status.ok()) return Fail(status);
+    if (!page.next_page_token().empty() && page.next_page_token() == page_token) {
+      return Fail(RepeatedPageToken());
+    }
+    for (v1::Conversation& conversation : *page.mutable_conversations()) {
+      if (command.limit > 0 && all.conversations_size() >= command.limit) break;
+      *all.add_conversations() = std::move(conversation);
+    }
+    page_token = page.next_page_token();
+  } while (!page_token.empty() && (command.limit == 0 || all.conversations_size() < command.limit));
+  return Succeed(all, RenderSessions(all));
+}
+
+ExitCode CommandRunner::Execute(const SessionsHistoryCommand& command) {
+  // Pages go back in time from the newest entry, each oldest first.
+  std::vector<v1::GetHistoryResponse> pages;
+  int64_t collected = 0;
+  std::string page_token;
+  do {
+    v1::GetHistoryRequest request;
+    *request.mutable_key() = command.conversation;
+    request.set_page_size(PageSize(command.limit, collected));
+    request.set_page_token(page_token);
+    v1::GetHistoryResponse page;
+    grpc::Status status = Call([&](grpc::ClientContext* context) {
+      return sessions_->GetHistory(context, request, &page);
+    });
+    if (!status.ok()) return Fail(status);
+    if (!page.next_page_token().empty() && page.next_page_token() == page_token) {
+      return Fail(RepeatedPageToken());
+    }
+    collected += page.entries_size();
+    page_token = page.next_page_token();
+    pages.push_back(std::move(page));
+  } while (!page_token.empty() && (command.limit == 0 || collected < command.limit));
+
+  v1::GetHistoryResponse history;
+  for (auto page = pages.rbegin(); page != pages.rend(); ++page) {
+    for (v1::HistoryEntry& entry : *page->mutable_entries()) {
+      *history.add_entries() = std::move(entry);
+    }
+  }
+  if (command.limit > 0 && history.entries_size() > command.limit) {
+    history.mutable_entries()->DeleteSubrange(0, history.entries_size() - command.limit);
+  }
+  return Succeed(history, RenderHistory(history));
+}
+
+ExitCode CommandRunner::Execute(const SessionsResetCommand& command) {
+  v1::ResetSessionRequest request;
+  *request.mutable_key() = command.conversation;
+  v1::ResetSessionResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return sessions_->ResetSession(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderSessionReset(command.conversation, response));
+}
+
+ExitCode CommandRunner::Execute(const SessionsForgetCommand& command) {
+  v1::ForgetConversationRequest request;
+  *request.mutable_key() = command.conversation;
+  v1::ForgetConversationResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return sessions_->ForgetConversation(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response,
+                 absl::StrCat(CleanForTerminal(ConversationLabel(command.conversation), false),
+                              ": forgotten\n"));
+}
+
+ExitCode CommandRunner::Execute(const SendCommand& command) {
+  v1::SendMessageRequest request;
+  request.set_to(command.to);
+  request.set_body(command.text);
+  v1::SendMessageResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return sessions_->SendMessage(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, absl::StrCat("sent to ", CleanForTerminal(command.to, false), "\n"));
+}
+
+ExitCode CommandRunner::Execute(const CancelCommand& command) {
+  v1::CancelRequest request;
+  *request.mutable_key() = command.conversation;
+  v1::CancelResponse response;
+  grpc::Status status = Call(
+      [&](grpc::ClientContext* context) { return sessions_->Cancel(context, request, &response); });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderCancel(command.conversation, response));
+}
+
+ExitCode CommandRunner::Execute(const ConverseCommand& command) {
+  v1::ConverseRequest request;
+  request.set_conversation(command.conversation);
+  request.set_text(command.text);
+  if (!AwaitConnection()) {
+    return Fail(grpc::Status(grpc::StatusCode::UNAVAILABLE, "cannot connect within --timeout"));
+  }
+  std::unique_ptr<grpc::ClientContext> context = NewContext(/*unary=*/false);
+  Interrupt::Registration registration(interrupt_, context.get());
+  std::unique_ptr<grpc::ClientReader<v1::RunEvent>> reader =
+      sessions_->Converse(context.get(), request);
+
+  bool streamed_text = false;
+  bool at_line_start = true;  // nothing printed, or the last text ended a line
+  std::optional<v1::RunCompleted> completed;
+  std::optional<v1::RunFailed> failed;
+  auto print_text = [&](const std::string& text) {
+    std::string clean = CleanForTerminal(text, /*keep_line_breaks=*/true);
+    if (clean.empty()) return;
+    Print(clean);
+    at_line_start = clean.back() == '\n';
+  };
+  v1::RunEvent event;
+  while (reader->Read(&event)) {
+    if (event.has_completed()) completed = event.completed();
+    if (event.has_failed()) failed = event.failed();
+    if (options_.json) {
+      Print(JsonLine(event));
+      continue;
+    }
+    if (event.has_text_delta()) {
+      print_text(event.text_delta().text());
+      streamed_text = true;
+    } else if (event.has_completed() && !streamed_text) {
+      print_text(event.completed().text());
+    } else if (std::string notice = RenderRunNotice(event); !notice.empty()) {
+      // stdout carries the answer alone; a notice mid-line starts its own line on stderr.
+      Warn(at_line_start ? notice : "\n" + notice);
+    }
+  }
+  grpc::Status status = reader->Finish();
+  if (!options_.json && !at_line_start) Print("\n");
+
+  if (failed) {
+    if (!options_.json) {
+      Warn(absl::StrCat("heraldctl: run failed (", RunFailureKindWord(failed->kind()),
+                        "): ", CleanForTerminal(failed->message(), false), "\n"));
+    }
+    return ExitCode::kNegativeResult;
+  }
+  if (!status.ok()) return Fail(status);
+  if (!completed) {
+    Warn("heraldctl: the run's stream ended without a result\n");
+    return ExitCode::kServerError;
+  }
+  return ExitCode::kOk;
+}
+
+// --- QuotaService --------------------------------------------------------------------------
+
+ExitCode CommandRunner::Execute(const UsageCommand& command) {
+  v1::GetUsageResponse all;
+  std::string page_token;
+  bool first = true;
+  do {
+    v1::GetUsageRequest request;
+    request.set_jid(command.jid);
+    request.set_model(command.model);
+    request.set_window(command.window);
+    request.set_page_size(PageSize(command.limit, all.rows_size()));
+    request.set_page_token(page_token);
+    v1::GetUsageResponse page;
+    grpc::Status status = Call(
+        [&](grpc::ClientContext* context) { return quota_->GetUsage(context, request, &page); });
+    if (!status.ok()) return Fail(status);
+    if (!page.next_page_token().empty() && page.next_page_token() == page_token) {
+      return Fail(RepeatedPageToken());
+    }
+    if (first) {
+      // Every page names the same window; keep the first's bounds.
+      *all.mutable_window_start() = page.window_start();
+      if (page.has_window_end()) *all.mutable_window_end() = page.window_end();
+      first = false;
+    }
+    for (v1::UsageRow& row : *page.mutable_rows()) {
+      if (command.limit > 0 && all.rows_size() >= command.limit) break;
+      *all.add_rows() = std::move(row);
+    }
+    page_token = page.next_page_token();
+  } while (!page_token.empty() && (command.limit == 0 || all.rows_size() < command.limit));
+  return Succeed(all, RenderUsage(all, command.window));
+}
+
+ExitCode CommandRunner::Execute(const LimitsListCommand& command) {
+  v1::ListLimitsRequest request;
+  request.set_jid(command.jid);
+  v1::ListLimitsResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return quota_->ListLimits(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderLimits(response));
+}
+
+ExitCode CommandRunner::Execute(const LimitsSetCommand& command) {
+  v1::SetLimitRequest request;
+  *request.mutable_limit() = command.limit;
+  v1::SetLimitResponse response;
+  grpc::Status status = Call(
+      [&](grpc::ClientContext* context) { return quota_->SetLimit(context, request, &response); });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderLimitSet(response.has_limit() ? response.limit() : command.limit));
+}
+
+ExitCode CommandRunner::Execute(const LimitsRemoveCommand& command) {
+  v1::RemoveLimitRequest request;
+  request.set_jid(command.jid);
+  request.set_model(command.model);
+  request.set_window(command.window);
+  v1::RemoveLimitResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return quota_->RemoveLimit(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, "limit removed\n");
+}
+
+// --- SkillService --------------------------------------------------------------------------
+
+ExitCode CommandRunner::Execute(const SkillsListCommand& command) {
+  v1::ListSkillsResponse all;
+  std::string page_token;
+  do {
+    v1::ListSkillsRequest request;
+    request.set_query(command.query);
+    request.set_page_size(PageSize(command.limit, all.skills_size()));
+    request.set_page_token(page_token);
+    v1::ListSkillsResponse page;
+    grpc::Status status = Call(
+        [&](grpc::ClientContext* context) { return skills_->ListSkills(context, request, &page); });
+    if (!status.ok()) return Fail(status);
+    if (!page.next_page_token().empty() && page.next_page_token() == page_token) {
+      return Fail(RepeatedPageToken());
+    }
+    for (v1::Skill& skill : *page.mutable_skills()) {
+      if (command.limit > 0 && all.skills_size() >= command.limit) break;
+      *all.add_skills() = std::move(skill);
+    }
+    page_token = page.next_page_token();
+  } while (!page_token.empty() && (command.limit == 0 || all.skills_size() < command.limit));
+  return Succeed(all, RenderSkills(all));
+}
+
+ExitCode CommandRunner::Execute(const SkillsRunCommand& command) {
+  v1::ExecuteSkillRequest request;
+  request.set_name(command.name);
+  request.set_arguments_json(command.arguments_json);
+  request.set_conversation(command.conversation);
+  if (!AwaitConnection()) {
+    return Fail(grpc::Status(grpc::StatusCode::UNAVAILABLE, "cannot connect within --timeout"));
+  }
+  std::unique_ptr<grpc::ClientContext> context = NewContext(/*unary=*/false);
+  Interrupt::Registration registration(interrupt_, context.get());
+  std::unique_ptr<grpc::ClientReader<v1::ExecuteSkillEvent>> reader =
+      skills_->ExecuteSkill(context.get(), request);
+
+  bool at_line_start = true;
+  std::optional<v1::SkillFinished> finished;
+  v1::ExecuteSkillEvent event;
+  while (reader->Read(&event)) {
+    if (event.has_finished()) finished = event.finished();
+    if (options_.json) {
+      Print(JsonLine(event));
+    } else if (event.has_output()) {
+      std::string clean = CleanForTerminal(event.output().text(), /*keep_line_breaks=*/true);
+      if (clean.empty()) continue;
+      Print(clean);
+      at_line_start = clean.back() == '\n';
+    }
+  }
+  grpc::Status status = reader->Finish();
+  if (!options_.json && !at_line_start) Print("\n");
+  if (finished && !finished->ok()) {
+    if (!options_.json) {
+      Warn(absl::StrCat("heraldctl: skill failed: ", CleanForTerminal(finished->error(), false),
+                        "\n"));
+    }
+    return ExitCode::kNegativeResult;
+  }
+  if (!status.ok()) return Fail(status);
+  if (!finished) {
+    Warn("heraldctl: the skill's stream ended without a result\n");
+    return ExitCode::kServerError;
+  }
+  return ExitCode::kOk;
+}
+
+}  // namespace herald::heraldctl

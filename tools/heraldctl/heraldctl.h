@@ -1,0 +1,24 @@
+// tools/heraldctl/heraldctl.h
+//
+// The whole of heraldctl but the process around it: arguments and environment in, text on
+// two streams and an exit status out. main() adds only the signal handling; tests run it in
+// process against a fake server.
+//
+//   int status = RunHeraldctl({"--json", "status"}, ReadEnvironment(), std::cout, std::cerr,
+//                             &interrupt);
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tools/heraldctl/command_line.h"
+#include "tools/heraldctl/interrupt.h"
+
+namespace herald::heraldctl {
+
+// `args` is argv without the program name. `interrupt` may be null.
+int RunHeraldctl(const std::vector<std::string>& args, const Environment& environment,
+                 std::ostream& out, std::ostream& err, Interrupt* interrupt);
+
+}  // namespace herald::heraldctl

@@ -1,0 +1,50 @@
+// tools/heraldctl/output.h
+//
+// What heraldctl prints for each answer of the API: a table or a few lines for people, or the
+// proto's JSON for scripts (--json). Pure functions from messages to text, so that every
+// format is tested without a server; the command runner decides where the text goes.
+//
+//   out << (json ? JsonLine(response) : RenderSessions(response));
+//
+// JSON is the canonical proto3 mapping (lowerCamelCase names, enums by name, int64 as
+// strings, RFC 3339 times) with every field present, defaults included, so that a script can
+// read `.ok` or `.inputTokens` without guessing whether an absent field means zero.
+#pragma once
+
+#include <string>
+
+#include "google/protobuf/message.h"
+#include "proto/herald/v1/admin.pb.h"
+#include "proto/herald/v1/events.pb.h"
+#include "proto/herald/v1/quota.pb.h"
+#include "proto/herald/v1/session.pb.h"
+#include "proto/herald/v1/skill.pb.h"
+
+namespace herald::heraldctl {
+
+// One JSON object on one line, ending with '\n'.
+std::string JsonLine(const google::protobuf::Message& message);
+
+std::string RenderStatus(const v1::GetStatusResponse& status);
+std::string RenderSessions(const v1::ListSessionsResponse& sessions);
+std::string RenderHistory(const v1::GetHistoryResponse& history);
+std::string RenderSessionReset(const v1::ConversationKey& key,
+                               const v1::ResetSessionResponse& response);
+std::string RenderCancel(const v1::ConversationKey& key, const v1::CancelResponse& response);
+// `window` is what was asked for (the rows say it too, but there may be none).
+std::string RenderUsage(const v1::GetUsageResponse& usage, v1::UsageWindow window);
+std::string RenderLimits(const v1::ListLimitsResponse& limits);
+std::string RenderLimitSet(const v1::Limit& limit);
+std::string RenderSkills(const v1::ListSkillsResponse& skills);
+// One line per event, for `events` as they arrive.
+std::string RenderEvent(const v1::Event& event);
+std::string RenderAllowlist(const v1::Allowlist& allowlist);
+std::string RenderRooms(const v1::ListRoomsResponse& rooms);
+std::string RenderReload(const v1::ReloadConfigResponse& reload);
+std::string RenderAuditVerify(const v1::VerifyAuditResponse& audit);
+
+// The line `converse` prints on stderr for a tool or a required action ("" for the rest:
+// text goes to stdout, the end is the exit status).
+std::string RenderRunNotice(const v1::RunEvent& event);
+
+}  // namespace herald::heraldctl
