@@ -16,6 +16,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "component/agent/access_policy.h"
 #include "component/agent/agent.h"
 #include "component/agent/rooms.h"
@@ -27,6 +28,9 @@
 #include "component/version.h"
 #include "component/xmpp/session.h"
 #include "component/xmpp/session_error.h"
+#include "control/config_reload.h"
+#include "control/control_server.h"
+#include "control/runtime_state.h"
 #include "glog/logging.h"
 #include "providers/factory.h"
 #include "providers/http/http_client.h"
@@ -98,6 +102,12 @@ int Serve(const std::string& path) {
   if (config->log.level == "debug") FLAGS_v = 1;
   RaiseOpenFileLimit();
 
+  // Allowlist entries and rooms changed over the control plane outlive restarts.
+  if (absl::Status state = control::ApplyRuntimeState(config->control.state_path, *config);
+      !state.ok()) {
+    std::cerr << "herald: [control] state_path: " << state.message() << "\n";
+    return xmpp::kExitConfig;
+  }
   absl::StatusOr<agent::AccessPolicy> policy = agent::AccessPolicy::Create(config->agent);
   absl::StatusOr<xmpp::SessionOptions> options =
       xmpp::SessionOptionsFromConfig(config->server, config->agent.name, kVersion);
@@ -200,23 +210,86 @@ int Serve(const std::string& path) {
   }
   session = *std::move(created);
 
+  control::ControlServices control_services{
+      .io = io,
+      .workers = workers,
+      .agent = agent,
+      .rooms = rooms,
+      .memory = **store,
+      .ledger = **usage,
+      .audit = **audit,
+      .skills = registry,
+      .events = events,
+      .config = *config,
+      .config_path = path,
+      .runtime = services,
+      .connection_state = [&session] { return session->state(); },
+      .own_jid = [&session] { return session->own_jid(); },
+      .version = kVersion};
+  absl::StatusOr<std::unique_ptr<control::ControlServer>> control =
+      control::ControlServer::Start(config->control, control_services);
+  if (!control.ok()) {
+    std::cerr << "herald: [control] listen: " << control.status().message() << "\n";
+    return xmpp::kExitConfig;
+  }
+  bool control_stopped = false;
+  LOG(INFO) << "herald: control plane on " << (*control)->address();
+
   asio::signal_set signals(io, SIGINT, SIGTERM);
   asio::steady_timer grace(io);
   signals.async_wait([&](const asio::error_code& error, int signal) {
     if (error) return;
-    LOG(INFO) << "herald: received signal " << signal << ", closing the XMPP stream";
-    session->Stop();
-    grace.expires_after(kShutdownGrace);
-    grace.async_wait([&io](const asio::error_code& e) {
-      if (!e) io.stop();
+    LOG(INFO) << "herald: received signal " << signal
+              << ", stopping the control plane and closing the XMPP stream";
+    control_stopped = true;
+    (*control)->ShutdownInBackground([&] {
+      session->Stop();
+      grace.expires_after(kShutdownGrace);
+      grace.async_wait([&io](const asio::error_code& e) {
+        if (!e) io.stop();
+      });
     });
   });
+  // SIGHUP reloads the configuration, as AdminService.ReloadConfig does.
+  asio::signal_set hangups(io, SIGHUP);
+  std::function<void()> await_hangup = [&] {
+    hangups.async_wait([&](const asio::error_code& error, int) {
+      if (error) return;
+      absl::StatusOr<control::ReloadReport> report =
+          control::ReloadConfig(path, control::ReloadTargets{.config = *config,
+                                                             .agent = agent,
+                                                             .rooms = rooms,
+                                                             .skills = registry,
+                                                             .ledger = usage->get(),
+                                                             .events = &events});
+      if (!report.ok()) {
+        LOG(ERROR) << "herald: SIGHUP: the configuration was not reloaded: " << report.status();
+      } else {
+        LOG(INFO) << "herald: SIGHUP: reloaded; applied: "
+                  << (report->applied.empty() ? "nothing" : absl::StrJoin(report->applied, ", "))
+                  << (report->requires_restart.empty()
+                          ? ""
+                          : absl::StrCat("; needs a restart: ",
+                                         absl::StrJoin(report->requires_restart, ", ")));
+      }
+      await_hangup();
+    });
+  };
+  await_hangup();
 
   LOG(INFO) << "herald " << kVersion << " starting (" << connection << ", server "
             << config->server.host << ":" << config->server.port << ", model "
             << (*router)->ModelFor(providers::Tier::kDefault).ToString() << ")";
   session->Start();
   io.run();
+  if (!control_stopped) {
+    // Stopped by a permanent error: calls still in flight finish on the loop, so it runs
+    // until the control plane is down.
+    io.restart();
+    auto keep_running = asio::make_work_guard(io);
+    (*control)->ShutdownInBackground([&io] { io.stop(); });
+    io.run();
+  }
   workers.join();
   absl::Status flushed = (*audit)->Flush();
   if (!flushed.ok()) LOG(ERROR) << "herald: the audit log could not be flushed: " << flushed;
