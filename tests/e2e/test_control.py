@@ -11,6 +11,7 @@ is in the config, the way an operator would.
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import time
 import unittest
@@ -244,6 +245,28 @@ class ProsodyControlTest(unittest.TestCase):
             f.write(bytes(data))
         code, out, err = self.heraldctl("audit", "verify", check=False)
         self.assertEqual(code, 1, f"audit verify passed a changed log:\n{out}\n{err}")
+
+    def test_sighup_reloads_the_allowlist_without_dropping_the_stream(self):
+        self.start()
+        bob = self.client("bob")
+        alice = self.client("alice")
+        self.wait_online(alice)
+        self.assertIsNone(bob.ask(self.herald, "/ping", timeout=SILENCE),
+                          "bob is not allowed yet and must get silence")
+        with open(self.agent.config_file) as f:
+            text = f.read()
+        text = text.replace('allowed_jids = ["alice@localhost"]',
+                            'allowed_jids = ["alice@localhost", "bob@localhost"]')
+        with open(self.agent.config_file, "w") as f:
+            f.write(text)
+        os.kill(self.agent.proc.pid, signal.SIGHUP)
+        deadline = time.monotonic() + ANSWER
+        reply = None
+        while reply is None and time.monotonic() < deadline:
+            reply = bob.ask(self.herald, "/ping", timeout=1.0)
+        self.assertEqual(reply, "pong", self.diagnosis())
+        self.assertEqual(self.ask(alice, "still there?"), "you said: still there?")
+        self.assertIsNone(self.agent.exit_code(), "herald exited on SIGHUP")
 
     def test_a_wrong_or_missing_token_is_refused(self):
         self.start()
