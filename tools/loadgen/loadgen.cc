@@ -1,216 +1,352 @@
-// tools/loadgen: drives Herald (or any XMPP echo) through a real server and measures round
-// trips. Client mode, closed loop: N client connections each keep K messages outstanding
-// to the target JID for a fixed duration, and every reply's round-trip time is recorded.
+// tools/loadgen: the load generator of SPEC §8 (docs/BENCHMARKS.md). Three modes:
 //
-//   loadgen --port 5222 --domain localhost --user-prefix load --users 8 --password pw \
-//           --target agent.localhost --outstanding 16 --seconds 10
+//  client  N client connections to a real XMPP server send messages to a target JID (Herald's
+//          /ping, an echo component, or an echo client) and time every reply.
+//  server  loadgen is the server side of XEP-0114: it listens on 127.0.0.1, accepts one
+//          component's handshake and pumps message stanzas straight into it from many fake
+//          users, so the component is measured alone, with no server in between.
+//  echo    client connections that send every chat message back to its sender: the far end
+//          for measuring a server's own limit (client -> server -> echo -> server -> client).
 //
-// Accounts are <prefix>1..<prefix>N on `domain`. STARTTLS is used when the server offers it.
-// The report is a human table, or one JSON object with --json.
+// The load is a closed loop (--outstanding messages in flight: per connection in client
+// mode, in all in server mode) or an open loop (--rate messages per second in all), for a
+// duration (--seconds) or a number of messages (--count), after --warmup_seconds. A reply not
+// seen within --timeout_seconds is a timeout. The report (a table, or one JSON object with
+// --json) gives round trips per second, latency p50/p90/p99/p99.9/max, errors, timeouts and,
+// for --component_pid/--server_pid and loadgen itself, CPU per round trip and peak RSS.
+//
+//   loadgen --port 5222 --users 8 --password pw --target agent.localhost --outstanding 16
+//   loadgen --mode=server --port 5347 --secret s --users 1000 --outstanding 512 --seconds 10
+//           --component_pid_file /tmp/component.pid
+//   loadgen --mode=echo --port 5222 --user_prefix echo --users 1 --password pw
+//
+// Client accounts are <prefix>1..<prefix>N on --domain. Exit status: 0 when round trips were
+// measured, 1 when the run failed or measured none, 2 for bad flags.
+#include <unistd.h>
+
 #include <algorithm>
 #include <asio.hpp>
-#include <cstdio>
-#include <deque>
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/time/clock.h"
-#include "component/xmpp/session.h"
 #include "glog/logging.h"
+#include "tools/loadgen/client_load.h"
+#include "tools/loadgen/component_server.h"
+#include "tools/loadgen/load_driver.h"
+#include "tools/loadgen/process_usage.h"
+#include "tools/loadgen/report.h"
+#include "tools/loadgen/xml_cost.h"
 
-ABSL_FLAG(std::string, host, "127.0.0.1", "Server address.");
-ABSL_FLAG(int, port, 5222, "Server C2S port.");
-ABSL_FLAG(std::string, domain, "localhost", "Domain of the load accounts.");
-ABSL_FLAG(std::string, user_prefix, "load", "Accounts are <prefix>1..<prefix>N.");
-ABSL_FLAG(int, users, 4, "Client connections (one account each).");
-ABSL_FLAG(std::string, password, "", "Password of every load account.");
-ABSL_FLAG(std::string, target, "agent.localhost", "JID the messages go to.");
+ABSL_FLAG(std::string, mode, "client", "client | server | echo.");
+ABSL_FLAG(std::string, host, "127.0.0.1", "Client and echo modes: the server's address.");
+ABSL_FLAG(int, port, -1,
+          "Client and echo modes: the server's C2S port (default 5222). Server mode: the port "
+          "to listen on for the component (default: any free port, printed).");
+ABSL_FLAG(std::string, domain, "localhost", "Client and echo modes: domain of the accounts.");
+ABSL_FLAG(std::string, user_prefix, "load", "Client and echo modes: accounts <prefix>1..N.");
+ABSL_FLAG(int, users, -1,
+          "Client and echo modes: connections, one account each (default 4, echo 1). Server "
+          "mode: fake users u0..u<N-1>@--user_domain the messages come from (default 1000).");
+ABSL_FLAG(std::string, password, "", "Client and echo modes: password of every account.");
+ABSL_FLAG(std::string, target, "agent.localhost", "Client mode: the JID messages go to.");
+ABSL_FLAG(std::string, secret, "", "Server mode: the component secret (default: $LOADGEN_SECRET).");
+ABSL_FLAG(std::string, component_domain, "",
+          "Server mode: the domain the component must ask for (default: any).");
+ABSL_FLAG(std::string, user_domain, "localhost", "Server mode: domain of the fake users.");
+ABSL_FLAG(double, accept_timeout_seconds, 30,
+          "Server mode: give up when no component has connected after this long.");
+ABSL_FLAG(bool, measure_xml, true,
+          "Server mode: measure Herald's parser and writer on this run's stanzas first.");
 ABSL_FLAG(std::string, body, "/ping", "Message body.");
-ABSL_FLAG(int, outstanding, 8, "Messages in flight per connection (closed loop).");
-ABSL_FLAG(double, seconds, 10, "Measurement duration after every connection is online.");
-ABSL_FLAG(double, warmup_seconds, 1, "Round trips before measuring starts are not counted.");
+ABSL_FLAG(int, outstanding, 8,
+          "Closed loop: messages in flight, per connection in client mode, in all in server "
+          "mode.");
+ABSL_FLAG(double, rate, 0, "Open loop: messages per second in all; 0 = closed loop.");
+ABSL_FLAG(double, seconds, 10, "Measured window, after the warm-up.");
+ABSL_FLAG(int64_t, count, 0,
+          "Measure this many messages instead of --seconds (the window ends at the last "
+          "answer).");
+ABSL_FLAG(double, warmup_seconds, 1, "Load sent before the window opens is not measured.");
+ABSL_FLAG(double, timeout_seconds, 10, "A reply not seen after this long is a timeout.");
+ABSL_FLAG(int, component_pid, 0, "Report this process's CPU and peak RSS as the component's.");
+ABSL_FLAG(std::string, component_pid_file, "",
+          "Read --component_pid from this file when the window opens (for a component started "
+          "after loadgen, as in server mode).");
+ABSL_FLAG(int, server_pid, 0, "Report this process's CPU and peak RSS as the server's.");
 ABSL_FLAG(bool, json, false, "Print one JSON object instead of a table.");
 
 namespace herald::loadgen {
 namespace {
 
-struct Client {
-  std::unique_ptr<xmpp::XmppSession> session;
-  std::deque<absl::Time> in_flight;
-  bool online = false;
-};
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
 
-class Run {
- public:
-  Run(asio::io_context& io) : io_(io), deadline_(io) {}
-
-  absl::Status Start() {
-    absl::StatusOr<xmpp::Jid> target = xmpp::Jid::Parse(absl::GetFlag(FLAGS_target));
-    if (!target.ok()) return target.status();
-    target_ = *target;
-    const int users = absl::GetFlag(FLAGS_users);
-    clients_.resize(users);
-    for (int i = 0; i < users; ++i) {
-      xmpp::SessionOptions options;
-      options.mode = xmpp::SessionMode::kClient;
-      options.host = absl::GetFlag(FLAGS_host);
-      options.port = static_cast<uint16_t>(absl::GetFlag(FLAGS_port));
-      absl::StatusOr<xmpp::Jid> account = xmpp::Jid::Parse(
-          absl::StrCat(absl::GetFlag(FLAGS_user_prefix), i + 1, "@", absl::GetFlag(FLAGS_domain)));
-      if (!account.ok()) return account.status();
-      options.account = *account;
-      options.password = absl::GetFlag(FLAGS_password);
-      options.resource = "loadgen";
-      options.starttls_required = false;
-      options.tls_verify = false;  // loopback benchmark against a throwaway server
-      options.outbound_queue_limit = 1 << 20;
-      options.identity = {.category = "client", .type = "bot", .name = "loadgen"};
-      absl::StatusOr<std::unique_ptr<xmpp::XmppSession>> session = xmpp::XmppSession::Create(
-          io_, std::move(options), [this, i](xmpp::InboundEvent event) { OnEvent(i, event); },
-          [this, i](const absl::Status& status) {
-            if (!status.ok()) {
-              std::cerr << "loadgen: connection " << i + 1 << ": " << status.message() << "\n";
-              failed_ = true;
-              io_.stop();
-            }
-          });
-      if (!session.ok()) return session.status();
-      clients_[i].session = *std::move(session);
-      clients_[i].session->Start();
-    }
-    return absl::OkStatus();
+absl::StatusOr<LoadOptions> LoadOptionsFromFlags(int connections_for_total) {
+  LoadOptions options;
+  options.outstanding = absl::GetFlag(FLAGS_outstanding) * connections_for_total;
+  options.rate = absl::GetFlag(FLAGS_rate);
+  options.seconds = absl::GetFlag(FLAGS_seconds);
+  options.count = absl::GetFlag(FLAGS_count);
+  options.warmup_seconds = absl::GetFlag(FLAGS_warmup_seconds);
+  options.timeout_seconds = absl::GetFlag(FLAGS_timeout_seconds);
+  if (options.rate < 0 || (options.rate == 0 && options.outstanding < 1)) {
+    return absl::InvalidArgumentError("--outstanding must be at least 1 (or --rate above 0)");
   }
-
-  void Report() const {
-    std::vector<double> sorted = latencies_us_;
-    std::sort(sorted.begin(), sorted.end());
-    auto percentile = [&](double p) {
-      if (sorted.empty()) return 0.0;
-      size_t index = static_cast<size_t>(p / 100.0 * (sorted.size() - 1) + 0.5);
-      return sorted[std::min(index, sorted.size() - 1)];
-    };
-    const double seconds = absl::ToDoubleSeconds(measure_end_ - measure_start_);
-    const double rate = seconds > 0 ? sorted.size() / seconds : 0;
-    if (absl::GetFlag(FLAGS_json)) {
-      std::cout << absl::StrFormat(
-          "{\"round_trips\":%d,\"seconds\":%.3f,\"round_trips_per_second\":%.1f,"
-          "\"p50_us\":%.0f,\"p90_us\":%.0f,\"p99_us\":%.0f,\"p999_us\":%.0f,\"max_us\":%.0f,"
-          "\"connections\":%d,\"outstanding\":%d,\"unanswered\":%d,\"all_replies\":%d}\n",
-          sorted.size(), seconds, rate, percentile(50), percentile(90), percentile(99),
-          percentile(99.9), sorted.empty() ? 0.0 : sorted.back(), clients_.size(),
-          absl::GetFlag(FLAGS_outstanding), unanswered(), replies_);
-      return;
-    }
-    std::cout << absl::StrFormat(
-        "connections %d x %d outstanding, %.1f s measured\n"
-        "round trips      %d (%.0f/s)\n"
-        "latency (us)     p50 %.0f  p90 %.0f  p99 %.0f  p99.9 %.0f  max %.0f\n"
-        "unanswered       %d\n"
-        "all replies      %d (warm-up and drain included)\n",
-        clients_.size(), absl::GetFlag(FLAGS_outstanding), seconds, sorted.size(), rate,
-        percentile(50), percentile(90), percentile(99), percentile(99.9),
-        sorted.empty() ? 0.0 : sorted.back(), unanswered(), replies_);
+  if (options.count < 0 || (options.count == 0 && options.seconds <= 0)) {
+    return absl::InvalidArgumentError("--seconds must be above 0 (or --count at least 1)");
   }
-
-  bool failed() const { return failed_; }
-
- private:
-  int unanswered() const {
-    int count = 0;
-    for (const Client& client : clients_) count += client.in_flight.size();
-    return count;
+  if (options.warmup_seconds < 0 || options.timeout_seconds <= 0) {
+    return absl::InvalidArgumentError("--warmup_seconds >= 0 and --timeout_seconds > 0, please");
   }
+  return options;
+}
 
-  void OnEvent(int index, const xmpp::InboundEvent& event) {
-    Client& client = clients_[index];
-    if (std::holds_alternative<xmpp::SessionOnline>(event)) {
-      client.online = true;
-      if (++online_ == static_cast<int>(clients_.size())) BeginMeasuring();
-      return;
-    }
-    const auto* message = std::get_if<xmpp::ChatMessage>(&event);
-    if (message == nullptr || client.in_flight.empty()) return;
-    const absl::Time now = absl::Now();
-    const absl::Time sent = client.in_flight.front();
-    client.in_flight.pop_front();
-    ++replies_;
-    if (measuring_ && sent >= measure_start_) {
-      latencies_us_.push_back(absl::ToDoubleMicroseconds(now - sent));
-    }
-    if (sending_) SendOne(client);
+// The component's pid, from --component_pid or the file --component_pid_file names; 0 if none.
+int ComponentPid() {
+  if (int pid = absl::GetFlag(FLAGS_component_pid); pid > 0) return pid;
+  const std::string file = absl::GetFlag(FLAGS_component_pid_file);
+  if (file.empty()) return 0;
+  std::ifstream in(file);
+  int pid = 0;
+  if (!(in >> pid)) std::cerr << "loadgen: no pid in " << file << "\n";
+  return pid;
+}
+
+// The processes whose CPU the window measures: the ones named by flags, and loadgen.
+std::vector<ProcessWatch> Watches() {
+  std::vector<ProcessWatch> watches;
+  if (int pid = ComponentPid(); pid > 0) watches.emplace_back("component", pid);
+  if (int pid = absl::GetFlag(FLAGS_server_pid); pid > 0) watches.emplace_back("server", pid);
+  watches.emplace_back("loadgen", getpid());
+  return watches;
+}
+
+// Which processes to watch is decided when the window opens (a pid file may appear late).
+void WatchWindow(LoadDriver& driver, std::vector<ProcessWatch>& watches) {
+  driver.set_on_window([&watches](bool opening) {
+    if (opening) watches = Watches();
+    for (ProcessWatch& watch : watches) opening ? watch.Begin() : watch.End();
+  });
+}
+
+int Finish(const RunReport& report, const absl::Status& failure) {
+  if (!failure.ok()) {
+    std::cerr << "loadgen: " << failure.message() << "\n";
+    return kExitFailed;
   }
+  if (absl::GetFlag(FLAGS_json)) {
+    std::cout << ReportJson(report).dump() << "\n";
+  } else {
+    std::cout << FormatReport(report);
+  }
+  if (report.result.round_trips == 0) {
+    std::cerr << "loadgen: no round trip was measured\n";
+    return kExitFailed;
+  }
+  return 0;
+}
 
-  void BeginMeasuring() {
-    sending_ = true;
-    for (Client& client : clients_) {
-      for (int k = 0; k < absl::GetFlag(FLAGS_outstanding); ++k) SendOne(client);
-    }
-    const absl::Duration warmup = absl::Seconds(absl::GetFlag(FLAGS_warmup_seconds));
-    const absl::Duration measure = absl::Seconds(absl::GetFlag(FLAGS_seconds));
-    deadline_.expires_after(absl::ToChronoNanoseconds(warmup));
-    deadline_.async_wait([this, measure](const asio::error_code&) {
-      measuring_ = true;
-      measure_start_ = absl::Now();
-      deadline_.expires_after(absl::ToChronoNanoseconds(measure));
-      deadline_.async_wait([this](const asio::error_code&) {
-        measure_end_ = absl::Now();
-        measuring_ = false;
-        sending_ = false;
-        // Give in-flight messages a moment to come back, then close every stream.
-        deadline_.expires_after(std::chrono::seconds(2));
-        deadline_.async_wait([this](const asio::error_code&) {
-          for (Client& client : clients_) client.session->Stop();
-          deadline_.expires_after(std::chrono::seconds(3));
-          deadline_.async_wait([this](const asio::error_code&) { io_.stop(); });
-        });
+ClientAccounts AccountsFromFlags(int default_users) {
+  ClientAccounts accounts;
+  accounts.host = absl::GetFlag(FLAGS_host);
+  const int port = absl::GetFlag(FLAGS_port);
+  accounts.port = static_cast<uint16_t>(port < 0 ? 5222 : port);
+  accounts.domain = absl::GetFlag(FLAGS_domain);
+  accounts.user_prefix = absl::GetFlag(FLAGS_user_prefix);
+  const int users = absl::GetFlag(FLAGS_users);
+  accounts.users = users < 0 ? default_users : users;
+  accounts.password = absl::GetFlag(FLAGS_password);
+  return accounts;
+}
+
+int RunClient() {
+  const ClientAccounts accounts = AccountsFromFlags(4);
+  absl::StatusOr<LoadOptions> options = LoadOptionsFromFlags(accounts.users);
+  if (!options.ok() || accounts.users < 1) {
+    std::cerr << "loadgen: "
+              << (options.ok() ? "--users must be at least 1" : options.status().message()) << "\n";
+    return kExitUsage;
+  }
+  asio::io_context io(1);
+  absl::StatusOr<std::unique_ptr<ClientLoad>> load =
+      ClientLoad::Create(io, accounts, absl::GetFlag(FLAGS_target), absl::GetFlag(FLAGS_body));
+  if (!load.ok()) {
+    std::cerr << "loadgen: " << load.status().message() << "\n";
+    return kExitUsage;
+  }
+  absl::Status failure;
+  LoadDriver driver(io, *options, accounts.users, load->get(),
+                    [&] { (*load)->Stop([&] { io.stop(); }); });
+  (*load)->set_driver(&driver);
+  std::vector<ProcessWatch> watches;
+  WatchWindow(driver, watches);
+  asio::steady_timer login_deadline(io, std::chrono::seconds(60));
+  login_deadline.async_wait([&](const asio::error_code& error) {
+    if (error) return;
+    failure = absl::DeadlineExceededError("not every client connection was online after 60 s");
+    io.stop();
+  });
+  (*load)->Start(
+      [&] {
+        login_deadline.cancel();
+        driver.Start();
+      },
+      [&](absl::Status status) {
+        failure = std::move(status);
+        io.stop();
       });
-    });
-  }
+  io.run();
+  RunReport report{.mode = "client",
+                   .what = absl::StrCat(accounts.users, " connections (", accounts.user_prefix,
+                                        "1..@", accounts.domain, ") via ", accounts.host, ":",
+                                        accounts.port, " to ", absl::GetFlag(FLAGS_target)),
+                   .options = *options,
+                   .senders = accounts.users,
+                   .result = driver.result(),
+                   .processes = watches};
+  return Finish(report, failure);
+}
 
-  void SendOne(Client& client) {
-    client.in_flight.push_back(absl::Now());
-    client.session->Perform(xmpp::SendMessage{.to = target_, .body = absl::GetFlag(FLAGS_body)});
+int RunServer() {
+  absl::StatusOr<LoadOptions> options = LoadOptionsFromFlags(1);
+  ComponentServerOptions server_options;
+  const int port = absl::GetFlag(FLAGS_port);
+  server_options.port = static_cast<uint16_t>(port < 0 ? 0 : port);
+  server_options.secret = absl::GetFlag(FLAGS_secret);
+  if (server_options.secret.empty() && getenv("LOADGEN_SECRET") != nullptr) {
+    server_options.secret = getenv("LOADGEN_SECRET");
   }
+  server_options.component_domain = absl::GetFlag(FLAGS_component_domain);
+  server_options.user_domain = absl::GetFlag(FLAGS_user_domain);
+  const int users = absl::GetFlag(FLAGS_users);
+  server_options.users = users < 0 ? 1000 : users;
+  server_options.body = absl::GetFlag(FLAGS_body);
+  if (!options.ok() || server_options.secret.empty() || server_options.users < 1) {
+    std::cerr << "loadgen: "
+              << (!options.ok()                   ? options.status().message()
+                  : server_options.secret.empty() ? "server mode needs --secret or $LOADGEN_SECRET"
+                                                  : "--users must be at least 1")
+              << "\n";
+    return kExitUsage;
+  }
+  asio::io_context io(1);
+  absl::StatusOr<std::unique_ptr<ComponentServer>> server =
+      ComponentServer::Listen(io, server_options);
+  if (!server.ok()) {
+    std::cerr << "loadgen: " << server.status().message() << "\n";
+    return kExitFailed;
+  }
+  std::cerr << "loadgen: listening on 127.0.0.1:" << (*server)->port() << " for a component\n";
+  absl::Status failure;
+  asio::steady_timer linger(io);
+  LoadDriver driver(io, *options, server_options.users, server->get(), [&] {
+    (*server)->Close();
+    linger.expires_after(std::chrono::milliseconds(200));  // let </stream:stream> go out
+    linger.async_wait([&](const asio::error_code&) { io.stop(); });
+  });
+  (*server)->set_driver(&driver);
+  std::vector<ProcessWatch> watches;
+  WatchWindow(driver, watches);
+  std::optional<XmlCost> xml_cost;
+  asio::steady_timer accept_deadline(
+      io, std::chrono::duration_cast<asio::steady_timer::duration>(
+              std::chrono::duration<double>(absl::GetFlag(FLAGS_accept_timeout_seconds))));
+  accept_deadline.async_wait([&](const asio::error_code& error) {
+    if (error) return;
+    failure = absl::DeadlineExceededError("no component connected");
+    io.stop();
+  });
+  (*server)->Accept(
+      [&] {
+        accept_deadline.cancel();
+        if (absl::GetFlag(FLAGS_measure_xml)) {
+          std::vector<std::string> stanzas;
+          for (int i = 0; i < std::min(server_options.users, 1000); ++i) {
+            stanzas.push_back((*server)->stanza(i));
+          }
+          xml_cost = MeasureXmlCost(stanzas, (*server)->component_domain(), "pong");
+        }
+        driver.Start();
+      },
+      [&](absl::Status status) {
+        failure = std::move(status);
+        io.stop();
+      });
+  io.run();
+  RunReport report{.mode = "server",
+                   .what = absl::StrCat("component ", (*server)->component_domain(),
+                                        " on 127.0.0.1:", (*server)->port(), ", messages from ",
+                                        server_options.users, " users"),
+                   .options = *options,
+                   .senders = server_options.users,
+                   .result = driver.result(),
+                   .processes = watches,
+                   .xml_cost = xml_cost};
+  return Finish(report, failure);
+}
 
-  asio::io_context& io_;
-  asio::steady_timer deadline_;
-  xmpp::Jid target_;
-  std::vector<Client> clients_;
-  int online_ = 0;
-  bool sending_ = false;
-  bool measuring_ = false;
-  bool failed_ = false;
-  absl::Time measure_start_;
-  absl::Time measure_end_;
-  std::vector<double> latencies_us_;
-  int64_t replies_ = 0;  // every reply, warm-up and drain included
-};
+int RunEcho() {
+  const ClientAccounts accounts = AccountsFromFlags(1);
+  if (accounts.users < 1) {
+    std::cerr << "loadgen: --users must be at least 1\n";
+    return kExitUsage;
+  }
+  asio::io_context io(1);
+  absl::StatusOr<std::unique_ptr<EchoClients>> echo = EchoClients::Create(io, accounts);
+  if (!echo.ok()) {
+    std::cerr << "loadgen: " << echo.status().message() << "\n";
+    return kExitUsage;
+  }
+  absl::Status failure;
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const asio::error_code& error, int) {
+    if (!error) (*echo)->Stop([&] { io.stop(); });
+  });
+  (*echo)->Start(
+      [&] {
+        // Scripts wait for this line before they start the load.
+        std::cout << "loadgen: echo online as " << accounts.users << " connection(s)" << std::endl;
+      },
+      [&](absl::Status status) {
+        failure = std::move(status);
+        io.stop();
+      });
+  io.run();
+  std::cerr << "loadgen: echoed " << (*echo)->echoed() << " messages\n";
+  if (!failure.ok()) {
+    std::cerr << "loadgen: " << failure.message() << "\n";
+    return kExitFailed;
+  }
+  return 0;
+}
 
 }  // namespace
 }  // namespace herald::loadgen
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("Measures XMPP round trips through a real server.");
+  absl::SetProgramUsageMessage(
+      "Measures XMPP round trips: through a server (client), into a component (server), or "
+      "echoes (echo).");
   absl::ParseCommandLine(argc, argv);
   FLAGS_logtostderr = true;
   FLAGS_minloglevel = google::GLOG_WARNING;
   google::InitGoogleLogging(argv[0]);
-  asio::io_context io(1);
-  herald::loadgen::Run run(io);
-  absl::Status started = run.Start();
-  if (!started.ok()) {
-    std::cerr << "loadgen: " << started.message() << "\n";
-    return 2;
-  }
-  io.run();
-  if (run.failed()) return 1;
-  run.Report();
-  return 0;
+  std::signal(SIGPIPE, SIG_IGN);
+  const std::string mode = absl::GetFlag(FLAGS_mode);
+  if (mode == "client") return herald::loadgen::RunClient();
+  if (mode == "server") return herald::loadgen::RunServer();
+  if (mode == "echo") return herald::loadgen::RunEcho();
+  std::cerr << "loadgen: --mode must be client, server or echo, not '" << mode << "'\n";
+  return 2;
 }
