@@ -35,7 +35,9 @@
 #include "providers/factory.h"
 #include "providers/http/http_client.h"
 #include "skills/builtin/builtins.h"
+#include "skills/external/external_skills.h"
 #include "skills/registry.h"
+#include "skills/sandbox/sandbox_runner.h"
 
 ABSL_FLAG(std::string, config, "", "Path of the TOML configuration file to run with.");
 ABSL_FLAG(std::string, check_config, "",
@@ -160,9 +162,25 @@ int Serve(const std::string& path) {
   }
   events::EventBus events;
 
-  skills::SkillRegistry registry;
+  // External skills (manifests in [skills] path) run in the sandbox; a broken manifest
+  // disables only its own skill.
+  skills::sandbox::SandboxRunner::Options sandbox_options;
+  sandbox_options.uid_base = static_cast<uid_t>(config->skills.sandbox_uid_base);
+  absl::StatusOr<std::unique_ptr<skills::sandbox::SandboxRunner>> sandbox =
+      skills::sandbox::SandboxRunner::Create(io, workers, std::move(sandbox_options));
+  if (!sandbox.ok()) {
+    std::cerr << "herald: the skill sandbox cannot run here: " << sandbox.status().message()
+              << "\n";
+    return xmpp::kExitFailure;
+  }
+  skills::SkillRegistry registry;  // after the sandbox: its skills use the runner
   absl::Status registered = skills::RegisterBuiltins(registry, io, workers, **store);
-  if (registered.ok()) registered = registry.SetEnabled(config->skills.enabled);
+  skills::ExternalSkillsLoad external;
+  if (registered.ok()) {
+    external = skills::LoadExternalSkills(config->skills.path, registry, **sandbox);
+    for (const std::string& problem : external.problems) LOG(ERROR) << "skills: " << problem;
+    registered = registry.SetEnabled(skills::WithoutDisabled(config->skills.enabled, external));
+  }
   if (!registered.ok()) {
     std::cerr << "herald: " << path << ": [skills] " << registered.message() << "\n";
     return xmpp::kExitConfig;

@@ -1,6 +1,8 @@
 #include "component/config/config.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/config/diagnostics.h"
@@ -574,6 +577,125 @@ void BindRooms(Binder& b, const toml::table& root, std::vector<RoomConfig>& room
   }
 }
 
+// "type/subtype" or "type/*" in media-type token characters.
+bool IsMediaTypePattern(std::string_view text) {
+  auto is_token = [](std::string_view part) {
+    return !part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
+      return absl::ascii_isalnum(static_cast<unsigned char>(c)) ||
+             std::string_view("!#$&^_.+-").find(c) != std::string_view::npos;
+    });
+  };
+  const size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return false;
+  const std::string_view subtype = text.substr(slash + 1);
+  return is_token(text.substr(0, slash)) && (subtype == "*" || is_token(subtype));
+}
+
+bool IsIpAddress(std::string text) {
+  if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
+    text = text.substr(1, text.size() - 2);
+  }
+  in6_addr buffer;
+  return inet_pton(AF_INET, text.c_str(), &buffer) == 1 ||
+         inet_pton(AF_INET6, text.c_str(), &buffer) == 1;
+}
+
+// What [skills.url_fetch] allow_hosts accepts: a host name, "*.domain", an IP address or a
+// network ("10.0.0.0/8", "fd00::/8"). url_fetch parses the same forms (AddressPolicy).
+bool IsAllowHostEntry(std::string_view text) {
+  if (text.substr(0, 2) == "*.") return IsValidDomain(text.substr(2));
+  if (const size_t slash = text.find('/'); slash != std::string_view::npos) {
+    const std::string address(text.substr(0, slash));
+    int prefix = -1;
+    if (!IsIpAddress(address) || !absl::SimpleAtoi(AbslView(text.substr(slash + 1)), &prefix)) {
+      return false;
+    }
+    const bool v6 = address.find(':') != std::string::npos;
+    return prefix >= 0 && prefix <= (v6 ? 128 : 32);
+  }
+  return IsIpAddress(std::string(text)) || IsValidDomain(text);
+}
+
+void BindUrlFetch(Binder& b, const Section& skills, UrlFetchConfig& url_fetch) {
+  Section s = b.Sub(skills, "url_fetch");
+  b.Integer(s, "max_bytes", 1024, 64 << 20, &url_fetch.max_bytes);
+  b.Integer(s, "max_text_bytes", 256, 4 << 20, &url_fetch.max_text_bytes);
+  b.Integer(s, "timeout_seconds", 1, 300, &url_fetch.timeout_seconds);
+  if (b.Has(s, "allowed_content_types")) {
+    std::vector<Binder::Element> types = b.StringList(s, "allowed_content_types");
+    if (types.empty()) {
+      b.Error(s, "allowed_content_types",
+              "skills.url_fetch.allowed_content_types must name at least one media type (leave "
+              "it out for the defaults)");
+    }
+    for (Binder::Element& element : types) {
+      const std::string type = absl::AsciiStrToLower(element.value);
+      if (!IsMediaTypePattern(type)) {
+        b.ElementError(element, absl::StrCat(element.path,
+                                             " must be a media type such as \"text/html\" or "
+                                             "\"text/*\"; got ",
+                                             b.Shown(element.node)));
+        continue;
+      }
+      url_fetch.allowed_content_types.push_back(type);
+    }
+  }
+  for (Binder::Element& element : b.StringList(s, "allow_hosts")) {
+    if (!IsAllowHostEntry(element.value)) {
+      b.ElementError(element, absl::StrCat(element.path,
+                                           " must be a host name, \"*.domain\", an IP address "
+                                           "or a network such as \"10.0.0.0/8\"; got ",
+                                           b.Shown(element.node)));
+      continue;
+    }
+    url_fetch.allow_hosts.push_back(absl::AsciiStrToLower(element.value));
+  }
+  if (b.NonEmptyString(s, "user_agent", &url_fetch.user_agent) &&
+      (url_fetch.user_agent.size() > 256 ||
+       std::any_of(url_fetch.user_agent.begin(), url_fetch.user_agent.end(), [](char c) {
+         const unsigned char byte = static_cast<unsigned char>(c);
+         return byte < 0x20 || byte == 0x7f;
+       }))) {
+    b.Error(s, "user_agent",
+            "skills.url_fetch.user_agent must be at most 256 bytes without control characters");
+  }
+}
+
+void BindWebSearch(Binder& b, const Section& skills, bool enabled, WebSearchConfig& web_search) {
+  Section s = b.Sub(skills, "web_search");
+  std::string_view backend = "searxng";
+  const bool backend_known =
+      !b.Has(s, "backend") ||
+      b.Enum<std::string_view>(s, "backend", {{"searxng", "searxng"}, {"tavily", "tavily"}},
+                               &backend);
+  web_search.backend = std::string(backend);
+  if (b.NonEmptyString(s, "url", &web_search.url) && !IsValidHttpUrl(web_search.url)) {
+    b.Error(s, "url",
+            absl::StrCat("skills.web_search.url must be an http:// or https:// URL; got ",
+                         b.Shown(b.Node(s, "url"))));
+  }
+  b.String(s, "api_key", &web_search.api_key);
+  b.Integer(s, "max_results", 1, 20, &web_search.max_results);
+  b.Integer(s, "timeout_seconds", 1, 120, &web_search.timeout_seconds);
+  if (!backend_known) return;
+  if (web_search.backend == "tavily" && web_search.url.empty()) {
+    web_search.url = "https://api.tavily.com";
+  }
+  // An enabled skill that cannot work is a configuration mistake, reported now rather than
+  // to the first user who asks for a search.
+  if (!enabled) return;
+  if (web_search.backend == "searxng" && !b.Has(s, "url")) {
+    b.Error(s.line > 0 ? s.line : b.Line(skills, "enabled"),
+            "skills.web_search.url is required when \"web_search\" is enabled with the searxng "
+            "backend (the base URL of your SearXNG instance, e.g. \"http://127.0.0.1:8888\")");
+  }
+  if (web_search.backend == "tavily" && web_search.api_key.empty()) {
+    b.Error(s.line > 0 ? s.line : b.Line(skills, "enabled"),
+            "skills.web_search.api_key is required for the tavily backend (use "
+            "\"${TAVILY_API_KEY}\" to keep it out of the file)");
+  }
+}
+
 void BindSkills(Binder& b, const Section& root, SkillsConfig& skills) {
   Section s = b.Sub(root, "skills");
   for (Binder::Element& element : b.StringList(s, "enabled")) {
@@ -587,6 +709,13 @@ void BindSkills(Binder& b, const Section& root, SkillsConfig& skills) {
     }
     skills.enabled.push_back(element.value);
   }
+  b.NonEmptyString(s, "path", &skills.path);
+  // Above regular accounts and nobody (65534); the 1024 uids from the base must fit.
+  b.Integer(s, "sandbox_uid_base", 65536, int64_t{4'294'967'294} - 1024, &skills.sandbox_uid_base);
+  const bool web_search_enabled =
+      std::find(skills.enabled.begin(), skills.enabled.end(), "web_search") != skills.enabled.end();
+  BindUrlFetch(b, s, skills.url_fetch);
+  BindWebSearch(b, s, web_search_enabled, skills.web_search);
 }
 
 void BindQuota(Binder& b, const Section& root, QuotaConfig& quota) {

@@ -141,8 +141,37 @@ struct QuotaConfig {
   std::vector<ModelPrice> prices;         // [[quota.prices]], for cost estimates
 };
 
+// [skills.url_fetch]: the url_fetch builtin (S4; docs/web-skills.md).
+struct UrlFetchConfig {
+  int64_t max_bytes = 1 << 20;        // of a response body; a longer page is cut there
+  int64_t max_text_bytes = 64 << 10;  // of the text the model reads from one page
+  int timeout_seconds = 20;           // the whole fetch, redirects included
+  // Media types read ("type/subtype" or "type/*", lower case); empty: url_fetch's defaults
+  // (HTML, plain text, Markdown, CSV, JSON, XML, RSS/Atom).
+  std::vector<std::string> allowed_content_types;
+  // Exempt from the private-address refusal: host names, "*.domain", addresses, networks.
+  std::vector<std::string> allow_hosts;
+  std::string user_agent = "Herald url_fetch";
+};
+
+// [skills.web_search]: the web_search builtin (S4; docs/web-skills.md).
+struct WebSearchConfig {
+  std::string backend = "searxng";  // "searxng" | "tavily"
+  // SearXNG: the instance's base URL (required when web_search is enabled); Tavily: the API
+  // (https://api.tavily.com unless set).
+  std::string url;
+  std::string api_key;  // Tavily's key (required for Tavily); a secret
+  int max_results = 5;
+  int timeout_seconds = 15;
+};
+
 struct SkillsConfig {
   std::vector<std::string> enabled;
+  std::string path = "./skills.d";  // the folder of skill manifests (docs/skills.md)
+  // A root Herald runs each skill run as a uid of its own: this one and the next 1023.
+  int64_t sandbox_uid_base = 2'000'000'000;
+  UrlFetchConfig url_fetch;
+  WebSearchConfig web_search;
 };
 
 struct ControlToken {

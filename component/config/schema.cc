@@ -297,7 +297,28 @@ const TableSchema& ConfigSchema() {
         {"path", K::kString},
         {"prices", K::kTableArray, false, price},
     }};
-    auto* skills = new TableSchema{{{"enabled", K::kStringArray}}};
+    auto* url_fetch = new TableSchema{{
+        {"max_bytes", K::kInteger},
+        {"max_text_bytes", K::kInteger},
+        {"timeout_seconds", K::kInteger},
+        {"allowed_content_types", K::kStringArray},
+        {"allow_hosts", K::kStringArray},
+        {"user_agent", K::kString},
+    }};
+    auto* web_search = new TableSchema{{
+        {"backend", K::kString},
+        {"url", K::kString},
+        {"api_key", K::kString, /*secret=*/true},
+        {"max_results", K::kInteger},
+        {"timeout_seconds", K::kInteger},
+    }};
+    auto* skills = new TableSchema{{
+        {"enabled", K::kStringArray},
+        {"path", K::kString},
+        {"sandbox_uid_base", K::kInteger},
+        {"url_fetch", K::kTable, false, url_fetch},
+        {"web_search", K::kTable, false, web_search},
+    }};
     auto* token = new TableSchema{{
         {"name", K::kString},
         // A hash, but a careless operator may paste the token itself here.

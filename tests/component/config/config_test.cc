@@ -717,6 +717,117 @@ TEST(ConfigTest, RefusesAnEmptySkillName) {
             "herald.toml:5: skills.enabled[1] must be a skill name without spaces; got \"\"");
 }
 
+TEST(ConfigTest, ReadsTheSkillsFolderAndTheSandboxUids) {
+  absl::StatusOr<Config> defaults = Load(WithServer(""));
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->skills.path, "./skills.d");
+  EXPECT_EQ(defaults->skills.sandbox_uid_base, 2'000'000'000);
+
+  absl::StatusOr<Config> config =
+      Load(WithServer("[skills]\npath = \"/etc/herald/skills\"\nsandbox_uid_base = 300000\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->skills.path, "/etc/herald/skills");
+  EXPECT_EQ(config->skills.sandbox_uid_base, 300000);
+
+  EXPECT_EQ(ErrorOf(WithServer("[skills]\npath = \"\"\n")),
+            "herald.toml:5: skills.path must not be empty");
+  EXPECT_EQ(ErrorOf(WithServer("[skills]\nsandbox_uid_base = 1000\n")),
+            "herald.toml:5: skills.sandbox_uid_base must be between 65536 and 4294966270, got "
+            "1000");
+}
+
+TEST(ConfigTest, ReadsTheWebSkillSettings) {
+  absl::StatusOr<Config> config = Load(
+      WithServer("[skills]\nenabled = [\"url_fetch\", \"web_search\"]\n"
+                 "[skills.url_fetch]\nmax_bytes = 2097152\nmax_text_bytes = 32768\n"
+                 "timeout_seconds = 30\nallowed_content_types = [\"text/html\", \"Text/*\"]\n"
+                 "allow_hosts = [\"Wiki.Corp.Example\", \"*.lan\", \"10.0.0.0/8\", \"fd00::1\"]\n"
+                 "user_agent = \"HeraldBot/1.0\"\n"
+                 "[skills.web_search]\nbackend = \"tavily\"\napi_key = \"${TAVILY_API_KEY}\"\n"
+                 "max_results = 8\ntimeout_seconds = 5\n"),
+      EnvFrom({{"HERALD_SECRET", "s"}, {"TAVILY_API_KEY", "tvly-123"}}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  const UrlFetchConfig& fetch = config->skills.url_fetch;
+  EXPECT_EQ(fetch.max_bytes, 2097152);
+  EXPECT_EQ(fetch.max_text_bytes, 32768);
+  EXPECT_EQ(fetch.timeout_seconds, 30);
+  EXPECT_THAT(fetch.allowed_content_types, ElementsAre("text/html", "text/*"));
+  EXPECT_THAT(fetch.allow_hosts,
+              ElementsAre("wiki.corp.example", "*.lan", "10.0.0.0/8", "fd00::1"));
+  EXPECT_EQ(fetch.user_agent, "HeraldBot/1.0");
+  const WebSearchConfig& search = config->skills.web_search;
+  EXPECT_EQ(search.backend, "tavily");
+  EXPECT_EQ(search.url, "https://api.tavily.com");
+  EXPECT_EQ(search.api_key, "tvly-123");
+  EXPECT_EQ(search.max_results, 8);
+  EXPECT_EQ(search.timeout_seconds, 5);
+}
+
+TEST(ConfigTest, DefaultsTheWebSkillSettings) {
+  absl::StatusOr<Config> config = Load(std::string(kServer));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->skills.url_fetch.max_bytes, 1 << 20);
+  EXPECT_EQ(config->skills.url_fetch.max_text_bytes, 64 << 10);
+  EXPECT_EQ(config->skills.url_fetch.timeout_seconds, 20);
+  EXPECT_TRUE(config->skills.url_fetch.allowed_content_types.empty());  // url_fetch's own
+  EXPECT_TRUE(config->skills.url_fetch.allow_hosts.empty());
+  EXPECT_EQ(config->skills.web_search.backend, "searxng");
+  EXPECT_EQ(config->skills.web_search.url, "");
+  EXPECT_EQ(config->skills.web_search.max_results, 5);
+}
+
+TEST(ConfigTest, RefusesMalformedUrlFetchSettings) {
+  EXPECT_EQ(
+      ErrorOf(WithServer("[skills.url_fetch]\nallow_hosts = [\"wiki.lan\", \"http://x/\"]\n")),
+      "herald.toml:5: skills.url_fetch.allow_hosts[1] must be a host name, \"*.domain\", an "
+      "IP address or a network such as \"10.0.0.0/8\"; got \"http://x/\"");
+  EXPECT_THAT(ErrorOf(WithServer("[skills.url_fetch]\nallow_hosts = [\"10.0.0.0/40\"]\n")),
+              HasSubstr("skills.url_fetch.allow_hosts[0] must be"));
+  EXPECT_EQ(ErrorOf(WithServer("[skills.url_fetch]\nallowed_content_types = [\"html\"]\n")),
+            "herald.toml:5: skills.url_fetch.allowed_content_types[0] must be a media type such "
+            "as \"text/html\" or \"text/*\"; got \"html\"");
+  EXPECT_THAT(ErrorOf(WithServer("[skills.url_fetch]\nallowed_content_types = []\n")),
+              HasSubstr("must name at least one media type"));
+  EXPECT_EQ(ErrorOf(WithServer("[skills.url_fetch]\nmax_bytes = 10\n")),
+            "herald.toml:5: skills.url_fetch.max_bytes must be between 1024 and 67108864, got 10");
+  EXPECT_THAT(ErrorOf(WithServer("[skills.url_fetch]\ntimeout_seconds = 0\n")),
+              HasSubstr("skills.url_fetch.timeout_seconds must be between 1 and 300"));
+  EXPECT_EQ(ErrorOf(WithServer("[skills.url_fetch]\nmax_byte = 1\n")),
+            "herald.toml:5: unknown key 'max_byte' in [skills.url_fetch] (did you mean "
+            "'max_bytes'?)");
+}
+
+TEST(ConfigTest, RequiresASearxngUrlWhenWebSearchIsEnabled) {
+  EXPECT_THAT(ErrorOf(WithServer("[skills]\nenabled = [\"web_search\"]\n")),
+              HasSubstr("skills.web_search.url is required when \"web_search\" is enabled "
+                        "with the searxng backend"));
+  EXPECT_EQ(ErrorOf(WithServer("[skills]\nenabled = [\"web_search\"]\n[skills.web_search]\n"
+                               "url = \"http://127.0.0.1:8888\"\n")),
+            "(accepted)");
+  // Not enabled: nothing is required.
+  EXPECT_EQ(ErrorOf(WithServer("[skills.web_search]\nbackend = \"tavily\"\n")), "(accepted)");
+}
+
+TEST(ConfigTest, RequiresATavilyKeyWhenWebSearchIsEnabledWithTavily) {
+  EXPECT_EQ(ErrorOf(WithServer("[skills]\nenabled = [\"web_search\"]\n[skills.web_search]\n"
+                               "backend = \"tavily\"\n")),
+            "herald.toml:6: skills.web_search.api_key is required for the tavily backend (use "
+            "\"${TAVILY_API_KEY}\" to keep it out of the file)");
+  EXPECT_EQ(ErrorOf(WithServer("[skills.web_search]\nbackend = \"bing\"\n")),
+            "herald.toml:5: skills.web_search.backend must be one of \"searxng\", \"tavily\"; "
+            "got \"bing\"");
+  EXPECT_THAT(ErrorOf(WithServer("[skills.web_search]\nurl = \"127.0.0.1:8888\"\n")),
+              HasSubstr("skills.web_search.url must be an http:// or https:// URL"));
+  EXPECT_THAT(ErrorOf(WithServer("[skills.web_search]\nmax_results = 21\n")),
+              HasSubstr("skills.web_search.max_results must be between 1 and 20, got 21"));
+}
+
+TEST(ConfigTest, NeverQuotesTheWebSearchApiKey) {
+  const std::string message = ErrorOf(WithServer("[skills.web_search]\napi_key = 123456789\n"));
+  EXPECT_THAT(message, HasSubstr("wrong type for skills.web_search.api_key"));
+  EXPECT_THAT(message, Not(HasSubstr("123456789")));
+}
+
 TEST(ConfigTest, AcceptsUnixAndLoopbackControlAddresses) {
   for (std::string_view listen :
        {"unix:/run/herald/control.sock", "127.0.0.1:50051", "[::1]:50051", "localhost:1"}) {

@@ -1,0 +1,139 @@
+#include "skills/external/external_skill.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "component/platform/absl_string_view.h"
+#include "glog/logging.h"
+#include "skills/external/skill_protocol.h"
+
+namespace herald::skills {
+namespace {
+
+constexpr size_t kLoggedErrorOutputBytes = 1024;
+
+std::string SignalName(int signal) {
+  const char* abbreviation = ::sigabbrev_np(signal);
+  return abbreviation != nullptr ? absl::StrCat("SIG", abbreviation) : absl::StrCat(signal);
+}
+
+}  // namespace
+
+std::string DescribeConversation(const memory::ConversationRef& conversation) {
+  if (conversation.address.empty()) return "";
+  switch (conversation.kind) {
+    case memory::ConversationRef::Kind::kDirect:
+      return absl::StrCat("direct:", conversation.address);
+    case memory::ConversationRef::Kind::kRoom:
+      return absl::StrCat("room:", conversation.address);
+    case memory::ConversationRef::Kind::kApi:
+      return absl::StrCat("api:", conversation.address);
+  }
+  return "";
+}
+
+std::optional<absl::Status> DescribeStoppedRun(std::string_view skill,
+                                               const sandbox::SandboxResult& result,
+                                               const sandbox::SandboxLimits& limits) {
+  const std::string name = absl::StrCat("the skill '", AbslView(skill), "'");
+  if (result.cancelled) return absl::CancelledError(absl::StrCat(name, " was cancelled"));
+  if (result.timed_out) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        name, " was stopped: it ran longer than its time limit of ", limits.timeout_seconds, " s"));
+  }
+  if (result.output_truncated) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        name, " was stopped: its output passed the limit of ", limits.max_output_bytes, " bytes"));
+  }
+  if (result.signal == 0) return std::nullopt;
+  if (result.signal == SIGXCPU ||
+      (result.signal == SIGKILL && result.cpu_time >= absl::Seconds(limits.cpu_seconds))) {
+    return absl::ResourceExhaustedError(absl::StrCat(name, " was stopped: it used more than its ",
+                                                     limits.cpu_seconds, " s of CPU time"));
+  }
+  if (result.signal == SIGXFSZ) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(name, " was stopped: it wrote a file larger than its limit of ",
+                     limits.max_file_mb, " MB"));
+  }
+  if (result.signal == SIGSYS) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(name, " was stopped: it made a system call the sandbox forbids"));
+  }
+  return absl::InternalError(absl::StrCat(name, " crashed (", SignalName(result.signal), ")"));
+}
+
+ExternalSkill::ExternalSkill(SkillManifest manifest, sandbox::SandboxRunner& runner)
+    : manifest_(std::move(manifest)),
+      runner_(runner),
+      spec_{.name = manifest_.name,
+            .description = manifest_.description,
+            .parameters = manifest_.parameters} {}
+
+void ExternalSkill::Execute(const nlohmann::json& arguments, const SkillContext& context,
+                            Done done) {
+  Run(arguments, context, RunOptions{}, std::move(done));
+}
+
+std::shared_ptr<sandbox::RunHandle> ExternalSkill::Run(const nlohmann::json& arguments,
+                                                       const SkillContext& context,
+                                                       RunOptions options, Done done) {
+  sandbox::SandboxRequest request{
+      .executable = manifest_.executable,
+      .stdin_data =
+          EncodeSkillInput(manifest_.name, arguments, DescribeConversation(context.conversation)),
+      .environment = std::move(options.environment),
+      .policy = manifest_.policy,
+  };
+  auto parser = std::make_shared<SkillOutputParser>(std::move(options.on_output));
+  const std::string& name = manifest_.name;
+  const sandbox::SandboxLimits& limits = manifest_.policy.limits;
+  return runner_.Run(
+      std::move(request), [parser](std::string_view chunk) { parser->Feed(chunk); },
+      [name, limits, parser, log_id = context.conversation_id,
+       done = std::move(done)](absl::StatusOr<sandbox::SandboxResult> result) {
+        if (!result.ok()) {
+          LOG(ERROR) << "conversation " << log_id << ": skill " << name
+                     << " could not start: " << result.status();
+          done(absl::UnavailableError(absl::StrCat("the skill '", name, "' could not be started")));
+          return;
+        }
+        const std::string error_output = result->error_output.substr(0, kLoggedErrorOutputBytes);
+        VLOG(1) << "conversation " << log_id << ": skill " << name << " exit " << result->exit_code
+                << " signal " << result->signal << " cpu " << result->cpu_time << " wall "
+                << result->wall_time;
+        if (std::optional<absl::Status> stopped = DescribeStoppedRun(name, *result, limits)) {
+          LOG(WARNING) << "conversation " << log_id << ": " << stopped->message()
+                       << (error_output.empty() ? "" : "; stderr: ") << error_output;
+          done(*std::move(stopped));
+          return;
+        }
+        absl::StatusOr<SkillReply> reply = parser->Finish();
+        if (!reply.ok()) {
+          LOG(WARNING) << "conversation " << log_id << ": skill " << name << " exit "
+                       << result->exit_code << ": " << reply.status().message()
+                       << (error_output.empty() ? "" : "; stderr: ") << error_output;
+          if (result->exit_code != 0 && !parser->has_result()) {
+            done(absl::InternalError(absl::StrCat("the skill '", name, "' failed (exit status ",
+                                                  result->exit_code, ") without a result")));
+          } else {
+            done(absl::InternalError(
+                absl::StrCat("the skill '", name,
+                             "' wrote output Herald could not read: ", reply.status().message())));
+          }
+          return;
+        }
+        if (!reply->ok) {
+          LOG(INFO) << "conversation " << log_id << ": skill " << name
+                    << " reported an error: " << reply->text;
+          done(absl::AbortedError(absl::StrCat("the skill '", name, "' failed: ", reply->text)));
+          return;
+        }
+        done(std::move(reply->text));
+      });
+}
+
+}  // namespace herald::skills

@@ -1,0 +1,94 @@
+// skills/sandbox/sandbox_policy.h
+//
+// What one sandboxed run may do and what came of it: the limits (rlimits, a wall-clock
+// timeout, an output cap), the capabilities a manifest granted (network ports, file-system
+// paths), the request the runner starts, and the result it reports. Plain values: a manifest
+// (skills/manifest) fills a SandboxPolicy, the runner (sandbox_runner.h) enforces it.
+//
+//   SandboxRequest request{.executable = "/srv/skills/echo/echo.py",
+//                          .stdin_data = R"({"arguments":{"text":"hi"}})"};
+//   request.policy.limits.timeout_seconds = 5;
+//   request.policy.network.push_back({.host = "api.example.org", .port = 443});
+//   runner.Run(std::move(request), on_output, [](absl::StatusOr<SandboxResult> result) {...});
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+
+namespace herald::skills::sandbox {
+
+// The defaults are safe for a small script: one process, half a GiB of address space, ten
+// seconds of CPU, thirty of wall clock, 1 MiB of output. Manifests may change each within the
+// bounds below (kMax*).
+struct SandboxLimits {
+  int cpu_seconds = 10;                // RLIMIT_CPU (SIGXCPU, then SIGKILL a second later)
+  int memory_mb = 512;                 // RLIMIT_AS: address space, not resident memory
+  int64_t max_output_bytes = 1 << 20;  // stdout; past it the run is killed
+  int timeout_seconds = 30;            // wall clock; past it the process group is killed
+  int max_processes = 1;               // 1 = no fork at all (seccomp); >1 RLIMIT_NPROC
+  int max_open_files = 64;             // RLIMIT_NOFILE
+  int max_file_mb = 64;                // RLIMIT_FSIZE: largest file it may write
+};
+
+inline constexpr int kMaxCpuSeconds = 3600;
+inline constexpr int kMaxMemoryMb = 65536;
+inline constexpr int64_t kMaxOutputBytes = 64 << 20;
+inline constexpr int kMaxTimeoutSeconds = 3600;
+inline constexpr int kMaxProcesses = 1024;
+inline constexpr int kMaxOpenFiles = 65536;
+inline constexpr int kMaxFileMb = 65536;
+
+// A `network:HOST:PORT` capability. The port is enforced (Landlock, where the kernel has
+// network rules); the host is declared for people, not enforced (see docs/skills.md).
+struct NetworkGrant {
+  std::string host;
+  uint16_t port = 0;
+};
+
+struct SandboxPolicy {
+  SandboxLimits limits;
+  std::vector<NetworkGrant> network;     // empty: no network at all
+  std::vector<std::string> read_paths;   // fs:read:PATH, absolute
+  std::vector<std::string> write_paths;  // fs:write:PATH, absolute (read and write)
+};
+
+struct SandboxRequest {
+  std::string executable;  // absolute path; run with argv = {executable}
+  std::string stdin_data;  // written to stdin before the program starts, then stdin is closed
+  // Added to the minimal environment (PATH, HOME, TMPDIR, LANG); credentials reach a skill
+  // only this way. Names must be valid variable names; values are never logged.
+  std::map<std::string, std::string> environment;
+  SandboxPolicy policy;
+};
+
+struct SandboxResult {
+  std::string output;             // stdout, at most max_output_bytes
+  std::string error_output;       // the first kMaxErrorOutputBytes of stderr, for the log only
+  int exit_code = -1;             // when the program exited; -1 when a signal ended it
+  int signal = 0;                 // the signal that ended it, 0 when it exited
+  bool timed_out = false;         // killed at timeout_seconds
+  bool output_truncated = false;  // killed because stdout passed max_output_bytes
+  bool cancelled = false;         // killed by RunHandle::Cancel
+  absl::Duration cpu_time;        // user + system CPU of the program and the children it reaped
+  absl::Duration wall_time;       // from start to the last pipe closed
+  int pid = 0;                    // its process id, also its process group id; for logs and tests
+  std::string scratch_path;       // the private folder it ran in (removed); for logs and tests
+  bool scratch_removed = false;
+};
+
+inline constexpr size_t kMaxErrorOutputBytes = 8 << 10;
+
+// What the sandbox as a whole does with a run, one description per layer, for logs and for
+// AdminService.GetStatus notices.
+struct IsolationReport {
+  int landlock_abi = 0;             // 0: no Landlock
+  bool seccomp = false;             // filters can be installed
+  bool network_namespaces = false;  // runs without a network capability get an empty netns
+  bool separate_users = false;      // each run gets its own uid (Herald runs as root)
+};
+
+}  // namespace herald::skills::sandbox

@@ -1,0 +1,138 @@
+// skills/sandbox/sandbox_runner.h
+//
+// SandboxRunner runs an external program — a skill's executable, later an MCP server — as
+// its own process under every isolation layer this host offers (SPEC S3):
+//
+//   process    its own session and process group; when it ends, times out, floods stdout or
+//              is cancelled, the whole group is killed (setsid/setpgid are denied to it)
+//   rlimits    CPU seconds, address space, open files, file size, processes, no core dumps
+//   users      when Herald is root, each run gets a uid of its own (uid_base + slot) and no
+//              groups: RLIMIT_NPROC then counts that run alone, and it cannot signal Herald
+//   seccomp    seccomp_filter.h: no socket() without a network capability, no fork when
+//              max_processes is 1, never ptrace, mount, kexec, bpf, namespaces, io_uring ...
+//   network    without a network capability, an empty network namespace of its own
+//   Landlock   landlock_ruleset.h: system folders read-only, its scratch folder, its own
+//              folder and its fs: capabilities; TCP connect to its granted ports only
+//   scratch    a private folder (cwd, HOME, TMPDIR), removed afterwards
+//   env        PATH, HOME, TMPDIR, LANG and the request's variables (credentials), nothing else
+//
+// Create probes which layers the kernel and Herald's privileges allow; notices() says in
+// words what is missing (for the log and AdminService.GetStatus). Run never blocks the I/O
+// loop: preparing and spawning happen on the worker pool; the pipes, the exit (a pidfd) and
+// the timeout are watched with asio on the loop.
+//
+//   absl::StatusOr<std::unique_ptr<SandboxRunner>> runner =
+//       SandboxRunner::Create(io, workers, SandboxRunner::Options{});
+//   for (const std::string& notice : (*runner)->notices()) LOG(WARNING) << notice;
+//   std::shared_ptr<RunHandle> run = (*runner)->Run(
+//       std::move(request), [](std::string_view chunk) { /* stdout as it comes */ },
+//       [](absl::StatusOr<SandboxResult> result) { /* on the loop, exactly once */ });
+//   run->Cancel();   // kills the process group; the result says cancelled
+#pragma once
+
+#include <sys/types.h>
+
+#include <asio.hpp>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "skills/sandbox/sandbox_policy.h"
+
+namespace herald::skills::sandbox {
+
+class SandboxRun;
+
+// Cancels one run. Safe from any thread, any number of times, after the run is over too.
+class RunHandle {
+ public:
+  explicit RunHandle(std::weak_ptr<SandboxRun> run) : run_(std::move(run)) {}
+  void Cancel();
+
+ private:
+  std::weak_ptr<SandboxRun> run_;
+};
+
+class SandboxRunner {
+ public:
+  struct Options {
+    // Where scratch folders are made; every run's uid must be able to reach it ("/tmp").
+    std::string scratch_root = "/tmp";
+    // Runs get uids uid_base .. uid_base + uid_slots - 1 (and the same gids) when Herald is
+    // root. Pick a range no account uses; give each Herald on a host a range of its own.
+    uid_t uid_base = 2'000'000'000;
+    int uid_slots = 1024;  // also the most runs at once
+    // Folders every run may read and execute (the C library, interpreters).
+    std::vector<std::string> system_paths = {"/usr",
+                                             "/lib",
+                                             "/lib64",
+                                             "/lib32",
+                                             "/bin",
+                                             "/sbin",
+                                             "/etc/alternatives",
+                                             "/etc/ld.so.cache",
+                                             "/etc/ld.so.conf",
+                                             "/etc/ld.so.conf.d",
+                                             "/etc/localtime",
+                                             "/etc/passwd",
+                                             "/etc/group",
+                                             "/etc/nsswitch.conf",
+                                             "/etc/ssl",
+                                             "/etc/ca-certificates"};
+    // Read as well by runs with a network capability (name resolution).
+    std::vector<std::string> network_paths = {"/etc/hosts",     "/etc/resolv.conf",
+                                              "/etc/host.conf", "/etc/gai.conf",
+                                              "/etc/services",  "/etc/protocols"};
+    // Turn layers off, for tests and for hosts where a layer misbehaves (logged as notices).
+    bool use_landlock = true;
+    bool use_seccomp = true;
+    bool use_network_namespaces = true;
+    bool use_separate_users = true;
+  };
+
+  using OnOutput = std::function<void(std::string_view chunk)>;
+  using OnDone = std::function<void(absl::StatusOr<SandboxResult>)>;
+
+  // Probes the host (a few short-lived children) and compiles the seccomp filters. Fails when
+  // the kernel cannot watch a child with a pidfd (Linux < 5.3) or the scratch root is unusable.
+  static absl::StatusOr<std::unique_ptr<SandboxRunner>> Create(asio::io_context& io,
+                                                               asio::thread_pool& workers,
+                                                               Options options);
+
+  // Kills every run still going; their `done` still runs if the loop does.
+  ~SandboxRunner();
+
+  // What this host's runs get, and, in words, what they do not.
+  const IsolationReport& isolation() const { return isolation_; }
+  const std::vector<std::string>& notices() const { return notices_; }
+
+  // Starts a run; call on the I/O loop. `on_output` (may be empty) gets stdout as it arrives,
+  // up to max_output_bytes; `done` runs exactly once, on the loop, after the scratch folder is
+  // gone. A run that cannot start (no scratch folder, exec failed, too many runs) is an error
+  // status; a run that started always yields a SandboxResult, whatever the program did.
+  std::shared_ptr<RunHandle> Run(SandboxRequest request, OnOutput on_output, OnDone done);
+
+ private:
+  friend class SandboxRun;
+
+  SandboxRunner(asio::io_context& io, asio::thread_pool& workers, Options options);
+
+  struct State;  // what runs share (options, filters, uids); outlives the runner if need be
+
+  SandboxRunner(asio::io_context& io, asio::thread_pool& workers, std::shared_ptr<State> state);
+
+  asio::io_context& io_;
+  asio::thread_pool& workers_;
+  std::shared_ptr<State> state_;
+  IsolationReport isolation_;
+  std::vector<std::string> notices_;
+
+  std::mutex mu_;
+  std::vector<std::weak_ptr<SandboxRun>> runs_;  // guarded by mu_; for the destructor
+};
+
+}  // namespace herald::skills::sandbox

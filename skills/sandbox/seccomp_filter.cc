@@ -1,0 +1,223 @@
+#include "skills/sandbox/seccomp_filter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "skills/sandbox/unique_fd.h"
+
+namespace herald::skills::sandbox {
+namespace {
+
+// Denied for every skill (EPERM). Names libseccomp does not know on this architecture are
+// skipped.
+constexpr const char* kAlwaysDenied[] = {
+    // Looking into or steering other processes.
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kcmp",
+    "pidfd_getfd",
+    // File systems and the root.
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "swapon",
+    "swapoff",
+    "quotactl",
+    "quotactl_fd",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "fanotify_init",
+    "lookup_dcookie",
+    // The kernel itself.
+    "reboot",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "syslog",
+    "acct",
+    "iopl",
+    "ioperm",
+    "uselib",
+    "vhangup",
+    // Keyrings.
+    "keyctl",
+    "add_key",
+    "request_key",
+    // Leaving the sandbox's namespaces and process group.
+    "unshare",
+    "setns",
+    "setsid",
+    "setpgid",
+    // io_uring runs operations the filter never sees.
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    // The host's clock and names.
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "sethostname",
+    "setdomainname",
+};
+
+constexpr uint64_t kNamespaceFlags[] = {CLONE_NEWNS,   CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+                                        CLONE_NEWUSER, CLONE_NEWPID,    CLONE_NEWNET};
+
+struct ContextDeleter {
+  void operator()(void* ctx) const { seccomp_release(ctx); }
+};
+
+absl::Status Failed(const char* what, int rc) {
+  return absl::InternalError(absl::StrCat("seccomp: ", what, ": ", std::strerror(-rc)));
+}
+
+class FilterBuilder {
+ public:
+  explicit FilterBuilder(scmp_filter_ctx ctx) : ctx_(ctx) {}
+
+  absl::Status Deny(const char* name, int error) {
+    const int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) return absl::OkStatus();
+    return Check(name, seccomp_rule_add(ctx_, SCMP_ACT_ERRNO(error), nr, 0));
+  }
+
+  absl::Status DenyIf(const char* name, int error, scmp_arg_cmp condition) {
+    const int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) return absl::OkStatus();
+    return Check(name, seccomp_rule_add(ctx_, SCMP_ACT_ERRNO(error), nr, 1, condition));
+  }
+
+ private:
+  absl::Status Check(const char* name, int rc) {
+    if (rc == 0) return absl::OkStatus();
+    return absl::InternalError(absl::StrCat("seccomp: rule for ", name, ": ", std::strerror(-rc)));
+  }
+
+  scmp_filter_ctx ctx_;
+};
+
+absl::Status AddRules(FilterBuilder& f, const SeccompOptions& options) {
+  for (const char* name : kAlwaysDenied) {
+    if (absl::Status s = f.Deny(name, EPERM); !s.ok()) return s;
+  }
+  // clone3 passes its flags in memory a filter cannot read: make libc fall back to clone.
+  if (absl::Status s = f.Deny("clone3", ENOSYS); !s.ok()) return s;
+  for (uint64_t flag : kNamespaceFlags) {
+    if (absl::Status s = f.DenyIf("clone", EPERM, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
+        !s.ok()) {
+      return s;
+    }
+  }
+  // Typing into the controlling terminal, and device nodes.
+  if (absl::Status s = f.DenyIf("ioctl", EPERM, SCMP_A1(SCMP_CMP_EQ, TIOCSTI)); !s.ok()) return s;
+  if (absl::Status s = f.DenyIf("ioctl", EPERM, SCMP_A1(SCMP_CMP_EQ, TIOCLINUX)); !s.ok()) {
+    return s;
+  }
+  for (uint64_t type : {uint64_t{S_IFCHR}, uint64_t{S_IFBLK}}) {
+    if (absl::Status s = f.DenyIf("mknod", EPERM, SCMP_A1(SCMP_CMP_MASKED_EQ, S_IFMT, type));
+        !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = f.DenyIf("mknodat", EPERM, SCMP_A2(SCMP_CMP_MASKED_EQ, S_IFMT, type));
+        !s.ok()) {
+      return s;
+    }
+  }
+
+  if (!options.processes) {
+    for (const char* name : {"fork", "vfork"}) {
+      if (absl::Status s = f.Deny(name, EAGAIN); !s.ok()) return s;
+    }
+    if (absl::Status s = f.DenyIf("clone", EAGAIN, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+        !s.ok()) {
+      return s;
+    }
+  }
+
+  if (!options.network) {
+    if (absl::Status s = f.Deny("socket", EACCES); !s.ok()) return s;
+  } else {
+    // Families other than AF_INET (2) and AF_INET6 (10).
+    if (absl::Status s = f.DenyIf("socket", EACCES, SCMP_A0(SCMP_CMP_LT, AF_INET)); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = f.DenyIf("socket", EACCES, SCMP_A0(SCMP_CMP_GT, AF_INET6)); !s.ok()) {
+      return s;
+    }
+    for (uint64_t family = AF_INET + 1; family < AF_INET6; ++family) {
+      if (absl::Status s = f.DenyIf("socket", EACCES, SCMP_A0(SCMP_CMP_EQ, family)); !s.ok()) {
+        return s;
+      }
+    }
+    for (uint64_t type : {uint64_t{SOCK_RAW}, uint64_t{SOCK_PACKET}}) {
+      if (absl::Status s = f.DenyIf("socket", EACCES, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, type));
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  return f.DenyIf("socketpair", EACCES, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+}
+
+}  // namespace
+
+absl::StatusOr<SeccompProgram> BuildSeccompFilter(const SeccompOptions& options) {
+  std::unique_ptr<void, ContextDeleter> ctx(seccomp_init(SCMP_ACT_ALLOW));
+  if (ctx == nullptr) return absl::InternalError("seccomp: seccomp_init failed");
+  if (int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+      rc != 0) {
+    return Failed("bad-architecture action", rc);
+  }
+  // The runner sets no_new_privs itself, before Landlock.
+  if (int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_NNP, 0); rc != 0) {
+    return Failed("no_new_privs attribute", rc);
+  }
+  FilterBuilder builder(ctx.get());
+  if (absl::Status status = AddRules(builder, options); !status.ok()) return status;
+
+  // libseccomp 2.5 exports to a file descriptor only.
+  UniqueFd memory(::memfd_create("herald-seccomp", MFD_CLOEXEC));
+  if (!memory.valid()) {
+    return absl::InternalError(absl::StrCat("seccomp: memfd_create: ", std::strerror(errno)));
+  }
+  if (int rc = seccomp_export_bpf(ctx.get(), memory.get()); rc != 0) return Failed("export", rc);
+  const off_t size = ::lseek(memory.get(), 0, SEEK_END);
+  if (size <= 0 || size % sizeof(sock_filter) != 0 || size > (1 << 20)) {
+    return absl::InternalError("seccomp: the exported program has an unexpected size");
+  }
+  std::vector<sock_filter> instructions(size / sizeof(sock_filter));
+  if (::pread(memory.get(), instructions.data(), size, 0) != size) {
+    return absl::InternalError(
+        absl::StrCat("seccomp: reading the program: ", std::strerror(errno)));
+  }
+  return SeccompProgram(std::move(instructions));
+}
+
+}  // namespace herald::skills::sandbox

@@ -1,0 +1,417 @@
+#include "skills/sandbox/sandbox_runner.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <asio.hpp>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/skills/sandbox/sandbox_test_support.h"
+
+namespace herald::skills::sandbox {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using testing::HostileProgram;
+using ::testing::Not;
+using testing::PublicFolder;
+using testing::RunToEnd;
+using testing::TestRunnerOptions;
+
+// A TCP listener on 127.0.0.1 at a port the kernel picks, answering every connection with
+// "hello\n" from a thread of its own; closed at the end of the test.
+class HelloServer {
+ public:
+  HelloServer() : acceptor_(io_, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+    Accept();
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~HelloServer() {
+    io_.stop();
+    thread_.join();
+  }
+  uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+ private:
+  void Accept() {
+    acceptor_.async_accept([this](const asio::error_code& error, asio::ip::tcp::socket socket) {
+      if (error) return;
+      auto shared = std::make_shared<asio::ip::tcp::socket>(std::move(socket));
+      asio::async_write(*shared, asio::buffer("hello\n", 6),
+                        [shared](const asio::error_code&, size_t) {});
+      Accept();
+    });
+  }
+
+  asio::io_context io_;
+  asio::ip::tcp::acceptor acceptor_;
+  std::thread thread_;
+};
+
+class SandboxRunnerTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<SandboxRunner> MakeRunner(SandboxRunner::Options options = TestRunnerOptions()) {
+    absl::StatusOr<std::unique_ptr<SandboxRunner>> runner =
+        SandboxRunner::Create(io_, workers_, std::move(options));
+    EXPECT_TRUE(runner.ok()) << runner.status();
+    return runner.ok() ? *std::move(runner) : nullptr;
+  }
+
+  SandboxRequest Request(const std::string& program) {
+    return SandboxRequest{.executable = folder_.CopyExecutable(HostileProgram(program), program)};
+  }
+
+  SandboxResult Run(SandboxRunner& runner, SandboxRequest request) {
+    absl::StatusOr<SandboxResult> result = RunToEnd(io_, runner, std::move(request));
+    EXPECT_TRUE(result.ok()) << result.status();
+    return result.ok() ? *std::move(result) : SandboxResult{};
+  }
+
+  SandboxResult Run(SandboxRequest request) {
+    std::unique_ptr<SandboxRunner> runner = MakeRunner();
+    return Run(*runner, std::move(request));
+  }
+
+  asio::io_context io_;
+  asio::thread_pool workers_{2};
+  PublicFolder folder_;
+};
+
+// Whether anything is left of the process group `pgid`, waiting (up to 5 s) for SIGKILLed
+// processes to be reaped by init.
+bool GroupIsGone(pid_t pgid) {
+  for (int i = 0; i < 500; ++i) {
+    if (::kill(-pgid, 0) != 0 && errno == ESRCH) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST_F(SandboxRunnerTest, RunsAProgramAndReturnsWhatItPrinted) {
+  std::string streamed;
+  std::unique_ptr<SandboxRunner> runner = MakeRunner();
+  absl::StatusOr<SandboxResult> result =
+      RunToEnd(io_, *runner,
+               SandboxRequest{.executable = "/bin/cat", .stdin_data = "hello sandbox"}, &streamed);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->output, "hello sandbox");
+  EXPECT_EQ(streamed, "hello sandbox");
+  EXPECT_EQ(result->exit_code, 0);
+  EXPECT_EQ(result->signal, 0);
+  EXPECT_FALSE(result->timed_out);
+  EXPECT_FALSE(result->output_truncated);
+}
+
+TEST_F(SandboxRunnerTest, RunsInAPrivateScratchFolderThatIsRemovedAfterwards) {
+  SandboxRequest request{.executable = "/usr/bin/env",
+                         .environment = {{"SKILL_TOKEN", "secret-value"}}};
+  SandboxResult result = Run(std::move(request));
+  ASSERT_FALSE(result.scratch_path.empty());
+  EXPECT_THAT(result.output, HasSubstr("HOME=" + result.scratch_path + "\n"));
+  EXPECT_THAT(result.output, HasSubstr("TMPDIR=" + result.scratch_path + "\n"));
+  EXPECT_THAT(result.output, HasSubstr("SKILL_TOKEN=secret-value\n"));
+  // Nothing of the test process's own environment.
+  EXPECT_THAT(result.output, Not(HasSubstr("TEST_SRCDIR")));
+  EXPECT_TRUE(result.scratch_removed);
+  EXPECT_FALSE(std::filesystem::exists(result.scratch_path));
+}
+
+TEST_F(SandboxRunnerTest, RefusesEveryForkWhenOneProcessIsAllowed) {
+  SandboxRequest request = Request("fork_bomb");
+  request.policy.limits.max_processes = 1;
+  SandboxResult result = Run(std::move(request));
+  EXPECT_EQ(result.output, "fork refused after 0 forks: Resource temporarily unavailable\n");
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_TRUE(GroupIsGone(result.pid));
+}
+
+TEST_F(SandboxRunnerTest, StopsAForkBombAtMaxProcessesAndKillsTheWholeGroup) {
+  std::unique_ptr<SandboxRunner> runner = MakeRunner();
+  if (!runner->isolation().separate_users) {
+    GTEST_SKIP() << "RLIMIT_NPROC is enforced per run only when runs get their own uid (root)";
+  }
+  SandboxRequest request = Request("fork_bomb");
+  request.policy.limits.max_processes = 4;
+  request.policy.limits.timeout_seconds = 1;
+  SandboxResult result = Run(*runner, std::move(request));
+  // The first process made at most 3 children (4 processes in all), then was refused and
+  // waited; the children kept trying until the timeout killed the group.
+  EXPECT_THAT(result.output, HasSubstr("forks: Resource temporarily unavailable"));
+  int forks = -1;
+  ASSERT_EQ(std::sscanf(result.output.c_str(), "fork refused after %d", &forks), 1);
+  EXPECT_LE(forks, 3);
+  EXPECT_TRUE(result.timed_out);
+  EXPECT_TRUE(GroupIsGone(result.pid));
+}
+
+TEST_F(SandboxRunnerTest, RefusesTenGibibytesOfMemory) {
+  SandboxRequest request = Request("allocate");
+  request.policy.limits.memory_mb = 256;
+  SandboxResult result = Run(std::move(request));
+  EXPECT_EQ(result.output, "allocation of 10 GiB refused\n");
+  EXPECT_EQ(result.exit_code, 3);
+}
+
+TEST_F(SandboxRunnerTest, KillsASpinnerAtTheWallClockTimeout) {
+  SandboxRequest request = Request("spin");
+  request.policy.limits.timeout_seconds = 1;
+  request.policy.limits.cpu_seconds = 60;
+  SandboxResult result = Run(std::move(request));
+  EXPECT_TRUE(result.timed_out);
+  EXPECT_EQ(result.signal, SIGKILL);
+  EXPECT_EQ(result.exit_code, -1);
+  EXPECT_TRUE(GroupIsGone(result.pid));
+}
+
+TEST_F(SandboxRunnerTest, StopsASpinnerAtItsCpuLimit) {
+  SandboxRequest request = Request("spin");
+  request.policy.limits.cpu_seconds = 1;
+  request.policy.limits.timeout_seconds = 60;
+  SandboxResult result = Run(std::move(request));
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_EQ(result.signal, SIGXCPU);
+  // It ran until the limit (rusage's accounting is coarser than the limit's).
+  EXPECT_GE(result.cpu_time, absl::Milliseconds(500));
+}
+
+TEST_F(SandboxRunnerTest, KillsAFloodOfOutputAtTheLimit) {
+  std::string streamed;
+  SandboxRequest request = Request("flood");
+  request.policy.limits.max_output_bytes = 100'000;
+  std::unique_ptr<SandboxRunner> runner = MakeRunner();
+  absl::StatusOr<SandboxResult> result = RunToEnd(io_, *runner, std::move(request), &streamed);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->output_truncated);
+  EXPECT_EQ(result->output.size(), 100'000u);
+  EXPECT_EQ(streamed.size(), 100'000u);
+  EXPECT_EQ(result->signal, SIGKILL);
+  EXPECT_FALSE(result->timed_out);
+}
+
+TEST_F(SandboxRunnerTest, StopsAFileLargerThanTheLimit) {
+  SandboxRequest request = Request("big_file");
+  request.policy.limits.max_file_mb = 1;
+  SandboxResult result = Run(std::move(request));
+  EXPECT_EQ(result.signal, SIGXFSZ);
+  EXPECT_TRUE(result.scratch_removed);
+}
+
+TEST_F(SandboxRunnerTest, DeniesASocketWithoutANetworkCapability) {
+  HelloServer server;
+  SandboxRequest request = Request("network_client");
+  request.environment["PORT"] = std::to_string(server.port());
+  SandboxResult result = Run(std::move(request));
+  EXPECT_EQ(result.output, "socket refused: Permission denied\n");
+  EXPECT_EQ(result.exit_code, 3);
+}
+
+TEST_F(SandboxRunnerTest, KeepsASkillOutOfEtcShadow) {
+  SandboxRequest request = Request("file_access");
+  request.environment = {{"MODE", "read"}, {"TARGET_PATH", "/etc/shadow"}};
+  SandboxResult result = Run(std::move(request));
+  EXPECT_EQ(result.output, "open refused: Permission denied\n");
+  EXPECT_EQ(result.exit_code, 3);
+}
+
+TEST_F(SandboxRunnerTest, KeepsASkillFromWritingOutsideItsScratchFolder) {
+  PublicFolder outside;
+  ::chmod(outside.path().c_str(), 0777);  // only the sandbox may stop it, not the folder's mode
+  const std::string target = outside.path() + "/planted.txt";
+  std::unique_ptr<SandboxRunner> runner = MakeRunner();
+  if (runner->isolation().landlock_abi == 0) {
+    GTEST_SKIP() << "without Landlock a world-writable folder is writable by any skill";
+  }
+  SandboxRequest request = Request("file_access");
+  request.environment = {{"MODE", "write"}, {"TARGET_PATH", target}};
+  SandboxResult result = Run(*runner, std::move(request));
+  EXPECT_EQ(result.output, "create refused: Permission denied\n");
+  EXPECT_FALSE(std::filesystem::exists(target));
+}
+
+TEST_F(SandboxRunnerTest, DeniesLeavingTheGroupTracingNamespacesMountsBpfAndIoUring) {
+  SandboxResult result = Run(Request("forbidden_calls"));
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_THAT(result.output, AllOf(HasSubstr("setsid: Operation not permitted\n"),
+                                   HasSubstr("setpgid: Operation not permitted\n"),
+                                   HasSubstr("ptrace: Operation not permitted\n"),
+                                   HasSubstr("unshare: Operation not permitted\n"),
+                                   HasSubstr("mount: Operation not permitted\n"),
+                                   HasSubstr("bpf: Operation not permitted\n"),
+                                   HasSubstr("io_uring_setup: Operation not permitted\n")));
+  // Herald (here: this test) cannot be signalled: another uid, or Landlock's signal scope.
+  EXPECT_THAT(result.output, HasSubstr("kill_parent: Operation not permitted\n"));
+}
+
+TEST_F(SandboxRunnerTest, ANetworkCapabilityOpensItsPortAndNoOther) {
+  HelloServer granted;
+  HelloServer other;
+  std::unique_ptr<SandboxRunner> runner = MakeRunner();
+
+  SandboxRequest request = Request("network_client");
+  request.policy.network.push_back({.host = "127.0.0.1", .port = granted.port()});
+  request.environment["PORT"] = std::to_string(granted.port());
+  SandboxResult allowed = Run(*runner, request);
+  EXPECT_EQ(allowed.output, "connected: hello\n\n");
+  EXPECT_EQ(allowed.exit_code, 0);
+
+  if (runner->isolation().landlock_abi < 4) {
+    GTEST_SKIP() << "Landlock ABI " << runner->isolation().landlock_abi
+                 << " has no network rules: other ports are not refused";
+  }
+  request.environment["PORT"] = std::to_string(other.port());
+  SandboxResult refused = Run(*runner, request);
+  EXPECT_EQ(refused.output, "connect refused: Permission denied\n");
+  EXPECT_EQ(refused.exit_code, 4);
+}
+
+TEST_F(SandboxRunnerTest, TheNetworkNamespaceAloneKeepsASkillOffTheNetwork) {
+  SandboxRunner::Options options = TestRunnerOptions();
+  options.use_seccomp = false;
+  options.use_landlock = false;
+  std::unique_ptr<SandboxRunner> runner = MakeRunner(options);
+  if (!runner->isolation().network_namespaces) {
+    GTEST_SKIP() << "this host cannot create network namespaces";
+  }
+  HelloServer server;
+  SandboxRequest request = Request("network_client");
+  request.environment["PORT"] = std::to_string(server.port());
+  SandboxResult result = Run(*runner, std::move(request));
+  EXPECT_EQ(result.output, "connect refused: Network is unreachable\n");
+}
+
+TEST_F(SandboxRunnerTest, LandlockAloneKeepsRootOutOfEtcShadow) {
+  SandboxRunner::Options options = TestRunnerOptions();
+  options.use_separate_users = false;
+  std::unique_ptr<SandboxRunner> runner = MakeRunner(options);
+  if (runner->isolation().landlock_abi == 0) GTEST_SKIP() << "this kernel has no Landlock";
+  SandboxRequest request = Request("file_access");
+  request.environment = {{"MODE", "read"}, {"TARGET_PATH", "/etc/shadow"}};
+  SandboxResult result = Run(*runner, std::move(request));
+  EXPECT_EQ(result.output, "open refused: Permission denied\n");
+}
+
+TEST_F(SandboxRunnerTest, ARunsOwnUidAloneKeepsItOutOfEtcShadow) {
+  SandboxRunner::Options options = TestRunnerOptions();
+  options.use_landlock = false;
+  std::unique_ptr<SandboxRunner> runner = MakeRunner(options);
+  if (!runner->isolation().separate_users) GTEST_SKIP() << "runs get their own uid only as root";
+  SandboxRequest request = Request("file_access");
+  request.environment = {{"MODE", "read"}, {"TARGET_PATH", "/etc/shadow"}};
+  SandboxResult result = Run(*runner, std::move(request));
+  EXPECT_EQ(result.output, "open refused: Permission denied\n");
+}
+
+TEST_F(SandboxRunnerTest, FileSystemCapabilitiesGrantReadingAndWriting) {
+  PublicFolder readable;
+  const std::string data = readable.Write("data.txt", "twelve bytes");
+  PublicFolder writable;
+  ::chmod(writable.path().c_str(), 0777);
+  std::unique_ptr<SandboxRunner> runner = MakeRunner();
+
+  SandboxRequest read = Request("file_access");
+  read.policy.read_paths = {readable.path()};
+  read.environment = {{"MODE", "read"}, {"TARGET_PATH", data}};
+  EXPECT_EQ(Run(*runner, read).output, "read 12 bytes\n");
+
+  SandboxRequest write = Request("file_access");
+  write.policy.write_paths = {writable.path()};
+  write.environment = {{"MODE", "write"}, {"TARGET_PATH", writable.path() + "/out.txt"}};
+  EXPECT_EQ(Run(*runner, write).output, "wrote 19 bytes\n");
+  EXPECT_TRUE(std::filesystem::exists(writable.path() + "/out.txt"));
+
+  if (runner->isolation().landlock_abi == 0) GTEST_SKIP() << "this kernel has no Landlock";
+  // Read access is not write access.
+  SandboxRequest write_to_readable = Request("file_access");
+  write_to_readable.policy.read_paths = {writable.path()};
+  write_to_readable.environment = {{"MODE", "write"},
+                                   {"TARGET_PATH", writable.path() + "/other.txt"}};
+  EXPECT_EQ(Run(*runner, write_to_readable).output, "create refused: Permission denied\n");
+  EXPECT_FALSE(std::filesystem::exists(writable.path() + "/other.txt"));
+}
+
+TEST_F(SandboxRunnerTest, CancelKillsTheRun) {
+  std::unique_ptr<SandboxRunner> runner = MakeRunner();
+  SandboxRequest request = Request("spin");
+  std::optional<absl::StatusOr<SandboxResult>> outcome;
+  io_.restart();
+  auto guard = asio::make_work_guard(io_);
+  std::shared_ptr<RunHandle> handle =
+      runner->Run(std::move(request), nullptr, [&](absl::StatusOr<SandboxResult> result) {
+        outcome = std::move(result);
+        guard.reset();
+      });
+  handle->Cancel();
+  io_.run();
+  ASSERT_TRUE(outcome.has_value() && outcome->ok());
+  EXPECT_TRUE((*outcome)->cancelled);
+  EXPECT_EQ((*outcome)->signal, SIGKILL);
+  EXPECT_FALSE((*outcome)->timed_out);
+}
+
+TEST_F(SandboxRunnerTest, ManyRunsAtOnceEachGetTheirResult) {
+  std::unique_ptr<SandboxRunner> runner = MakeRunner();
+  constexpr int kRuns = 6;
+  int finished = 0;
+  io_.restart();
+  auto guard = asio::make_work_guard(io_);
+  for (int i = 0; i < kRuns; ++i) {
+    const std::string text = absl::StrCat("run ", i);
+    runner->Run(SandboxRequest{.executable = "/bin/cat", .stdin_data = text}, nullptr,
+                [&, text](absl::StatusOr<SandboxResult> result) {
+                  EXPECT_TRUE(result.ok()) << result.status();
+                  if (result.ok()) EXPECT_EQ(result->output, text);
+                  if (++finished == kRuns) guard.reset();
+                });
+  }
+  io_.run();
+  EXPECT_EQ(finished, kRuns);
+}
+
+TEST_F(SandboxRunnerTest, AProgramThatCannotStartIsAnError) {
+  std::unique_ptr<SandboxRunner> runner = MakeRunner();
+  absl::StatusOr<SandboxResult> missing =
+      RunToEnd(io_, *runner, SandboxRequest{.executable = folder_.path() + "/missing"});
+  EXPECT_FALSE(missing.ok());
+  const std::string not_executable = folder_.Write("data.txt", "not a program", 0644);
+  absl::StatusOr<SandboxResult> refused =
+      RunToEnd(io_, *runner, SandboxRequest{.executable = not_executable});
+  EXPECT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("execve: Permission denied"));
+}
+
+TEST_F(SandboxRunnerTest, RefusesLimitsOutOfRange) {
+  SandboxRequest request{.executable = "/bin/true"};
+  request.policy.limits.timeout_seconds = 0;
+  std::unique_ptr<SandboxRunner> runner = MakeRunner();
+  absl::StatusOr<SandboxResult> result = RunToEnd(io_, *runner, std::move(request));
+  EXPECT_EQ(result.status().message(), "sandbox limit timeout_seconds is 0, outside 1 to 3600");
+}
+
+TEST_F(SandboxRunnerTest, SaysWhichLayersAreOff) {
+  SandboxRunner::Options options = TestRunnerOptions();
+  options.use_landlock = false;
+  options.use_seccomp = false;
+  options.use_network_namespaces = false;
+  std::unique_ptr<SandboxRunner> runner = MakeRunner(options);
+  EXPECT_EQ(runner->isolation().landlock_abi, 0);
+  EXPECT_FALSE(runner->isolation().seccomp);
+  EXPECT_FALSE(runner->isolation().network_namespaces);
+  const std::string notices = absl::StrJoin(runner->notices(), "\n");
+  EXPECT_THAT(notices, AllOf(HasSubstr("no Landlock"), HasSubstr("no seccomp filter"),
+                             HasSubstr("cannot create network namespaces")));
+}
+
+}  // namespace
+}  // namespace herald::skills::sandbox

@@ -1,0 +1,47 @@
+// tests/skills/sandbox/sandbox_test_support.h
+//
+// What the sandbox and external-skill tests share: the hostile programs Bazel built, a
+// world-readable folder under /tmp to run them from (a run's own uid cannot reach Bazel's
+// output tree under /root), a runner whose uid range is this test process's own (test
+// binaries run in parallel), and running one request to its end.
+//
+//   PublicFolder folder;
+//   std::string spin = folder.CopyExecutable(HostileProgram("spin"), "spin");
+//   absl::StatusOr<SandboxResult> result = RunToEnd(io, *runner, std::move(request));
+#pragma once
+
+#include <asio.hpp>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "skills/sandbox/sandbox_runner.h"
+
+namespace herald::skills::sandbox::testing {
+
+// The path of a program built in //tests/skills/sandbox/hostile.
+std::string HostileProgram(const std::string& name);
+
+// A folder /tmp/herald-test-XXXXXX with mode 0755, removed with its contents at the end.
+class PublicFolder {
+ public:
+  PublicFolder();
+  ~PublicFolder();
+  const std::string& path() const { return path_; }
+  // Copies `source` to `name` in the folder with mode 0755; returns the new path.
+  std::string CopyExecutable(const std::string& source, const std::string& name) const;
+  // Writes `text` to `name` with `mode`; returns the new path.
+  std::string Write(const std::string& name, const std::string& text, int mode = 0644) const;
+
+ private:
+  std::string path_;
+};
+
+// Options for tests: scratch under /tmp and uids no other test process uses.
+SandboxRunner::Options TestRunnerOptions();
+
+// Runs the request on `io` until `done`; `streamed` (optional) collects on_output.
+absl::StatusOr<SandboxResult> RunToEnd(asio::io_context& io, SandboxRunner& runner,
+                                       SandboxRequest request, std::string* streamed = nullptr);
+
+}  // namespace herald::skills::sandbox::testing
