@@ -1,0 +1,491 @@
+#include "control/admin_service.h"
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "component/agent/access_policy.h"
+#include "component/xmpp/jid.h"
+#include "control/config_reload.h"
+#include "control/event_messages.h"
+#include "control/runtime_state.h"
+
+namespace herald::control {
+namespace {
+
+v1::ConnectionState ConnectionStateMessage(xmpp::ConnectionState state) {
+  switch (state) {
+    case xmpp::ConnectionState::kConnecting:
+    case xmpp::ConnectionState::kDisconnected:
+      return v1::CONNECTION_STATE_CONNECTING;
+    case xmpp::ConnectionState::kOnline:
+      return v1::CONNECTION_STATE_ONLINE;
+    case xmpp::ConnectionState::kStopped:
+      return v1::CONNECTION_STATE_STOPPED;
+  }
+  return v1::CONNECTION_STATE_UNSPECIFIED;
+}
+
+void SetAllowlist(const config::AgentConfig& agent, v1::Allowlist* out) {
+  out->clear_jids();
+  out->clear_domains();
+  out->clear_admin_jids();
+  for (const std::string& jid : agent.allowed_jids) out->add_jids(jid);
+  for (const std::string& domain : agent.allowed_domains) out->add_domains(domain);
+  for (const std::string& admin : agent.admin_jids) out->add_admin_jids(admin);
+}
+
+// A bare JID (or "*") for the allowlist, normalised; InvalidArgument naming the field.
+absl::StatusOr<std::string> AllowlistJid(const std::string& entry, const std::string& field) {
+  if (entry == "*") return entry;
+  absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(entry);
+  if (!jid.ok() || !jid->IsBare() || jid->local().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " '", entry, "' is not a bare JID (user@domain) or \"*\""));
+  }
+  return jid->BareString();
+}
+
+absl::StatusOr<std::string> AllowlistDomain(const std::string& entry, const std::string& field) {
+  if (entry == "*") return entry;
+  absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(entry);
+  if (!jid.ok() || !jid->IsDomain()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " '", entry, "' is not a domain or \"*\""));
+  }
+  return jid->domain();
+}
+
+absl::StatusOr<xmpp::Jid> RoomJid(const std::string& text, const std::string& field) {
+  absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(text);
+  if (!jid.ok() || !jid->IsBare() || jid->local().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " '", text, "' is not a room's bare JID (room@conference.domain)"));
+  }
+  return *jid;
+}
+
+const config::RoomConfig* FindRoom(const std::vector<config::RoomConfig>& rooms,
+                                   const std::string& bare) {
+  for (const config::RoomConfig& room : rooms) {
+    if (NormalizedJidEntry(room.jid) == bare) return &room;
+  }
+  return nullptr;
+}
+
+// Persists `change` to the runtime state file on the state strand, then runs `apply` on the
+// I/O loop; a failed write changes nothing and finishes the call.
+template <typename Change, typename Apply>
+void PersistThenApply(ControlContext& control, std::shared_ptr<UnaryCall> call, Change change,
+                      Apply apply) {
+  control.OnStateStrand(
+      [&control, call, change = std::move(change), apply = std::move(apply)]() mutable {
+        const std::string& path = control.config().state_path;
+        absl::StatusOr<RuntimeState> state = LoadRuntimeState(path);
+        if (!state.ok()) {
+          call->Finish(state.status());
+          return;
+        }
+        change(*state);
+        if (absl::Status saved = SaveRuntimeState(path, *state); !saved.ok()) {
+          call->Finish(saved);
+          return;
+        }
+        control.OnLoop(std::move(apply));
+      });
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* AdminService::GetStatus(grpc::CallbackServerContext* context,
+                                                  const v1::GetStatusRequest* request,
+                                                  v1::GetStatusResponse* response) {
+  auto call = control_.BeginUnary(context, methods::kGetStatus);
+  if (!call->authorized()) return call->reactor();
+  control_.OnLoop([this, call, response] {
+    ControlServices& services = control_.services();
+    const absl::Time now = absl::Now();
+    response->set_version(services.version);
+    SetTimestamp(services.runtime.started, response->mutable_started_at());
+    const absl::Duration uptime = now - services.runtime.started;
+    response->mutable_uptime()->set_seconds(absl::ToInt64Seconds(uptime));
+    response->mutable_uptime()->set_nanos(
+        static_cast<int32_t>(absl::ToInt64Nanoseconds(uptime % absl::Seconds(1))));
+    if (services.connection_state) {
+      response->set_connection_state(ConnectionStateMessage(services.connection_state()));
+    }
+    response->set_connection(services.runtime.connection);
+    response->set_server(
+        absl::StrCat(services.config.server.host, ":", services.config.server.port));
+    response->set_default_model(services.config.llm.default_model);
+    int busy = 0;
+    const std::vector<agent::Agent::LoadedConversation> loaded =
+        services.agent.LoadedConversations();
+    for (const auto& conversation : loaded) busy += conversation.busy ? 1 : 0;
+    response->set_conversations_loaded(static_cast<int32_t>(loaded.size()));
+    response->set_conversations_busy(busy);
+    int joined = 0;
+    for (const xmpp::Jid& room : services.rooms.Rooms()) joined += services.rooms.IsJoined(room);
+    response->set_rooms_joined(joined);
+    response->set_rooms_configured(static_cast<int32_t>(services.config.rooms.size()));
+    response->set_subscribers(static_cast<int32_t>(control_.subscriber_count()));
+    response->set_messages_received(services.runtime.counters.messages_received);
+    response->set_llm_calls(services.runtime.counters.llm_calls);
+    if (services.config.llm.default_model.empty()) {
+      response->add_notices("no [llm] default model is configured");
+    }
+    call->Finish(grpc::Status::OK);
+  });
+  return call->reactor();
+}
+
+grpc::ServerUnaryReactor* AdminService::ReloadConfig(grpc::CallbackServerContext* context,
+                                                     const v1::ReloadConfigRequest* request,
+                                                     v1::ReloadConfigResponse* response) {
+  auto call = control_.BeginUnary(context, methods::kReloadConfig);
+  if (!call->authorized()) return call->reactor();
+  call->set_target(control_.services().config_path);
+  // The files are read on the state strand (no overlap with a runtime state write), the
+  // changes applied on the I/O loop.
+  control_.OnStateStrand([this, call, response] {
+    absl::StatusOr<config::Config> fresh = config::LoadConfigFile(control_.services().config_path);
+    if (!fresh.ok()) {
+      call->Finish(absl::FailedPreconditionError(
+          absl::StrCat("the configuration was not reloaded: ", fresh.status().message())));
+      return;
+    }
+    absl::StatusOr<RuntimeState> state = LoadRuntimeState(control_.config().state_path);
+    if (!state.ok()) {
+      call->Finish(state.status());
+      return;
+    }
+    control_.OnLoop(
+        [this, call, response, fresh = *std::move(fresh), state = *std::move(state)]() mutable {
+          ControlServices& services = control_.services();
+          absl::StatusOr<ReloadReport> report =
+              ApplyReloadedConfig(std::move(fresh), state,
+                                  ReloadTargets{.config = services.config,
+                                                .agent = services.agent,
+                                                .rooms = services.rooms,
+                                                .skills = services.skills,
+                                                .ledger = &services.ledger,
+                                                .events = &services.events});
+          if (!report.ok()) {
+            call->Finish(absl::FailedPreconditionError(
+                absl::StrCat("the configuration was not reloaded: ", report.status().message())));
+            return;
+          }
+          for (const std::string& name : report->applied) response->add_applied(name);
+          for (const std::string& name : report->requires_restart) {
+            response->add_requires_restart(name);
+          }
+          call->Finish(grpc::Status::OK);
+        });
+  });
+  return call->reactor();
+}
+
+grpc::ServerUnaryReactor* AdminService::GetAllowlist(grpc::CallbackServerContext* context,
+                                                     const v1::GetAllowlistRequest* request,
+                                                     v1::Allowlist* response) {
+  auto call = control_.BeginUnary(context, methods::kGetAllowlist);
+  if (!call->authorized()) return call->reactor();
+  control_.OnLoop([this, call, response] {
+    SetAllowlist(control_.services().config.agent, response);
+    call->Finish(grpc::Status::OK);
+  });
+  return call->reactor();
+}
+
+grpc::ServerUnaryReactor* AdminService::UpdateAllowlist(grpc::CallbackServerContext* context,
+                                                        const v1::UpdateAllowlistRequest* request,
+                                                        v1::Allowlist* response) {
+  auto call = control_.BeginUnary(context, methods::kUpdateAllowlist);
+  if (!call->authorized()) return call->reactor();
+  // This request's changes alone, validated and normalised.
+  RuntimeState change;
+  auto collect = [](const auto& entries, const char* field, auto normalise,
+                    std::vector<std::string>& out) -> absl::Status {
+    for (int i = 0; i < entries.size(); ++i) {
+      absl::StatusOr<std::string> entry = normalise(entries[i], absl::StrCat(field, "[", i, "]"));
+      if (!entry.ok()) return entry.status();
+      out.push_back(*entry);
+    }
+    return absl::OkStatus();
+  };
+  for (absl::Status status :
+       {collect(request->add_jids(), "add_jids", AllowlistJid, change.add_jids),
+        collect(request->remove_jids(), "remove_jids", AllowlistJid, change.remove_jids),
+        collect(request->add_domains(), "add_domains", AllowlistDomain, change.add_domains),
+        collect(request->remove_domains(), "remove_domains", AllowlistDomain,
+                change.remove_domains)}) {
+    if (!status.ok()) return call->Finish(status);
+  }
+  for (const std::string& jid : change.add_jids) {
+    if (std::find(change.remove_jids.begin(), change.remove_jids.end(), jid) !=
+        change.remove_jids.end()) {
+      return call->Finish(
+          InvalidArgument(absl::StrCat("'", jid, "' is in both add_jids and remove_jids")));
+    }
+  }
+  for (const std::string& domain : change.add_domains) {
+    if (std::find(change.remove_domains.begin(), change.remove_domains.end(), domain) !=
+        change.remove_domains.end()) {
+      return call->Finish(InvalidArgument(
+          absl::StrCat("'", domain, "' is in both add_domains and remove_domains")));
+    }
+  }
+  std::vector<std::string> targets = change.add_jids;
+  targets.insert(targets.end(), change.remove_jids.begin(), change.remove_jids.end());
+  targets.insert(targets.end(), change.add_domains.begin(), change.add_domains.end());
+  targets.insert(targets.end(), change.remove_domains.begin(), change.remove_domains.end());
+  call->set_target(absl::StrJoin(targets, ","));
+
+  PersistThenApply(
+      control_, call,
+      [change](RuntimeState& state) {
+        for (const std::string& jid : change.add_jids) state.AllowJid(jid);
+        for (const std::string& jid : change.remove_jids) state.DisallowJid(jid);
+        for (const std::string& domain : change.add_domains) state.AllowDomain(domain);
+        for (const std::string& domain : change.remove_domains) state.DisallowDomain(domain);
+      },
+      [this, call, response, change] {
+        ControlServices& services = control_.services();
+        config::Config updated = services.config;
+        ApplyRuntimeState(change, updated);
+        absl::StatusOr<agent::AccessPolicy> policy = agent::AccessPolicy::Create(updated.agent);
+        if (!policy.ok()) {
+          call->Finish(InvalidArgument(std::string(policy.status().message())));
+          return;
+        }
+        services.config.agent.allowed_jids = updated.agent.allowed_jids;
+        services.config.agent.allowed_domains = updated.agent.allowed_domains;
+        services.agent.SetPolicy(*std::move(policy));
+        SetAllowlist(services.config.agent, response);
+        call->Finish(grpc::Status::OK);
+      });
+  return call->reactor();
+}
+
+grpc::ServerUnaryReactor* AdminService::ListRooms(grpc::CallbackServerContext* context,
+                                                  const v1::ListRoomsRequest* request,
+                                                  v1::ListRoomsResponse* response) {
+  auto call = control_.BeginUnary(context, methods::kListRooms);
+  if (!call->authorized()) return call->reactor();
+  control_.OnLoop([this, call, response] {
+    ControlServices& services = control_.services();
+    std::vector<std::string> listed;
+    for (const config::RoomConfig& room : services.config.rooms) {
+      v1::Room* out = response->add_rooms();
+      out->set_jid(room.jid);
+      out->set_activation(room.activation);
+      absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(room.jid);
+      if (jid.ok()) {
+        const std::string nick = services.rooms.NickIn(jid->Bare());
+        out->set_nick(nick.empty() ? room.nick : nick);
+        out->set_joined(services.rooms.IsJoined(jid->Bare()));
+        listed.push_back(jid->BareString());
+      } else {
+        out->set_nick(room.nick);
+      }
+    }
+    // Rooms joined on invitation are not in the configuration.
+    for (const xmpp::Jid& room : services.rooms.Rooms()) {
+      if (std::find(listed.begin(), listed.end(), room.BareString()) != listed.end()) continue;
+      v1::Room* out = response->add_rooms();
+      out->set_jid(room.BareString());
+      out->set_nick(services.rooms.NickIn(room));
+      out->set_activation("mention");
+      out->set_joined(services.rooms.IsJoined(room));
+    }
+    call->Finish(grpc::Status::OK);
+  });
+  return call->reactor();
+}
+
+grpc::ServerUnaryReactor* AdminService::JoinRoom(grpc::CallbackServerContext* context,
+                                                 const v1::JoinRoomRequest* request,
+                                                 v1::JoinRoomResponse* response) {
+  auto call = control_.BeginUnary(context, methods::kJoinRoom);
+  if (!call->authorized()) return call->reactor();
+  absl::StatusOr<xmpp::Jid> jid = RoomJid(request->room().jid(), "room.jid");
+  if (!jid.ok()) return call->Finish(jid.status());
+  call->set_target(jid->BareString());
+  config::RoomConfig room;
+  room.jid = jid->BareString();
+  if (!request->room().nick().empty()) room.nick = request->room().nick();
+  if (room.nick.size() > 1023 || std::any_of(room.nick.begin(), room.nick.end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20;
+      })) {
+    return call->Finish(
+        InvalidArgument("room.nick must be at most 1023 bytes without control characters"));
+  }
+  if (!request->room().activation().empty()) room.activation = request->room().activation();
+  if (room.activation != "mention" && room.activation != "all") {
+    return call->Finish(InvalidArgument("room.activation must be \"mention\" or \"all\""));
+  }
+  PersistThenApply(
+      control_, call, [room](RuntimeState& state) { state.JoinRoom(room); },
+      [this, call, room, jid = jid->Bare()] {
+        ControlServices& services = control_.services();
+        std::vector<config::RoomConfig>& rooms = services.config.rooms;
+        auto it = std::find_if(rooms.begin(), rooms.end(), [&](const config::RoomConfig& r) {
+          return NormalizedJidEntry(r.jid) == room.jid;
+        });
+        if (it != rooms.end()) {
+          const bool same = it->nick == room.nick && it->activation == room.activation;
+          *it = room;
+          if (same) {
+            call->Finish(grpc::Status::OK);
+            return;
+          }
+          // New settings: leave, then join again with them.
+          services.rooms.Leave(jid).IgnoreError();
+        } else {
+          rooms.push_back(room);
+        }
+        absl::Status joined = services.rooms.Join(room);
+        call->Finish(joined.ok() || absl::IsAlreadyExists(joined) ? absl::OkStatus() : joined);
+      });
+  return call->reactor();
+}
+
+grpc::ServerUnaryReactor* AdminService::LeaveRoom(grpc::CallbackServerContext* context,
+                                                  const v1::LeaveRoomRequest* request,
+                                                  v1::LeaveRoomResponse* response) {
+  auto call = control_.BeginUnary(context, methods::kLeaveRoom);
+  if (!call->authorized()) return call->reactor();
+  absl::StatusOr<xmpp::Jid> jid = RoomJid(request->jid(), "jid");
+  if (!jid.ok()) return call->Finish(jid.status());
+  call->set_target(jid->BareString());
+  control_.OnLoop([this, call, jid = jid->Bare()] {
+    ControlServices& services = control_.services();
+    const std::vector<xmpp::Jid> known = services.rooms.Rooms();
+    if (FindRoom(services.config.rooms, jid.BareString()) == nullptr &&
+        std::find(known.begin(), known.end(), jid) == known.end()) {
+      call->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND,
+                                absl::StrCat("Herald is not in room ", jid.BareString())));
+      return;
+    }
+    PersistThenApply(
+        control_, call, [room = jid.BareString()](RuntimeState& state) { state.LeaveRoom(room); },
+        [this, call, jid] {
+          ControlServices& services = control_.services();
+          std::vector<config::RoomConfig>& rooms = services.config.rooms;
+          rooms.erase(std::remove_if(rooms.begin(), rooms.end(),
+                                     [&](const config::RoomConfig& r) {
+                                       return NormalizedJidEntry(r.jid) == jid.BareString();
+                                     }),
+                      rooms.end());
+          // NotFound: a configured room the manager no longer knew; gone either way.
+          services.rooms.Leave(jid).IgnoreError();
+          call->Finish(grpc::Status::OK);
+        });
+  });
+  return call->reactor();
+}
+
+grpc::ServerWriteReactor<v1::Event>* AdminService::Subscribe(grpc::CallbackServerContext* context,
+                                                             const v1::SubscribeRequest* request) {
+  absl::StatusOr<Caller> caller = control_.Authorize(context, methods::kSubscribe);
+  const std::string actor = caller.ok() ? caller->name : "anonymous";
+  const std::string target =
+      !request->conversation().empty() ? request->conversation() : request->jid();
+  auto audit = [this, actor, target](const grpc::Status& status) {
+    control_.Audit(actor, methods::kSubscribe, target, status);
+  };
+  if (!caller.ok()) return RefusedStream<v1::Event>(ToGrpcStatus(caller.status()), audit);
+  absl::StatusOr<EventFilter> filter = EventFilter::Create(*request);
+  if (!filter.ok()) return RefusedStream<v1::Event>(ToGrpcStatus(filter.status()), audit);
+
+  // The stream's two registrations, undone when it ends (possibly before they were made).
+  struct Subscription {
+    std::mutex mu;
+    bool over = false;
+    uint64_t bus_id = 0;
+    uint64_t registry_id = 0;
+  };
+  auto subscription = std::make_shared<Subscription>();
+  auto unsubscribe = [this, subscription] {
+    control_.services().events.Unsubscribe(subscription->bus_id);
+    control_.RemoveSubscriber(subscription->registry_id);
+  };
+  auto [writer, reactor] = StreamWriter<v1::Event>::Create(
+      {.on_cancel = nullptr,
+       .on_done = [subscription, unsubscribe, audit](const grpc::Status& status) {
+         bool registered;
+         {
+           std::lock_guard<std::mutex> lock(subscription->mu);
+           subscription->over = true;
+           registered = subscription->bus_id != 0;
+         }
+         if (registered) unsubscribe();
+         audit(status);
+       }});
+
+  const size_t limit = static_cast<size_t>(std::max(1, control_.config().subscriber_queue_limit));
+  std::weak_ptr<StreamWriter<v1::Event>> weak = writer;
+  auto listener = [weak, filter = *std::move(filter), limit](const events::EventPtr& event) {
+    if (!filter.Matches(*event)) return;
+    std::shared_ptr<StreamWriter<v1::Event>> writer = weak.lock();
+    if (writer == nullptr) return;
+    if (writer->Push(SharedEventMessage(event), limit) ==
+        StreamWriter<v1::Event>::PushResult::kFull) {
+      auto dropped = std::make_shared<v1::Event>();
+      dropped->set_type(v1::EVENT_TYPE_SUBSCRIBER_DROPPED);
+      SetTimestamp(absl::Now(), dropped->mutable_time());
+      dropped->set_sequence(event->sequence);
+      dropped->set_summary(absl::StrCat("this subscriber fell ", limit,
+                                        " events behind and was dropped; subscribe again"));
+      (*dropped->mutable_attributes())["queue_limit"] = absl::StrCat(limit);
+      writer->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                  absl::StrCat("the subscriber fell more than ", limit,
+                                               " events behind ([control] "
+                                               "subscriber_queue_limit) and was dropped")),
+                     std::move(dropped), /*drop_queued=*/true);
+    }
+  };
+  const uint64_t bus_id = control_.services().events.Subscribe(std::move(listener));
+  const uint64_t registry_id = control_.AddSubscriber(writer);
+  bool over;
+  {
+    std::lock_guard<std::mutex> lock(subscription->mu);
+    subscription->bus_id = bus_id;
+    subscription->registry_id = registry_id;
+    over = subscription->over;
+  }
+  if (over) unsubscribe();
+  if (control_.shutting_down()) {
+    writer->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "Herald is shutting down"));
+  }
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* AdminService::VerifyAudit(grpc::CallbackServerContext* context,
+                                                    const v1::VerifyAuditRequest* request,
+                                                    v1::VerifyAuditResponse* response) {
+  auto call = control_.BeginUnary(context, methods::kVerifyAudit);
+  if (!call->authorized()) return call->reactor();
+  call->set_target(control_.services().audit.path());
+  control_.OnWorkers([this, call, response] {
+    absl::StatusOr<ledger::AuditVerifyReport> report = control_.services().audit.Verify();
+    if (!report.ok()) {
+      call->Finish(report.status());
+      return;
+    }
+    response->set_entries(report->entries);
+    response->set_ok(report->ok);
+    response->set_first_bad_entry(report->first_bad_entry);
+    response->set_problem(report->problem);
+    call->Finish(grpc::Status::OK);
+  });
+  return call->reactor();
+}
+
+}  // namespace herald::control

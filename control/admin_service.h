@@ -1,0 +1,56 @@
+// control/admin_service.h
+//
+// AdminService (C6): status, configuration reload without dropping the XMPP stream
+// (config_reload.h), the allowlist and rooms changed at run time and persisted
+// (runtime_state.h), the filtered event stream, and verifying the audit log.
+//
+// Subscribe: every stream has a bounded queue of [control] subscriber_queue_limit events. The
+// EventBus publisher only ever queues (never waits); a subscriber whose queue is full gets
+// one SUBSCRIBER_DROPPED event in place of what it had queued and its stream ends with
+// RESOURCE_EXHAUSTED, while every other subscriber goes on receiving.
+//
+//   AdminService admin(control_context);
+//   builder.RegisterService(&admin);
+#pragma once
+
+#include "control/control_context.h"
+#include "proto/herald/v1/admin.grpc.pb.h"
+
+namespace herald::control {
+
+class AdminService final : public v1::AdminService::CallbackService {
+ public:
+  explicit AdminService(ControlContext& control) : control_(control) {}
+
+  grpc::ServerUnaryReactor* GetStatus(grpc::CallbackServerContext* context,
+                                      const v1::GetStatusRequest* request,
+                                      v1::GetStatusResponse* response) override;
+  grpc::ServerUnaryReactor* ReloadConfig(grpc::CallbackServerContext* context,
+                                         const v1::ReloadConfigRequest* request,
+                                         v1::ReloadConfigResponse* response) override;
+  grpc::ServerUnaryReactor* GetAllowlist(grpc::CallbackServerContext* context,
+                                         const v1::GetAllowlistRequest* request,
+                                         v1::Allowlist* response) override;
+  grpc::ServerUnaryReactor* UpdateAllowlist(grpc::CallbackServerContext* context,
+                                            const v1::UpdateAllowlistRequest* request,
+                                            v1::Allowlist* response) override;
+  grpc::ServerUnaryReactor* ListRooms(grpc::CallbackServerContext* context,
+                                      const v1::ListRoomsRequest* request,
+                                      v1::ListRoomsResponse* response) override;
+  grpc::ServerUnaryReactor* JoinRoom(grpc::CallbackServerContext* context,
+                                     const v1::JoinRoomRequest* request,
+                                     v1::JoinRoomResponse* response) override;
+  grpc::ServerUnaryReactor* LeaveRoom(grpc::CallbackServerContext* context,
+                                      const v1::LeaveRoomRequest* request,
+                                      v1::LeaveRoomResponse* response) override;
+  grpc::ServerWriteReactor<v1::Event>* Subscribe(grpc::CallbackServerContext* context,
+                                                 const v1::SubscribeRequest* request) override;
+  grpc::ServerUnaryReactor* VerifyAudit(grpc::CallbackServerContext* context,
+                                        const v1::VerifyAuditRequest* request,
+                                        v1::VerifyAuditResponse* response) override;
+
+ private:
+  ControlContext& control_;
+};
+
+}  // namespace herald::control

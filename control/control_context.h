@@ -1,0 +1,135 @@
+// control/control_context.h
+//
+// What the four services share inside the ControlServer: the runtime (ControlServices), the
+// Authenticator, the audit trail of every call, the hops between gRPC's threads, the I/O loop
+// and the worker pool, and the live Subscribe streams (counted by GetStatus, ended at
+// shutdown).
+//
+// A unary RPC starts with BeginUnary, which authenticates and authorizes the caller (finishing
+// the call at once when refused) and ends with UnaryCall::Finish, which writes the audit entry
+// and finishes the reactor; in between the work hops to the thread it must run on:
+//
+//   auto call = context_.BeginUnary(server_context, methods::kGetStatus);
+//   if (!call->authorized()) return call->reactor();
+//   context_.OnLoop([this, call, response] { ...; call->Finish(grpc::Status::OK); });
+//   return call->reactor();
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <asio.hpp>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "control/auth.h"
+#include "control/control_services.h"
+#include "control/stream_writer.h"
+#include "proto/herald/v1/events.pb.h"
+
+namespace herald::control {
+
+grpc::Status ToGrpcStatus(const absl::Status& status);
+// "OK", "INVALID_ARGUMENT", ... (the audit log's outcome).
+std::string StatusCodeName(grpc::StatusCode code);
+// InvalidArgument as a grpc::Status.
+grpc::Status InvalidArgument(std::string message);
+
+class ControlContext;
+
+// One unary call from its start to its audited finish.
+class UnaryCall {
+ public:
+  UnaryCall(ControlContext& control, grpc::CallbackServerContext* context, std::string_view method);
+
+  grpc::ServerUnaryReactor* reactor() const { return reactor_; }
+  bool authorized() const { return authorized_; }
+  const std::string& actor() const { return actor_; }
+  // What the call is about (a JID, conversation or skill), for the audit entry.
+  void set_target(std::string target) { target_ = std::move(target); }
+
+  // Writes the audit entry and finishes the call; only the first call counts. Returns the
+  // reactor so that a service method can `return call->Finish(status);`.
+  grpc::ServerUnaryReactor* Finish(const grpc::Status& status);
+  grpc::ServerUnaryReactor* Finish(const absl::Status& status) {
+    return Finish(ToGrpcStatus(status));
+  }
+
+ private:
+  friend class ControlContext;
+
+  ControlContext& control_;
+  grpc::ServerUnaryReactor* reactor_;
+  std::string method_;
+  std::string actor_ = "anonymous";
+  std::string target_;
+  bool authorized_ = false;
+  std::atomic<bool> finished_{false};
+};
+
+class ControlContext {
+ public:
+  ControlContext(ControlServices& services, Authenticator authenticator,
+                 const config::ControlConfig& config);
+
+  ControlServices& services() { return services_; }
+  const config::ControlConfig& config() const { return config_; }
+
+  std::shared_ptr<UnaryCall> BeginUnary(grpc::CallbackServerContext* context,
+                                        std::string_view method);
+
+  // For a streaming call: the caller, or the refusal (which the caller of this audits through
+  // the stream's on_done).
+  absl::StatusOr<Caller> Authorize(grpc::CallbackServerContext* context, std::string_view method);
+
+  void Audit(const std::string& actor, std::string_view method, const std::string& target,
+             const grpc::Status& status);
+
+  // Runs `work` on the I/O loop / the worker pool / the strand that serialises changes to the
+  // runtime state file.
+  template <typename Work>
+  void OnLoop(Work work) {
+    asio::post(services_.io, std::move(work));
+  }
+  template <typename Work>
+  void OnWorkers(Work work) {
+    asio::post(services_.workers, std::move(work));
+  }
+  template <typename Work>
+  void OnStateStrand(Work work) {
+    asio::post(state_strand_, std::move(work));
+  }
+
+  // Refuses new calls from now on (UNAVAILABLE).
+  void BeginShutdown() { shutting_down_ = true; }
+  bool shutting_down() const { return shutting_down_; }
+
+  // Live Subscribe streams.
+  using EventWriter = StreamWriter<v1::Event>;
+  uint64_t AddSubscriber(std::weak_ptr<EventWriter> writer);
+  void RemoveSubscriber(uint64_t id);
+  size_t subscriber_count() const;
+  // Ends every Subscribe stream with `status` after what it has queued.
+  void FinishSubscribers(const grpc::Status& status);
+
+ private:
+  ControlServices& services_;
+  const Authenticator authenticator_;
+  const config::ControlConfig config_;
+  asio::strand<asio::thread_pool::executor_type> state_strand_;
+  std::atomic<bool> shutting_down_{false};
+
+  mutable std::mutex subscribers_mu_;
+  std::map<uint64_t, std::weak_ptr<EventWriter>> subscribers_;  // guarded by subscribers_mu_
+  uint64_t next_subscriber_ = 1;                                // guarded by subscribers_mu_
+};
+
+}  // namespace herald::control

@@ -1,0 +1,55 @@
+// control/control_services.h
+//
+// What the control plane drives: references to the runtime's parts, owned by the herald
+// binary (component/main.cc), which must outlive the ControlServer. The threads each part
+// may be used on are the runtime's rules: the Agent, RoomManager, SkillRegistry, the
+// Config and the two session functions on the I/O loop only; MemoryStore and the blocking
+// UsageLedger/AuditLog calls on the worker pool; EventBus and AuditLog::Append anywhere.
+//
+//   control::ControlServices services{.io = io, .workers = workers, .agent = agent, ...};
+//   auto server = control::ControlServer::Start(config.control, services);
+#pragma once
+
+#include <asio.hpp>
+#include <functional>
+#include <string>
+
+#include "component/agent/agent.h"
+#include "component/agent/conversation.h"
+#include "component/agent/rooms.h"
+#include "component/config/config.h"
+#include "component/events/event_bus.h"
+#include "component/ledger/audit_log.h"
+#include "component/ledger/usage_ledger.h"
+#include "component/memory/memory_store.h"
+#include "component/xmpp/jid.h"
+#include "component/xmpp/session.h"
+#include "skills/registry.h"
+
+namespace herald::control {
+
+struct ControlServices {
+  asio::io_context& io;        // the I/O loop
+  asio::thread_pool& workers;  // blocking work (memory files, SQLite, the audit log)
+  agent::Agent& agent;
+  agent::RoomManager& rooms;
+  memory::MemoryStore& memory;
+  ledger::UsageLedger& ledger;
+  ledger::AuditLog& audit;
+  skills::SkillRegistry& skills;
+  events::EventBus& events;
+  // The configuration in force; the control plane changes it (allowlist, rooms, reload) on
+  // the I/O loop, the only thread that reads it.
+  config::Config& config;
+  // The file ReloadConfig re-reads.
+  std::string config_path;
+  // Start time, the connection line and the counters GetStatus reports (I/O loop).
+  agent::RuntimeServices& runtime;
+  // The XMPP session's state and own address (I/O loop): e.g.
+  //   [&] { return session->state(); }   [&] { return session->own_jid(); }
+  std::function<xmpp::ConnectionState()> connection_state;
+  std::function<xmpp::Jid()> own_jid;
+  std::string version;
+};
+
+}  // namespace herald::control

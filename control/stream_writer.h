@@ -1,0 +1,247 @@
+// control/stream_writer.h
+//
+// StreamWriter is the server side of one server-streaming call (Converse, ExecuteSkill,
+// Subscribe). Producers on any thread — the I/O loop, the EventBus publisher — Push
+// messages; the writer sends them in order with at most one write in flight, as gRPC
+// requires, so a producer never waits on the network: a slow reader only lengthens the queue,
+// whose bound the producer chooses (Subscribe drops its subscriber instead of growing it).
+//
+// The reactor belongs to gRPC and is gone after OnDone; producers hold the writer through a
+// shared_ptr, and once the call is over Push just returns kClosed.
+//
+//   auto [writer, reactor] = StreamWriter<v1::RunEvent>::Create({
+//       .on_cancel = [&] { CancelTheRun(); },
+//       .on_done = [](const grpc::Status& status) { Audit(status); }});
+//   writer->Push(std::make_shared<v1::RunEvent>(event));
+//   writer->Finish(grpc::Status::OK);   // after what is queued has been written
+//   return reactor;
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+namespace herald::control {
+
+template <typename Message>
+class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> {
+ public:
+  using MessagePtr = std::shared_ptr<const Message>;
+
+  struct Hooks {
+    // The client cancelled, went away, its deadline passed, or the server shut down: stop the
+    // work behind the stream. Called at most once, on a gRPC thread; the stream then finishes
+    // with CANCELLED.
+    std::function<void()> on_cancel;
+    // Called once when the call is over, with the status it ended with (CANCELLED when the
+    // client went away).
+    std::function<void(const grpc::Status& status)> on_done;
+  };
+
+  enum class PushResult { kQueued, kFull, kClosed };
+
+  // The writer, and the reactor to return from the service method.
+  static std::pair<std::shared_ptr<StreamWriter>, grpc::ServerWriteReactor<Message>*> Create(
+      Hooks hooks) {
+    std::shared_ptr<StreamWriter> writer(new StreamWriter(std::move(hooks)));
+    auto* reactor = new Reactor(writer);
+    writer->reactor_ = reactor;
+    return {writer, reactor};
+  }
+
+  // Queues `message` unless `limit` messages already wait (kFull) or the stream is finishing
+  // or over (kClosed).
+  PushResult Push(MessagePtr message, size_t limit = static_cast<size_t>(-1)) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (finishing_ || cancelled_ || done_) return PushResult::kClosed;
+      if (queue_.size() >= limit) return PushResult::kFull;
+      queue_.push_back(std::move(message));
+    }
+    Pump();
+    return PushResult::kQueued;
+  }
+
+  // Like Push, but `merge` may fold `message` into the last queued one (not yet being
+  // written): it returns the merged message, or nullptr to queue `message` on its own.
+  PushResult PushOrMerge(
+      MessagePtr message,
+      const std::function<MessagePtr(const Message& last, const Message& next)>& merge) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (finishing_ || cancelled_ || done_) return PushResult::kClosed;
+      if (!queue_.empty()) {
+        if (MessagePtr merged = merge(*queue_.back(), *message)) {
+          queue_.back() = std::move(merged);
+          return PushResult::kQueued;
+        }
+      }
+      queue_.push_back(std::move(message));
+    }
+    Pump();
+    return PushResult::kQueued;
+  }
+
+  // Ends the stream with `status` once what is queued (and then `last`, when given) has been
+  // written; with drop_queued, what is queued is discarded first. Only the first call counts.
+  void Finish(grpc::Status status, MessagePtr last = nullptr, bool drop_queued = false) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (finishing_ || done_) return;
+      finishing_ = true;
+      if (drop_queued) queue_.clear();
+      if (last != nullptr && !cancelled_) queue_.push_back(std::move(last));
+      if (!final_status_.has_value()) final_status_ = std::move(status);
+    }
+    Pump();
+  }
+
+  size_t queued() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return queue_.size();
+  }
+
+  bool over() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return finishing_ || cancelled_ || done_;
+  }
+
+ private:
+  class Reactor : public grpc::ServerWriteReactor<Message> {
+   public:
+    explicit Reactor(std::shared_ptr<StreamWriter> writer) : writer_(std::move(writer)) {}
+    void OnWriteDone(bool ok) override { writer_->WriteDone(ok); }
+    void OnCancel() override { writer_->Cancelled(); }
+    void OnDone() override {
+      writer_->Done();
+      delete this;
+    }
+
+   private:
+    std::shared_ptr<StreamWriter> writer_;
+  };
+
+  explicit StreamWriter(Hooks hooks) : hooks_(std::move(hooks)) {}
+
+  // Starts the next write, or the finish, when nothing is in flight. The decision is taken
+  // under the lock and acted on outside it: while a write is in flight or the finish has not
+  // been sent, gRPC cannot end the call, so the reactor is alive.
+  void Pump() {
+    Reactor* reactor = nullptr;
+    const Message* next = nullptr;
+    bool more = false;
+    std::optional<grpc::Status> finish;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (in_flight_ != nullptr || finish_sent_ || reactor_ == nullptr) return;
+      if (!queue_.empty()) {
+        in_flight_ = std::move(queue_.front());
+        queue_.pop_front();
+        next = in_flight_.get();
+        more = !queue_.empty();
+      } else if (final_status_.has_value() && (finishing_ || cancelled_)) {
+        finish_sent_ = true;
+        finish = *final_status_;
+      } else {
+        return;
+      }
+      reactor = reactor_;
+    }
+    if (next != nullptr) {
+      // With more queued behind it, the message may wait in gRPC's buffer for the next one:
+      // a subscriber that is behind gets its backlog in fewer, larger writes.
+      reactor->StartWrite(next,
+                          more ? grpc::WriteOptions().set_buffer_hint() : grpc::WriteOptions());
+    } else {
+      reactor->Finish(*finish);
+    }
+  }
+
+  void WriteDone(bool ok) {
+    bool cancel = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      in_flight_ = nullptr;
+      if (!ok && !cancelled_) {
+        // The stream broke under the write: the client is gone.
+        cancelled_ = true;
+        cancel = true;
+        queue_.clear();
+        final_status_ = grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
+      }
+    }
+    if (cancel) CallOnCancel();
+    Pump();
+  }
+
+  void Cancelled() {
+    bool cancel = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!cancelled_) {
+        cancelled_ = true;
+        cancel = true;
+      }
+      queue_.clear();
+      final_status_ = grpc::Status(grpc::StatusCode::CANCELLED, "the call was cancelled");
+    }
+    if (cancel) CallOnCancel();
+    Pump();
+  }
+
+  void CallOnCancel() {
+    std::function<void()> on_cancel;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      on_cancel = std::move(hooks_.on_cancel);
+      hooks_.on_cancel = nullptr;
+    }
+    if (on_cancel) on_cancel();
+  }
+
+  void Done() {
+    grpc::Status status;
+    std::function<void(const grpc::Status&)> on_done;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+      reactor_ = nullptr;
+      queue_.clear();
+      status = final_status_.value_or(grpc::Status::OK);
+      on_done = std::move(hooks_.on_done);
+      hooks_.on_done = nullptr;
+      hooks_.on_cancel = nullptr;
+    }
+    if (on_done) on_done(status);
+  }
+
+  mutable std::mutex mu_;
+  Hooks hooks_;                               // guarded by mu_
+  Reactor* reactor_ = nullptr;                // null after OnDone; guarded by mu_
+  std::deque<MessagePtr> queue_;              // guarded by mu_
+  MessagePtr in_flight_;                      // guarded by mu_
+  std::optional<grpc::Status> final_status_;  // guarded by mu_
+  bool finishing_ = false;                    // Finish was called; guarded by mu_
+  bool cancelled_ = false;                    // guarded by mu_
+  bool finish_sent_ = false;                  // guarded by mu_
+  bool done_ = false;                         // guarded by mu_
+};
+
+// A server-streaming call refused before it started (bad token, bad request): finishes at
+// once with `status`; `on_done` is called when gRPC is done with it.
+template <typename Message>
+grpc::ServerWriteReactor<Message>* RefusedStream(grpc::Status status,
+                                                 std::function<void(const grpc::Status&)> on_done) {
+  auto [writer, reactor] =
+      StreamWriter<Message>::Create({.on_cancel = nullptr, .on_done = std::move(on_done)});
+  writer->Finish(std::move(status));
+  return reactor;
+}
+
+}  // namespace herald::control

@@ -1,0 +1,160 @@
+// Control-plane throughput (SPEC §8): unary calls per second for QuotaService.GetUsage and
+// SessionService.ListSessions from several client threads, and events per second through
+// AdminService.Subscribe to 100 subscribers. Everything is real: the control server over
+// loopback TCP, bearer-token auth and the audit log on every call, the SQLite ledger and
+// the memory folders (tests/control/control_test_env.h).
+//
+//   bazel run -c opt //tests/bench:control_plane_bench -- --benchmark_min_time=3
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "benchmark/benchmark.h"
+#include "proto/herald/v1/admin.grpc.pb.h"
+#include "proto/herald/v1/quota.grpc.pb.h"
+#include "proto/herald/v1/session.grpc.pb.h"
+#include "tests/control/control_test_env.h"
+
+namespace herald::control {
+namespace {
+
+namespace v1 = ::herald::v1;
+using testing::ControlTestEnv;
+
+constexpr int kJids = 50;
+constexpr int kSubscribers = 100;
+
+// One runtime for the whole run: 50 users with usage on two models and a conversation each.
+ControlTestEnv& Env() {
+  static ControlTestEnv* env = [] {
+    auto* env = new ControlTestEnv();
+    if (!env->Start({.subscriber_queue_limit = 8192}).ok()) std::abort();
+    for (int i = 0; i < kJids; ++i) {
+      const std::string jid = absl::StrCat("user", i, "@localhost");
+      for (const char* model : {"scripted:a", "scripted:b"}) {
+        if (!env->ledger()
+                 .Record({.jid = jid,
+                          .model = model,
+                          .input_tokens = 100,
+                          .output_tokens = 20,
+                          .time = absl::Now()})
+                 .ok()) {
+          std::abort();
+        }
+      }
+      if (!env->memory()
+               .Append({.kind = memory::ConversationRef::Kind::kDirect, .address = jid},
+                       {.time = absl::Now(), .role = "user", .author = jid, .text = "hello"})
+               .ok()) {
+        std::abort();
+      }
+    }
+    return env;
+  }();
+  return *env;
+}
+
+std::shared_ptr<grpc::Channel> OwnChannel() {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return grpc::CreateCustomChannel(Env().server().address(), grpc::InsecureChannelCredentials(),
+                                   args);
+}
+
+// GetUsage for the day, every JID and model, first page (100 rows).
+void BM_GetUsage(benchmark::State& state) {
+  auto stub = v1::QuotaService::NewStub(OwnChannel());
+  v1::GetUsageRequest request;
+  request.set_window(v1::USAGE_WINDOW_DAY);
+  for (auto _ : state) {
+    grpc::ClientContext context;
+    Env().Authorize(context, "reader");
+    v1::GetUsageResponse response;
+    grpc::Status status = stub->GetUsage(&context, request, &response);
+    if (!status.ok() || response.rows_size() != 2 * kJids) {
+      state.SkipWithError("GetUsage failed");
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_GetUsage)->Threads(1)->Threads(4)->Threads(8)->UseRealTime();
+
+// ListSessions, first page: the 50 conversations with their last activity and archives.
+void BM_ListSessions(benchmark::State& state) {
+  auto stub = v1::SessionService::NewStub(OwnChannel());
+  v1::ListSessionsRequest request;
+  for (auto _ : state) {
+    grpc::ClientContext context;
+    Env().Authorize(context, "reader");
+    v1::ListSessionsResponse response;
+    grpc::Status status = stub->ListSessions(&context, request, &response);
+    if (!status.ok() || response.conversations_size() < kJids) {
+      state.SkipWithError("ListSessions failed");
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ListSessions)->Threads(1)->Threads(4)->Threads(8)->UseRealTime();
+
+// Events published on the bus and delivered to each of 100 Subscribe streams (each its own
+// connection and reader thread). One iteration publishes a batch and waits until every
+// subscriber has every event of it.
+void BM_SubscribeFanOut(benchmark::State& state) {
+  const int batch = static_cast<int>(state.range(0));
+  struct Subscriber {
+    std::unique_ptr<v1::AdminService::Stub> stub;
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::ClientReader<v1::Event>> reader;
+    std::thread thread;
+  };
+  std::atomic<int64_t> delivered{0};
+  std::vector<std::unique_ptr<Subscriber>> subscribers;
+  for (int i = 0; i < kSubscribers; ++i) {
+    auto subscriber = std::make_unique<Subscriber>();
+    subscriber->stub = v1::AdminService::NewStub(OwnChannel());
+    Env().Authorize(subscriber->context, "reader");
+    subscriber->reader = subscriber->stub->Subscribe(&subscriber->context, {});
+    subscriber->thread = std::thread([s = subscriber.get(), &delivered] {
+      v1::Event event;
+      while (s->reader->Read(&event)) delivered.fetch_add(1, std::memory_order_relaxed);
+    });
+    subscribers.push_back(std::move(subscriber));
+  }
+  while (Env().events().subscriber_count() < kSubscribers) absl::SleepFor(absl::Milliseconds(1));
+
+  int64_t published = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < batch; ++i) {
+      Env().events().Publish({.type = events::EventType::kRunCompleted,
+                              .conversation = "direct:user1@localhost",
+                              .jid = "user1@localhost",
+                              .run_id = "c1/7",
+                              .summary = "a turn answered",
+                              .attributes = {{"model", "scripted:demo"}, {"tokens", "120"}}});
+    }
+    published += batch;
+    while (delivered.load(std::memory_order_relaxed) < published * kSubscribers) {
+      std::this_thread::yield();
+    }
+  }
+  state.SetItemsProcessed(published);
+  state.counters["deliveries_per_second"] = benchmark::Counter(
+      static_cast<double>(published * kSubscribers), benchmark::Counter::kIsRate);
+  for (auto& subscriber : subscribers) subscriber->context.TryCancel();
+  for (auto& subscriber : subscribers) {
+    subscriber->thread.join();
+    subscriber->reader->Finish();
+  }
+  while (Env().events().subscriber_count() > 0) absl::SleepFor(absl::Milliseconds(1));
+}
+BENCHMARK(BM_SubscribeFanOut)->Arg(1000)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace herald::control

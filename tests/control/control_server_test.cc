@@ -1,0 +1,972 @@
+// The control plane over a real runtime (tests/control/control_test_env.h): every RPC of the
+// four services through a real gRPC channel, streams under cancellation, slow subscribers,
+// audit entries, and graceful shutdown.
+#include "control/control_server.h"
+
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "component/version.h"
+#include "control/runtime_state.h"
+#include "gtest/gtest.h"
+#include "proto/herald/v1/admin.grpc.pb.h"
+#include "proto/herald/v1/quota.grpc.pb.h"
+#include "proto/herald/v1/session.grpc.pb.h"
+#include "proto/herald/v1/skill.grpc.pb.h"
+#include "tests/control/control_test_env.h"
+
+namespace herald::control {
+namespace {
+
+namespace v1 = ::herald::v1;
+using testing::ControlTestEnv;
+using testing::EnvOptions;
+
+// Waits (up to 20 s) for `condition`; the bound only keeps a broken test from hanging.
+bool WaitFor(const std::function<bool()>& condition) {
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (!condition()) {
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  return true;
+}
+
+memory::ConversationRef Direct(const std::string& jid) {
+  return {.kind = memory::ConversationRef::Kind::kDirect, .address = jid};
+}
+
+memory::ConversationRef Api(const std::string& name) {
+  return {.kind = memory::ConversationRef::Kind::kApi, .address = name};
+}
+
+v1::ConversationKey Key(v1::ConversationKind kind, const std::string& address) {
+  v1::ConversationKey key;
+  key.set_kind(kind);
+  key.set_address(address);
+  return key;
+}
+
+class ControlServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Start({}); }
+
+  void Start(EnvOptions options) {
+    absl::Status started = env_.Start(std::move(options));
+    ASSERT_TRUE(started.ok()) << started;
+    channel_ = env_.Channel();
+    sessions_ = v1::SessionService::NewStub(channel_);
+    quota_ = v1::QuotaService::NewStub(channel_);
+    skills_ = v1::SkillService::NewStub(channel_);
+    admin_ = v1::AdminService::NewStub(channel_);
+  }
+
+  std::unique_ptr<grpc::ClientContext> Context(const std::string& token = "root") {
+    auto context = std::make_unique<grpc::ClientContext>();
+    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    env_.Authorize(*context, token);
+    return context;
+  }
+
+  // One whole Converse call.
+  grpc::Status Converse(const std::string& conversation, const std::string& text,
+                        std::vector<v1::RunEvent>* events) {
+    v1::ConverseRequest request;
+    request.set_conversation(conversation);
+    request.set_text(text);
+    auto context = Context();
+    auto reader = sessions_->Converse(context.get(), request);
+    v1::RunEvent event;
+    while (reader->Read(&event)) events->push_back(event);
+    return reader->Finish();
+  }
+
+  bool Busy(const memory::ConversationRef& ref) {
+    bool busy = false;
+    env_.OnLoop([&] {
+      for (const auto& loaded : env_.agent().LoadedConversations()) {
+        if (loaded.ref == ref) busy = loaded.busy;
+      }
+    });
+    return busy;
+  }
+
+  std::string AuditText() {
+    EXPECT_TRUE(env_.audit().Flush().ok());
+    std::ifstream in(env_.config().control.audit_path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  ControlTestEnv env_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::SessionService::Stub> sessions_;
+  std::unique_ptr<v1::QuotaService::Stub> quota_;
+  std::unique_ptr<v1::SkillService::Stub> skills_;
+  std::unique_ptr<v1::AdminService::Stub> admin_;
+};
+
+// --- SessionService -------------------------------------------------------------------------
+
+TEST_F(ControlServerTest, ConverseStreamsStartedToolEventsTextAndCompleted) {
+  std::vector<v1::RunEvent> events;
+  grpc::Status status = Converse("nightly", "shout hello world", &events);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_GE(events.size(), 4u);
+  EXPECT_TRUE(events.front().has_started());
+  EXPECT_EQ(events.front().conversation(), "api:nightly");
+  const v1::RunEvent& last = events.back();
+  ASSERT_TRUE(last.has_completed()) << last.DebugString();
+  EXPECT_EQ(last.completed().text(), "The shout tool says: HELLO WORLD");
+  EXPECT_EQ(last.completed().tool_rounds(), 1);
+  bool tool_started = false, tool_completed = false;
+  std::string streamed;
+  for (const v1::RunEvent& event : events) {
+    EXPECT_EQ(event.run_id(), events.front().run_id());
+    if (event.has_tool_started()) {
+      tool_started = true;
+      EXPECT_EQ(event.tool_started().name(), "shout");
+    }
+    if (event.has_tool_completed()) {
+      tool_completed = true;
+      EXPECT_EQ(event.tool_completed().output(), "HELLO WORLD");
+    }
+    if (event.has_text_delta()) streamed += event.text_delta().text();
+  }
+  EXPECT_TRUE(tool_started);
+  EXPECT_TRUE(tool_completed);
+  EXPECT_EQ(streamed, last.completed().text());
+}
+
+TEST_F(ControlServerTest, ConverseRefusesABadConversationNameAndEmptyText) {
+  std::vector<v1::RunEvent> events;
+  grpc::Status status = Converse("../etc", "hello", &events);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "conversation"));
+  status = Converse("ok", "", &events);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "text"));
+  EXPECT_TRUE(events.empty());
+}
+
+TEST_F(ControlServerTest, ClientCancellingConverseCancelsTheRun) {
+  v1::ConverseRequest request;
+  request.set_conversation("patient");
+  request.set_text("wait for it");
+  auto context = Context();
+  auto reader = sessions_->Converse(context.get(), request);
+  v1::RunEvent event;
+  bool tool_running = false;
+  while (!tool_running && reader->Read(&event)) tool_running = event.has_tool_started();
+  ASSERT_TRUE(tool_running);
+  ASSERT_TRUE(Busy(Api("patient")));
+  context->TryCancel();
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+
+  // The run was cancelled: when the tool comes back, its answer is dropped.
+  ASSERT_TRUE(WaitFor([&] { return env_.slow_skill_runs() == 1; }));
+  env_.ReleaseSlowSkill();
+  ASSERT_TRUE(WaitFor([&] { return !Busy(Api("patient")); }));
+  absl::SleepFor(absl::Milliseconds(100));  // let a wrongly kept answer reach the file
+  auto history = env_.memory().History(Api("patient"), 100);
+  ASSERT_TRUE(history.ok());
+  for (const memory::MemoryEntry& entry : *history) {
+    EXPECT_FALSE(absl::StrContains(entry.text, "released")) << entry.text;
+  }
+}
+
+TEST_F(ControlServerTest, CancelEndsARunningTurnWithACancelledEvent) {
+  v1::CancelResponse cancel;
+  v1::CancelRequest cancel_request;
+  *cancel_request.mutable_key() = Key(v1::CONVERSATION_KIND_API, "idle");
+  ASSERT_TRUE(sessions_->Cancel(Context().get(), cancel_request, &cancel).ok());
+  EXPECT_FALSE(cancel.cancelled());
+
+  v1::ConverseRequest request;
+  request.set_conversation("busy");
+  request.set_text("wait please");
+  auto context = Context();
+  auto reader = sessions_->Converse(context.get(), request);
+  v1::RunEvent event;
+  while (reader->Read(&event) && !event.has_tool_started()) {
+  }
+  *cancel_request.mutable_key() = Key(v1::CONVERSATION_KIND_API, "busy");
+  ASSERT_TRUE(sessions_->Cancel(Context().get(), cancel_request, &cancel).ok());
+  EXPECT_TRUE(cancel.cancelled());
+  v1::RunEvent last;
+  while (reader->Read(&event)) last = event;
+  EXPECT_TRUE(reader->Finish().ok());
+  ASSERT_TRUE(last.has_failed()) << last.DebugString();
+  EXPECT_EQ(last.failed().kind(), v1::RUN_FAILURE_KIND_CANCELLED);
+}
+
+TEST_F(ControlServerTest, ListSessionsMergesMemoryWithLiveConversationsInPages) {
+  ASSERT_TRUE(
+      env_.memory()
+          .Append(Direct("alice@localhost"),
+                  {.time = absl::Now(), .role = "user", .author = "alice@localhost", .text = "hi"})
+          .ok());
+  ASSERT_TRUE(env_.memory()
+                  .Append({.kind = memory::ConversationRef::Kind::kRoom,
+                           .address = "lobby@conference.localhost"},
+                          {.time = absl::Now(), .role = "user", .author = "nick", .text = "yo"})
+                  .ok());
+  std::vector<v1::RunEvent> events;
+  ASSERT_TRUE(Converse("daily", "hello", &events).ok());
+
+  v1::ListSessionsRequest request;
+  request.set_page_size(2);
+  v1::ListSessionsResponse first;
+  ASSERT_TRUE(sessions_->ListSessions(Context("reader").get(), request, &first).ok());
+  ASSERT_EQ(first.conversations_size(), 2);
+  EXPECT_EQ(first.conversations(0).key().address(), "alice@localhost");
+  EXPECT_EQ(first.conversations(0).key().kind(), v1::CONVERSATION_KIND_DIRECT);
+  EXPECT_TRUE(first.conversations(0).has_last_activity());
+  EXPECT_EQ(first.conversations(1).key().kind(), v1::CONVERSATION_KIND_ROOM);
+  ASSERT_FALSE(first.next_page_token().empty());
+
+  request.set_page_token(first.next_page_token());
+  v1::ListSessionsResponse second;
+  ASSERT_TRUE(sessions_->ListSessions(Context("reader").get(), request, &second).ok());
+  ASSERT_EQ(second.conversations_size(), 1);
+  EXPECT_EQ(second.conversations(0).key().kind(), v1::CONVERSATION_KIND_API);
+  EXPECT_EQ(second.conversations(0).key().address(), "daily");
+  EXPECT_TRUE(second.conversations(0).loaded());
+  EXPECT_TRUE(second.next_page_token().empty());
+
+  v1::ListSessionsRequest rooms;
+  rooms.set_kind(v1::CONVERSATION_KIND_ROOM);
+  v1::ListSessionsResponse only_rooms;
+  ASSERT_TRUE(sessions_->ListSessions(Context("reader").get(), rooms, &only_rooms).ok());
+  ASSERT_EQ(only_rooms.conversations_size(), 1);
+  EXPECT_EQ(only_rooms.conversations(0).key().address(), "lobby@conference.localhost");
+
+  v1::ListSessionsRequest bad;
+  bad.set_page_size(5000);
+  grpc::Status status = sessions_->ListSessions(Context("reader").get(), bad, &only_rooms);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "page_size"));
+  bad.set_page_size(0);
+  bad.set_page_token("not-a-token");
+  status = sessions_->ListSessions(Context("reader").get(), bad, &only_rooms);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "page_token"));
+}
+
+TEST_F(ControlServerTest, GetHistoryPagesBackwardsFromTheNewestEntry) {
+  for (int i = 1; i <= 5; ++i) {
+    ASSERT_TRUE(env_.memory()
+                    .Append(Direct("bob@localhost"), {.time = absl::FromUnixSeconds(1700000000 + i),
+                                                      .role = "user",
+                                                      .author = "bob@localhost",
+                                                      .text = absl::StrCat("message ", i)})
+                    .ok());
+  }
+  v1::GetHistoryRequest request;
+  *request.mutable_key() = Key(v1::CONVERSATION_KIND_DIRECT, "Bob@LOCALHOST/phone");
+  request.set_page_size(2);
+  std::vector<std::string> pages;
+  for (int page = 0; page < 4; ++page) {
+    v1::GetHistoryResponse response;
+    ASSERT_TRUE(sessions_->GetHistory(Context("reader").get(), request, &response).ok());
+    std::string texts;
+    for (const v1::HistoryEntry& entry : response.entries())
+      absl::StrAppend(&texts, entry.text(), ";");
+    pages.push_back(texts);
+    if (response.next_page_token().empty()) break;
+    request.set_page_token(response.next_page_token());
+  }
+  EXPECT_EQ(pages, (std::vector<std::string>{"message 4;message 5;", "message 2;message 3;",
+                                             "message 1;"}));
+
+  v1::GetHistoryRequest unset;
+  v1::GetHistoryResponse response;
+  grpc::Status status = sessions_->GetHistory(Context("reader").get(), unset, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "key.kind"));
+}
+
+TEST_F(ControlServerTest, ResetArchivesTheSessionAndForgetDeletesTheConversation) {
+  ASSERT_TRUE(env_.memory()
+                  .Append(Direct("alice@localhost"),
+                          {.time = absl::Now(), .role = "user", .author = "a", .text = "x"})
+                  .ok());
+  v1::ResetSessionRequest reset;
+  *reset.mutable_key() = Key(v1::CONVERSATION_KIND_DIRECT, "alice@localhost");
+  v1::ResetSessionResponse archived;
+  ASSERT_TRUE(sessions_->ResetSession(Context("operator").get(), reset, &archived).ok());
+  EXPECT_TRUE(absl::EndsWith(archived.archived_as(), ".md")) << archived.archived_as();
+  EXPECT_TRUE(env_.memory().History(Direct("alice@localhost"), 10)->empty());
+  EXPECT_EQ(env_.memory().ListSessions(Direct("alice@localhost"))->size(), 1u);
+
+  v1::ForgetConversationRequest forget;
+  *forget.mutable_key() = Key(v1::CONVERSATION_KIND_DIRECT, "alice@localhost");
+  v1::ForgetConversationResponse forgotten;
+  ASSERT_TRUE(sessions_->ForgetConversation(Context("operator").get(), forget, &forgotten).ok());
+  auto listed = env_.memory().ListConversations();
+  ASSERT_TRUE(listed.ok());
+  EXPECT_TRUE(listed->empty());
+}
+
+TEST_F(ControlServerTest, SendMessageGoesOutAsTheAgentAndIsRemembered) {
+  v1::SendMessageRequest request;
+  request.set_to("bob@localhost/laptop");
+  request.set_body("maintenance at noon");
+  v1::SendMessageResponse response;
+  ASSERT_TRUE(sessions_->SendMessage(Context("operator").get(), request, &response).ok());
+  bool sent = false;
+  for (const xmpp::OutboundAction& action : env_.actions()) {
+    if (const auto* message = std::get_if<xmpp::SendMessage>(&action)) {
+      sent = message->to.ToString() == "bob@localhost/laptop" &&
+             message->body == "maintenance at noon" &&
+             message->from.ToString() == "agent.localhost";
+    }
+  }
+  EXPECT_TRUE(sent);
+  ASSERT_TRUE(
+      WaitFor([&] { return !env_.memory().History(Direct("bob@localhost"), 10)->empty(); }));
+  EXPECT_EQ(env_.memory().History(Direct("bob@localhost"), 10)->front().role, "assistant");
+
+  request.set_to("not a jid@@");
+  grpc::Status status = sessions_->SendMessage(Context("operator").get(), request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StartsWith(status.error_message(), "to:"));
+}
+
+// --- QuotaService ---------------------------------------------------------------------------
+
+TEST_F(ControlServerTest, GetUsageReturnsRowsPerJidAndModelWithCursorPaging) {
+  const absl::Time now = absl::Now();
+  for (const auto& [jid, model, tokens] : std::vector<std::tuple<std::string, std::string, int>>{
+           {"alice@localhost", "scripted:a", 10},
+           {"alice@localhost", "scripted:b", 20},
+           {"bob@localhost", "scripted:a", 30}}) {
+    ASSERT_TRUE(env_.ledger()
+                    .Record({.jid = jid,
+                             .model = model,
+                             .input_tokens = tokens,
+                             .output_tokens = 1,
+                             .time = now})
+                    .ok());
+  }
+  v1::GetUsageRequest request;
+  request.set_window(v1::USAGE_WINDOW_DAY);
+  request.set_page_size(2);
+  v1::GetUsageResponse first;
+  ASSERT_TRUE(quota_->GetUsage(Context("reader").get(), request, &first).ok());
+  ASSERT_EQ(first.rows_size(), 2);
+  EXPECT_EQ(first.rows(0).jid(), "alice@localhost");
+  EXPECT_EQ(first.rows(0).model(), "scripted:a");
+  EXPECT_EQ(first.rows(0).input_tokens(), 10);
+  EXPECT_FALSE(first.rows(0).cost_known());
+  EXPECT_TRUE(first.has_window_start());
+  EXPECT_TRUE(first.has_window_end());
+  ASSERT_FALSE(first.next_page_token().empty());
+  request.set_page_token(first.next_page_token());
+  v1::GetUsageResponse second;
+  ASSERT_TRUE(quota_->GetUsage(Context("reader").get(), request, &second).ok());
+  ASSERT_EQ(second.rows_size(), 1);
+  EXPECT_EQ(second.rows(0).jid(), "bob@localhost");
+  EXPECT_TRUE(second.next_page_token().empty());
+
+  v1::GetUsageRequest alice;
+  alice.set_jid("Alice@Localhost");
+  alice.set_window(v1::USAGE_WINDOW_LIFETIME);
+  v1::GetUsageResponse lifetime;
+  ASSERT_TRUE(quota_->GetUsage(Context("reader").get(), alice, &lifetime).ok());
+  EXPECT_EQ(lifetime.rows_size(), 2);
+  EXPECT_FALSE(lifetime.has_window_end());
+
+  alice.set_jid("@@");
+  grpc::Status status = quota_->GetUsage(Context("reader").get(), alice, &lifetime);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StartsWith(status.error_message(), "jid"));
+}
+
+TEST_F(ControlServerTest, LimitsAreSetListedWithTheirStateAndRemoved) {
+  ASSERT_TRUE(env_.ledger()
+                  .Record({.jid = "alice@localhost",
+                           .model = "scripted:demo",
+                           .input_tokens = 40,
+                           .output_tokens = 2,
+                           .time = absl::Now()})
+                  .ok());
+  v1::SetLimitRequest set;
+  set.mutable_limit()->set_jid("alice@localhost");
+  set.mutable_limit()->set_window(v1::USAGE_WINDOW_DAY);
+  set.mutable_limit()->set_max_tokens(42);
+  set.mutable_limit()->set_mode(v1::LIMIT_MODE_BLOCK);
+  v1::SetLimitResponse stored;
+  ASSERT_TRUE(quota_->SetLimit(Context("administrator").get(), set, &stored).ok());
+  EXPECT_EQ(stored.limit().max_tokens(), 42);
+
+  v1::ListLimitsRequest list;
+  v1::ListLimitsResponse all;
+  ASSERT_TRUE(quota_->ListLimits(Context("reader").get(), list, &all).ok());
+  ASSERT_EQ(all.limits_size(), 1);
+  EXPECT_EQ(all.limits(0).used(), 42);
+  EXPECT_TRUE(all.limits(0).reached());
+
+  list.set_jid("alice@localhost");
+  v1::ListLimitsResponse alices;
+  ASSERT_TRUE(quota_->ListLimits(Context("reader").get(), list, &alices).ok());
+  ASSERT_EQ(alices.limits_size(), 1);
+  EXPECT_EQ(alices.limits(0).limit().jid(), "alice@localhost");
+
+  v1::RemoveLimitRequest remove;
+  remove.set_jid("alice@localhost");
+  remove.set_window(v1::USAGE_WINDOW_DAY);
+  v1::RemoveLimitResponse removed;
+  ASSERT_TRUE(quota_->RemoveLimit(Context("administrator").get(), remove, &removed).ok());
+  EXPECT_EQ(quota_->RemoveLimit(Context("administrator").get(), remove, &removed).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  EXPECT_TRUE(env_.ledger().Limits().empty());
+
+  v1::SetLimitRequest neither;
+  neither.mutable_limit()->set_mode(v1::LIMIT_MODE_WARN);
+  grpc::Status status = quota_->SetLimit(Context("administrator").get(), neither, &stored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "limit.jid and limit.model"));
+}
+
+// --- SkillService ---------------------------------------------------------------------------
+
+TEST_F(ControlServerTest, ListSkillsShowsEverySkillWithItsStateAndPages) {
+  v1::ListSkillsRequest request;
+  v1::ListSkillsResponse response;
+  ASSERT_TRUE(skills_->ListSkills(Context("reader").get(), request, &response).ok());
+  ASSERT_EQ(response.skills_size(), 3);
+  EXPECT_EQ(response.skills(0).name(), "shout");
+  EXPECT_TRUE(response.skills(0).enabled());
+  EXPECT_TRUE(absl::StrContains(response.skills(0).parameters_json(), "\"text\""));
+  EXPECT_EQ(response.skills(2).name(), "hidden");
+  EXPECT_FALSE(response.skills(2).enabled());
+  EXPECT_EQ(response.skills(2).description(), "Not offered to anyone.");
+
+  request.set_query("UPPER-cases");
+  ASSERT_TRUE(skills_->ListSkills(Context("reader").get(), request, &response).ok());
+  ASSERT_EQ(response.skills_size(), 1);
+  EXPECT_EQ(response.skills(0).name(), "shout");
+
+  v1::ListSkillsRequest paged;
+  paged.set_page_size(2);
+  v1::ListSkillsResponse first, second;
+  ASSERT_TRUE(skills_->ListSkills(Context("reader").get(), paged, &first).ok());
+  ASSERT_EQ(first.skills_size(), 2);
+  paged.set_page_token(first.next_page_token());
+  ASSERT_TRUE(skills_->ListSkills(Context("reader").get(), paged, &second).ok());
+  ASSERT_EQ(second.skills_size(), 1);
+  EXPECT_EQ(second.skills(0).name(), "hidden");
+  EXPECT_TRUE(second.next_page_token().empty());
+}
+
+TEST_F(ControlServerTest, ExecuteSkillStreamsOutputThenFinished) {
+  v1::ExecuteSkillRequest request;
+  request.set_name("shout");
+  request.set_arguments_json(R"({"text": "héllo"})");
+  auto context = Context("executor");
+  auto reader = skills_->ExecuteSkill(context.get(), request);
+  std::vector<v1::ExecuteSkillEvent> events;
+  v1::ExecuteSkillEvent event;
+  while (reader->Read(&event)) events.push_back(event);
+  ASSERT_TRUE(reader->Finish().ok());
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].output().text(), "HéLLO");
+  EXPECT_TRUE(events[1].finished().ok());
+}
+
+TEST_F(ControlServerTest, ExecuteSkillRefusesUnknownDisabledAndBadArguments) {
+  auto run = [&](const std::string& name, const std::string& arguments) {
+    v1::ExecuteSkillRequest request;
+    request.set_name(name);
+    request.set_arguments_json(arguments);
+    auto context = Context("executor");
+    auto reader = skills_->ExecuteSkill(context.get(), request);
+    v1::ExecuteSkillEvent event;
+    while (reader->Read(&event)) {
+    }
+    return reader->Finish();
+  };
+  EXPECT_EQ(run("nope", "{}").error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(run("hidden", "{}").error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  grpc::Status status = run("shout", "{}");
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StartsWith(status.error_message(), "arguments_json")) << status.error_message();
+  EXPECT_EQ(run("shout", "{not json").error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(ControlServerTest, CancellingExecuteSkillEndsTheStream) {
+  v1::ExecuteSkillRequest request;
+  request.set_name("slow");
+  auto context = Context("executor");
+  auto reader = skills_->ExecuteSkill(context.get(), request);
+  ASSERT_TRUE(WaitFor([&] { return env_.slow_skill_runs() == 1; }));
+  context->TryCancel();
+  v1::ExecuteSkillEvent event;
+  EXPECT_FALSE(reader->Read(&event));
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  env_.ReleaseSlowSkill();  // the late result goes nowhere
+}
+
+// --- AdminService ---------------------------------------------------------------------------
+
+TEST_F(ControlServerTest, GetStatusReportsVersionConnectionAndCounts) {
+  std::vector<v1::RunEvent> events;
+  ASSERT_TRUE(Converse("status", "hello", &events).ok());
+  v1::GetStatusResponse status;
+  ASSERT_TRUE(admin_->GetStatus(Context("reader").get(), {}, &status).ok());
+  EXPECT_EQ(status.version(), kVersion);
+  EXPECT_EQ(status.connection_state(), v1::CONNECTION_STATE_ONLINE);
+  EXPECT_EQ(status.connection(), "component agent.localhost");
+  EXPECT_EQ(status.server(), "127.0.0.1:5347");
+  EXPECT_EQ(status.default_model(), "scripted:demo");
+  EXPECT_EQ(status.conversations_loaded(), 1);
+  EXPECT_GE(status.messages_received(), 1);
+  EXPECT_GE(status.llm_calls(), 1);
+  EXPECT_TRUE(status.has_started_at());
+}
+
+TEST_F(ControlServerTest, UpdateAllowlistTakesEffectAndIsPersistedForTheNextStart) {
+  v1::UpdateAllowlistRequest request;
+  request.add_add_jids("Carol@Localhost");
+  request.add_remove_jids("bob@localhost");
+  request.add_add_domains("example.org");
+  v1::Allowlist allowlist;
+  ASSERT_TRUE(admin_->UpdateAllowlist(Context("administrator").get(), request, &allowlist).ok());
+  std::vector<std::string> jids(allowlist.jids().begin(), allowlist.jids().end());
+  EXPECT_EQ(jids, (std::vector<std::string>{"alice@localhost", "carol@localhost"}));
+  bool allowed = false;
+  env_.OnLoop([&] {
+    allowed = env_.agent().policy().Allows(xmpp::Jid::Parse("carol@localhost").value()) &&
+              !env_.agent().policy().Allows(xmpp::Jid::Parse("bob@localhost").value());
+  });
+  EXPECT_TRUE(allowed);
+
+  // What the next start lays over the configuration file.
+  config::Config fresh = config::LoadConfigFile(env_.config_path()).value();
+  ASSERT_TRUE(ApplyRuntimeState(env_.config().control.state_path, fresh).ok());
+  EXPECT_EQ(fresh.agent.allowed_jids, jids);
+  EXPECT_EQ(fresh.agent.allowed_domains, (std::vector<std::string>{"localhost", "example.org"}));
+
+  v1::UpdateAllowlistRequest bad;
+  bad.add_add_jids("carol@localhost/phone");
+  grpc::Status status = admin_->UpdateAllowlist(Context("administrator").get(), bad, &allowlist);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StartsWith(status.error_message(), "add_jids[0]"));
+
+  v1::Allowlist read;
+  ASSERT_TRUE(admin_->GetAllowlist(Context("reader").get(), {}, &read).ok());
+  EXPECT_EQ(read.jids_size(), 2);
+}
+
+TEST_F(ControlServerTest, ReloadConfigAppliesWhatItCanAndListsWhatNeedsARestart) {
+  std::vector<events::EventPtr> published;
+  std::mutex mu;
+  env_.events().Subscribe([&](const events::EventPtr& event) {
+    std::lock_guard<std::mutex> lock(mu);
+    published.push_back(event);
+  });
+  std::string text;
+  {
+    std::ifstream in(env_.config_path());
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    text = buffer.str();
+  }
+  std::string changed = text;
+  changed.replace(changed.find("\"bob@localhost\"]"), 16, "\"bob@localhost\", \"dave@localhost\"]");
+  changed.replace(changed.find("port = 5347"), 11, "port = 5348");
+  { std::ofstream(env_.config_path()) << changed; }
+
+  v1::ReloadConfigResponse response;
+  ASSERT_TRUE(admin_->ReloadConfig(Context("administrator").get(), {}, &response).ok());
+  std::vector<std::string> applied(response.applied().begin(), response.applied().end());
+  std::vector<std::string> restart(response.requires_restart().begin(),
+                                   response.requires_restart().end());
+  EXPECT_EQ(applied, std::vector<std::string>{"agent.allowed_jids"});
+  EXPECT_EQ(restart, std::vector<std::string>{"server.port"});
+  bool dave = false;
+  env_.OnLoop(
+      [&] { dave = env_.agent().policy().Allows(xmpp::Jid::Parse("dave@localhost").value()); });
+  EXPECT_TRUE(dave);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_FALSE(published.empty());
+    EXPECT_EQ(published.back()->type, events::EventType::kConfigReloaded);
+  }
+
+  // A broken file changes nothing.
+  { std::ofstream(env_.config_path()) << "[agent]\nalowed_jids = []\n"; }
+  grpc::Status status = admin_->ReloadConfig(Context("administrator").get(), {}, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "alowed_jids")) << status.error_message();
+  env_.OnLoop(
+      [&] { dave = env_.agent().policy().Allows(xmpp::Jid::Parse("dave@localhost").value()); });
+  EXPECT_TRUE(dave);
+}
+
+TEST_F(ControlServerTest, RoomsAreJoinedAndLeftAtRunTimeAndPersisted) {
+  v1::JoinRoomRequest join;
+  join.mutable_room()->set_jid("Lobby@conference.localhost");
+  join.mutable_room()->set_activation("all");
+  v1::JoinRoomResponse joined;
+  ASSERT_TRUE(admin_->JoinRoom(Context("administrator").get(), join, &joined).ok());
+  v1::ListRoomsResponse rooms;
+  ASSERT_TRUE(admin_->ListRooms(Context("reader").get(), {}, &rooms).ok());
+  ASSERT_EQ(rooms.rooms_size(), 1);
+  EXPECT_EQ(rooms.rooms(0).jid(), "lobby@conference.localhost");
+  EXPECT_EQ(rooms.rooms(0).nick(), "herald");
+  EXPECT_EQ(rooms.rooms(0).activation(), "all");
+  EXPECT_FALSE(rooms.rooms(0).joined());  // the session never came online here
+
+  config::Config fresh = config::LoadConfigFile(env_.config_path()).value();
+  ASSERT_TRUE(ApplyRuntimeState(env_.config().control.state_path, fresh).ok());
+  ASSERT_EQ(fresh.rooms.size(), 1u);
+  EXPECT_EQ(fresh.rooms[0].activation, "all");
+
+  v1::LeaveRoomRequest leave;
+  leave.set_jid("lobby@conference.localhost");
+  v1::LeaveRoomResponse left;
+  ASSERT_TRUE(admin_->LeaveRoom(Context("administrator").get(), leave, &left).ok());
+  ASSERT_TRUE(admin_->ListRooms(Context("reader").get(), {}, &rooms).ok());
+  EXPECT_EQ(rooms.rooms_size(), 0);
+  EXPECT_EQ(admin_->LeaveRoom(Context("administrator").get(), leave, &left).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  fresh = config::LoadConfigFile(env_.config_path()).value();
+  ASSERT_TRUE(ApplyRuntimeState(env_.config().control.state_path, fresh).ok());
+  EXPECT_TRUE(fresh.rooms.empty());
+
+  join.mutable_room()->set_activation("sometimes");
+  grpc::Status status = admin_->JoinRoom(Context("administrator").get(), join, &joined);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StartsWith(status.error_message(), "room.activation"));
+}
+
+TEST_F(ControlServerTest, SubscribeStreamsMatchingEventsAndStopsWhenCancelled) {
+  v1::SubscribeRequest request;
+  request.add_types(v1::EVENT_TYPE_RUN_STARTED);
+  request.set_jid("alice@localhost");
+  auto context = Context("reader");
+  auto reader = admin_->Subscribe(context.get(), request);
+  ASSERT_TRUE(WaitFor([&] { return env_.events().subscriber_count() == 1; }));
+  env_.events().Publish({.type = events::EventType::kRunStarted, .jid = "bob@localhost"});
+  env_.events().Publish({.type = events::EventType::kToolStarted, .jid = "alice@localhost"});
+  env_.events().Publish({.type = events::EventType::kRunStarted,
+                         .conversation = "direct:alice@localhost",
+                         .jid = "alice@localhost",
+                         .summary = "the one",
+                         .attributes = {{"model", "scripted:demo"}}});
+  v1::Event event;
+  ASSERT_TRUE(reader->Read(&event));
+  EXPECT_EQ(event.type(), v1::EVENT_TYPE_RUN_STARTED);
+  EXPECT_EQ(event.summary(), "the one");
+  EXPECT_EQ(event.sequence(), 3u);
+  EXPECT_EQ(event.attributes().at("model"), "scripted:demo");
+
+  v1::GetStatusResponse status;
+  ASSERT_TRUE(admin_->GetStatus(Context("reader").get(), {}, &status).ok());
+  EXPECT_EQ(status.subscribers(), 1);
+
+  context->TryCancel();
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_TRUE(WaitFor([&] { return env_.events().subscriber_count() == 0; }));
+}
+
+// A subscriber that stops reading is dropped with SUBSCRIBER_DROPPED and RESOURCE_EXHAUSTED,
+// while one that reads receives every event and the publisher is never held up.
+TEST(ControlServerSlowReaderTest, ASlowSubscriberIsDroppedWhileAFastOneReceivesEverything) {
+  ControlTestEnv env;
+  constexpr int kLimit = 256;
+  ASSERT_TRUE(env.Start({.subscriber_queue_limit = kLimit}).ok());
+  // Separate connections, so that one's flow control cannot touch the other's.
+  auto channel = [&] {
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    return grpc::CreateCustomChannel(env.server().address(), grpc::InsecureChannelCredentials(),
+                                     args);
+  };
+  auto fast_stub = v1::AdminService::NewStub(channel());
+  auto slow_stub = v1::AdminService::NewStub(channel());
+  grpc::ClientContext fast_context, slow_context;
+  env.Authorize(fast_context, "reader");
+  env.Authorize(slow_context, "reader");
+  auto fast = fast_stub->Subscribe(&fast_context, {});
+  auto slow = slow_stub->Subscribe(&slow_context, {});
+  ASSERT_TRUE(WaitFor([&] { return env.events().subscriber_count() == 2; }));
+
+  constexpr int kEvents = 20000;
+  std::atomic<int> fast_received{0};
+  std::atomic<bool> fast_in_order{true};
+  std::thread fast_reader([&] {
+    v1::Event event;
+    while (fast_received < kEvents && fast->Read(&event)) {
+      if (event.sequence() != static_cast<uint64_t>(fast_received + 1)) fast_in_order = false;
+      ++fast_received;
+    }
+  });
+  const std::string summary(2048, 'x');  // 40 MB in all: more than any flow-control window
+  for (int i = 1; i <= kEvents; ++i) {
+    // Paced by the fast reader only (it stays well within its queue); nothing here waits for
+    // the slow one.
+    while (i - fast_received > kLimit / 4) std::this_thread::yield();
+    env.events().Publish({.type = events::EventType::kMessageReceived, .summary = summary});
+  }
+  fast_reader.join();
+  EXPECT_EQ(fast_received, kEvents);
+  EXPECT_TRUE(fast_in_order);
+
+  std::vector<v1::Event> late;
+  v1::Event event;
+  while (slow->Read(&event)) late.push_back(event);
+  grpc::Status status = slow->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  ASSERT_FALSE(late.empty());
+  EXPECT_EQ(late.back().type(), v1::EVENT_TYPE_SUBSCRIBER_DROPPED);
+  EXPECT_LT(late.size(), static_cast<size_t>(kEvents));
+  for (size_t i = 0; i + 1 < late.size(); ++i) EXPECT_EQ(late[i].sequence(), i + 1);
+  EXPECT_TRUE(WaitFor([&] { return env.events().subscriber_count() == 1; }));
+  fast_context.TryCancel();
+  fast->Finish();
+}
+
+TEST_F(ControlServerTest, VerifyAuditReportsAnIntactLog) {
+  v1::GetStatusResponse status;
+  ASSERT_TRUE(admin_->GetStatus(Context("reader").get(), {}, &status).ok());
+  v1::VerifyAuditResponse report;
+  ASSERT_TRUE(admin_->VerifyAudit(Context("administrator").get(), {}, &report).ok());
+  EXPECT_TRUE(report.ok()) << report.problem();
+  EXPECT_GE(report.entries(), 1u);
+}
+
+TEST_F(ControlServerTest, EveryCallIsAuditedAllowedOrRefusedAndNoTokenIsWritten) {
+  v1::GetStatusResponse status;
+  ASSERT_TRUE(admin_->GetStatus(Context("reader").get(), {}, &status).ok());
+  grpc::ClientContext anonymous;
+  EXPECT_EQ(admin_->GetStatus(&anonymous, {}, &status).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(admin_->GetStatus(Context("operator").get(), {}, &status).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  v1::GetHistoryRequest history;
+  *history.mutable_key() = Key(v1::CONVERSATION_KIND_DIRECT, "alice@localhost");
+  v1::GetHistoryResponse entries;
+  ASSERT_TRUE(sessions_->GetHistory(Context("reader").get(), history, &entries).ok());
+  std::vector<v1::RunEvent> events;
+  Converse("audited", "hello", &events);
+
+  // A stream's entry is written when the server is done with the call, just after the client
+  // saw its status.
+  std::string audit;
+  ASSERT_TRUE(WaitFor([&] {
+    audit = AuditText();
+    return absl::StrContains(audit, "\"target\":\"api:audited\"");
+  }));
+  const std::string get_status = "\"action\":\"/herald.v1.AdminService/GetStatus\"";
+  EXPECT_TRUE(absl::StrContains(audit, absl::StrCat("\"actor\":\"reader\",", get_status,
+                                                    ",\"target\":\"\",\"outcome\":\"OK\"")))
+      << audit;
+  EXPECT_TRUE(absl::StrContains(audit, absl::StrCat("\"actor\":\"anonymous\",", get_status)));
+  EXPECT_TRUE(absl::StrContains(audit, "\"outcome\":\"UNAUTHENTICATED\""));
+  EXPECT_TRUE(absl::StrContains(audit, "\"outcome\":\"PERMISSION_DENIED\""));
+  EXPECT_TRUE(absl::StrContains(audit, "\"target\":\"direct:alice@localhost\""));
+  EXPECT_TRUE(absl::StrContains(
+      audit, "\"action\":\"/herald.v1.SessionService/Converse\",\"target\":\"api:audited\""));
+  EXPECT_FALSE(absl::StrContains(audit, testing::TokenFor("reader")));
+}
+
+// --- Shutdown ---------------------------------------------------------------------------------
+
+TEST_F(ControlServerTest, ShutdownEndsSubscribersAndLetsARunningTurnFinishWithinTheGrace) {
+  v1::ConverseRequest request;
+  request.set_conversation("finishing");
+  request.set_text("wait a moment");
+  auto converse_context = Context();
+  auto converse = sessions_->Converse(converse_context.get(), request);
+  v1::RunEvent event;
+  while (converse->Read(&event) && !event.has_tool_started()) {
+  }
+  auto subscribe_context = Context("reader");
+  auto subscriber = admin_->Subscribe(subscribe_context.get(), {});
+  ASSERT_TRUE(WaitFor([&] { return env_.events().subscriber_count() == 1; }));
+
+  std::thread shutdown([&] { env_.ShutdownServer(); });
+  v1::Event ignored;
+  while (subscriber->Read(&ignored)) {
+  }
+  EXPECT_EQ(subscriber->Finish().error_code(), grpc::StatusCode::UNAVAILABLE);
+  // Shutdown has begun and the turn is still running: it may finish.
+  env_.ReleaseSlowSkill();
+  v1::RunEvent last;
+  while (converse->Read(&event)) last = event;
+  EXPECT_TRUE(converse->Finish().ok());
+  EXPECT_TRUE(last.has_completed()) << last.DebugString();
+  shutdown.join();
+
+  // Nothing new is accepted.
+  v1::GetStatusResponse status;
+  EXPECT_FALSE(admin_->GetStatus(Context("reader").get(), {}, &status).ok());
+}
+
+TEST(ControlServerShutdownTest, ARunningStreamPastTheGraceIsCancelledAndItsRunWithIt) {
+  ControlTestEnv env;
+  ASSERT_TRUE(env.Start({.shutdown_grace_seconds = 1}).ok());
+  auto sessions = v1::SessionService::NewStub(env.Channel());
+  v1::ConverseRequest request;
+  request.set_conversation("endless");
+  request.set_text("wait forever");
+  grpc::ClientContext context;
+  env.Authorize(context, "operator");
+  auto converse = sessions->Converse(&context, request);
+  v1::RunEvent event;
+  while (converse->Read(&event) && !event.has_tool_started()) {
+  }
+  env.ShutdownServer();  // returns once the grace is over and the stream was cancelled
+  while (converse->Read(&event)) {
+  }
+  EXPECT_FALSE(converse->Finish().ok());
+
+  // The run was cancelled with the stream: when its tool comes back, the answer is dropped.
+  env.ReleaseSlowSkill();
+  auto busy = [&] {
+    bool busy = false;
+    env.OnLoop([&] {
+      for (const auto& loaded : env.agent().LoadedConversations()) busy = busy || loaded.busy;
+    });
+    return busy;
+  };
+  ASSERT_TRUE(WaitFor([&] { return !busy(); }));
+  absl::SleepFor(absl::Milliseconds(100));  // let a wrongly kept answer reach the file
+  auto history = env.memory().History(Api("endless"), 100);
+  ASSERT_TRUE(history.ok());
+  for (const memory::MemoryEntry& entry : *history) {
+    EXPECT_FALSE(absl::StrContains(entry.text, "released")) << entry.text;
+  }
+}
+
+// --- Transport ------------------------------------------------------------------------------
+
+TEST(ControlServerUnixSocketTest, TheSocketIsPrivateAndASecondServerIsRefused) {
+  ControlTestEnv env;
+  ASSERT_TRUE(env.Start({.transport = "unix"}).ok());
+  const std::string path = env.dir() + "/run/control.sock";
+  struct stat info;
+  ASSERT_EQ(stat(path.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISSOCK(info.st_mode));
+  EXPECT_EQ(info.st_mode & 0777, 0600);
+  EXPECT_EQ(env.server().address(), "unix:" + path);
+
+  auto admin = v1::AdminService::NewStub(env.Channel());
+  grpc::ClientContext context;
+  env.Authorize(context, "reader");
+  v1::GetStatusResponse status;
+  EXPECT_TRUE(admin->GetStatus(&context, {}, &status).ok());
+
+  config::ControlConfig again = env.config().control;
+  again.listen = "unix:" + path;
+  absl::StatusOr<std::unique_ptr<ControlServer>> second =
+      ControlServer::Start(again, env.services());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(second.status().message(), "another process is listening"));
+}
+
+TEST(ControlServerUnixSocketTest, AStaleSocketFileIsReplaced) {
+  ControlTestEnv env;
+  // A socket file nobody listens on, as a killed Herald leaves behind.
+  char pattern[] = "/tmp/herald-stale-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string path = std::string(pattern) + "/control.sock";
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  close(fd);
+  ASSERT_TRUE(std::filesystem::exists(path));
+  ASSERT_TRUE(env.Start({}).ok());
+  config::ControlConfig control = env.config().control;
+  control.listen = "unix:" + path;
+  absl::StatusOr<std::unique_ptr<ControlServer>> server =
+      ControlServer::Start(control, env.services());
+  ASSERT_TRUE(server.ok()) << server.status();
+  (*server)->Shutdown();
+  std::filesystem::remove_all(pattern);
+}
+
+TEST(ControlServerHealthTest, HealthAndReflectionNeedNoToken) {
+  ControlTestEnv env;
+  ASSERT_TRUE(env.Start({}).ok());
+  grpc::GenericStub stub(env.Channel());
+  grpc::CompletionQueue queue;
+  auto unary = [&](const std::string& method, const std::string& body, std::string* out) {
+    grpc::ClientContext context;
+    grpc::Slice slice(body);
+    grpc::ByteBuffer request(&slice, 1);
+    auto call = stub.PrepareUnaryCall(&context, method, request, &queue);
+    call->StartCall();
+    grpc::ByteBuffer response;
+    grpc::Status status;
+    call->Finish(&response, &status, reinterpret_cast<void*>(1));
+    void* tag;
+    bool ok;
+    queue.Next(&tag, &ok);
+    std::vector<grpc::Slice> slices;
+    if (status.ok()) {
+      response.Dump(&slices);
+      for (const grpc::Slice& s : slices)
+        out->append(reinterpret_cast<const char*>(s.begin()), s.size());
+    }
+    return status;
+  };
+  std::string health;
+  ASSERT_TRUE(unary("/grpc.health.v1.Health/Check", "", &health).ok());
+  EXPECT_EQ(health, std::string("\x08\x01", 2));  // status: SERVING
+
+  // ServerReflectionInfo is a bidirectional stream: ask for the list of services.
+  grpc::ClientContext context;
+  auto call = stub.PrepareCall(
+      &context, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &queue);
+  void* tag;
+  bool ok;
+  call->StartCall(reinterpret_cast<void*>(2));
+  queue.Next(&tag, &ok);
+  grpc::Slice list(std::string("\x3a\x00", 2));  // list_services: ""
+  grpc::ByteBuffer request(&list, 1);
+  call->Write(request, reinterpret_cast<void*>(3));
+  queue.Next(&tag, &ok);
+  grpc::ByteBuffer response;
+  call->Read(&response, reinterpret_cast<void*>(4));
+  queue.Next(&tag, &ok);
+  ASSERT_TRUE(ok);
+  std::vector<grpc::Slice> slices;
+  response.Dump(&slices);
+  std::string services;
+  for (const grpc::Slice& s : slices)
+    services.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  EXPECT_TRUE(absl::StrContains(services, "herald.v1.AdminService"));
+  EXPECT_TRUE(absl::StrContains(services, "herald.v1.SessionService"));
+  context.TryCancel();
+  grpc::Status status;
+  call->Finish(&status, reinterpret_cast<void*>(5));
+  queue.Next(&tag, &ok);
+  queue.Shutdown();
+  while (queue.Next(&tag, &ok)) {
+  }
+}
+
+}  // namespace
+}  // namespace herald::control

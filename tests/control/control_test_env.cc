@@ -1,0 +1,303 @@
+#include "tests/control/control_test_env.h"
+
+#include <stdlib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "component/version.h"
+#include "control/auth.h"
+#include "providers/scripted/scripted_provider.h"
+
+namespace herald::control::testing {
+namespace {
+
+// Upper-cases its argument.
+class ShoutSkill : public skills::Skill {
+ public:
+  ShoutSkill()
+      : spec_{.name = "shout",
+              .description = "Upper-cases a text.",
+              .parameters = {{"type", "object"},
+                             {"properties", {{"text", {{"type", "string"}}}}},
+                             {"required", {"text"}}}} {}
+  const providers::ToolSpec& spec() const override { return spec_; }
+  void Execute(const nlohmann::json& arguments, const skills::SkillContext&, Done done) override {
+    std::string text = arguments["text"].get<std::string>();
+    for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    done(text);
+  }
+
+ private:
+  providers::ToolSpec spec_;
+};
+
+// Registered but never enabled.
+class HiddenSkill : public skills::Skill {
+ public:
+  HiddenSkill()
+      : spec_{.name = "hidden",
+              .description = "Not offered to anyone.",
+              .parameters = {{"type", "object"}}} {}
+  const providers::ToolSpec& spec() const override { return spec_; }
+  void Execute(const nlohmann::json&, const skills::SkillContext&, Done done) override {
+    done(std::string("should not run"));
+  }
+
+ private:
+  providers::ToolSpec spec_;
+};
+
+}  // namespace
+
+// The "slow" skill's runs wait here until the test releases them.
+struct ControlTestEnv::SlowSkillState {
+  std::atomic<int> runs{0};
+  std::vector<skills::Skill::Done> waiting;  // I/O loop only
+};
+
+namespace {
+
+class SlowSkill : public skills::Skill {
+ public:
+  SlowSkill(std::function<void(Done)> park)
+      : park_(std::move(park)),
+        spec_{.name = "slow",
+              .description = "Waits until the test releases it.",
+              .parameters = {{"type", "object"}}} {}
+  const providers::ToolSpec& spec() const override { return spec_; }
+  void Execute(const nlohmann::json&, const skills::SkillContext&, Done done) override {
+    park_(std::move(done));
+  }
+
+ private:
+  std::function<void(Done)> park_;
+  providers::ToolSpec spec_;
+};
+
+}  // namespace
+
+std::string TokenFor(const std::string& name) { return absl::StrCat("token-of-", name); }
+
+ControlTestEnv::ControlTestEnv() : slow_(std::make_shared<SlowSkillState>()) {
+  char pattern[] = "/tmp/herald-control-test-XXXXXX";
+  if (mkdtemp(pattern) != nullptr) dir_ = pattern;
+}
+
+ControlTestEnv::~ControlTestEnv() {
+  ShutdownServer();
+  if (loop_.joinable()) {
+    // Parked skill runs and pending turns are dropped with the loop.
+    OnLoop([this] { slow_->waiting.clear(); });
+    guard_.reset();
+    io_.stop();
+    loop_.join();
+  }
+  rooms_.reset();
+  agent_.reset();
+  if (workers_ != nullptr) workers_->join();
+  audit_.reset();
+  ledger_.reset();
+  std::error_code ignored;
+  if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
+}
+
+absl::Status ControlTestEnv::Start(EnvOptions options) {
+  if (dir_.empty()) return absl::InternalError("no temporary folder");
+  {
+    std::ofstream rules(dir_ + "/rules.toml");
+    rules << kTestRules;
+  }
+  std::string tokens;
+  for (const auto& [name, scopes] : std::vector<std::pair<std::string, std::string>>{
+           {"reader", "\"read\""},
+           {"operator", "\"operate\""},
+           {"executor", "\"execute\""},
+           {"administrator", "\"admin\""},
+           {"root", "\"read\", \"operate\", \"execute\", \"admin\""}}) {
+    absl::StrAppend(&tokens, "[[control.tokens]]\nname = \"", name, "\"\ntoken_sha256 = \"",
+                    TokenSha256Hex(TokenFor(name)), "\"\nscopes = [", scopes, "]\n\n");
+  }
+  const std::string text = absl::StrReplaceAll(
+      R"([server]
+mode = "component"
+host = "127.0.0.1"
+port = 5347
+component_domain = "agent.localhost"
+component_secret = "secret"
+
+[agent]
+allowed_jids = ["alice@localhost", "bob@localhost"]
+allowed_domains = ["localhost"]
+mailbox_limit = 4
+
+[llm]
+default = "scripted:demo"
+
+[llm.scripted]
+rules_file = "DIR/rules.toml"
+
+[memory]
+path = "DIR/memory"
+
+[quota]
+daily_tokens = 0
+path = "DIR/ledger.db"
+
+[skills]
+enabled = ["shout", "slow"]
+
+[control]
+listen = "127.0.0.1:50051"
+audit_path = "DIR/audit.log"
+state_path = "DIR/state/runtime-state.json"
+
+)",
+      {{"DIR", dir_}});
+  config_path_ = dir_ + "/herald.toml";
+  {
+    std::ofstream file(config_path_);
+    file << text << tokens;
+  }
+  absl::StatusOr<config::Config> loaded = config::LoadConfigFile(config_path_);
+  if (!loaded.ok()) return loaded.status();
+  config_ = *std::move(loaded);
+  config_.control.subscriber_queue_limit = options.subscriber_queue_limit;
+  config_.control.shutdown_grace_seconds = options.shutdown_grace_seconds;
+  if (options.configure) options.configure(config_);
+
+  workers_ = std::make_unique<asio::thread_pool>(2);
+  absl::StatusOr<std::unique_ptr<memory::MemoryStore>> memory =
+      memory::MemoryStore::Open(config_.memory.path);
+  if (!memory.ok()) return memory.status();
+  memory_ = *std::move(memory);
+  absl::StatusOr<std::unique_ptr<ledger::UsageLedger>> ledger =
+      ledger::UsageLedger::Open(config_.quota.path, ledger::PriceTable(), 0);
+  if (!ledger.ok()) return ledger.status();
+  ledger_ = *std::move(ledger);
+  absl::StatusOr<std::unique_ptr<ledger::AuditLog>> audit =
+      ledger::AuditLog::Open(config_.control.audit_path);
+  if (!audit.ok()) return audit.status();
+  audit_ = *std::move(audit);
+
+  absl::StatusOr<std::unique_ptr<providers::ScriptedProvider>> scripted =
+      providers::ScriptedProvider::Create(config_.llm.scripted, io_.get_executor());
+  if (!scripted.ok()) return scripted.status();
+  std::vector<std::unique_ptr<providers::LlmProvider>> providers;
+  providers.push_back(*std::move(scripted));
+  absl::StatusOr<std::unique_ptr<providers::ModelRouter>> router =
+      providers::ModelRouter::Create(config_.llm, std::move(providers));
+  if (!router.ok()) return router.status();
+  router_ = *std::move(router);
+
+  if (absl::Status s = registry_.Register(std::make_unique<ShoutSkill>()); !s.ok()) return s;
+  std::shared_ptr<SlowSkillState> slow = slow_;
+  if (absl::Status s =
+          registry_.Register(std::make_unique<SlowSkill>([slow](skills::Skill::Done done) {
+            ++slow->runs;
+            slow->waiting.push_back(std::move(done));
+          }));
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = registry_.Register(std::make_unique<HiddenSkill>()); !s.ok()) return s;
+  if (absl::Status s = registry_.SetEnabled(config_.skills.enabled); !s.ok()) return s;
+
+  auto act = [this](xmpp::OutboundAction action) {
+    std::lock_guard<std::mutex> lock(actions_mu_);
+    actions_.push_back(std::move(action));
+  };
+  runtime_ = std::make_unique<agent::RuntimeServices>(
+      agent::RuntimeServices{.io = io_,
+                             .workers = *workers_,
+                             .memory = *memory_,
+                             .router = *router_,
+                             .skills = registry_,
+                             .config = config_,
+                             .act = act,
+                             .connection = "component agent.localhost",
+                             .events = &events_,
+                             .ledger = ledger_.get(),
+                             .audit = audit_.get()});
+  absl::StatusOr<agent::AccessPolicy> policy = agent::AccessPolicy::Create(config_.agent);
+  if (!policy.ok()) return policy.status();
+  agent_ = std::make_unique<agent::Agent>(*std::move(policy), *runtime_);
+  rooms_ = std::make_unique<agent::RoomManager>(
+      io_, config_.rooms, &agent_->policy(), act, [this](const xmpp::GroupMessage& message) {
+        agent_->OnRoomTurn(message, xmpp::Jid::Parse("agent.localhost").value());
+      });
+  services_ = std::make_unique<ControlServices>(
+      ControlServices{.io = io_,
+                      .workers = *workers_,
+                      .agent = *agent_,
+                      .rooms = *rooms_,
+                      .memory = *memory_,
+                      .ledger = *ledger_,
+                      .audit = *audit_,
+                      .skills = registry_,
+                      .events = events_,
+                      .config = config_,
+                      .config_path = config_path_,
+                      .runtime = *runtime_,
+                      .connection_state = [] { return xmpp::ConnectionState::kOnline; },
+                      .own_jid = [] { return xmpp::Jid::Parse("agent.localhost").value(); },
+                      .version = kVersion});
+
+  guard_ = std::make_unique<asio::executor_work_guard<asio::io_context::executor_type>>(
+      io_.get_executor());
+  loop_ = std::thread([this] { io_.run(); });
+
+  config::ControlConfig control = config_.control;
+  control.listen = options.transport == "unix" ? absl::StrCat("unix:", dir_, "/run/control.sock")
+                                               : "127.0.0.1:0";
+  control.tls_cert = options.tls_cert;
+  control.tls_key = options.tls_key;
+  control.tls_client_ca = options.tls_client_ca;
+  absl::StatusOr<std::unique_ptr<ControlServer>> server = ControlServer::Start(control, *services_);
+  if (!server.ok()) return server.status();
+  server_ = *std::move(server);
+  return absl::OkStatus();
+}
+
+void ControlTestEnv::ShutdownServer() {
+  if (server_ != nullptr) server_->Shutdown();
+}
+
+std::shared_ptr<grpc::Channel> ControlTestEnv::Channel() const {
+  return grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
+}
+
+void ControlTestEnv::Authorize(grpc::ClientContext& context, const std::string& token_name) const {
+  context.AddMetadata("authorization", absl::StrCat("Bearer ", TokenFor(token_name)));
+}
+
+void ControlTestEnv::OnLoop(std::function<void()> work) {
+  std::promise<void> done;
+  asio::post(io_, [&] {
+    work();
+    done.set_value();
+  });
+  done.get_future().wait();
+}
+
+std::vector<xmpp::OutboundAction> ControlTestEnv::actions() const {
+  std::lock_guard<std::mutex> lock(actions_mu_);
+  return actions_;
+}
+
+void ControlTestEnv::ReleaseSlowSkill() {
+  OnLoop([this] {
+    std::vector<skills::Skill::Done> waiting = std::move(slow_->waiting);
+    slow_->waiting.clear();
+    for (skills::Skill::Done& done : waiting) done(std::string("released"));
+  });
+}
+
+int ControlTestEnv::slow_skill_runs() const { return slow_->runs; }
+
+}  // namespace herald::control::testing
