@@ -174,7 +174,8 @@ int Serve(const std::string& path) {
     return xmpp::kExitFailure;
   }
   skills::SkillRegistry registry;  // after the sandbox: its skills use the runner
-  absl::Status registered = skills::RegisterBuiltins(registry, io, workers, **store);
+  absl::Status registered =
+      skills::RegisterBuiltins(registry, io, workers, **store, **http, config->skills);
   skills::ExternalSkillsLoad external;
   if (registered.ok()) {
     external = skills::LoadExternalSkills(config->skills.path, registry, **sandbox);

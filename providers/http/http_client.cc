@@ -1,10 +1,14 @@
 #include "providers/http/http_client.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <limits>
 #include <mutex>
@@ -58,6 +62,58 @@ bool IsToken(std::string_view text) {
 bool IsSafeHeaderValue(std::string_view text) {
   return text.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
 }
+
+// The media type of a Content-Type value: lower case, without parameters ("text/html").
+std::string MediaType(std::string_view content_type) {
+  absl::string_view type = AbslView(content_type);
+  type = type.substr(0, type.find(';'));
+  return absl::AsciiStrToLower(absl::StripAsciiWhitespace(type));
+}
+
+// `accepted` holds "type/subtype" and "type/*" patterns in lower case.
+bool IsAcceptedMediaType(std::string_view type, const std::vector<std::string>& accepted) {
+  for (const std::string& pattern : accepted) {
+    if (pattern == type) return true;
+    if (absl::EndsWith(pattern, "/*") && type.size() > pattern.size() - 1 &&
+        type.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// An address a request is pinned to (HttpRequest::connect_to_address), in binary form.
+struct PinnedAddress {
+  int family = AF_UNSPEC;
+  in_addr v4{};
+  in6_addr v6{};
+
+  static std::optional<PinnedAddress> Parse(const std::string& text) {
+    PinnedAddress pinned;
+    if (inet_pton(AF_INET, text.c_str(), &pinned.v4) == 1) {
+      pinned.family = AF_INET;
+      return pinned;
+    }
+    if (inet_pton(AF_INET6, text.c_str(), &pinned.v6) == 1) {
+      pinned.family = AF_INET6;
+      return pinned;
+    }
+    return std::nullopt;
+  }
+
+  bool Matches(const sockaddr* address, size_t length) const {
+    if (address == nullptr || address->sa_family != family) return false;
+    if (family == AF_INET && length >= sizeof(sockaddr_in)) {
+      const auto* in = reinterpret_cast<const sockaddr_in*>(address);
+      return std::memcmp(&in->sin_addr, &v4, sizeof(v4)) == 0;
+    }
+    if (family == AF_INET6 && length >= sizeof(sockaddr_in6)) {
+      const auto* in6 = reinterpret_cast<const sockaddr_in6*>(address);
+      return std::memcmp(&in6->sin6_addr, &v6, sizeof(v6)) == 0;
+    }
+    return false;
+  }
+};
 
 bool IsRetryableStatus(long status) { return status == 429 || (status >= 500 && status <= 599); }
 
@@ -122,6 +178,7 @@ class HttpClient::Impl {
     ~Transfer() {
       if (easy != nullptr) curl_easy_cleanup(easy);
       if (header_list != nullptr) curl_slist_free_all(header_list);
+      if (connect_to != nullptr) curl_slist_free_all(connect_to);
     }
 
     Impl* impl = nullptr;
@@ -130,6 +187,8 @@ class HttpClient::Impl {
     Done done;
     CURL* easy = nullptr;
     curl_slist* header_list = nullptr;
+    curl_slist* connect_to = nullptr;  // CURLOPT_CONNECT_TO, for a pinned request
+    std::optional<PinnedAddress> pinned;
     bool attached = false;  // added to the multi handle
     int attempts = 0;
     retry::Backoff backoff;
@@ -144,7 +203,8 @@ class HttpClient::Impl {
     std::vector<std::pair<std::string, std::string>> headers;
     size_t header_bytes = 0;
     std::string body;
-    absl::Status abort;  // why Herald stopped the transfer itself
+    bool truncated = false;  // stopped on purpose, the response kept (HttpRequest limits)
+    absl::Status abort;      // why Herald stopped the transfer itself
 
     void ResetAttempt() {
       mode_decided = false;
@@ -153,6 +213,7 @@ class HttpClient::Impl {
       headers.clear();
       header_bytes = 0;
       body.clear();
+      truncated = false;
       abort = absl::OkStatus();
       error[0] = '\0';
     }
@@ -175,6 +236,7 @@ class HttpClient::Impl {
   static int OnCloseSocket(void* user, curl_socket_t fd);
   static size_t OnHeader(char* data, size_t size, size_t count, void* user);
   static size_t OnWrite(char* data, size_t size, size_t count, void* user);
+  static curl_socket_t OnOpenSocket(void* user, curlsocktype purpose, curl_sockaddr* address);
 
   bool Watch(curl_socket_t fd, int what);
   void Unwatch(curl_socket_t fd);
@@ -302,9 +364,23 @@ size_t HttpClient::Impl::OnWrite(char* data, size_t size, size_t count, void* us
   if (!transfer->mode_decided) {
     long status = 0;
     curl_easy_getinfo(transfer->easy, CURLINFO_RESPONSE_CODE, &status);
-    transfer->streaming =
-        transfer->request.on_body_chunk != nullptr && status >= 200 && status <= 299;
+    const bool success = status >= 200 && status <= 299;
+    transfer->streaming = transfer->request.on_body_chunk != nullptr && success;
     transfer->mode_decided = true;
+    const std::vector<std::string>& accepted = transfer->request.accepted_content_types;
+    if (success && !transfer->streaming && !accepted.empty()) {
+      const std::string* content_type = nullptr;
+      for (const auto& [name, value] : transfer->headers) {
+        if (name == "content-type") {
+          content_type = &value;
+          break;
+        }
+      }
+      if (content_type != nullptr && !IsAcceptedMediaType(MediaType(*content_type), accepted)) {
+        transfer->truncated = true;
+        return 0;  // ends the transfer; the head is delivered without the body
+      }
+    }
   }
   if (transfer->streaming) {
     if (transfer->pending_chunk.empty()) transfer->impl->streamed_.push_back(transfer->id);
@@ -312,13 +388,36 @@ size_t HttpClient::Impl::OnWrite(char* data, size_t size, size_t count, void* us
     transfer->chunk_delivered = true;
     return length;
   }
-  if (length > kMaxBodyBytes - transfer->body.size()) {
+  const size_t limit =
+      transfer->request.max_body_bytes == 0 ? kMaxBodyBytes : transfer->request.max_body_bytes;
+  if (length > limit - transfer->body.size()) {
+    if (transfer->request.truncate_body) {
+      transfer->body.append(data, limit - transfer->body.size());
+      transfer->truncated = true;
+      return 0;  // ends the transfer; what fits is delivered
+    }
     transfer->abort = absl::ResourceExhaustedError(
-        absl::StrCat("response body larger than ", kMaxBodyBytes / (1024 * 1024), " MiB"));
+        limit == kMaxBodyBytes
+            ? absl::StrCat("response body larger than ", kMaxBodyBytes / (1024 * 1024), " MiB")
+            : absl::StrCat("response body larger than ", limit, " bytes"));
     return 0;
   }
   transfer->body.append(data, length);
   return length;
+}
+
+curl_socket_t HttpClient::Impl::OnOpenSocket(void* user, curlsocktype purpose,
+                                             curl_sockaddr* address) {
+  auto* transfer = static_cast<Transfer*>(user);
+  // Only set for pinned requests. CONNECT_TO already points curl at the pinned address; this
+  // makes sure nothing (a proxy setting, a curl change) can connect anywhere else.
+  if (purpose != CURLSOCKTYPE_IPCXN || !transfer->pinned.has_value() ||
+      !transfer->pinned->Matches(&address->addr, address->addrlen)) {
+    transfer->abort =
+        absl::PermissionDeniedError("connection to an address other than the checked one refused");
+    return CURL_SOCKET_BAD;
+  }
+  return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
 }
 
 // --- the loop side ---
@@ -433,7 +532,8 @@ void HttpClient::Impl::OnAttemptDone(RequestId id, CURLcode result) {
     Finish(id, transfer.abort);
     return;
   }
-  if (result == CURLE_OK) {
+  // A transfer Herald stopped on purpose (size limit, unwanted content type) still answered.
+  if (result == CURLE_OK || (transfer.truncated && result == CURLE_WRITE_ERROR)) {
     long status = 0;
     curl_easy_getinfo(transfer.easy, CURLINFO_RESPONSE_CODE, &status);
     HttpResponse response;
@@ -441,6 +541,7 @@ void HttpClient::Impl::OnAttemptDone(RequestId id, CURLcode result) {
     response.headers = std::move(transfer.headers);
     response.body = std::move(transfer.body);
     response.attempts = transfer.attempts;
+    response.body_truncated = transfer.truncated;
     if (may_retry && IsRetryableStatus(status)) {
       std::optional<absl::Duration> retry_after = ParseRetryAfter(response.Header("retry-after"));
       if (!retry_after.has_value()) {
@@ -561,6 +662,26 @@ absl::Status HttpClient::Impl::Configure(Transfer& transfer) {
     if (request.method != "POST") {
       set(curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, request.method.c_str()));
     }
+  }
+  if (!request.connect_to_address.empty()) {
+    transfer.pinned = PinnedAddress::Parse(request.connect_to_address);
+    if (!transfer.pinned.has_value()) {
+      return absl::InvalidArgumentError("connect_to_address is not an IP address");
+    }
+    // "::ADDRESS:" = for any host and port of the URL, connect to ADDRESS on the URL's port.
+    const std::string entry = transfer.pinned->family == AF_INET6
+                                  ? absl::StrCat("::[", request.connect_to_address, "]:")
+                                  : absl::StrCat("::", request.connect_to_address, ":");
+    transfer.connect_to = curl_slist_append(nullptr, entry.c_str());
+    if (transfer.connect_to == nullptr) {
+      return absl::ResourceExhaustedError("curl_slist_append failed");
+    }
+    set(curl_easy_setopt(easy, CURLOPT_CONNECT_TO, transfer.connect_to));
+    set(curl_easy_setopt(easy, CURLOPT_FRESH_CONNECT, 1L));
+    set(curl_easy_setopt(easy, CURLOPT_FORBID_REUSE, 1L));
+    set(curl_easy_setopt(easy, CURLOPT_PROXY, ""));
+    set(curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, &Impl::OnOpenSocket));
+    set(curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, &transfer));
   }
   if (!ok) return absl::InternalError("libcurl refused an option");
   return absl::OkStatus();

@@ -5,7 +5,9 @@
 // any number of requests are in flight on one thread and a slow provider never delays
 // another request. It applies connect and total timeouts, retries 429 and 5xx answers and
 // transport failures with exponential backoff and jitter (honouring Retry-After), and can
-// stream a response body chunk by chunk (for SSE).
+// stream a response body chunk by chunk (for SSE). It never follows redirects. For fetching
+// what a model asked for (url_fetch), a request can be pinned to one checked address, cut
+// off at a size limit, and stopped early when its content type is not wanted.
 //
 //   absl::StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Create(io);
 //   HttpRequest request{.url = "http://127.0.0.1:8080/v1/messages", .body = json};
@@ -47,6 +49,23 @@ struct HttpRequest {
   // loop), and HttpResponse::body stays empty. Once a chunk was delivered, the request is
   // no longer retried.
   std::function<void(std::string_view chunk)> on_body_chunk;
+
+  // The most body bytes held (not streamed); 0 = the client's own limit (16 MiB). Past it the
+  // request fails with ResourceExhausted, or, with `truncate_body`, ends there and the
+  // response carries the first `max_body_bytes` bytes with `body_truncated` set.
+  size_t max_body_bytes = 0;
+  bool truncate_body = false;
+  // When not empty, a 2xx response that has a Content-Type whose media type (lower case,
+  // without parameters) is none of these ("type/subtype" or "type/*") is not read: it is
+  // delivered with the body read so far (usually none) and `body_truncated` set. A response
+  // without a Content-Type is read. The caller checks the type itself.
+  std::vector<std::string> accepted_content_types;
+  // An IP address ("93.184.215.14", "2606:2800::1"). When set, the connection goes to this
+  // address (and the URL's port) whatever DNS says of the URL's host, on a fresh connection
+  // that is not kept for reuse and not through any proxy; a socket to any other address is
+  // refused. TLS still verifies the certificate against the URL's host. The caller resolved
+  // and checked the address (url_fetch's SSRF guard), so DNS cannot swap it afterwards.
+  std::string connect_to_address;
 };
 
 struct HttpResponse {
@@ -54,6 +73,9 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;  // names in lower case
   std::string body;
   int attempts = 1;
+  // The body was not read to its end: HttpRequest::max_body_bytes was reached with
+  // truncate_body, or the content type was not among accepted_content_types.
+  bool body_truncated = false;
 
   // The first header named `name` (lower case), or "".
   std::string_view Header(std::string_view name) const;

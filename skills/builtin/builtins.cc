@@ -1,17 +1,70 @@
 #include "skills/builtin/builtins.h"
 
 #include <memory>
+#include <utility>
 
 #include "skills/builtin/current_time.h"
 #include "skills/builtin/memory_recall.h"
+#include "skills/builtin/url_fetch.h"
+#include "skills/builtin/web_search.h"
+#include "skills/web/searxng_backend.h"
+#include "skills/web/tavily_backend.h"
 
 namespace herald::skills {
+namespace {
+
+UrlFetchOptions UrlFetchOptionsFrom(const config::UrlFetchConfig& config) {
+  UrlFetchOptions options;
+  options.max_bytes = static_cast<size_t>(config.max_bytes);
+  options.max_text_bytes = static_cast<size_t>(config.max_text_bytes);
+  options.timeout = absl::Seconds(config.timeout_seconds);
+  if (!config.allowed_content_types.empty()) {
+    options.allowed_content_types = config.allowed_content_types;
+  }
+  options.allow_hosts = config.allow_hosts;
+  options.user_agent = config.user_agent;
+  return options;
+}
+
+// Null when the chosen backend lacks what it needs (web_search is then not usable).
+std::unique_ptr<web::SearchBackend> SearchBackendFrom(providers::HttpClient& http,
+                                                      const config::WebSearchConfig& config) {
+  const absl::Duration timeout = absl::Seconds(config.timeout_seconds);
+  if (config.backend == "tavily") {
+    if (config.api_key.empty()) return nullptr;
+    web::TavilyOptions options{.api_key = config.api_key, .timeout = timeout};
+    if (!config.url.empty()) options.url = config.url;
+    return std::make_unique<web::TavilyBackend>(http, std::move(options));
+  }
+  if (config.url.empty()) return nullptr;
+  return std::make_unique<web::SearxngBackend>(
+      http, web::SearxngOptions{.url = config.url, .timeout = timeout});
+}
+
+}  // namespace
 
 absl::Status RegisterBuiltins(SkillRegistry& registry, asio::io_context& io,
-                              asio::thread_pool& workers, memory::MemoryStore& store) {
-  absl::Status status = registry.Register(std::make_unique<CurrentTimeSkill>(io, workers));
-  if (!status.ok()) return status;
-  return registry.Register(std::make_unique<MemoryRecallSkill>(io, workers, store));
+                              asio::thread_pool& workers, memory::MemoryStore& store,
+                              providers::HttpClient& http, const config::SkillsConfig& config) {
+  if (absl::Status status = registry.Register(std::make_unique<CurrentTimeSkill>(io, workers));
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status =
+          registry.Register(std::make_unique<MemoryRecallSkill>(io, workers, store));
+      !status.ok()) {
+    return status;
+  }
+  absl::StatusOr<std::unique_ptr<UrlFetchSkill>> url_fetch =
+      UrlFetchSkill::Create(io, workers, http, UrlFetchOptionsFrom(config.url_fetch));
+  if (!url_fetch.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("url_fetch: ", url_fetch.status().message()));
+  }
+  if (absl::Status status = registry.Register(*std::move(url_fetch)); !status.ok()) {
+    return status;
+  }
+  return registry.Register(std::make_unique<WebSearchSkill>(
+      io, SearchBackendFrom(http, config.web_search), config.web_search.max_results));
 }
 
 }  // namespace herald::skills

@@ -468,5 +468,97 @@ TEST_F(HttpClientTest, RefusesAHeaderValueThatWouldInjectAnotherHeader) {
   EXPECT_EQ(server->request_count(), 0u);
 }
 
+TEST_F(HttpClientTest, TruncatesABodyAtMaxBodyBytesWhenAskedTo) {
+  auto server = StartServer([](const FakeHttpRequest&) {
+    return FakeHttpResponse{.body = std::string(1024 * 1024, 'x')};
+  });
+  absl::StatusOr<HttpResponse> response = SendAndWait(HttpRequest{
+      .method = "GET", .url = server->base_url(), .max_body_bytes = 1000, .truncate_body = true});
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->status, 200);
+  EXPECT_EQ(response->body, std::string(1000, 'x'));
+  EXPECT_TRUE(response->body_truncated);
+}
+
+TEST_F(HttpClientTest, RefusesABodyOverMaxBodyBytesWithoutTruncation) {
+  auto server = StartServer(
+      [](const FakeHttpRequest&) { return FakeHttpResponse{.body = std::string(5000, 'x')}; });
+  absl::StatusOr<HttpResponse> response =
+      SendAndWait(HttpRequest{.method = "GET", .url = server->base_url(), .max_body_bytes = 1000});
+  EXPECT_EQ(response.status().code(), absl::StatusCode::kResourceExhausted) << response.status();
+  EXPECT_NE(response.status().message().find("1000 bytes"), std::string::npos);
+}
+
+TEST_F(HttpClientTest, DeliversABodyWithinMaxBodyBytesWhole) {
+  auto server = StartServer(
+      [](const FakeHttpRequest&) { return FakeHttpResponse{.body = std::string(1000, 'x')}; });
+  absl::StatusOr<HttpResponse> response = SendAndWait(HttpRequest{
+      .method = "GET", .url = server->base_url(), .max_body_bytes = 1000, .truncate_body = true});
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->body.size(), 1000u);
+  EXPECT_FALSE(response->body_truncated);
+}
+
+TEST_F(HttpClientTest, StopsReadingABodyWhoseContentTypeWasNotAccepted) {
+  auto server = StartServer([](const FakeHttpRequest&) {
+    return FakeHttpResponse{.headers = {{"Content-Type", "image/png"}},
+                            .body = std::string(4 * 1024 * 1024, 'x')};
+  });
+  HttpRequest request{.method = "GET", .url = server->base_url()};
+  request.accepted_content_types = {"text/html", "text/*"};
+  absl::StatusOr<HttpResponse> response = SendAndWait(std::move(request));
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->status, 200);
+  EXPECT_EQ(response->Header("content-type"), "image/png");
+  EXPECT_TRUE(response->body_truncated);
+  EXPECT_TRUE(response->body.empty());
+}
+
+TEST_F(HttpClientTest, ReadsABodyWhoseContentTypeMatchesAWildcard) {
+  auto server = StartServer([](const FakeHttpRequest&) {
+    return FakeHttpResponse{.headers = {{"Content-Type", "Text/Plain; charset=utf-8"}},
+                            .body = "hello"};
+  });
+  HttpRequest request{.method = "GET", .url = server->base_url()};
+  request.accepted_content_types = {"application/json", "text/*"};
+  absl::StatusOr<HttpResponse> response = SendAndWait(std::move(request));
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->body, "hello");
+  EXPECT_FALSE(response->body_truncated);
+}
+
+TEST_F(HttpClientTest, ConnectsAPinnedRequestToItsAddressWithoutResolvingTheHost) {
+  auto server = StartServer([](const FakeHttpRequest&) { return FakeHttpResponse{.body = "ok"}; });
+  // ".invalid" never resolves (RFC 6761): only the pin can make this request reach anything.
+  HttpRequest request{.method = "GET",
+                      .url = absl::StrCat("http://pinned.invalid:", server->port(), "/page")};
+  request.connect_to_address = "127.0.0.1";
+  absl::StatusOr<HttpResponse> response = SendAndWait(std::move(request));
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->body, "ok");
+  ASSERT_EQ(server->request_count(), 1u);
+  EXPECT_EQ(server->requests()[0].Header("host"), absl::StrCat("pinned.invalid:", server->port()));
+  EXPECT_EQ(server->requests()[0].path, "/page");
+}
+
+TEST_F(HttpClientTest, ConnectsOnlyToThePinnedAddressEvenWhenTheUrlNamesAnother) {
+  auto server = StartServer([](const FakeHttpRequest&) { return FakeHttpResponse{.body = "ok"}; });
+  // The server listens on 127.0.0.1 only; pinned to 127.0.0.2 the request cannot reach it.
+  HttpRequest request{.method = "GET", .url = server->base_url(), .retry = QuickRetries(0)};
+  request.connect_to_address = "127.0.0.2";
+  absl::StatusOr<HttpResponse> response = SendAndWait(std::move(request));
+  EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable) << response.status();
+  EXPECT_EQ(server->request_count(), 0u);
+}
+
+TEST_F(HttpClientTest, RefusesAPinThatIsNotAnIpAddress) {
+  auto server = StartServer([](const FakeHttpRequest&) { return FakeHttpResponse{}; });
+  HttpRequest request{.method = "GET", .url = server->base_url()};
+  request.connect_to_address = "localhost";
+  absl::StatusOr<HttpResponse> response = SendAndWait(std::move(request));
+  EXPECT_EQ(response.status().code(), absl::StatusCode::kInvalidArgument) << response.status();
+  EXPECT_EQ(server->request_count(), 0u);
+}
+
 }  // namespace
 }  // namespace herald::providers

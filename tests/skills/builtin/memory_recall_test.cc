@@ -9,7 +9,6 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "skills/builtin/builtins.h"
 #include "skills/registry.h"
 #include "tests/component/memory/temp_dir.h"
 
@@ -123,8 +122,8 @@ TEST_F(MemoryRecallSkillTest, ReportsAFailedSearchWithoutInternalPaths) {
 TEST_F(MemoryRecallSkillTest, DeclaresTheLimitsItsSchemaEnforces) {
   SkillRegistry registry;
   asio::thread_pool pool(1);
-  ASSERT_TRUE(RegisterBuiltins(registry, io_, pool, *store_).ok());
-  ASSERT_TRUE(registry.SetEnabled({"current_time", "memory_recall"}).ok());
+  ASSERT_TRUE(registry.Register(std::make_unique<MemoryRecallSkill>(io_, pool, *store_)).ok());
+  ASSERT_TRUE(registry.SetEnabled({"memory_recall"}).ok());
   EXPECT_TRUE(registry.Check("memory_recall", {{"query", "x"}, {"limit", 10}}).ok());
   EXPECT_EQ(registry.Check("memory_recall", {{"limit", 3}}).status().message(),
             "tool 'memory_recall': missing required argument 'query'");

@@ -1,0 +1,112 @@
+#include "skills/web/search_backend.h"
+
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "component/platform/absl_string_view.h"
+#include "glog/logging.h"
+#include "nlohmann/json.hpp"
+#include "skills/web/text_encoding.h"
+#include "skills/web/web_url.h"
+
+namespace herald::skills::web {
+namespace {
+
+// Clean UTF-8 on one line, single spaces, cut to `max_bytes` with an ellipsis.
+std::string OneLine(std::string_view text, size_t max_bytes) {
+  const std::string clean = ToCleanUtf8(text);
+  std::string out;
+  out.reserve(clean.size());
+  bool space = false;
+  for (char c : clean) {
+    if (c == ' ' || c == '\t' || c == '\n') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(c);
+  }
+  if (TruncateUtf8(out, max_bytes)) {
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += "…";
+  }
+  return out;
+}
+
+std::string StringField(const nlohmann::json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) return "";
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+std::optional<SearchResult> MakeSearchResult(std::string_view title, std::string_view url,
+                                             std::string_view snippet) {
+  absl::StatusOr<WebUrl> parsed = ParseWebUrl(ToCleanUtf8(url));
+  if (!parsed.ok()) return std::nullopt;
+  SearchResult result;
+  result.url = parsed->url;
+  result.title = OneLine(title, kMaxResultTitleBytes);
+  if (result.title.empty()) result.title = parsed->host;
+  result.snippet = OneLine(snippet, kMaxResultSnippetBytes);
+  return result;
+}
+
+absl::StatusOr<std::vector<SearchResult>> ParseJsonResults(std::string_view body, int max_results,
+                                                           const char* title_key,
+                                                           const char* url_key,
+                                                           const char* snippet_key) {
+  const nlohmann::json answer = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (answer.is_discarded() || !answer.is_object()) {
+    return absl::InvalidArgumentError("the answer is not a JSON object");
+  }
+  const auto results = answer.find("results");
+  if (results == answer.end() || !results->is_array()) {
+    return absl::InvalidArgumentError("the answer has no \"results\" array");
+  }
+  std::vector<SearchResult> found;
+  for (const nlohmann::json& item : *results) {
+    if (static_cast<int>(found.size()) >= max_results) break;
+    if (!item.is_object()) continue;
+    std::optional<SearchResult> result = MakeSearchResult(
+        StringField(item, title_key), StringField(item, url_key), StringField(item, snippet_key));
+    if (result.has_value()) found.push_back(*std::move(result));
+  }
+  return found;
+}
+
+absl::Status SearchFailure(std::string_view backend, const std::string& log_tag,
+                           const absl::StatusOr<providers::HttpResponse>& response,
+                           std::string_view operator_hint) {
+  if (!response.ok()) {
+    LOG(WARNING) << "conversation " << log_tag << ": web_search (" << backend
+                 << "): " << response.status();
+    if (response.status().code() == absl::StatusCode::kDeadlineExceeded) {
+      return absl::DeadlineExceededError("web search timed out; try again or answer without it");
+    }
+    return absl::UnavailableError(
+        "web search is unavailable right now (the search service did not answer)");
+  }
+  const int status = response->status;
+  // The body of an error may explain it; a short, clean excerpt is enough for the log.
+  LOG(WARNING) << "conversation " << log_tag << ": web_search (" << backend << ") answered HTTP "
+               << status << ": " << OneLine(response->body, 300)
+               << (operator_hint.empty() ? "" : " — ") << operator_hint;
+  if (status == 401 || status == 403) {
+    return absl::UnavailableError(
+        "web search is unavailable: the search service refused Herald's request");
+  }
+  if (status == 429 || status == 432 || status == 433) {
+    return absl::ResourceExhaustedError(
+        "web search is rate-limited or out of credits right now; try again later or answer "
+        "without it");
+  }
+  return absl::UnavailableError(absl::StrCat("web search failed (HTTP ", status, ")"));
+}
+
+}  // namespace herald::skills::web

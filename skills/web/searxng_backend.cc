@@ -1,0 +1,75 @@
+#include "skills/web/searxng_backend.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+
+namespace herald::skills::web {
+
+std::string PercentEncode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size() * 3);
+  for (char c : text) {
+    const unsigned char byte = static_cast<unsigned char>(c);
+    if (absl::ascii_isalnum(byte) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(c);
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[byte >> 4]);
+      out.push_back(kHex[byte & 0x0F]);
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<SearchResult>> ParseSearxngResults(std::string_view body,
+                                                              int max_results) {
+  return ParseJsonResults(body, max_results, "title", "url", "content");
+}
+
+SearxngBackend::SearxngBackend(providers::HttpClient& http, SearxngOptions options)
+    : http_(http), options_(std::move(options)) {
+  while (!options_.url.empty() && options_.url.back() == '/') options_.url.pop_back();
+}
+
+void SearxngBackend::Search(const std::string& query, int max_results, const std::string& log_tag,
+                            Done done) {
+  providers::HttpRequest request{
+      .method = "GET",
+      .url = absl::StrCat(options_.url, "/search?q=", PercentEncode(query), "&format=json")};
+  request.headers = {{"accept", "application/json"}, {"user-agent", options_.user_agent}};
+  request.total_timeout = options_.timeout;
+  request.connect_timeout = std::min(options_.timeout, absl::Seconds(10));
+  request.retry.max_retries = 1;
+  request.retry.initial_backoff = absl::Milliseconds(300);
+  request.retry.max_retry_after = absl::Seconds(5);
+  request.max_body_bytes = 4 << 20;
+  http_.Send(std::move(request), [max_results, log_tag, done = std::move(done)](
+                                     absl::StatusOr<providers::HttpResponse> response) {
+    if (!response.ok() || response->status < 200 || response->status > 299) {
+      done(SearchFailure("searxng", log_tag, response,
+                         response.ok() && response->status == 403
+                             ? "is \"json\" listed in search.formats of the instance's "
+                               "settings.yml?"
+                             : ""));
+      return;
+    }
+    absl::StatusOr<std::vector<SearchResult>> results =
+        ParseSearxngResults(response->body, max_results);
+    if (!results.ok()) {
+      LOG(WARNING) << "conversation " << log_tag
+                   << ": web_search (searxng): unreadable answer: " << results.status();
+      done(absl::UnavailableError(
+          "web search failed: the search service sent an answer Herald could not read"));
+      return;
+    }
+    done(std::move(results));
+  });
+}
+
+}  // namespace herald::skills::web

@@ -1,0 +1,150 @@
+#include "skills/web/text_encoding.h"
+
+#include "absl/strings/ascii.h"
+#include "component/platform/absl_string_view.h"
+
+namespace herald::skills::web {
+namespace {
+
+constexpr uint32_t kReplacement = 0xFFFD;
+
+// windows-1252 bytes 0x80-0x9F; 0 where the code page leaves the byte undefined.
+constexpr uint16_t kWindows1252High[32] = {
+    0x20AC, 0,      0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+    0x2039, 0x0152, 0,      0x017D, 0,      0,      0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
+    0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0,      0x017E, 0x0178};
+
+// Decodes one UTF-8 sequence at `text[i]`; returns its length, or 0 when it is not valid
+// (then `*code_point` is unset).
+size_t DecodeOne(std::string_view text, size_t i, uint32_t* code_point) {
+  const uint8_t b0 = static_cast<uint8_t>(text[i]);
+  if (b0 < 0x80) {
+    *code_point = b0;
+    return 1;
+  }
+  size_t extra;
+  uint32_t cp;
+  if ((b0 & 0xE0) == 0xC0) {
+    extra = 1;
+    cp = b0 & 0x1F;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    extra = 2;
+    cp = b0 & 0x0F;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    extra = 3;
+    cp = b0 & 0x07;
+  } else {
+    return 0;
+  }
+  if (text.size() - i <= extra) return 0;
+  for (size_t k = 1; k <= extra; ++k) {
+    const uint8_t b = static_cast<uint8_t>(text[i + k]);
+    if ((b & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  static constexpr uint32_t kSmallest[] = {0, 0x80, 0x800, 0x10000};
+  if (cp < kSmallest[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  *code_point = cp;
+  return extra + 1;
+}
+
+bool IsDroppedControl(uint32_t cp) {
+  return (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F);
+}
+
+}  // namespace
+
+uint32_t Windows1252CodePoint(uint8_t byte) {
+  if (byte < 0x80 || byte > 0x9F) return byte;
+  const uint16_t mapped = kWindows1252High[byte - 0x80];
+  return mapped != 0 ? mapped : kReplacement;
+}
+
+void AppendUtf8(std::string& out, uint32_t cp) {
+  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = kReplacement;
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+std::string ToCleanUtf8(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  size_t i = 0;
+  while (i < bytes.size()) {
+    if (bytes[i] == '\r') {
+      out.push_back('\n');
+      i += (i + 1 < bytes.size() && bytes[i + 1] == '\n') ? 2 : 1;
+      continue;
+    }
+    uint32_t cp = 0;
+    const size_t length = DecodeOne(bytes, i, &cp);
+    if (length == 0) {
+      AppendUtf8(out, kReplacement);
+      ++i;
+      continue;
+    }
+    if (!IsDroppedControl(cp)) out.append(bytes.substr(i, length));
+    i += length;
+  }
+  return out;
+}
+
+std::string DecodeToUtf8(std::string_view bytes, std::string_view charset) {
+  const std::string name = absl::AsciiStrToLower(absl::StripAsciiWhitespace(AbslView(charset)));
+  const bool single_byte = name == "iso-8859-1" || name == "iso8859-1" || name == "latin1" ||
+                           name == "latin-1" || name == "l1" || name == "us-ascii" ||
+                           name == "ascii" || name == "windows-1252" || name == "cp1252" ||
+                           name == "x-cp1252";
+  if (!single_byte) return ToCleanUtf8(bytes);
+  std::string out;
+  out.reserve(bytes.size() + bytes.size() / 4);
+  for (char c : bytes) {
+    const uint8_t b = static_cast<uint8_t>(c);
+    if (b >= 0x80 && b <= 0x9F) {
+      const uint16_t mapped = kWindows1252High[b - 0x80];
+      if (mapped != 0) AppendUtf8(out, mapped);
+      continue;
+    }
+    if (b < 0x80) {
+      out.push_back(c);
+    } else {
+      AppendUtf8(out, b);
+    }
+  }
+  return ToCleanUtf8(out);
+}
+
+bool TruncateUtf8(std::string& text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return false;
+  size_t cut = max_bytes;
+  // Back up over continuation bytes to the start of the code point that would be split.
+  while (cut > 0 && (static_cast<uint8_t>(text[cut]) & 0xC0) == 0x80) --cut;
+  text.resize(cut);
+  return true;
+}
+
+bool IsValidUtf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    uint32_t cp = 0;
+    const size_t length = DecodeOne(text, i, &cp);
+    if (length == 0) return false;
+    i += length;
+  }
+  return true;
+}
+
+}  // namespace herald::skills::web
