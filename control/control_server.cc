@@ -168,6 +168,7 @@ absl::StatusOr<std::unique_ptr<ControlServer>> ControlServer::Start(
 
 ControlServer::~ControlServer() {
   if (shutdown_thread_.joinable()) shutdown_thread_.join();
+  if (stopped_) return;
   if (!services_.io.stopped()) {
     Shutdown();
     return;
@@ -207,6 +208,7 @@ void ControlServer::Shutdown() {
     }
     LOG(INFO) << "control plane: stopped";
   });
+  stopped_ = true;
 }
 
 void ControlServer::ShutdownInBackground(std::function<void()> done) {

@@ -33,6 +33,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -90,6 +91,7 @@ class ControlServer {
   std::chrono::seconds grace_{5};
 
   std::once_flag shutdown_once_;
+  std::atomic<bool> stopped_{false};  // Shutdown has returned
   std::thread shutdown_thread_;
 };
 

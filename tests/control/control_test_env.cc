@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/time/clock.h"
 #include "component/version.h"
 #include "control/auth.h"
 #include "providers/scripted/scripted_provider.h"
@@ -91,9 +92,19 @@ ControlTestEnv::ControlTestEnv() : slow_(std::make_shared<SlowSkillState>()) {
 
 ControlTestEnv::~ControlTestEnv() {
   ShutdownServer();
+  server_.reset();
   if (loop_.joinable()) {
-    // Parked skill runs and pending turns are dropped with the loop.
+    // Parked skill runs are dropped; turns still writing their memory may finish.
     OnLoop([this] { slow_->waiting.clear(); });
+    const absl::Time deadline = absl::Now() + absl::Seconds(5);
+    bool busy = true;
+    while (busy && absl::Now() < deadline) {
+      OnLoop([&] {
+        busy = false;
+        for (const auto& loaded : agent_->LoadedConversations()) busy = busy || loaded.busy;
+      });
+      if (busy) absl::SleepFor(absl::Milliseconds(5));
+    }
     guard_.reset();
     io_.stop();
     loop_.join();

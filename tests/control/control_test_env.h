@@ -120,10 +120,12 @@ class ControlTestEnv {
   std::string dir_;
   std::string config_path_;
   config::Config config_;
+  // Before the loop, so that handlers still queued on the loop (a turn's coroutine frames,
+  // which hold strands of the pool) are destroyed while the pool exists.
+  std::unique_ptr<asio::thread_pool> workers_;
   asio::io_context io_;
   std::unique_ptr<asio::executor_work_guard<asio::io_context::executor_type>> guard_;
   std::thread loop_;
-  std::unique_ptr<asio::thread_pool> workers_;
   std::unique_ptr<memory::MemoryStore> memory_;
   std::unique_ptr<ledger::UsageLedger> ledger_;
   std::unique_ptr<ledger::AuditLog> audit_;
