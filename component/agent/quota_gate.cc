@@ -35,6 +35,25 @@ std::string WindowPhrase(ledger::Window window) {
   return "";
 }
 
+// limit_warning / limit_blocked on the bus, naming the limit and what was used.
+void PublishLimit(RuntimeServices& services, events::EventType type,
+                  const ledger::LimitState& state, const std::string& payer,
+                  const std::string& conversation) {
+  if (services.events == nullptr) return;
+  const std::string window(ledger::WindowName(state.limit.window));
+  services.events->Publish(events::Event{
+      .type = type,
+      .conversation = conversation,
+      .jid = payer,
+      .summary = absl::StrCat(payer, " used ", state.used, " of ", state.limit.max_tokens,
+                              " tokens (", WindowPhrase(state.limit.window), ", ",
+                              AbslView(ledger::LimitModeName(state.limit.mode)), ")"),
+      .attributes = {{"window", window},
+                     {"model", state.limit.model},
+                     {"used", absl::StrCat(state.used)},
+                     {"max_tokens", absl::StrCat(state.limit.max_tokens)}}});
+}
+
 std::string LimitKey(const ledger::LimitState& state) {
   return absl::StrCat(state.limit.jid, "|", state.limit.model, "|",
                       AbslView(ledger::WindowName(state.limit.window)), "|",
@@ -58,35 +77,13 @@ std::optional<ledger::LimitState> AdmitCall(RuntimeServices& services, const std
     if (services.limit_warnings_sent.size() > 100000) services.limit_warnings_sent.clear();
     LOG(INFO) << "quota: " << payer << " reached a warn-mode limit of " << warning.limit.max_tokens
               << " tokens";
-    if (services.events != nullptr) {
-      services.events->Publish(events::Event{
-          .type = events::EventType::kLimitWarning,
-          .conversation = conversation,
-          .jid = payer,
-          .summary = absl::StrCat(payer, " used ", warning.used, " of ", warning.limit.max_tokens,
-                                  " tokens (", WindowPhrase(warning.limit.window), ", warn)"),
-          .attributes = {{"window", std::string(ledger::WindowName(warning.limit.window))},
-                         {"model", warning.limit.model},
-                         {"used", absl::StrCat(warning.used)},
-                         {"max_tokens", absl::StrCat(warning.limit.max_tokens)}}});
-    }
+    PublishLimit(services, events::EventType::kLimitWarning, warning, payer, conversation);
   }
   if (!decision.blocked || !decision.blocking.has_value()) return std::nullopt;
   const ledger::LimitState& blocking = *decision.blocking;
   LOG(INFO) << "quota: " << payer << " is blocked by a limit of " << blocking.limit.max_tokens
             << " tokens (" << WindowPhrase(blocking.limit.window) << "); no LLM call";
-  if (services.events != nullptr) {
-    services.events->Publish(events::Event{
-        .type = events::EventType::kLimitBlocked,
-        .conversation = conversation,
-        .jid = payer,
-        .summary = absl::StrCat(payer, " used ", blocking.used, " of ", blocking.limit.max_tokens,
-                                " tokens (", WindowPhrase(blocking.limit.window), ", block)"),
-        .attributes = {{"window", std::string(ledger::WindowName(blocking.limit.window))},
-                       {"model", blocking.limit.model},
-                       {"used", absl::StrCat(blocking.used)},
-                       {"max_tokens", absl::StrCat(blocking.limit.max_tokens)}}});
-  }
+  PublishLimit(services, events::EventType::kLimitBlocked, blocking, payer, conversation);
   return blocking;
 }
 

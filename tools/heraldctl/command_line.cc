@@ -86,6 +86,14 @@ absl::StatusOr<v1::ConversationKey> ConversationAt(const ParsedArguments& parsed
   return ParseConversationArgument(parsed.positional[index]);
 }
 
+// A command whose one argument is a CONVERSATION (reset, forget, cancel).
+template <typename C>
+absl::StatusOr<Command> ConversationCommand(const ParsedArguments& parsed) {
+  absl::StatusOr<v1::ConversationKey> key = ConversationAt(parsed, 0);
+  if (!key.ok()) return key.status();
+  return C{*key};
+}
+
 absl::StatusOr<v1::UsageWindow> WindowFlag(const ParsedArguments& parsed, bool allow_lifetime) {
   std::string word = parsed.Value("--window");
   std::optional<v1::UsageWindow> window = ParseUsageWindow(word);
@@ -195,22 +203,14 @@ const std::vector<CommandSpec>& CommandSpecs() {
        {},
        1,
        1,
-       [](const ParsedArguments& parsed) -> absl::StatusOr<Command> {
-         absl::StatusOr<v1::ConversationKey> key = ConversationAt(parsed, 0);
-         if (!key.ok()) return key.status();
-         return SessionsResetCommand{*key};
-       }},
+       ConversationCommand<SessionsResetCommand>},
       {"sessions forget",
        "CONVERSATION",
        "Deletes everything Herald remembers of the conversation.",
        {},
        1,
        1,
-       [](const ParsedArguments& parsed) -> absl::StatusOr<Command> {
-         absl::StatusOr<v1::ConversationKey> key = ConversationAt(parsed, 0);
-         if (!key.ok()) return key.status();
-         return SessionsForgetCommand{*key};
-       }},
+       ConversationCommand<SessionsForgetCommand>},
       {"send",
        "JID TEXT",
        "Sends TEXT to JID as the agent (several words are joined with spaces).",
@@ -252,11 +252,7 @@ const std::vector<CommandSpec>& CommandSpecs() {
        {},
        1,
        1,
-       [](const ParsedArguments& parsed) -> absl::StatusOr<Command> {
-         absl::StatusOr<v1::ConversationKey> key = ConversationAt(parsed, 0);
-         if (!key.ok()) return key.status();
-         return CancelCommand{*key};
-       }},
+       ConversationCommand<CancelCommand>},
       {"usage",
        "[--jid JID] [--model MODEL] [--window day|week|month|lifetime] [--limit N]",
        "Tokens and estimated cost per JID and model in the current window.",
