@@ -122,13 +122,7 @@ absl::StatusOr<std::string> Agent::Converse(std::string_view name, std::string t
   Conversation& conversation = ConversationFor(
       ConversationRef{.kind = ConversationRef::Kind::kApi, .address = std::string(name)});
   const std::string run_id = absl::StrCat(conversation.id(), "/api-", ++next_api_run_);
-  ++services_.counters.messages_received;
-  if (services_.events != nullptr) {
-    services_.events->Publish(events::Event{.type = events::EventType::kMessageReceived,
-                                            .conversation = Key(conversation.ref()),
-                                            .run_id = run_id,
-                                            .summary = "a program spoke"});
-  }
+  Received(conversation, "", "a program spoke", run_id);
   IncomingMessage incoming{.author = "api:" + std::string(name),
                            .body = std::move(text),
                            .type = "chat",
@@ -174,6 +168,17 @@ void Agent::SendAsAgent(const xmpp::Jid& to, const xmpp::Jid& from, std::string 
   });
 }
 
+void Agent::Received(const Conversation& conversation, const std::string& jid, std::string summary,
+                     const std::string& run_id) {
+  ++services_.counters.messages_received;
+  if (services_.events == nullptr) return;
+  services_.events->Publish(events::Event{.type = events::EventType::kMessageReceived,
+                                          .conversation = Key(conversation.ref()),
+                                          .jid = jid,
+                                          .run_id = run_id,
+                                          .summary = std::move(summary)});
+}
+
 void Agent::Say(const IncomingMessage& to, std::string body) {
   services_.act(xmpp::SendMessage{.to = to.reply_to,
                                   .body = std::move(body),
@@ -207,13 +212,7 @@ void Agent::OnChatMessage(const xmpp::ChatMessage& message) {
   }
   Conversation& conversation =
       ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = sender});
-  ++services_.counters.messages_received;
-  if (services_.events != nullptr) {
-    services_.events->Publish(events::Event{.type = events::EventType::kMessageReceived,
-                                            .conversation = Key(conversation.ref()),
-                                            .jid = sender,
-                                            .summary = absl::StrCat("message from ", sender)});
-  }
+  Received(conversation, sender, absl::StrCat("message from ", sender));
 
   if (std::optional<SlashCommand> command = ParseSlashCommand(message.body)) {
     asio::co_spawn(services_.io, RunCommand(conversation, *command, incoming), asio::detached);
@@ -248,14 +247,7 @@ void Agent::OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own) 
                            .received = now};
   Conversation& conversation =
       ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kRoom, .address = room});
-  ++services_.counters.messages_received;
-  if (services_.events != nullptr) {
-    services_.events->Publish(
-        events::Event{.type = events::EventType::kMessageReceived,
-                      .conversation = Key(conversation.ref()),
-                      .jid = room,
-                      .summary = absl::StrCat("room message from ", message.nick)});
-  }
+  Received(conversation, room, absl::StrCat("room message from ", message.nick));
   const ScreenResult screened = screen_.Check(message.body);
   if (screened.suspicious) {
     LOG(WARNING) << "injection screen: message from " << message.nick << " in " << room

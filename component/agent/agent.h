@@ -79,6 +79,9 @@ class Agent {
   void OnRoster(const xmpp::RosterReceived& roster);
   void Refuse(const xmpp::Jid& sender, const xmpp::Jid& to, std::string_view what);
   void Say(const IncomingMessage& to, std::string body);
+  // Counts a message that reached `conversation` and publishes message_received.
+  void Received(const Conversation& conversation, const std::string& jid, std::string summary,
+                const std::string& run_id = "");
   asio::awaitable<void> RunCommand(Conversation& conversation, SlashCommand command,
                                    IncomingMessage message);
   Conversation& ConversationFor(const memory::ConversationRef& ref);
