@@ -103,6 +103,10 @@ bool Conversation::Enqueue(IncomingMessage message) {
 bool Conversation::Cancel() {
   const bool anything = running_ || !mailbox_.empty();
   ++generation_;
+  if (running_) {
+    Publish(events::EventType::kRunFailed, running_run_id_,
+            absl::StrCat("turn ", running_run_id_, " cancelled"), {{"error", "cancelled"}});
+  }
   // Whoever follows a cancelled run hears it ended; the turn itself stays silent from now on.
   if (running_sink_) {
     RunSink sink = std::move(running_sink_);

@@ -169,6 +169,10 @@ TEST_F(ControlServerTest, ClientCancellingConverseCancelsTheRun) {
   v1::ConverseRequest request;
   request.set_conversation("patient");
   request.set_text("wait for it");
+  std::atomic<bool> run_cancelled{false};
+  const uint64_t listener = env_.events().Subscribe([&](const events::EventPtr& e) {
+    if (e->type == events::EventType::kRunFailed) run_cancelled = true;
+  });
   auto context = Context();
   auto reader = sessions_->Converse(context.get(), request);
   v1::RunEvent event;
@@ -178,6 +182,10 @@ TEST_F(ControlServerTest, ClientCancellingConverseCancelsTheRun) {
   ASSERT_TRUE(Busy(Api("patient")));
   context->TryCancel();
   EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  // The client sees CANCELLED at once; the server cancels the run when the cancellation
+  // reaches it.
+  ASSERT_TRUE(WaitFor([&] { return run_cancelled.load(); }));
+  env_.events().Unsubscribe(listener);
 
   // The run was cancelled: when the tool comes back, its answer is dropped.
   ASSERT_TRUE(WaitFor([&] { return env_.slow_skill_runs() == 1; }));
