@@ -8,6 +8,7 @@
 #include <asio.hpp>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -185,6 +186,15 @@ class AgentTest : public ::testing::Test {
       io_.run_for(std::chrono::milliseconds(5));
     }
     return Messages(to_bare).size() >= count;
+  }
+
+  // Runs the loop until `done()` holds (or 10 s passed).
+  bool RunUntil(const std::function<bool()>& done) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    io_.restart();
+    auto guard = asio::make_work_guard(io_);
+    while (!done() && absl::Now() < deadline) io_.run_for(std::chrono::milliseconds(5));
+    return done();
   }
 
   void Settle(absl::Duration d = absl::Milliseconds(200)) {
@@ -439,7 +449,7 @@ TEST_F(AgentTest, AFullMailboxAnswersBusyWithoutLosingWhatWasQueued) {
     return Step{.text = "slow", .delay = absl::Milliseconds(300)};
   };
   Send("alice@localhost/phone", "1");  // running
-  Settle(absl::Milliseconds(50));
+  ASSERT_TRUE(RunUntil([&] { return model_->requests.size() == 1; }));
   Send("alice@localhost/phone", "2");  // queued
   Send("alice@localhost/phone", "3");  // queued (mailbox_limit 2)
   Send("alice@localhost/phone", "4");  // busy
@@ -519,7 +529,7 @@ TEST_F(AgentTest, AFloodingSenderIsWarnedOnceAndNotServed) {
 TEST_F(AgentTest, CancelDropsTheRunningAnswer) {
   model_->script.push_back({.text = "too late", .delay = absl::Milliseconds(300)});
   Send("alice@localhost/phone", "take your time");
-  Settle(absl::Milliseconds(50));
+  ASSERT_TRUE(RunUntil([&] { return model_->requests.size() == 1; }));
   Send("alice@localhost/phone", "/cancel");
   ASSERT_TRUE(WaitForMessages(1));
   EXPECT_EQ(Messages()[0].body, "Cancelled.");
@@ -594,7 +604,8 @@ TEST_F(AgentTest, CancelEndsAFollowedRunAndItsQueuedRunsAsCancelled) {
   std::vector<RunEvent> second;
   ASSERT_TRUE(agent_->Converse("job", "one", [&](const RunEvent& e) { first.push_back(e); }).ok());
   ASSERT_TRUE(agent_->Converse("job", "two", [&](const RunEvent& e) { second.push_back(e); }).ok());
-  Settle(absl::Milliseconds(50));
+  // Cancel while the first run waits on its (slow) LLM call.
+  ASSERT_TRUE(RunUntil([&] { return model_->requests.size() == 1; }));
   EXPECT_TRUE(agent_->Cancel({.kind = memory::ConversationRef::Kind::kApi, .address = "job"}));
   ASSERT_FALSE(first.empty());
   EXPECT_EQ(first.back().kind, RunEvent::Kind::kFailed);
