@@ -34,8 +34,11 @@
 #include "glog/logging.h"
 #include "providers/factory.h"
 #include "providers/http/http_client.h"
+#include "skills/approvals/pending_actions.h"
 #include "skills/builtin/builtins.h"
+#include "skills/credentials/credential_store.h"
 #include "skills/external/external_skills.h"
+#include "skills/mcp/mcp_servers.h"
 #include "skills/registry.h"
 #include "skills/sandbox/sandbox_runner.h"
 
@@ -161,6 +164,30 @@ int Serve(const std::string& path) {
     return xmpp::kExitConfig;
   }
   events::EventBus events;
+  // What an operator should know about this host (GetStatus shows it too).
+  std::vector<std::string> notices;
+
+  // Credentials skills need (S8), sealed with the key [skills] credentials_key_file names or
+  // HERALD_CREDENTIALS_KEY holds. Without either, a credential serves the run it was
+  // provided for and is not kept; a key that is set but wrong stops Herald here.
+  std::unique_ptr<skills::CredentialStore> credentials;
+  if (config->skills.credentials_key_file.empty() &&
+      ::getenv("HERALD_CREDENTIALS_KEY") == nullptr) {
+    notices.push_back(
+        "credentials are not kept: set [skills] credentials_key_file or HERALD_CREDENTIALS_KEY "
+        "(docs/skills.md#credentials)");
+  } else {
+    absl::StatusOr<std::unique_ptr<skills::CredentialStore>> opened = skills::CredentialStore::Open(
+        {.path = config->skills.credentials_path,
+         .key_file = config->skills.credentials_key_file,
+         .previous_key_files = config->skills.credentials_previous_key_files});
+    if (!opened.ok()) {
+      std::cerr << "herald: [skills] credentials: " << opened.status().message() << "\n";
+      return xmpp::kExitConfig;
+    }
+    credentials = *std::move(opened);
+  }
+  skills::PendingActions pending_actions(io);
 
   // External skills (manifests in [skills] path) run in the sandbox; a broken manifest
   // disables only its own skill.
@@ -173,13 +200,30 @@ int Serve(const std::string& path) {
               << "\n";
     return xmpp::kExitFailure;
   }
+  for (const std::string& notice : (*sandbox)->notices()) {
+    LOG(WARNING) << "skill sandbox: " << notice;
+    notices.push_back(absl::StrCat("skill sandbox: ", notice));
+  }
   skills::SkillRegistry registry;  // after the sandbox: its skills use the runner
   absl::Status registered =
       skills::RegisterBuiltins(registry, io, workers, **store, **http, config->skills);
   skills::ExternalSkillsLoad external;
+  std::unique_ptr<skills::mcp::McpServers> mcp_servers;  // stopped before the registry goes
   if (registered.ok()) {
     external = skills::LoadExternalSkills(config->skills.path, registry, **sandbox);
-    for (const std::string& problem : external.problems) LOG(ERROR) << "skills: " << problem;
+    for (const std::string& problem : external.problems) {
+      LOG(ERROR) << "skills: " << problem;
+      notices.push_back(absl::StrCat("skill disabled: ", problem));
+    }
+    // MCP servers ([[skills.mcp]]) connect in the background and their tools join the registry
+    // as they are listed; one that cannot start is a notice, and Herald runs on without it.
+    std::vector<std::string> mcp_notices;
+    mcp_servers = skills::mcp::McpServers::Start(io, registry, **sandbox, **http,
+                                                 config->skills.mcp, &mcp_notices);
+    for (const std::string& notice : mcp_notices) {
+      LOG(WARNING) << notice;
+      notices.push_back(notice);
+    }
     registered = registry.SetEnabled(skills::WithoutDisabled(config->skills.enabled, external));
   }
   if (!registered.ok()) {
@@ -200,7 +244,9 @@ int Serve(const std::string& path) {
                                   .connection = connection,
                                   .events = &events,
                                   .ledger = usage->get(),
-                                  .audit = audit->get()};
+                                  .audit = audit->get(),
+                                  .pending_actions = &pending_actions,
+                                  .credentials = credentials.get()};
   agent::Agent agent(*policy, services);
   agent::RoomManager rooms(io, config->rooms, &agent.policy(), act,
                            [&](const xmpp::GroupMessage& message) {
@@ -244,7 +290,10 @@ int Serve(const std::string& path) {
       .runtime = services,
       .connection_state = [&session] { return session->state(); },
       .own_jid = [&session] { return session->own_jid(); },
-      .version = kVersion};
+      .version = kVersion,
+      .pending_actions = &pending_actions,
+      .credentials = credentials.get(),
+      .notices = notices};
   absl::StatusOr<std::unique_ptr<control::ControlServer>> control =
       control::ControlServer::Start(config->control, control_services);
   if (!control.ok()) {

@@ -140,6 +140,12 @@ grpc::ServerUnaryReactor* AdminService::GetStatus(grpc::CallbackServerContext* c
     if (services.config.llm.default_model.empty()) {
       response->add_notices("no [llm] default model is configured");
     }
+    for (const std::string& notice : services.notices) response->add_notices(notice);
+    if (services.pending_actions != nullptr && services.pending_actions->size() > 0) {
+      response->add_notices(absl::StrCat(services.pending_actions->size(),
+                                         " run(s) wait for an approval or credentials "
+                                         "(SkillService.ListPendingActions)"));
+    }
     call->Finish(grpc::Status::OK);
   });
   return call->reactor();

@@ -52,6 +52,12 @@ inline constexpr std::string_view kSetLimit = "/herald.v1.QuotaService/SetLimit"
 inline constexpr std::string_view kRemoveLimit = "/herald.v1.QuotaService/RemoveLimit";
 inline constexpr std::string_view kListSkills = "/herald.v1.SkillService/ListSkills";
 inline constexpr std::string_view kExecuteSkill = "/herald.v1.SkillService/ExecuteSkill";
+inline constexpr std::string_view kListPendingActions =
+    "/herald.v1.SkillService/ListPendingActions";
+inline constexpr std::string_view kApprove = "/herald.v1.SkillService/Approve";
+inline constexpr std::string_view kDeny = "/herald.v1.SkillService/Deny";
+inline constexpr std::string_view kProvideCredentials =
+    "/herald.v1.SkillService/ProvideCredentials";
 inline constexpr std::string_view kGetStatus = "/herald.v1.AdminService/GetStatus";
 inline constexpr std::string_view kReloadConfig = "/herald.v1.AdminService/ReloadConfig";
 inline constexpr std::string_view kGetAllowlist = "/herald.v1.AdminService/GetAllowlist";
@@ -69,20 +75,36 @@ struct MethodScope {
 };
 
 // Every RPC and the scope it needs. Reading needs `read`; changing or driving a conversation
-// `operate`; running a skill `execute`; changing limits, the allowlist, rooms or the
-// configuration, and verifying the audit log, `admin`.
+// `operate`, and so does answering an approval; running a skill `execute`; changing limits,
+// the allowlist, rooms or the configuration, storing a user's credentials, and verifying the
+// audit log, `admin`.
 inline constexpr MethodScope kMethodScopes[] = {
-    {methods::kListSessions, Scope::kRead},     {methods::kGetHistory, Scope::kRead},
-    {methods::kResetSession, Scope::kOperate},  {methods::kForgetConversation, Scope::kOperate},
-    {methods::kSendMessage, Scope::kOperate},   {methods::kConverse, Scope::kOperate},
-    {methods::kCancel, Scope::kOperate},        {methods::kGetUsage, Scope::kRead},
-    {methods::kListLimits, Scope::kRead},       {methods::kSetLimit, Scope::kAdmin},
-    {methods::kRemoveLimit, Scope::kAdmin},     {methods::kListSkills, Scope::kRead},
-    {methods::kExecuteSkill, Scope::kExecute},  {methods::kGetStatus, Scope::kRead},
-    {methods::kReloadConfig, Scope::kAdmin},    {methods::kGetAllowlist, Scope::kRead},
-    {methods::kUpdateAllowlist, Scope::kAdmin}, {methods::kListRooms, Scope::kRead},
-    {methods::kJoinRoom, Scope::kAdmin},        {methods::kLeaveRoom, Scope::kAdmin},
-    {methods::kSubscribe, Scope::kRead},        {methods::kVerifyAudit, Scope::kAdmin},
+    {methods::kListSessions, Scope::kRead},
+    {methods::kGetHistory, Scope::kRead},
+    {methods::kResetSession, Scope::kOperate},
+    {methods::kForgetConversation, Scope::kOperate},
+    {methods::kSendMessage, Scope::kOperate},
+    {methods::kConverse, Scope::kOperate},
+    {methods::kCancel, Scope::kOperate},
+    {methods::kGetUsage, Scope::kRead},
+    {methods::kListLimits, Scope::kRead},
+    {methods::kSetLimit, Scope::kAdmin},
+    {methods::kRemoveLimit, Scope::kAdmin},
+    {methods::kListSkills, Scope::kRead},
+    {methods::kExecuteSkill, Scope::kExecute},
+    {methods::kGetStatus, Scope::kRead},
+    {methods::kReloadConfig, Scope::kAdmin},
+    {methods::kGetAllowlist, Scope::kRead},
+    {methods::kUpdateAllowlist, Scope::kAdmin},
+    {methods::kListRooms, Scope::kRead},
+    {methods::kJoinRoom, Scope::kAdmin},
+    {methods::kLeaveRoom, Scope::kAdmin},
+    {methods::kSubscribe, Scope::kRead},
+    {methods::kVerifyAudit, Scope::kAdmin},
+    {methods::kListPendingActions, Scope::kRead},
+    {methods::kApprove, Scope::kOperate},
+    {methods::kDeny, Scope::kOperate},
+    {methods::kProvideCredentials, Scope::kAdmin},
 };
 
 // The scope `method` needs; nullopt for a method not in the table.

@@ -13,6 +13,7 @@
 #include <asio.hpp>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "component/agent/agent.h"
 #include "component/agent/conversation.h"
@@ -24,6 +25,8 @@
 #include "component/memory/memory_store.h"
 #include "component/xmpp/jid.h"
 #include "component/xmpp/session.h"
+#include "skills/approvals/pending_actions.h"
+#include "skills/credentials/credential_store.h"
 #include "skills/registry.h"
 
 namespace herald::control {
@@ -50,6 +53,14 @@ struct ControlServices {
   std::function<xmpp::ConnectionState()> connection_state;
   std::function<xmpp::Jid()> own_jid;
   std::string version;
+  // Runs waiting for an approval or credentials (I/O loop), and the encrypted credential
+  // store (worker pool); SkillService answers the first and fills the second. Either may be
+  // null: then those RPCs say what is not configured.
+  skills::PendingActions* pending_actions = nullptr;
+  skills::CredentialStore* credentials = nullptr;
+  // What an operator should know about this host, found at startup (isolation the sandbox
+  // could not have, manifests that were refused, credentials not kept); GetStatus lists them.
+  std::vector<std::string> notices;
 };
 
 }  // namespace herald::control

@@ -33,6 +33,10 @@ v1::EventType EventTypeMessage(events::EventType type) {
       return v1::EVENT_TYPE_CONNECTION_CHANGED;
     case events::EventType::kConfigReloaded:
       return v1::EVENT_TYPE_CONFIG_RELOADED;
+    case events::EventType::kActionRequired:
+      return v1::EVENT_TYPE_ACTION_REQUIRED;
+    case events::EventType::kActionResolved:
+      return v1::EVENT_TYPE_ACTION_RESOLVED;
   }
   return v1::EVENT_TYPE_UNSPECIFIED;
 }
@@ -122,8 +126,12 @@ v1::RunEvent RunEventMessage(const agent::RunEvent& event, const std::string& co
     }
     case Kind::kRequiresAction: {
       v1::RequiresAction* action = message.mutable_requires_action();
-      action->set_action_id(event.call_id);
+      action->set_action_id(event.action_id);
+      action->set_kind(event.action == agent::RunEvent::Action::kCredentials
+                           ? v1::REQUIRED_ACTION_KIND_CREDENTIALS
+                           : v1::REQUIRED_ACTION_KIND_APPROVAL);
       action->set_description(event.text);
+      for (const std::string& name : event.credential_names) action->add_credentials(name);
       break;
     }
     case Kind::kCompleted: {
@@ -171,7 +179,8 @@ absl::StatusOr<EventFilter> EventFilter::Create(const v1::SubscribeRequest& requ
           events::EventType::kToolStarted, events::EventType::kToolCompleted,
           events::EventType::kToolFailed, events::EventType::kLimitWarning,
           events::EventType::kLimitBlocked, events::EventType::kConnectionChanged,
-          events::EventType::kConfigReloaded}) {
+          events::EventType::kConfigReloaded, events::EventType::kActionRequired,
+          events::EventType::kActionResolved}) {
       if (EventTypeMessage(candidate) == type) {
         filter.types_.push_back(candidate);
         known = true;

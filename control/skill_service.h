@@ -6,6 +6,11 @@
 // the stream at once; the skill itself has no way to be interrupted, so its result, when it
 // comes, is dropped.
 //
+// Runs that wait for a person (S7, S8; component/agent/tool_call.h) are listed, approved or
+// denied here, and credentials are provided for them — or stored ahead of need — here. A
+// credential value goes to the encrypted store and the waiting run, never into a response,
+// the audit log or a log line.
+//
 //   SkillService skills(control_context);
 //   builder.RegisterService(&skills);
 #pragma once
@@ -24,8 +29,24 @@ class SkillService final : public v1::SkillService::CallbackService {
                                        v1::ListSkillsResponse* response) override;
   grpc::ServerWriteReactor<v1::ExecuteSkillEvent>* ExecuteSkill(
       grpc::CallbackServerContext* context, const v1::ExecuteSkillRequest* request) override;
+  grpc::ServerUnaryReactor* ListPendingActions(grpc::CallbackServerContext* context,
+                                               const v1::ListPendingActionsRequest* request,
+                                               v1::ListPendingActionsResponse* response) override;
+  grpc::ServerUnaryReactor* Approve(grpc::CallbackServerContext* context,
+                                    const v1::ApproveRequest* request,
+                                    v1::ApproveResponse* response) override;
+  grpc::ServerUnaryReactor* Deny(grpc::CallbackServerContext* context,
+                                 const v1::DenyRequest* request,
+                                 v1::DenyResponse* response) override;
+  grpc::ServerUnaryReactor* ProvideCredentials(grpc::CallbackServerContext* context,
+                                               const v1::ProvideCredentialsRequest* request,
+                                               v1::ProvideCredentialsResponse* response) override;
 
  private:
+  // Approve and Deny.
+  grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, std::string_view method,
+                                   const std::string& action_id, bool approve, std::string reason);
+
   ControlContext& control_;
 };
 

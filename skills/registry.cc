@@ -1,5 +1,6 @@
 #include "skills/registry.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -19,17 +20,13 @@ bool IsValidName(const std::string& name) {
   return true;
 }
 
-}  // namespace
-
-absl::Status SkillRegistry::Register(std::unique_ptr<Skill> skill) {
+// What Register and Replace require of a skill: a valid name and an object schema.
+absl::Status CheckSkill(const Skill* skill) {
   if (skill == nullptr) return absl::InvalidArgumentError("no skill to register");
   const providers::ToolSpec& spec = skill->spec();
   if (!IsValidName(spec.name)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "skill name '", spec.name, "' must be 1 to 64 characters of a-z, 0-9 and '_'"));
-  }
-  if (by_name_.contains(spec.name)) {
-    return absl::AlreadyExistsError(absl::StrCat("skill '", spec.name, "' is already registered"));
   }
   const nlohmann::json& schema = spec.parameters;
   const auto type = schema.is_object() ? schema.find("type") : schema.end();
@@ -40,27 +37,100 @@ absl::Status SkillRegistry::Register(std::unique_ptr<Skill> skill) {
   if (absl::Status status = CheckSchema(schema); !status.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("skill '", spec.name, "': ", status.message()));
   }
+  return absl::OkStatus();
+}
+
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+}  // namespace
+
+absl::Status SkillRegistry::Register(std::unique_ptr<Skill> skill) {
+  if (absl::Status status = CheckSkill(skill.get()); !status.ok()) return status;
+  const providers::ToolSpec& spec = skill->spec();
+  if (by_name_.contains(spec.name)) {
+    return absl::AlreadyExistsError(absl::StrCat("skill '", spec.name, "' is already registered"));
+  }
   by_name_.emplace(spec.name, skill.get());
   skills_.push_back(std::move(skill));
   return absl::OkStatus();
 }
 
+absl::Status SkillRegistry::Replace(std::unique_ptr<Skill> skill) {
+  if (absl::Status status = CheckSkill(skill.get()); !status.ok()) return status;
+  const std::string name = skill->spec().name;
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) {
+    return absl::NotFoundError(absl::StrCat("unknown skill '", name, "'"));
+  }
+  for (std::unique_ptr<Skill>& slot : skills_) {
+    if (slot.get() == it->second) {
+      it->second = skill.get();
+      slot = std::move(skill);
+      break;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SkillRegistry::Unregister(std::string_view name) {
+  auto it = by_name_.find(AbslView(name));
+  if (it == by_name_.end()) {
+    return absl::NotFoundError(absl::StrCat("unknown skill '", AbslView(name), "'"));
+  }
+  Skill* skill = it->second;
+  by_name_.erase(it);
+  std::erase_if(skills_,
+                [skill](const std::unique_ptr<Skill>& slot) { return slot.get() == skill; });
+  return absl::OkStatus();
+}
+
+void SkillRegistry::ReserveNamespace(std::string prefix) {
+  namespaces_.push_back(std::move(prefix));
+}
+
 absl::Status SkillRegistry::SetEnabled(const std::vector<std::string>& names) {
   absl::flat_hash_set<std::string> enabled;
+  std::vector<std::string> prefixes;
+  auto reserved = [this](std::string_view name) {
+    for (const std::string& prefix : namespaces_) {
+      if (name.size() > prefix.size() && StartsWith(name, prefix)) return true;
+    }
+    return false;
+  };
   for (const std::string& name : names) {
-    if (!by_name_.contains(name)) {
+    if (!name.empty() && name.back() == '*') {
+      const std::string prefix = name.substr(0, name.size() - 1);
+      if (std::find(namespaces_.begin(), namespaces_.end(), prefix) == namespaces_.end()) {
+        return absl::NotFoundError(absl::StrCat(
+            "'", name, "' names no MCP server (\"<server>__*\" enables a server's tools)"));
+      }
+      prefixes.push_back(prefix);
+      continue;
+    }
+    if (!by_name_.contains(name) && !reserved(name)) {
       return absl::NotFoundError(absl::StrCat("unknown skill '", name, "'"));
     }
     enabled.insert(name);
   }
   enabled_ = std::move(enabled);
+  enabled_prefixes_ = std::move(prefixes);
   return absl::OkStatus();
+}
+
+bool SkillRegistry::Enabled(std::string_view name) const {
+  if (enabled_.contains(AbslView(name))) return true;
+  for (const std::string& prefix : enabled_prefixes_) {
+    if (StartsWith(name, prefix)) return true;
+  }
+  return false;
 }
 
 std::vector<providers::ToolSpec> SkillRegistry::EnabledTools() const {
   std::vector<providers::ToolSpec> tools;
   for (const std::unique_ptr<Skill>& skill : skills_) {
-    if (enabled_.contains(skill->spec().name)) tools.push_back(skill->spec());
+    if (Enabled(skill->spec().name)) tools.push_back(skill->spec());
   }
   return tools;
 }
@@ -73,7 +143,7 @@ absl::StatusOr<Skill*> SkillRegistry::Check(std::string_view name,
   if (it == by_name_.end()) {
     return absl::NotFoundError(absl::StrCat("unknown tool '", shown, "'"));
   }
-  if (!enabled_.contains(AbslView(name))) {
+  if (!Enabled(name)) {
     return absl::PermissionDeniedError(absl::StrCat("tool '", shown, "' is not enabled"));
   }
   if (absl::Status status = ValidateAgainstSchema(it->second->spec().parameters, arguments);
@@ -97,8 +167,6 @@ std::vector<const Skill*> SkillRegistry::All() const {
   return all;
 }
 
-bool SkillRegistry::IsEnabled(std::string_view name) const {
-  return enabled_.contains(std::string(name));
-}
+bool SkillRegistry::IsEnabled(std::string_view name) const { return Enabled(name); }
 
 }  // namespace herald::skills

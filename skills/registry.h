@@ -10,6 +10,16 @@
 //   registry.SetEnabled({"current_time"});
 //   std::vector<providers::ToolSpec> tools = registry.EnabledTools();
 //   absl::StatusOr<Skill*> skill = registry.Check("current_time", arguments);
+//
+// Tools that come and go at run time (an MCP server's, skills/mcp) live under a namespace
+// ("files__"): ReserveNamespace lets [skills] enabled name them before they are registered,
+// exactly ("files__read") or all at once ("files__*"); Replace and Unregister follow the
+// server's list. A skill handed out by Check may be unregistered afterwards: skills whose
+// calls outlive them must not touch `this` in their callbacks.
+//
+//   registry.ReserveNamespace("files__");
+//   registry.SetEnabled({"current_time", "files__*"});
+//   registry.Register(std::make_unique<McpToolSkill>(...));   // "files__read": enabled
 #pragma once
 
 #include <memory>
@@ -33,7 +43,19 @@ class SkillRegistry {
   // not an object schema.
   absl::Status Register(std::unique_ptr<Skill> skill);
 
-  // Fails naming the first unknown skill; the enabled set is unchanged then.
+  // Replaces the skill of the same name (keeping its place and whether it is enabled), with
+  // Register's checks. NotFound when there is none.
+  absl::Status Replace(std::unique_ptr<Skill> skill);
+
+  // Forgets a skill. NotFound when there is none.
+  absl::Status Unregister(std::string_view name);
+
+  // Names starting with `prefix` (a valid name followed by "__") may be enabled before they
+  // exist, and "<prefix>*" enables every one of them, now and later.
+  void ReserveNamespace(std::string prefix);
+
+  // Fails naming the first unknown skill (a name neither registered nor in a reserved
+  // namespace, or a "*" pattern of no reserved namespace); the enabled set is unchanged then.
   absl::Status SetEnabled(const std::vector<std::string>& names);
 
   // The tools the model is offered, in registration order.
@@ -51,9 +73,13 @@ class SkillRegistry {
   bool IsEnabled(std::string_view name) const;
 
  private:
+  bool Enabled(std::string_view name) const;
+
   std::vector<std::unique_ptr<Skill>> skills_;
   absl::flat_hash_map<std::string, Skill*> by_name_;
   absl::flat_hash_set<std::string> enabled_;
+  std::vector<std::string> namespaces_;        // reserved prefixes ("files__")
+  std::vector<std::string> enabled_prefixes_;  // from "files__*"
 };
 
 }  // namespace herald::skills

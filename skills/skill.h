@@ -4,7 +4,7 @@
 // arguments (the ToolSpec the provider sends to the model), and an asynchronous Execute. The
 // registry validates arguments against the schema before Execute is called, so a skill
 // receives arguments of the declared shape. Builtins live in skills/builtin/; external
-// skills (manifests, sandbox) and MCP tools implement the same interface later.
+// skills (manifests, sandbox) and MCP tools (skills/mcp) implement the same interface.
 //
 //   class CurrentTimeSkill : public Skill { ... };
 //   skill->Execute(arguments, context, [](absl::StatusOr<std::string> result) { ... });
@@ -32,6 +32,10 @@ class Skill {
   virtual ~Skill() = default;
 
   virtual const providers::ToolSpec& spec() const = 0;
+
+  // Where the skill comes from, for listings (SkillService.ListSkills): "builtin", "manifest",
+  // "mcp:<server>".
+  virtual std::string source() const { return "builtin"; }
 
   // Runs the skill. Called on the I/O loop; blocking work must go to the worker pool.
   // `done` runs exactly once, on the I/O loop, with the text the model will read, or an

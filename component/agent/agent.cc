@@ -1,5 +1,7 @@
 #include "component/agent/agent.h"
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 #include <variant>
 
@@ -8,6 +10,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "component/agent/blocking_work.h"
 #include "component/agent/quota_gate.h"
 #include "component/agent/system_prompt.h"
@@ -15,6 +19,8 @@
 #include "component/version.h"
 #include "component/xmpp/raw_stanza.h"
 #include "glog/logging.h"
+#include "skills/approvals/pending_actions.h"
+#include "skills/credentials/credential_store.h"
 
 namespace herald::agent {
 namespace {
@@ -53,6 +59,65 @@ void Remember(absl::flat_hash_map<std::string, absl::Time>& map, const std::stri
               absl::Time now) {
   if (map.size() >= kMaxRemembered) map.clear();
   map[key] = now;
+}
+
+// The secrets a 1:1 message provides for a credentials request: with one secret asked, the
+// whole message (or NAME=value); with several, one NAME=value line each. The error is what
+// to tell the person instead; it never repeats what they sent.
+absl::StatusOr<std::map<std::string, std::string>> ParseCredentialAnswer(
+    const skills::PendingAction& action, std::string_view body) {
+  constexpr size_t kMaxValueBytes = 8192;
+  std::vector<std::string> asked;
+  for (const skills::CredentialRequirement& requirement : action.credentials) {
+    asked.push_back(requirement.name);
+  }
+  auto is_asked = [&asked](absl::string_view name) {
+    return std::find(asked.begin(), asked.end(), name) != asked.end();
+  };
+  std::map<std::string, std::string> values;
+  absl::string_view text = absl::StripAsciiWhitespace(AbslView(body));
+  const size_t equals = text.find('=');
+  const bool named = equals != absl::string_view::npos &&
+                     is_asked(absl::StripAsciiWhitespace(text.substr(0, equals)));
+  if (asked.size() == 1 && !named) {
+    values[asked[0]] = std::string(text);
+  } else {
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
+      line = absl::StripAsciiWhitespace(line);
+      if (line.empty()) continue;
+      const size_t at = line.find('=');
+      const absl::string_view name =
+          at == absl::string_view::npos ? line : absl::StripAsciiWhitespace(line.substr(0, at));
+      if (at == absl::string_view::npos || !is_asked(name)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Please send one line per secret as NAME=value, for ",
+                         absl::StrJoin(asked, ", "), ". (Nothing was stored.)"));
+      }
+      values[std::string(name)] = std::string(absl::StripAsciiWhitespace(line.substr(at + 1)));
+    }
+  }
+  for (const auto& [name, value] : values) {
+    if (value.empty() || value.size() > kMaxValueBytes || value.find('\0') != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat("The value for ", name, " must be 1 to ",
+                                                     kMaxValueBytes,
+                                                     " bytes of text. (Nothing was stored.)"));
+    }
+  }
+  return values;
+}
+
+// "yes" → true, "no" → false, anything else → nullopt.
+std::optional<bool> YesOrNo(std::string_view body) {
+  const std::string word = absl::AsciiStrToLower(absl::StripAsciiWhitespace(AbslView(body)));
+  static constexpr std::string_view kYes[] = {"yes", "y", "ok", "okay", "approve", "sure", "yes."};
+  static constexpr std::string_view kNo[] = {"no", "n", "deny", "don't", "dont", "no."};
+  for (std::string_view yes : kYes) {
+    if (word == yes) return true;
+  }
+  for (std::string_view no : kNo) {
+    if (word == no) return false;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -213,6 +278,7 @@ void Agent::OnChatMessage(const xmpp::ChatMessage& message) {
   Conversation& conversation =
       ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = sender});
   Received(conversation, sender, absl::StrCat("message from ", sender));
+  if (AnswerPendingAction(incoming)) return;
 
   if (std::optional<SlashCommand> command = ParseSlashCommand(message.body)) {
     asio::co_spawn(services_.io, RunCommand(conversation, *command, incoming), asio::detached);
@@ -412,6 +478,8 @@ asio::awaitable<void> Agent::RunCommand(Conversation& conversation, SlashCommand
     }
   } else if (command.name == "usage") {
     reply = co_await UsageReport(message, command.args);
+  } else if (command.name == "approve" || command.name == "deny" || command.name == "safemode") {
+    reply = ApprovalCommand(command, message);
   } else if (command.name == "cancel") {
     reply = conversation.Cancel() ? "Cancelled." : "There is nothing to cancel.";
   } else if (command.name == "debug") {
@@ -548,6 +616,131 @@ void Agent::Refuse(const xmpp::Jid& sender, const xmpp::Jid& to, std::string_vie
   services_.act(xmpp::SendMessage{.to = sender.Bare(),
                                   .body = "Sorry, this service is not available to your address.",
                                   .from = to.Bare()});
+}
+
+bool Agent::AnswerPendingAction(const IncomingMessage& message) {
+  if (services_.pending_actions == nullptr) return false;
+  const skills::PendingAction* action = services_.pending_actions->ForChat(message.author);
+  if (action == nullptr) return false;
+  using Outcome = skills::ActionResolution::Outcome;
+  if (action->kind == skills::PendingAction::Kind::kApproval) {
+    std::optional<bool> yes = YesOrNo(message.body);
+    if (!yes.has_value()) return false;  // an ordinary message; it waits its turn
+    const std::string skill = action->skill;
+    absl::Status resolved = services_.pending_actions->Resolve(
+        action->id,
+        {.outcome = *yes ? Outcome::kApproved : Outcome::kDenied, .by = message.author});
+    if (resolved.ok())
+      Say(message, *yes ? absl::StrCat("OK, running ", skill, ".")
+                        : absl::StrCat("OK, I won't run ", skill, "."));
+    return true;
+  }
+  // A credentials request takes the next message that is not a command (/cancel stops).
+  if (ParseSlashCommand(message.body).has_value()) return false;
+  absl::StatusOr<std::map<std::string, std::string>> values =
+      ParseCredentialAnswer(*action, message.body);
+  if (!values.ok()) {
+    Say(message, std::string(values.status().message()));
+    return true;
+  }
+  LOG(INFO) << "credentials for action " << action->id << " received in chat from "
+            << message.author;
+  asio::co_spawn(services_.io, StoreCredentials(action->id, message, *std::move(values)),
+                 asio::detached);
+  return true;
+}
+
+asio::awaitable<void> Agent::StoreCredentials(std::string action_id, IncomingMessage message,
+                                              std::map<std::string, std::string> values) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : values) names.push_back(name);
+  const skills::PendingAction* action = services_.pending_actions->Find(action_id);
+  if (action == nullptr) {
+    Say(message,
+        "That request is no longer waiting (it was answered or timed out); nothing "
+        "was stored.");
+    co_return;
+  }
+  const std::string owner = action->credential_owner;
+  bool stored = false;
+  if (services_.credentials != nullptr) {
+    skills::CredentialStore* store = services_.credentials;
+    auto work = [store, owner, values]() -> absl::Status {
+      for (const auto& [name, value] : values) {
+        absl::Status put = store->Put(owner, name, value);
+        if (!put.ok()) return put;
+      }
+      return absl::OkStatus();
+    };
+    absl::Status put = co_await Offload(services_.workers.get_executor(), std::move(work));
+    if (!put.ok()) LOG(WARNING) << "credentials of " << owner << " not stored: " << put;
+    stored = put.ok();
+  }
+  if (stored && services_.audit != nullptr) {
+    services_.audit->Append(ledger::AuditEntry{.time = services_.clock(),
+                                               .actor = absl::StrCat("chat:", message.author),
+                                               .action = "store credentials",
+                                               .target = owner,
+                                               .outcome = "OK",
+                                               .detail = absl::StrJoin(names, ",")});
+  }
+  absl::Status resolved = services_.pending_actions->Resolve(
+      action_id, {.outcome = skills::ActionResolution::Outcome::kProvided,
+                  .by = message.author,
+                  .credentials = std::move(values)});
+  if (!resolved.ok()) {
+    Say(message, stored ? "Stored, but that request is no longer waiting."
+                        : "That request is no longer waiting; nothing was stored.");
+    co_return;
+  }
+  Say(message, stored ? absl::StrCat("Thanks, I stored ", absl::StrJoin(names, ", "),
+                                     " encrypted for you. Carrying on.")
+                      : absl::StrCat("Thanks. I can't keep secrets here (no credential key is "
+                                     "configured), so I'll use it for this run only."));
+}
+
+std::string Agent::ApprovalCommand(const SlashCommand& command, const IncomingMessage& message) {
+  if (command.name == "safemode") {
+    const std::string mode = absl::AsciiStrToLower(command.args);
+    const std::vector<std::string>& configured = services_.config.skills.approvals.safe_mode_jids;
+    const bool by_config =
+        std::find(configured.begin(), configured.end(), message.author) != configured.end();
+    if (mode == "on") {
+      services_.safe_mode_jids.insert(message.author);
+    } else if (mode == "off") {
+      if (by_config)
+        return "Safe mode is set for you in the configuration; an operator can lift it.";
+      services_.safe_mode_jids.erase(message.author);
+    } else if (!mode.empty()) {
+      return "Usage: /safemode [on|off]";
+    }
+    const bool on = by_config || services_.safe_mode_jids.contains(message.author);
+    return on ? "Safe mode is on: I ask before every tool I run for you."
+              : "Safe mode is off: I ask only where the operator's rules say so.";
+  }
+  if (services_.pending_actions == nullptr) return "Nothing is waiting for an answer.";
+  std::vector<std::string> words = absl::StrSplit(command.args, absl::MaxSplits(' ', 1));
+  const std::string id = words.empty() ? "" : absl::AsciiStrToLower(words[0]);
+  const skills::PendingAction* action = services_.pending_actions->Find(id);
+  const bool admin = policy_.IsAdmin(message.reply_to);
+  if (id.empty() || action == nullptr || (action->chat_owner != message.author && !admin)) {
+    return absl::StrCat("Nothing with the id '", id, "' is waiting for your answer.");
+  }
+  const bool approve = command.name == "approve";
+  if (approve && action->kind != skills::PendingAction::Kind::kApproval) {
+    return "That request asks for credentials, not an approval; send them, or /deny it.";
+  }
+  const std::string skill = action->skill;
+  const std::string by =
+      action->chat_owner == message.author ? message.author : absl::StrCat("chat:", message.author);
+  absl::Status resolved = services_.pending_actions->Resolve(
+      id, {.outcome = approve ? skills::ActionResolution::Outcome::kApproved
+                              : skills::ActionResolution::Outcome::kDenied,
+           .by = by,
+           .reason = words.size() > 1 ? words[1] : ""});
+  if (!resolved.ok()) return std::string(resolved.message());
+  return approve ? absl::StrCat("OK, running ", skill, ".")
+                 : absl::StrCat("OK, I won't run ", skill, ".");
 }
 
 }  // namespace herald::agent

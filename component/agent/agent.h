@@ -16,6 +16,7 @@
 #pragma once
 
 #include <asio.hpp>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -84,6 +85,15 @@ class Agent {
                 const std::string& run_id = "");
   asio::awaitable<void> RunCommand(Conversation& conversation, SlashCommand command,
                                    IncomingMessage message);
+  // A 1:1 message that answers a run waiting for its sender (tool_call.h): yes/no to an
+  // approval, or the secrets a credentials request asked for. True when it was such an
+  // answer (then it goes no further: a secret is never stored in memory, logged or shown to
+  // the model).
+  bool AnswerPendingAction(const IncomingMessage& message);
+  asio::awaitable<void> StoreCredentials(std::string action_id, IncomingMessage message,
+                                         std::map<std::string, std::string> values);
+  // /approve ID, /deny ID [reason], /safemode [on|off].
+  std::string ApprovalCommand(const SlashCommand& command, const IncomingMessage& message);
   Conversation& ConversationFor(const memory::ConversationRef& ref);
   // /usage [jid]: the figures of the sender (or, for an admin, of `args`) and their limits.
   asio::awaitable<std::string> UsageReport(const IncomingMessage& message, const std::string& args);

@@ -9,7 +9,9 @@
 #include "component/agent/blocking_work.h"
 #include "component/agent/quota_gate.h"
 #include "component/agent/system_prompt.h"
+#include "component/agent/tool_call.h"
 #include "glog/logging.h"
+#include "skills/approvals/pending_actions.h"
 
 namespace herald::agent {
 namespace {
@@ -124,6 +126,10 @@ bool Conversation::Cancel() {
     queued.sink(event);
   }
   mailbox_.clear();
+  // A turn waiting for an approval or credentials stops waiting.
+  if (services_.pending_actions != nullptr) {
+    services_.pending_actions->CancelConversation(memory::ConversationName(ref_), "cancel");
+  }
   return anything;
 }
 
@@ -292,7 +298,22 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   std::string model;
   int rounds = 0;
   std::vector<MemoryEntry> tool_entries;
-  const skills::SkillContext skill_context{.conversation_id = turn_id, .conversation = ref};
+  const ToolCallTurn tool_turn{
+      .services = services_,
+      .ref = ref_,
+      .chat_user = ref_.kind == ConversationRef::Kind::kDirect && !message.sink ? ref_.address
+                                                                                : std::string(),
+      .run_id = run_id,
+      .turn_id = turn_id,
+      .skill_context = {.conversation_id = turn_id, .conversation = ref},
+      .emit = emit,
+      .say = [this, &message](std::string text) { Reply(message, std::move(text), false); },
+      .publish =
+          [this, &run_id](events::EventType type, std::string summary,
+                          std::vector<std::pair<std::string, std::string>> attributes) {
+            Publish(type, run_id, std::move(summary), std::move(attributes));
+          },
+      .cancelled = cancelled};
 
   // A program following the turn sees the answer as the model writes it.
   bool streamed = false;
@@ -349,7 +370,6 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
                     .tool_calls = response->tool_calls};
     LlmMessage results{.role = LlmMessage::Role::kTool};
     for (const providers::ToolCall& tool_call : response->tool_calls) {
-      providers::ToolResult result{.tool_call_id = tool_call.id, .name = tool_call.name};
       const std::string arguments_json = tool_call.arguments.dump();
       emit(RunEvent{.kind = RunEvent::Kind::kToolStarted,
                     .call_id = tool_call.id,
@@ -357,28 +377,11 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
                     .arguments_json = arguments_json});
       Publish(events::EventType::kToolStarted, run_id, absl::StrCat("tool ", tool_call.name),
               {{"tool", tool_call.name}, {"call_id", tool_call.id}});
-      absl::StatusOr<skills::Skill*> skill =
-          services_.skills.Check(tool_call.name, tool_call.arguments);
-      if (!skill.ok()) {
-        result.content = std::string(skill.status().message());
-        result.is_error = true;
-      } else {
-        skills::Skill* runnable = *skill;
-        const nlohmann::json& arguments = tool_call.arguments;
-        auto start3 = [runnable, &arguments, &skill_context](skills::Skill::Done done) {
-          runnable->Execute(arguments, skill_context, std::move(done));
-        };
-        absl::StatusOr<std::string> output =
-            co_await AwaitCallback<absl::StatusOr<std::string>>(std::move(start3));
-        if (cancelled()) co_return;
-        if (output.ok()) {
-          result.content = *std::move(output);
-        } else {
-          result.content = std::string(output.status().message());
-          result.is_error = true;
-          LOG(INFO) << "conversation " << turn_id << ": tool " << tool_call.name
-                    << " failed: " << output.status();
-        }
+      providers::ToolResult result = co_await RunToolCall(tool_turn, tool_call);
+      if (cancelled()) co_return;
+      if (result.is_error) {
+        LOG(INFO) << "conversation " << turn_id << ": tool " << tool_call.name
+                  << " failed: " << result.content;
       }
       emit(RunEvent{
           .kind = result.is_error ? RunEvent::Kind::kToolFailed : RunEvent::Kind::kToolCompleted,

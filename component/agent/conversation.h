@@ -33,6 +33,11 @@
 #include "providers/routing/model_router.h"
 #include "skills/registry.h"
 
+namespace herald::skills {
+class CredentialStore;
+class PendingActions;
+}  // namespace herald::skills
+
 namespace herald::agent {
 
 // What every conversation shares. Owned by the binary; outlives every conversation.
@@ -62,6 +67,14 @@ struct RuntimeServices {
   } counters;
   // Warn-mode limits already published in their current window (quota_gate.h).
   absl::flat_hash_set<std::string> limit_warnings_sent;
+  // Runs waiting for an approval or credentials (S7, S8); may be null (tests): then a run
+  // that needs either is refused.
+  skills::PendingActions* pending_actions = nullptr;
+  // The users' encrypted credentials (S8); may be null (no key configured): then a
+  // credential provided in answer to a request serves that run only.
+  skills::CredentialStore* credentials = nullptr;
+  // Users who turned safe mode on with /safemode (besides [skills.approvals] safe_mode_jids).
+  absl::flat_hash_set<std::string> safe_mode_jids;
 };
 
 struct IncomingMessage {

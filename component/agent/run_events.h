@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/time/time.h"
 
@@ -24,11 +25,12 @@ struct RunEvent {
     kToolStarted,     // call_id, tool, arguments_json
     kToolCompleted,   // call_id, tool, text (the output the model reads)
     kToolFailed,      // call_id, tool, text (the error the model reads)
-    kRequiresAction,  // (skills with approvals or credentials; issue #5)
+    kRequiresAction,  // action_id, action, text (what is asked), tool, credential_names
     kCompleted,       // text (the whole answer), model, tokens, tool_rounds
     kFailed,          // failure, text (a message safe to show)
   };
   enum class Failure { kNone, kProvider, kLimit, kCancelled, kInternal };
+  enum class Action { kNone, kApproval, kCredentials };
 
   Kind kind = Kind::kStarted;
   absl::Time time;
@@ -42,6 +44,10 @@ struct RunEvent {
   int64_t output_tokens = 0;
   int tool_rounds = 0;
   Failure failure = Failure::kNone;
+  // kRequiresAction: what the run waits for (SkillService.Approve / Deny / ProvideCredentials).
+  std::string action_id;
+  Action action = Action::kNone;
+  std::vector<std::string> credential_names;  // kCredentials: the missing secrets' names
 };
 
 using RunSink = std::function<void(const RunEvent& event)>;

@@ -27,6 +27,11 @@ constexpr CommandHelp kCommands[] = {
     {"identity", "/identity [name]", "show or choose the identity Herald speaks with", false},
     {"cancel", "/cancel", "stop the answer being worked on", false},
     {"usage", "/usage", "your token usage and limits (admins: /usage <jid> for anyone's)", false},
+    {"approve", "/approve <id>", "let a waiting tool run go ahead (the id is in the question)",
+     false},
+    {"deny", "/deny <id> [reason]", "refuse a waiting tool run", false},
+    {"safemode", "/safemode [on|off]", "ask before every tool run (safe mode), or stop asking",
+     false},
     {"debug", "/debug", "toggle model, token and timing notes after each answer", true},
     {"raw", "/raw <xml>", "send a raw stanza", true},
 };

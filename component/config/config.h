@@ -165,6 +165,36 @@ struct WebSearchConfig {
   int timeout_seconds = 15;
 };
 
+// [skills.approvals]: which tool runs wait for a person's yes (S7; docs/skills.md).
+struct ApprovalsConfig {
+  // Runs of skills in these categories (a manifest's `category`) are confirmed first.
+  std::vector<std::string> categories = {"destructive"};
+  // Runs of these skills are confirmed first, whatever their category or manifest says.
+  std::vector<std::string> skills;
+  // Never confirmed, whatever their category or manifest says (safe mode still asks).
+  std::vector<std::string> exempt_skills;
+  // Safe mode: every tool run of these users' turns is confirmed first (bare JIDs).
+  std::vector<std::string> safe_mode_jids;
+  int timeout_seconds = 300;  // an unanswered request is a denial
+};
+
+// One [[skills.mcp]] table: an MCP server whose tools join the registry as
+// "<name>__<tool>" (S5; docs/skills.md "Connecting MCP servers"). Either `command` (stdio, run
+// in the skill sandbox with `capabilities`) or `url` (Streamable HTTP).
+struct McpServerConfig {
+  std::string name;                       // [a-z0-9_]{1,32}, unique
+  std::vector<std::string> command;       // program and arguments; the program is looked up in PATH
+  std::vector<std::string> capabilities;  // as in manifests: network:..., fs:read:...
+  std::map<std::string, std::string> environment;  // for the program; secrets: never logged
+  std::string url;                                 // http(s)://...
+  std::map<std::string, std::string> headers;      // sent with every request; never logged
+  int timeout_seconds = 30;                        // per request
+  int memory_mb = 4096;    // the process's address space (node reserves a lot)
+  int max_processes = 64;  // processes and threads of the server's own uid
+  bool enabled = true;
+  int64_t line = 0;  // of its [[skills.mcp]] header, for messages
+};
+
 struct SkillsConfig {
   std::vector<std::string> enabled;
   std::string path = "./skills.d";  // the folder of skill manifests (docs/skills.md)
@@ -172,6 +202,17 @@ struct SkillsConfig {
   int64_t sandbox_uid_base = 2'000'000'000;
   UrlFetchConfig url_fetch;
   WebSearchConfig web_search;
+  std::vector<McpServerConfig> mcp;  // [[skills.mcp]]
+  ApprovalsConfig approvals;
+  // How long a run waits for a missing credential before the tool call fails.
+  int credential_timeout_seconds = 900;
+  // The credential store (S8; docs/skills.md "Credentials"): SQLite, values sealed with
+  // AES-256-GCM under a 32-byte key from credentials_key_file, or when that is "" from the
+  // environment variable HERALD_CREDENTIALS_KEY (64 hex digits).
+  std::string credentials_path = "./data/credentials.db";
+  std::string credentials_key_file;
+  // Rotation: entries sealed under these keys are re-sealed under the current one at start.
+  std::vector<std::string> credentials_previous_key_files;
 };
 
 struct ControlToken {

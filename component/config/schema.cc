@@ -24,6 +24,8 @@ std::string_view KindName(ValueKind kind) {
       return "boolean";
     case K::kStringArray:
       return "array of strings";
+    case K::kStringTable:
+      return "table of strings";
     case K::kTable:
       return "table";
     case K::kTableArray:
@@ -97,6 +99,22 @@ void CheckValue(const toml::node& node, const KeySchema& spec, const std::string
         const toml::node& element = (*array)[i];
         if (!element.is_string()) {
           WrongType(element, absl::StrCat(path, "[", i, "]"), "string", diagnostics);
+        }
+      }
+      return;
+    }
+    case K::kStringTable: {
+      const toml::table* table = node.as_table();
+      if (table == nullptr) {
+        WrongType(node, path, KindName(spec.kind), diagnostics);
+        return;
+      }
+      for (auto&& [key, value] : *table) {
+        if (!value.is_string()) {
+          // The key only: the value may be a secret.
+          WrongType(value,
+                    absl::StrCat(path, ".", absl::CHexEscape(AbslView(key.str().substr(0, 64)))),
+                    "string", diagnostics);
         }
       }
       return;
@@ -312,12 +330,37 @@ const TableSchema& ConfigSchema() {
         {"max_results", K::kInteger},
         {"timeout_seconds", K::kInteger},
     }};
+    auto* approvals = new TableSchema{{
+        {"categories", K::kStringArray},
+        {"skills", K::kStringArray},
+        {"exempt_skills", K::kStringArray},
+        {"safe_mode_jids", K::kStringArray},
+        {"timeout_seconds", K::kInteger},
+    }};
+    auto* mcp_server = new TableSchema{{
+        {"name", K::kString},
+        {"command", K::kStringArray},
+        {"capabilities", K::kStringArray},
+        {"environment", K::kStringTable, /*secret=*/true},
+        {"url", K::kString},
+        {"headers", K::kStringTable, /*secret=*/true},
+        {"timeout_seconds", K::kInteger},
+        {"memory_mb", K::kInteger},
+        {"max_processes", K::kInteger},
+        {"enabled", K::kBoolean},
+    }};
     auto* skills = new TableSchema{{
         {"enabled", K::kStringArray},
         {"path", K::kString},
         {"sandbox_uid_base", K::kInteger},
         {"url_fetch", K::kTable, false, url_fetch},
         {"web_search", K::kTable, false, web_search},
+        {"mcp", K::kTableArray, false, mcp_server},
+        {"approvals", K::kTable, false, approvals},
+        {"credential_timeout_seconds", K::kInteger},
+        {"credentials_path", K::kString},
+        {"credentials_key_file", K::kString},
+        {"credentials_previous_key_files", K::kStringArray},
     }};
     auto* token = new TableSchema{{
         {"name", K::kString},

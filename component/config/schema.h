@@ -26,8 +26,9 @@ enum class ValueKind {
   kNumber,  // an integer or a float
   kBoolean,
   kStringArray,
-  kTable,       // [name] or name = { ... }
-  kTableArray,  // [[name]]
+  kStringTable,  // a table of any keys whose values are strings: { KEY = "value", ... }
+  kTable,        // [name] or name = { ... }
+  kTableArray,   // [[name]]
 };
 
 struct TableSchema;

@@ -28,6 +28,10 @@ std::string_view EventTypeName(EventType type) {
       return "connection_changed";
     case EventType::kConfigReloaded:
       return "config_reloaded";
+    case EventType::kActionRequired:
+      return "action_required";
+    case EventType::kActionResolved:
+      return "action_resolved";
   }
   return "unknown";
 }

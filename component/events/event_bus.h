@@ -41,6 +41,8 @@ enum class EventType {
   kLimitBlocked,
   kConnectionChanged,
   kConfigReloaded,
+  kActionRequired,  // a run waits for an approval or credentials (attributes: action_id, kind)
+  kActionResolved,  // ... and got its answer (attributes: action_id, outcome, by)
 };
 
 // "message_received", "run_started", ... (the names heraldctl events --type takes).

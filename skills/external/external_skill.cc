@@ -3,11 +3,13 @@
 #include <signal.h>
 #include <string.h>
 
+#include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "component/platform/absl_string_view.h"
 #include "glog/logging.h"
+#include "skills/credentials/secret_redactor.h"
 #include "skills/external/skill_protocol.h"
 
 namespace herald::skills {
@@ -81,6 +83,14 @@ void ExternalSkill::Execute(const nlohmann::json& arguments, const SkillContext&
 std::shared_ptr<sandbox::RunHandle> ExternalSkill::Run(const nlohmann::json& arguments,
                                                        const SkillContext& context,
                                                        RunOptions options, Done done) {
+  // The credentials in the environment never leave in what the program writes: not in its
+  // output, its errors, nor the log lines about it.
+  auto secrets = std::make_shared<const std::map<std::string, std::string>>(options.environment);
+  if (options.on_output && !secrets->empty()) {
+    options.on_output = [secrets, forward = std::move(options.on_output)](std::string_view text) {
+      forward(RedactSecrets(text, *secrets));
+    };
+  }
   sandbox::SandboxRequest request{
       .executable = manifest_.executable,
       .stdin_data =
@@ -93,15 +103,23 @@ std::shared_ptr<sandbox::RunHandle> ExternalSkill::Run(const nlohmann::json& arg
   const sandbox::SandboxLimits& limits = manifest_.policy.limits;
   return runner_.Run(
       std::move(request), [parser](std::string_view chunk) { parser->Feed(chunk); },
-      [name, limits, parser, log_id = context.conversation_id,
-       done = std::move(done)](absl::StatusOr<sandbox::SandboxResult> result) {
+      [name, limits, parser, secrets, log_id = context.conversation_id,
+       done_unredacted = std::move(done)](absl::StatusOr<sandbox::SandboxResult> result) {
+        auto done = [&](absl::StatusOr<std::string> outcome) {
+          if (secrets->empty()) return done_unredacted(std::move(outcome));
+          if (outcome.ok()) return done_unredacted(RedactSecrets(*outcome, *secrets));
+          done_unredacted(
+              absl::Status(outcome.status().code(),
+                           RedactSecrets(std::string(outcome.status().message()), *secrets)));
+        };
         if (!result.ok()) {
           LOG(ERROR) << "conversation " << log_id << ": skill " << name
                      << " could not start: " << result.status();
           done(absl::UnavailableError(absl::StrCat("the skill '", name, "' could not be started")));
           return;
         }
-        const std::string error_output = result->error_output.substr(0, kLoggedErrorOutputBytes);
+        const std::string error_output =
+            RedactSecrets(result->error_output.substr(0, kLoggedErrorOutputBytes), *secrets);
         VLOG(1) << "conversation " << log_id << ": skill " << name << " exit " << result->exit_code
                 << " signal " << result->signal << " cpu " << result->cpu_time << " wall "
                 << result->wall_time;
@@ -114,7 +132,8 @@ std::shared_ptr<sandbox::RunHandle> ExternalSkill::Run(const nlohmann::json& arg
         absl::StatusOr<SkillReply> reply = parser->Finish();
         if (!reply.ok()) {
           LOG(WARNING) << "conversation " << log_id << ": skill " << name << " exit "
-                       << result->exit_code << ": " << reply.status().message()
+                       << result->exit_code << ": "
+                       << RedactSecrets(std::string(reply.status().message()), *secrets)
                        << (error_output.empty() ? "" : "; stderr: ") << error_output;
           if (result->exit_code != 0 && !parser->has_result()) {
             done(absl::InternalError(absl::StrCat("the skill '", name, "' failed (exit status ",
@@ -128,7 +147,7 @@ std::shared_ptr<sandbox::RunHandle> ExternalSkill::Run(const nlohmann::json& arg
         }
         if (!reply->ok) {
           LOG(INFO) << "conversation " << log_id << ": skill " << name
-                    << " reported an error: " << reply->text;
+                    << " reported an error: " << RedactSecrets(reply->text, *secrets);
           done(absl::AbortedError(absl::StrCat("the skill '", name, "' failed: ", reply->text)));
           return;
         }

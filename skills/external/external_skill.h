@@ -43,6 +43,7 @@ class ExternalSkill : public Skill {
   ExternalSkill(SkillManifest manifest, sandbox::SandboxRunner& runner);
 
   const providers::ToolSpec& spec() const override { return spec_; }
+  std::string source() const override { return "manifest"; }
   const SkillManifest& manifest() const { return manifest_; }
 
   // Called on the I/O loop; `done` runs exactly once on the loop.

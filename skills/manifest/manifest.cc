@@ -329,46 +329,6 @@ class ManifestReader {
     }
   }
 
-  static absl::Status AddCapability(const std::string& text, sandbox::SandboxPolicy& policy) {
-    constexpr const char* kForms =
-        "must be \"network:HOST:PORT\", \"fs:read:/PATH\" or \"fs:write:/PATH\"";
-    const std::string_view view(text);
-    if (view.substr(0, 8) == "network:") {
-      const std::string_view rest = view.substr(8);
-      const size_t colon = rest.rfind(':');
-      if (colon == std::string_view::npos || colon == 0) return absl::InvalidArgumentError(kForms);
-      std::string_view host = rest.substr(0, colon);
-      if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-        host = host.substr(1, host.size() - 2);  // [::1]
-      }
-      uint32_t port = 0;
-      if (!absl::SimpleAtoi(AbslView(rest.substr(colon + 1)), &port) || port < 1 || port > 65535) {
-        return absl::InvalidArgumentError("has a port that is not 1 to 65535");
-      }
-      for (char c : host) {
-        if (static_cast<unsigned char>(c) <= 0x20 || c == '/' || c == '@') {
-          return absl::InvalidArgumentError("has a host that is not a name or an address");
-        }
-      }
-      if (host.empty() || host.size() > 253) {
-        return absl::InvalidArgumentError("has a host that is not a name or an address");
-      }
-      policy.network.push_back({.host = std::string(host), .port = static_cast<uint16_t>(port)});
-      return absl::OkStatus();
-    }
-    const bool read = view.substr(0, 8) == "fs:read:";
-    const bool write = view.substr(0, 9) == "fs:write:";
-    if (!read && !write) return absl::InvalidArgumentError(kForms);
-    const std::string path(view.substr(read ? 8 : 9));
-    if (path.empty() || path.front() != '/' || path.find('\0') != std::string::npos) {
-      return absl::InvalidArgumentError("needs an absolute path");
-    }
-    std::string normal = std::filesystem::path(path).lexically_normal().string();
-    if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
-    (read ? policy.read_paths : policy.write_paths).push_back(std::move(normal));
-    return absl::OkStatus();
-  }
-
   void ReadApproval(SkillManifest& manifest) {
     if (std::optional<std::string> approval = String(root_, "approval", "approval", false)) {
       if (*approval == "category") {
@@ -511,6 +471,46 @@ std::string_view ApprovalPolicyName(ApprovalPolicy policy) {
       return "always";
   }
   return "category";
+}
+
+absl::Status AddCapability(std::string_view text, sandbox::SandboxPolicy& policy) {
+  constexpr const char* kForms =
+      "must be \"network:HOST:PORT\", \"fs:read:/PATH\" or \"fs:write:/PATH\"";
+  const std::string_view view = text;
+  if (view.substr(0, 8) == "network:") {
+    const std::string_view rest = view.substr(8);
+    const size_t colon = rest.rfind(':');
+    if (colon == std::string_view::npos || colon == 0) return absl::InvalidArgumentError(kForms);
+    std::string_view host = rest.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+      host = host.substr(1, host.size() - 2);  // [::1]
+    }
+    uint32_t port = 0;
+    if (!absl::SimpleAtoi(AbslView(rest.substr(colon + 1)), &port) || port < 1 || port > 65535) {
+      return absl::InvalidArgumentError("has a port that is not 1 to 65535");
+    }
+    for (char c : host) {
+      if (static_cast<unsigned char>(c) <= 0x20 || c == '/' || c == '@') {
+        return absl::InvalidArgumentError("has a host that is not a name or an address");
+      }
+    }
+    if (host.empty() || host.size() > 253) {
+      return absl::InvalidArgumentError("has a host that is not a name or an address");
+    }
+    policy.network.push_back({.host = std::string(host), .port = static_cast<uint16_t>(port)});
+    return absl::OkStatus();
+  }
+  const bool read = view.substr(0, 8) == "fs:read:";
+  const bool write = view.substr(0, 9) == "fs:write:";
+  if (!read && !write) return absl::InvalidArgumentError(kForms);
+  const std::string path(view.substr(read ? 8 : 9));
+  if (path.empty() || path.front() != '/' || path.find('\0') != std::string::npos) {
+    return absl::InvalidArgumentError("needs an absolute path");
+  }
+  std::string normal = std::filesystem::path(path).lexically_normal().string();
+  if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  (read ? policy.read_paths : policy.write_paths).push_back(std::move(normal));
+  return absl::OkStatus();
 }
 
 ManifestParse ParseManifest(std::string_view text, const std::string& path) {

@@ -36,6 +36,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "nlohmann/json.hpp"
 #include "skills/sandbox/sandbox_policy.h"
 
@@ -81,5 +82,10 @@ ManifestParse ParseManifest(std::string_view text, const std::string& path);
 ManifestParse ReadManifest(const std::string& path);
 
 std::string_view ApprovalPolicyName(ApprovalPolicy policy);
+
+// Adds what one capability string grants ("network:HOST:PORT", "fs:read:/PATH",
+// "fs:write:/PATH") to `policy`; InvalidArgument saying what is wrong otherwise ("has a port
+// that is not 1 to 65535"). MCP servers' capabilities ([[skills.mcp]]) use it too.
+absl::Status AddCapability(std::string_view text, sandbox::SandboxPolicy& policy);
 
 }  // namespace herald::skills

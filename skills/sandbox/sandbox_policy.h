@@ -29,6 +29,7 @@ struct SandboxLimits {
   int memory_mb = 512;                 // RLIMIT_AS: address space, not resident memory
   int64_t max_output_bytes = 1 << 20;  // stdout; past it the run is killed
   int timeout_seconds = 30;            // wall clock; past it the process group is killed
+                                       // (0 = none, for keep_stdin_open runs only)
   int max_processes = 1;               // 1 = no fork at all (seccomp); >1 RLIMIT_NPROC
   int max_open_files = 64;             // RLIMIT_NOFILE
   int max_file_mb = 64;                // RLIMIT_FSIZE: largest file it may write
@@ -57,8 +58,15 @@ struct SandboxPolicy {
 };
 
 struct SandboxRequest {
-  std::string executable;  // absolute path; run with argv = {executable}
+  std::string executable;              // absolute path; argv = {executable, arguments...}
+  std::vector<std::string> arguments;  // argv[1..]
   std::string stdin_data;  // written to stdin before the program starts, then stdin is closed
+  // Interactive runs (an MCP server, say): stdin stays open after stdin_data, and the caller
+  // writes more with RunHandle::Write and ends it with RunHandle::CloseInput. Such a run may
+  // live as long as its caller wants: limits.timeout_seconds = 0 means no wall-clock limit
+  // (allowed in this mode only), and stdout goes to on_output only — SandboxResult::output
+  // stays empty and max_output_bytes does not apply (the caller bounds what it reads).
+  bool keep_stdin_open = false;
   // Added to the minimal environment (PATH, HOME, TMPDIR, LANG); credentials reach a skill
   // only this way. Names must be valid variable names; values are never logged.
   std::map<std::string, std::string> environment;
@@ -73,6 +81,7 @@ struct SandboxResult {
   bool timed_out = false;         // killed at timeout_seconds
   bool output_truncated = false;  // killed because stdout passed max_output_bytes
   bool cancelled = false;         // killed by RunHandle::Cancel
+  bool input_overflow = false;    // killed because it left kMaxQueuedInputBytes unread
   absl::Duration cpu_time;        // user + system CPU of the program and the children it reaped
   absl::Duration wall_time;       // from start to the last pipe closed
   int pid = 0;                    // its process id, also its process group id; for logs and tests
@@ -81,6 +90,9 @@ struct SandboxResult {
 };
 
 inline constexpr size_t kMaxErrorOutputBytes = 8 << 10;
+// What RunHandle::Write may have queued for a program that does not read its stdin; past it
+// the run is killed (input_overflow).
+inline constexpr size_t kMaxQueuedInputBytes = 16 << 20;
 
 // What the sandbox as a whole does with a run, one description per layer, for logs and for
 // AdminService.GetStatus notices.

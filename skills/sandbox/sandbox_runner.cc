@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <utility>
 
@@ -83,7 +84,8 @@ bool IsVariableName(const std::string& name) {
 }
 
 // The runner trusts no caller with its limits: a manifest checks them too, with messages.
-absl::Status CheckLimits(const SandboxLimits& limits) {
+// Only interactive runs may go without a timeout.
+absl::Status CheckLimits(const SandboxLimits& limits, bool interactive) {
   struct Range {
     const char* name;
     int64_t value;
@@ -94,7 +96,8 @@ absl::Status CheckLimits(const SandboxLimits& limits) {
            Range{"cpu_seconds", limits.cpu_seconds, 1, kMaxCpuSeconds},
            Range{"memory_mb", limits.memory_mb, 16, kMaxMemoryMb},
            Range{"max_output_bytes", limits.max_output_bytes, 1, kMaxOutputBytes},
-           Range{"timeout_seconds", limits.timeout_seconds, 1, kMaxTimeoutSeconds},
+           Range{"timeout_seconds", limits.timeout_seconds, interactive ? 0 : 1,
+                 kMaxTimeoutSeconds},
            Range{"max_processes", limits.max_processes, 1, kMaxProcesses},
            Range{"max_open_files", limits.max_open_files, 8, kMaxOpenFiles},
            Range{"max_file_mb", limits.max_file_mb, 0, kMaxFileMb},
@@ -187,6 +190,32 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
     });
   }
 
+  // Any thread (the handle posts to the loop).
+  void Write(std::string bytes) {
+    asio::post(io_, [self = shared_from_this(), bytes = std::move(bytes)]() mutable {
+      if (!self->request_.keep_stdin_open || self->input_closing_ || bytes.empty()) return;
+      self->queued_input_bytes_ += bytes.size();
+      self->input_queue_.push_back(std::move(bytes));
+      if (self->queued_input_bytes_ > kMaxQueuedInputBytes) {
+        LOG(WARNING) << "sandbox: pid " << self->result_.pid
+                     << " left too much of its input unread; killing it";
+        self->result_.input_overflow = true;
+        self->input_queue_.clear();
+        self->queued_input_bytes_ = 0;
+        self->KillGroup();
+        return;
+      }
+      self->FlushInput();
+    });
+  }
+
+  void CloseInput() {
+    asio::post(io_, [self = shared_from_this()] {
+      self->input_closing_ = true;
+      self->FlushInput();
+    });
+  }
+
   // Any thread.
   void Cancel() {
     asio::post(io_, [self = shared_from_this()] {
@@ -205,6 +234,7 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
  private:
   struct Prepared {
     SpawnedProcess process;
+    UniqueFd stdin_write;  // interactive runs only
     UniqueFd stdout_read;
     UniqueFd stderr_read;
     std::string scratch;
@@ -215,7 +245,9 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
   absl::StatusOr<Prepared> PrepareAndSpawn() {
     const SandboxRunner::Options& options = state_->options;
     const SandboxPolicy& policy = request_.policy;
-    if (absl::Status limits = CheckLimits(policy.limits); !limits.ok()) return limits;
+    if (absl::Status limits = CheckLimits(policy.limits, request_.keep_stdin_open); !limits.ok()) {
+      return limits;
+    }
     Prepared prepared;
     if (state_->uids != nullptr) {
       prepared.uid = state_->uids->Acquire();
@@ -261,7 +293,8 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
     }
 
     // stdin is written whole before the program starts, so Herald never blocks on it (and
-    // never gets SIGPIPE from it).
+    // never gets SIGPIPE from it). An interactive run keeps the write end, non-blocking, for
+    // WriteSome.
     int stdin_pipe[2];
     int stdout_pipe[2];
     int stderr_pipe[2];
@@ -286,6 +319,10 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
           static_cast<ssize_t>(size)) {
         return ErrnoError("writing stdin");
       }
+    }
+    if (request_.keep_stdin_open) {
+      if (::fcntl(stdin_write.get(), F_SETFL, O_NONBLOCK) != 0) return ErrnoError("fcntl");
+      prepared.stdin_write = std::move(stdin_write);
     }
     stdin_write.reset();
 
@@ -313,9 +350,11 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
     auto limit = [](int resource, rlim_t value, rlim_t hard) {
       return std::pair<int, rlimit>(resource, rlimit{.rlim_cur = value, .rlim_max = hard});
     };
+    std::vector<std::string> argv = {executable};
+    argv.insert(argv.end(), request_.arguments.begin(), request_.arguments.end());
     SpawnSpec spec{
         .executable = executable,
-        .argv = {executable},
+        .argv = std::move(argv),
         .environment = std::move(environment),
         .working_directory = prepared.scratch,
         .stdin_fd = stdin_read.get(),
@@ -368,16 +407,20 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
     stdout_.emplace(io_, prepared->stdout_read.release());
     stderr_.emplace(io_, prepared->stderr_read.release());
     exit_watch_.emplace(io_, prepared->process.pidfd.release());
+    if (prepared->stdin_write.valid()) stdin_.emplace(io_, prepared->stdin_write.release());
     ReadStdout();
     ReadStderr();
     WaitForExit();
-    timer_.expires_after(std::chrono::seconds(request_.policy.limits.timeout_seconds));
-    timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
-      if (error || self->exited_) return;
-      self->result_.timed_out = true;
-      self->KillGroup();
-    });
+    if (request_.policy.limits.timeout_seconds > 0) {
+      timer_.expires_after(std::chrono::seconds(request_.policy.limits.timeout_seconds));
+      timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
+        if (error || self->exited_) return;
+        self->result_.timed_out = true;
+        self->KillGroup();
+      });
+    }
     if (result_.cancelled) KillGroup();
+    FlushInput();
   }
 
   void ReadStdout() {
@@ -412,7 +455,67 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
         });
   }
 
+  // Writes what the pipe takes now, then waits until it takes more. SIGPIPE is blocked on
+  // this thread around the write (a program that closed its stdin must not kill Herald) and a
+  // pending one is consumed.
+  void FlushInput() {
+    if (!stdin_.has_value() || input_waiting_) return;
+    while (!input_queue_.empty()) {
+      const std::string& front = input_queue_.front();
+      sigset_t pipe_signal;
+      sigset_t previous;
+      ::sigemptyset(&pipe_signal);
+      ::sigaddset(&pipe_signal, SIGPIPE);
+      ::pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
+      const ssize_t written = ::write(stdin_->native_handle(), front.data() + input_offset_,
+                                      front.size() - input_offset_);
+      const int write_errno = errno;
+      if (written < 0 && write_errno == EPIPE) {
+        const timespec zero{};
+        while (::sigtimedwait(&pipe_signal, nullptr, &zero) == SIGPIPE) {
+        }
+      }
+      ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+      if (written < 0) {
+        if (write_errno == EINTR) continue;
+        if (write_errno == EAGAIN) {
+          input_waiting_ = true;
+          stdin_->async_wait(asio::posix::stream_descriptor::wait_write,
+                             [self = shared_from_this()](const asio::error_code& error) {
+                               self->input_waiting_ = false;
+                               if (error) return;
+                               self->FlushInput();
+                             });
+          return;
+        }
+        // The program closed its stdin (or exited): what is queued can never arrive.
+        input_queue_.clear();
+        queued_input_bytes_ = 0;
+        input_offset_ = 0;
+        asio::error_code ignored;
+        stdin_->close(ignored);
+        stdin_.reset();
+        return;
+      }
+      input_offset_ += static_cast<size_t>(written);
+      if (input_offset_ == front.size()) {
+        queued_input_bytes_ -= front.size();
+        input_queue_.pop_front();
+        input_offset_ = 0;
+      }
+    }
+    if (input_closing_) {
+      asio::error_code ignored;
+      stdin_->close(ignored);
+      stdin_.reset();
+    }
+  }
+
   void TakeOutput(std::string_view chunk) {
+    if (request_.keep_stdin_open) {  // streamed only; the caller bounds what it reads
+      if (on_output_ && !chunk.empty()) on_output_(chunk);
+      return;
+    }
     if (result_.output_truncated) return;  // draining until the killed group's pipe closes
     const size_t limit = static_cast<size_t>(request_.policy.limits.max_output_bytes);
     const size_t room = limit - result_.output.size();
@@ -455,6 +558,13 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
       LOG(WARNING) << "sandbox: wait4: " << std::strerror(errno);
     }
     exit_watch_.reset();
+    input_queue_.clear();
+    queued_input_bytes_ = 0;
+    if (stdin_.has_value()) {
+      asio::error_code ignored;
+      stdin_->close(ignored);
+      stdin_.reset();
+    }
     // The pipes close once the group is dead; a process that escaped it must not hold the
     // run open forever.
     timer_.cancel();
@@ -506,7 +616,13 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
   std::optional<asio::posix::stream_descriptor> stdout_;
   std::optional<asio::posix::stream_descriptor> stderr_;
   std::optional<asio::posix::stream_descriptor> exit_watch_;  // the pidfd
-  asio::steady_timer timer_;  // the timeout, then the pipes' grace period
+  std::optional<asio::posix::stream_descriptor> stdin_;       // interactive runs, until closed
+  std::deque<std::string> input_queue_;
+  size_t input_offset_ = 0;  // of input_queue_.front() already written
+  size_t queued_input_bytes_ = 0;
+  bool input_waiting_ = false;  // for the pipe to take more
+  bool input_closing_ = false;  // CloseInput was called
+  asio::steady_timer timer_;    // the timeout, then the pipes' grace period
   std::array<char, kReadChunkBytes> stdout_buffer_;
   std::array<char, 4096> stderr_buffer_;
   bool stdout_open_ = true;
@@ -518,6 +634,14 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
 
 void RunHandle::Cancel() {
   if (std::shared_ptr<SandboxRun> run = run_.lock()) run->Cancel();
+}
+
+void RunHandle::Write(std::string bytes) {
+  if (std::shared_ptr<SandboxRun> run = run_.lock()) run->Write(std::move(bytes));
+}
+
+void RunHandle::CloseInput() {
+  if (std::shared_ptr<SandboxRun> run = run_.lock()) run->CloseInput();
 }
 
 absl::StatusOr<std::unique_ptr<SandboxRunner>> SandboxRunner::Create(asio::io_context& io,

@@ -28,6 +28,21 @@
 //       std::move(request), [](std::string_view chunk) { /* stdout as it comes */ },
 //       [](absl::StatusOr<SandboxResult> result) { /* on the loop, exactly once */ });
 //   run->Cancel();   // kills the process group; the result says cancelled
+//
+// Interactive runs (a long-lived MCP server speaking JSON lines on stdin and stdout) set
+// SandboxRequest::keep_stdin_open: stdin stays open, RunHandle::Write queues bytes that are
+// written on the loop as the pipe takes them (never blocking it), CloseInput closes stdin
+// once the queue is drained. Such a run may have no wall-clock timeout (timeout_seconds = 0)
+// and its stdout is only streamed. Give such programs the room their runtime needs: node,
+// for one, reserves gigabytes of address space (memory_mb ~4096) and runs a dozen threads,
+// each counted by RLIMIT_NPROC of the run's uid (max_processes ~64; seccomp allows threads
+// whatever max_processes says, and clone of processes once it is above 1).
+//
+//   request.keep_stdin_open = true;
+//   request.policy.limits.timeout_seconds = 0;
+//   std::shared_ptr<RunHandle> server = runner->Run(std::move(request), on_line_bytes, done);
+//   server->Write("{\"jsonrpc\":\"2.0\",...}\n");   // any thread; in order
+//   server->CloseInput();                               // EOF after what was queued
 #pragma once
 
 #include <sys/types.h>
@@ -47,11 +62,18 @@ namespace herald::skills::sandbox {
 
 class SandboxRun;
 
-// Cancels one run. Safe from any thread, any number of times, after the run is over too.
+// Cancels one run, and feeds an interactive one. Safe from any thread, any number of times,
+// after the run is over too (then they do nothing).
 class RunHandle {
  public:
   explicit RunHandle(std::weak_ptr<SandboxRun> run) : run_(std::move(run)) {}
   void Cancel();
+
+  // keep_stdin_open runs only: queues `bytes` for the program's stdin, written in call order
+  // on the loop. A program that leaves more than kMaxQueuedInputBytes unread is killed.
+  void Write(std::string bytes);
+  // Closes stdin once everything written before has reached the pipe.
+  void CloseInput();
 
  private:
   std::weak_ptr<SandboxRun> run_;

@@ -114,6 +114,26 @@ class AuthMatrixTest : public ::testing::Test {
            return Drain<decltype(skills_->ExecuteSkill(c, {})), v1::ExecuteSkillEvent>(
                skills_->ExecuteSkill(c, {}));
          }},
+        {methods::kListPendingActions,
+         [&](auto* c) {
+           v1::ListPendingActionsResponse r;
+           return skills_->ListPendingActions(c, {}, &r);
+         }},
+        {methods::kApprove,
+         [&](auto* c) {
+           v1::ApproveResponse r;
+           return skills_->Approve(c, {}, &r);
+         }},
+        {methods::kDeny,
+         [&](auto* c) {
+           v1::DenyResponse r;
+           return skills_->Deny(c, {}, &r);
+         }},
+        {methods::kProvideCredentials,
+         [&](auto* c) {
+           v1::ProvideCredentialsResponse r;
+           return skills_->ProvideCredentials(c, {}, &r);
+         }},
         {methods::kGetStatus,
          [&](auto* c) {
            v1::GetStatusResponse r;

@@ -519,6 +519,262 @@ TEST_F(ControlServerTest, ExecuteSkillRefusesUnknownDisabledAndBadArguments) {
   EXPECT_EQ(run("shout", "{not json").error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 
+// --- Runs waiting for a person (S7, S8) ----------------------------------------------------
+
+class PendingActionServiceTest : public ControlServerTest {
+ protected:
+  void SetUp() override {
+    Start(
+        {.configure = [](config::Config& config) { config.skills.approvals.skills = {"shout"}; }});
+  }
+
+  // Starts Converse("api:job", text) and reads until the run asks for something; the rest
+  // of the stream is read by Finish.
+  struct OpenRun {
+    std::unique_ptr<grpc::ClientContext> context;
+    std::unique_ptr<grpc::ClientReader<v1::RunEvent>> reader;
+    v1::RequiresAction asked;
+  };
+  OpenRun StartRun(const std::string& text) {
+    OpenRun run{.context = Context("operator")};
+    v1::ConverseRequest request;
+    request.set_conversation("job");
+    request.set_text(text);
+    run.reader = sessions_->Converse(run.context.get(), request);
+    v1::RunEvent event;
+    while (run.reader->Read(&event)) {
+      if (event.has_requires_action()) {
+        run.asked = event.requires_action();
+        break;
+      }
+    }
+    return run;
+  }
+
+  std::string Finish(OpenRun& run) {
+    std::string answer;
+    v1::RunEvent event;
+    while (run.reader->Read(&event)) {
+      if (event.has_completed()) answer = event.completed().text();
+    }
+    EXPECT_TRUE(run.reader->Finish().ok());
+    return answer;
+  }
+};
+
+TEST_F(PendingActionServiceTest, AnOperatorSeesAndApprovesAWaitingRun) {
+  OpenRun run = StartRun("shout hello");
+  ASSERT_FALSE(run.asked.action_id().empty());
+  EXPECT_EQ(run.asked.kind(), v1::REQUIRED_ACTION_KIND_APPROVAL);
+
+  v1::ListPendingActionsResponse listed;
+  ASSERT_TRUE(skills_->ListPendingActions(Context("reader").get(), {}, &listed).ok());
+  ASSERT_EQ(listed.actions_size(), 1);
+  const v1::PendingAction& action = listed.actions(0);
+  EXPECT_EQ(action.action_id(), run.asked.action_id());
+  EXPECT_EQ(action.conversation(), "api:job");
+  EXPECT_EQ(action.skill(), "shout");
+  EXPECT_EQ(action.arguments_json(), R"({"text":"hello"})");
+  EXPECT_EQ(action.owner(), "api:job");
+  EXPECT_GT(action.expires().seconds(), action.created().seconds());
+
+  v1::ApproveRequest approve;
+  approve.set_action_id(run.asked.action_id());
+  v1::ApproveResponse approved;
+  EXPECT_EQ(skills_->Approve(Context("reader").get(), approve, &approved).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  ASSERT_TRUE(skills_->Approve(Context("operator").get(), approve, &approved).ok());
+  EXPECT_EQ(Finish(run), "The shout tool says: HELLO");
+  EXPECT_EQ(skills_->Approve(Context("operator").get(), approve, &approved).error_code(),
+            grpc::StatusCode::NOT_FOUND)
+      << "answered once";
+}
+
+TEST_F(PendingActionServiceTest, ADenialWithAReasonReachesTheModel) {
+  OpenRun run = StartRun("shout no");
+  v1::DenyRequest deny;
+  deny.set_action_id(run.asked.action_id());
+  deny.set_reason("not during the freeze");
+  v1::DenyResponse denied;
+  ASSERT_TRUE(skills_->Deny(Context("operator").get(), deny, &denied).ok());
+  const std::string answer = Finish(run);
+  EXPECT_TRUE(absl::StrContains(answer, "did not approve running shout")) << answer;
+  EXPECT_TRUE(absl::StrContains(answer, "(not during the freeze)")) << answer;
+}
+
+TEST_F(PendingActionServiceTest, BadAnswersAreRefusedAndChangeNothing) {
+  v1::ApproveRequest approve;
+  v1::ApproveResponse approved;
+  EXPECT_EQ(skills_->Approve(Context("operator").get(), approve, &approved).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  approve.set_action_id("zzzzzz");
+  EXPECT_EQ(skills_->Approve(Context("operator").get(), approve, &approved).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  v1::DenyRequest deny;
+  deny.set_action_id("zzzzzz");
+  deny.set_reason(std::string(501, 'x'));
+  v1::DenyResponse denied;
+  EXPECT_EQ(skills_->Deny(Context("operator").get(), deny, &denied).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+
+  // An approval is not answered with credentials.
+  OpenRun run = StartRun("shout x");
+  v1::ProvideCredentialsRequest provide;
+  provide.set_action_id(run.asked.action_id());
+  (*provide.mutable_credentials())["TOKEN"] = "value-1234";
+  v1::ProvideCredentialsResponse provided;
+  EXPECT_EQ(
+      skills_->ProvideCredentials(Context("administrator").get(), provide, &provided).error_code(),
+      grpc::StatusCode::FAILED_PRECONDITION);
+  approve.set_action_id(run.asked.action_id());
+  ASSERT_TRUE(skills_->Approve(Context("operator").get(), approve, &approved).ok());
+  Finish(run);
+}
+
+TEST_F(PendingActionServiceTest, CredentialsAreStoredForAnOwnerAndNeverEchoedOrAudited) {
+  constexpr char kValue[] = "very-secret-value-77";
+  v1::ProvideCredentialsRequest request;
+  request.set_owner("alice@localhost");
+  (*request.mutable_credentials())["GITHUB_TOKEN"] = kValue;
+  v1::ProvideCredentialsResponse response;
+  EXPECT_EQ(skills_->ProvideCredentials(Context("operator").get(), request, &response).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED)
+      << "storing a user's secret needs admin";
+  ASSERT_TRUE(skills_->ProvideCredentials(Context("administrator").get(), request, &response).ok());
+  ASSERT_EQ(response.stored_size(), 1);
+  EXPECT_EQ(response.stored(0), "GITHUB_TOKEN");
+  EXPECT_FALSE(absl::StrContains(response.DebugString(), kValue));
+  EXPECT_EQ(env_.credentials().Get("alice@localhost", {"GITHUB_TOKEN"}).value().at("GITHUB_TOKEN"),
+            kValue);
+
+  ASSERT_TRUE(env_.audit().Flush().ok());
+  std::ifstream in(env_.config().control.audit_path);
+  const std::string audit((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(absl::StrContains(audit, "ProvideCredentials")) << audit;
+  EXPECT_TRUE(absl::StrContains(audit, "alice@localhost (GITHUB_TOKEN)")) << audit;
+  EXPECT_FALSE(absl::StrContains(audit, kValue));
+
+  v1::ProvideCredentialsRequest both = request;
+  both.set_action_id("abcdef");
+  EXPECT_EQ(
+      skills_->ProvideCredentials(Context("administrator").get(), both, &response).error_code(),
+      grpc::StatusCode::INVALID_ARGUMENT);
+  v1::ProvideCredentialsRequest empty_value;
+  empty_value.set_owner("alice@localhost");
+  (*empty_value.mutable_credentials())["GITHUB_TOKEN"] = "";
+  EXPECT_EQ(skills_->ProvideCredentials(Context("administrator").get(), empty_value, &response)
+                .error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  v1::ProvideCredentialsRequest bad_name;
+  bad_name.set_owner("alice@localhost");
+  (*bad_name.mutable_credentials())["not a name"] = kValue;
+  grpc::Status status =
+      skills_->ProvideCredentials(Context("administrator").get(), bad_name, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_FALSE(absl::StrContains(status.error_message(), kValue));
+}
+
+TEST_F(PendingActionServiceTest, CredentialsForAWaitingRunReachItAndTheStore) {
+  std::optional<skills::ActionResolution> resolution;
+  std::string id;
+  env_.OnLoop([&] {
+    id = env_.pending_actions().Open(
+        skills::PendingAction{.kind = skills::PendingAction::Kind::kCredentials,
+                              .conversation = "api:job",
+                              .credential_owner = "api:job",
+                              .skill = "weather",
+                              .credentials = {{.name = "WEATHER_KEY"}}},
+        absl::Minutes(1), [&](skills::ActionResolution r) { resolution = std::move(r); });
+  });
+  v1::ProvideCredentialsRequest request;
+  request.set_action_id(id);
+  (*request.mutable_credentials())["OTHER_KEY"] = "v-123456";
+  v1::ProvideCredentialsResponse response;
+  EXPECT_EQ(
+      skills_->ProvideCredentials(Context("administrator").get(), request, &response).error_code(),
+      grpc::StatusCode::INVALID_ARGUMENT)
+      << "only what the action asks for";
+  request.mutable_credentials()->clear();
+  (*request.mutable_credentials())["WEATHER_KEY"] = "w-123456";
+  ASSERT_TRUE(skills_->ProvideCredentials(Context("administrator").get(), request, &response).ok());
+  env_.OnLoop([] {});  // the resolution is posted to the loop
+  env_.OnLoop([&] {
+    ASSERT_TRUE(resolution.has_value());
+    EXPECT_EQ(resolution->outcome, skills::ActionResolution::Outcome::kProvided);
+    EXPECT_EQ(resolution->credentials.at("WEATHER_KEY"), "w-123456");
+    EXPECT_EQ(resolution->by, "operator administrator");
+  });
+  EXPECT_EQ(env_.credentials().Get("api:job", {"WEATHER_KEY"}).value().at("WEATHER_KEY"),
+            "w-123456");
+}
+
+// An external skill (a manifest, run in the sandbox) streams as it writes, and gets the
+// credentials of the conversation's owner.
+class ExternalSkillServiceTest : public ControlServerTest {
+ protected:
+  void SetUp() override {
+    Start({.external_skill_manifest = R"(name = "echo"
+description = "Echoes."
+executable = "echo_skill.py"
+[parameters]
+type = "object"
+properties.text = { type = "string" }
+properties.mode = { type = "string" }
+[[credentials]]
+name = "EXAMPLE_TOKEN"
+description = "a token"
+where_to_get = "https://example.org/tokens"
+)"});
+  }
+
+  grpc::Status Run(const std::string& arguments, const std::string& conversation,
+                   std::vector<v1::ExecuteSkillEvent>* events) {
+    v1::ExecuteSkillRequest request;
+    request.set_name("echo");
+    request.set_arguments_json(arguments);
+    request.set_conversation(conversation);
+    auto context = Context("executor");
+    auto reader = skills_->ExecuteSkill(context.get(), request);
+    v1::ExecuteSkillEvent event;
+    while (reader->Read(&event)) events->push_back(event);
+    return reader->Finish();
+  }
+};
+
+TEST_F(ExternalSkillServiceTest, AMissingCredentialIsRefusedThenTheStoredOneIsUsedAndRedacted) {
+  std::vector<v1::ExecuteSkillEvent> events;
+  grpc::Status status = Run(R"({"text": "a"})", "", &events);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "needs credentials (EXAMPLE_TOKEN)"))
+      << status.error_message();
+  status = Run(R"({"text": "a"})", "direct:alice@localhost", &events);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(absl::StrContains(status.error_message(),
+                                "needs EXAMPLE_TOKEN of alice@localhost, which is not stored"))
+      << status.error_message();
+
+  ASSERT_TRUE(env_.credentials().Put("alice@localhost", "EXAMPLE_TOKEN", "tok-abcdef-42").ok());
+  events.clear();
+  ASSERT_TRUE(Run(R"({"text": "a"})", "direct:alice@localhost", &events).ok());
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_TRUE(absl::StrContains(events[0].output().text(), "[redacted EXAMPLE_TOKEN]"))
+      << events[0].output().text();
+  EXPECT_FALSE(absl::StrContains(events[0].output().text(), "tok-abcdef-42"));
+  EXPECT_TRUE(events[1].finished().ok());
+}
+
+TEST_F(ExternalSkillServiceTest, OutputIsStreamedAsTheProgramWritesIt) {
+  ASSERT_TRUE(env_.credentials().Put("alice@localhost", "EXAMPLE_TOKEN", "tok-abcdef-42").ok());
+  std::vector<v1::ExecuteSkillEvent> events;
+  ASSERT_TRUE(Run(R"({"mode": "stream"})", "direct:alice@localhost", &events).ok());
+  std::vector<std::string> texts;
+  for (const v1::ExecuteSkillEvent& event : events) {
+    if (event.has_output()) texts.push_back(event.output().text());
+  }
+  EXPECT_EQ(texts, (std::vector<std::string>{"part 0\n", "part 1\n", "part 2\n", "done"}));
+  EXPECT_TRUE(events.back().finished().ok());
+}
+
 TEST_F(ControlServerTest, CancellingExecuteSkillEndsTheStream) {
   v1::ExecuteSkillRequest request;
   request.set_name("slow");

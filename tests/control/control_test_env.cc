@@ -1,6 +1,7 @@
 #include "tests/control/control_test_env.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <filesystem>
@@ -9,34 +10,18 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "component/version.h"
 #include "control/auth.h"
 #include "providers/scripted/scripted_provider.h"
+#include "skills/external/external_skill.h"
+#include "skills/manifest/manifest.h"
+#include "tests/skills/shout_skill.h"
 
 namespace herald::control::testing {
 namespace {
-
-// Upper-cases its argument.
-class ShoutSkill : public skills::Skill {
- public:
-  ShoutSkill()
-      : spec_{.name = "shout",
-              .description = "Upper-cases a text.",
-              .parameters = {{"type", "object"},
-                             {"properties", {{"text", {{"type", "string"}}}}},
-                             {"required", {"text"}}}} {}
-  const providers::ToolSpec& spec() const override { return spec_; }
-  void Execute(const nlohmann::json& arguments, const skills::SkillContext&, Done done) override {
-    std::string text = arguments["text"].get<std::string>();
-    for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    done(text);
-  }
-
- private:
-  providers::ToolSpec spec_;
-};
 
 // Registered but never enabled.
 class HiddenSkill : public skills::Skill {
@@ -95,7 +80,12 @@ ControlTestEnv::~ControlTestEnv() {
   server_.reset();
   if (loop_.joinable()) {
     // Parked skill runs are dropped; turns still writing their memory may finish.
-    OnLoop([this] { slow_->waiting.clear(); });
+    OnLoop([this] {
+      slow_->waiting.clear();
+      for (const skills::PendingAction& action : pending_actions_->List()) {
+        pending_actions_->CancelConversation(action.conversation, "test over");
+      }
+    });
     const absl::Time deadline = absl::Now() + absl::Seconds(5);
     bool busy = true;
     while (busy && absl::Now() < deadline) {
@@ -111,6 +101,7 @@ ControlTestEnv::~ControlTestEnv() {
   }
   rooms_.reset();
   agent_.reset();
+  sandbox_.reset();
   if (workers_ != nullptr) workers_->join();
   audit_.reset();
   ledger_.reset();
@@ -206,7 +197,8 @@ state_path = "DIR/state/runtime-state.json"
   if (!router.ok()) return router.status();
   router_ = *std::move(router);
 
-  if (absl::Status s = registry_.Register(std::make_unique<ShoutSkill>()); !s.ok()) return s;
+  if (absl::Status s = registry_.Register(std::make_unique<skills::testing::ShoutSkill>()); !s.ok())
+    return s;
   std::shared_ptr<SlowSkillState> slow = slow_;
   if (absl::Status s =
           registry_.Register(std::make_unique<SlowSkill>([slow](skills::Skill::Done done) {
@@ -217,7 +209,45 @@ state_path = "DIR/state/runtime-state.json"
     return s;
   }
   if (absl::Status s = registry_.Register(std::make_unique<HiddenSkill>()); !s.ok()) return s;
-  if (absl::Status s = registry_.SetEnabled(config_.skills.enabled); !s.ok()) return s;
+  std::vector<std::string> enabled = config_.skills.enabled;
+  if (!options.external_skill_manifest.empty()) {
+    absl::StatusOr<std::unique_ptr<skills::sandbox::SandboxRunner>> runner =
+        skills::sandbox::SandboxRunner::Create(io_, *workers_,
+                                               skills::sandbox::testing::TestRunnerOptions());
+    if (!runner.ok()) return runner.status();
+    sandbox_ = *std::move(runner);
+    skill_folder_ = std::make_unique<skills::sandbox::testing::PublicFolder>();
+    const char* runfiles = ::getenv("TEST_SRCDIR");
+    skill_folder_->CopyExecutable(
+        absl::StrCat(runfiles != nullptr ? runfiles : ".",
+                     "/herald/tests/skills/external/testdata/echo_skill.py"),
+        "echo_skill.py");
+    skills::ManifestParse parse =
+        skills::ReadManifest(skill_folder_->Write("skill.toml", options.external_skill_manifest));
+    if (!parse.manifest.has_value()) {
+      return absl::InvalidArgumentError(absl::StrJoin(parse.problems, "; "));
+    }
+    enabled.push_back(parse.manifest->name);
+    if (absl::Status s = registry_.Register(
+            std::make_unique<skills::ExternalSkill>(*std::move(parse.manifest), *sandbox_));
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (absl::Status s = registry_.SetEnabled(enabled); !s.ok()) return s;
+
+  pending_actions_ = std::make_unique<skills::PendingActions>(io_);
+  const std::string key_file = absl::StrCat(dir_, "/credentials.key");
+  {
+    std::ofstream key(key_file);
+    key << std::string(64, 'c') << "\n";
+  }
+  ::chmod(key_file.c_str(), 0600);
+  absl::StatusOr<std::unique_ptr<skills::CredentialStore>> credentials =
+      skills::CredentialStore::Open(
+          {.path = absl::StrCat(dir_, "/credentials.db"), .key_file = key_file});
+  if (!credentials.ok()) return credentials.status();
+  credentials_ = *std::move(credentials);
 
   auto act = [this](xmpp::OutboundAction action) {
     std::lock_guard<std::mutex> lock(actions_mu_);
@@ -234,7 +264,9 @@ state_path = "DIR/state/runtime-state.json"
                              .connection = "component agent.localhost",
                              .events = &events_,
                              .ledger = ledger_.get(),
-                             .audit = audit_.get()});
+                             .audit = audit_.get(),
+                             .pending_actions = pending_actions_.get(),
+                             .credentials = credentials_.get()});
   absl::StatusOr<agent::AccessPolicy> policy = agent::AccessPolicy::Create(config_.agent);
   if (!policy.ok()) return policy.status();
   agent_ = std::make_unique<agent::Agent>(*std::move(policy), *runtime_);
@@ -257,7 +289,9 @@ state_path = "DIR/state/runtime-state.json"
                       .runtime = *runtime_,
                       .connection_state = [] { return xmpp::ConnectionState::kOnline; },
                       .own_jid = [] { return xmpp::Jid::Parse("agent.localhost").value(); },
-                      .version = kVersion});
+                      .version = kVersion,
+                      .pending_actions = pending_actions_.get(),
+                      .credentials = credentials_.get()});
 
   guard_ = std::make_unique<asio::executor_work_guard<asio::io_context::executor_type>>(
       io_.get_executor());

@@ -37,7 +37,11 @@
 #include "component/memory/memory_store.h"
 #include "control/control_server.h"
 #include "providers/routing/model_router.h"
+#include "skills/approvals/pending_actions.h"
+#include "skills/credentials/credential_store.h"
 #include "skills/registry.h"
+#include "skills/sandbox/sandbox_runner.h"
+#include "tests/skills/sandbox/sandbox_test_support.h"
 
 namespace herald::control::testing {
 
@@ -82,6 +86,10 @@ struct EnvOptions {
   int shutdown_grace_seconds = 5;
   // Extra configuration, applied before anything is built.
   std::function<void(config::Config&)> configure;
+  // When set, a sandbox runner is made and the manifest (TOML text, its executable
+  // "echo_skill.py": tests/skills/external/testdata) registered and enabled as an external
+  // skill.
+  std::string external_skill_manifest;
 };
 
 class ControlTestEnv {
@@ -112,6 +120,8 @@ class ControlTestEnv {
   agent::Agent& agent() { return *agent_; }
   ControlServer& server() { return *server_; }
   ControlServices& services() { return *services_; }
+  skills::PendingActions& pending_actions() { return *pending_actions_; }
+  skills::CredentialStore& credentials() { return *credentials_; }
   // Released by the "slow" skill's waiters (see control_test_env.cc).
   void ReleaseSlowSkill();
   int slow_skill_runs() const;
@@ -132,6 +142,10 @@ class ControlTestEnv {
   events::EventBus events_;
   std::unique_ptr<providers::ModelRouter> router_;
   skills::SkillRegistry registry_;
+  std::unique_ptr<skills::sandbox::SandboxRunner> sandbox_;
+  std::unique_ptr<skills::sandbox::testing::PublicFolder> skill_folder_;
+  std::unique_ptr<skills::PendingActions> pending_actions_;
+  std::unique_ptr<skills::CredentialStore> credentials_;
   std::unique_ptr<agent::RuntimeServices> runtime_;
   std::unique_ptr<agent::Agent> agent_;
   std::unique_ptr<agent::RoomManager> rooms_;

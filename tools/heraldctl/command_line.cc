@@ -150,6 +150,43 @@ absl::Status SortAllowlistItems(const std::vector<std::string>& items,
   return absl::OkStatus();
 }
 
+std::string Quoted(std::string_view text);
+
+// An action ID or a credential owner: one word of visible characters.
+absl::Status CheckWord(std::string_view value, std::string_view what) {
+  if (value.empty()) return UsageError(absl::StrCat(AbslView(what), " is empty"));
+  for (char c : value) {
+    unsigned char byte = static_cast<unsigned char>(c);
+    if (byte <= 0x20 || byte == 0x7f) {
+      return UsageError(
+          absl::StrCat(AbslView(what), " contains whitespace or a control character"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A credential's name, as Herald stores it: an environment-variable name. NAME=value is
+// refused without showing the value: a command line is no place for a secret.
+absl::Status CheckCredentialName(std::string_view name) {
+  if (size_t equals = name.find('='); equals != std::string_view::npos) {
+    return UsageError(absl::StrCat(
+        Quoted(name.substr(0, equals)),
+        " has a value (NAME=...): give the NAME alone. heraldctl reads each value from stdin "
+        "(a prompt without echo on a terminal), because a command line can be read by other "
+        "users in ps and is kept in shell history"));
+  }
+  bool valid = !name.empty() && name.size() <= 64 && !(name[0] >= '0' && name[0] <= '9');
+  for (char c : name) {
+    valid = valid && ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+  }
+  if (!valid) {
+    return UsageError(absl::StrCat(Quoted(name),
+                                   " is not a credential name: upper-case letters, digits and "
+                                   "'_', not starting with a digit, at most 64 (API_KEY)"));
+  }
+  return absl::OkStatus();
+}
+
 // --- The commands --------------------------------------------------------------------------
 
 const FlagSpec kLimitFlag{"--limit", "N", "at most N (default: all, fetched page by page)"};
@@ -383,6 +420,79 @@ const std::vector<CommandSpec>& CommandSpecs() {
          }
          return command;
        }},
+      {"skills pending",
+       "",
+       "The runs waiting for a person: approvals to answer with 'skills approve' or 'skills "
+       "deny', credentials to give with 'skills credentials'.",
+       {},
+       0,
+       0,
+       [](const ParsedArguments&) -> absl::StatusOr<Command> { return SkillsPendingCommand{}; }},
+      {"skills approve",
+       "ID",
+       "Approves the pending action ID: the waiting run goes on with its call.",
+       {},
+       1,
+       1,
+       [](const ParsedArguments& parsed) -> absl::StatusOr<Command> {
+         if (absl::Status status = CheckWord(parsed.positional[0], "ID"); !status.ok()) {
+           return status;
+         }
+         return SkillsApproveCommand{parsed.positional[0]};
+       }},
+      {"skills deny",
+       "ID [--reason TEXT]",
+       "Denies the pending action ID: the run goes on without the call, and the model reads "
+       "the reason.",
+       {{"--reason", "TEXT", "why, for the model to read (default: none)"}},
+       1,
+       1,
+       [](const ParsedArguments& parsed) -> absl::StatusOr<Command> {
+         if (absl::Status status = CheckWord(parsed.positional[0], "ID"); !status.ok()) {
+           return status;
+         }
+         if (parsed.Has("--reason") && parsed.Value("--reason").empty()) {
+           return UsageError("--reason is empty");
+         }
+         return SkillsDenyCommand{parsed.positional[0], parsed.Value("--reason")};
+       }},
+      {"skills credentials",
+       "(--action ID | --owner OWNER) NAME...",
+       "Gives the credentials a pending action asks for, or stores an owner's ahead of need. "
+       "Each NAME's value is read from stdin, never from the command line: on a terminal a "
+       "prompt 'NAME: ' without echo, otherwise one line per NAME. Prints the names stored.",
+       {{"--action", "ID", "the pending action the credentials are for"},
+        {"--owner", "OWNER", "whose they are: a bare JID or api:NAME (stored for later)"}},
+       1,
+       -1,
+       [](const ParsedArguments& parsed) -> absl::StatusOr<Command> {
+         if (parsed.Has("--action") == parsed.Has("--owner")) {
+           return UsageError(parsed.Has("--action")
+                                 ? "give --action or --owner, not both"
+                                 : "skills credentials needs --action ID or --owner OWNER");
+         }
+         SkillsCredentialsCommand command;
+         if (parsed.Has("--action")) {
+           command.action_id = parsed.Value("--action");
+           if (absl::Status status = CheckWord(command.action_id, "--action"); !status.ok()) {
+             return status;
+           }
+         } else {
+           command.owner = parsed.Value("--owner");
+           if (absl::Status status = CheckWord(command.owner, "--owner"); !status.ok()) {
+             return status;
+           }
+         }
+         std::set<std::string> seen;
+         for (const std::string& name : parsed.positional) {
+           if (absl::Status status = CheckCredentialName(name); !status.ok()) return status;
+           if (!seen.insert(name).second) {
+             return UsageError(absl::StrCat(Quoted(name), " is given twice"));
+           }
+           command.names.push_back(name);
+         }
+         return command;
+       }},
       {"events",
        "[--type TYPE]... [--jid JID] [--conversation CONVERSATION]",
        "Streams Herald's events until interrupted (Ctrl-C). TYPE is message_received, "
@@ -536,7 +646,7 @@ const std::vector<GroupSpec>& Groups() {
   static const auto* groups = new std::vector<GroupSpec>{
       {"sessions", "conversations and their history"},
       {"limits", "token limits"},
-      {"skills", "the skill registry"},
+      {"skills", "the skill registry, and runs waiting for a person"},
       {"audit", "the audit log"},
       {"allowlist", "who may talk to Herald"},
       {"rooms", "group chats"},

@@ -109,6 +109,20 @@ struct SkillsRunCommand {
   std::string arguments_json = "{}";
   std::string conversation;  // "" = none; else "direct:JID", "room:JID" or "api:NAME"
 };
+struct SkillsPendingCommand {};
+struct SkillsApproveCommand {
+  std::string action_id;
+};
+struct SkillsDenyCommand {
+  std::string action_id;
+  std::string reason;  // "" = none
+};
+// The values are never on the command line: the runner reads one per name from stdin.
+struct SkillsCredentialsCommand {
+  std::string action_id;           // exactly one of action_id and owner
+  std::string owner;               // a bare JID, "room:JID" or "api:NAME"
+  std::vector<std::string> names;  // distinct, in the order given
+};
 struct EventsCommand {
   std::vector<v1::EventType> types;  // empty = every type
   std::string jid;
@@ -132,7 +146,8 @@ using Command =
     std::variant<HelpCommand, VersionCommand, StatusCommand, SessionsListCommand,
                  SessionsHistoryCommand, SessionsResetCommand, SessionsForgetCommand, SendCommand,
                  ConverseCommand, CancelCommand, UsageCommand, LimitsListCommand, LimitsSetCommand,
-                 LimitsRemoveCommand, SkillsListCommand, SkillsRunCommand, EventsCommand,
+                 LimitsRemoveCommand, SkillsListCommand, SkillsRunCommand, SkillsPendingCommand,
+                 SkillsApproveCommand, SkillsDenyCommand, SkillsCredentialsCommand, EventsCommand,
                  AuditVerifyCommand, ReloadCommand, AllowlistShowCommand, AllowlistUpdateCommand,
                  RoomsListCommand, RoomsJoinCommand, RoomsLeaveCommand>;
 

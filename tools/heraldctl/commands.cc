@@ -14,6 +14,7 @@
 #include "tools/heraldctl/conversation_argument.h"
 #include "tools/heraldctl/enum_names.h"
 #include "tools/heraldctl/output.h"
+#include "tools/heraldctl/secret_input.h"
 #include "tools/heraldctl/table.h"
 
 namespace herald::heraldctl {
@@ -23,6 +24,8 @@ constexpr int kMaxPageSize = 1000;
 // Shorter tokens are not redacted from output: they would mangle ordinary words, and no
 // server issues them.
 constexpr size_t kMinRedactedTokenBytes = 8;
+// Likewise for credential values: shorter ones are no secret worth mangling the output for.
+constexpr size_t kMinRedactedSecretBytes = 4;
 
 int PageSize(int64_t limit, int64_t collected) {
   if (limit == 0) return kMaxPageSize;
@@ -38,8 +41,13 @@ grpc::Status RepeatedPageToken() {
 }  // namespace
 
 CommandRunner::CommandRunner(std::shared_ptr<grpc::Channel> channel, const GlobalOptions& options,
-                             std::ostream& out, std::ostream& err, Interrupt* interrupt)
-    : channel_(std::move(channel)), options_(options), out_(out), err_(err), interrupt_(interrupt) {
+                             int input, std::ostream& out, std::ostream& err, Interrupt* interrupt)
+    : channel_(std::move(channel)),
+      options_(options),
+      input_(input),
+      out_(out),
+      err_(err),
+      interrupt_(interrupt) {
   if (channel_ != nullptr) {
     sessions_ = v1::SessionService::NewStub(channel_);
     quota_ = v1::QuotaService::NewStub(channel_);
@@ -111,9 +119,14 @@ ExitCode CommandRunner::Succeed(const google::protobuf::Message& response,
 }
 
 std::string CommandRunner::Redacted(std::string_view text) const {
+  std::vector<std::pair<absl::string_view, absl::string_view>> replacements;
   const std::string& token = options_.connection.token;
-  if (token.size() < kMinRedactedTokenBytes) return std::string(text);
-  return absl::StrReplaceAll(AbslView(text), {{token, "[token]"}});
+  if (token.size() >= kMinRedactedTokenBytes) replacements.emplace_back(token, "[token]");
+  for (const std::string& secret : secrets_) {
+    if (secret.size() >= kMinRedactedSecretBytes) replacements.emplace_back(secret, "[secret]");
+  }
+  if (replacements.empty()) return std::string(text);
+  return absl::StrReplaceAll(AbslView(text), replacements);
 }
 
 void CommandRunner::Print(std::string_view text) {
@@ -547,6 +560,77 @@ ExitCode CommandRunner::Execute(const SkillsRunCommand& command) {
     return ExitCode::kServerError;
   }
   return ExitCode::kOk;
+}
+
+ExitCode CommandRunner::Execute(const SkillsPendingCommand&) {
+  v1::ListPendingActionsRequest request;
+  v1::ListPendingActionsResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return skills_->ListPendingActions(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderPendingActions(response, absl::Now()));
+}
+
+ExitCode CommandRunner::Execute(const SkillsApproveCommand& command) {
+  v1::ApproveRequest request;
+  request.set_action_id(command.action_id);
+  v1::ApproveResponse response;
+  grpc::Status status = Call(
+      [&](grpc::ClientContext* context) { return skills_->Approve(context, request, &response); });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response,
+                 absl::StrCat("approved ", CleanForTerminal(command.action_id, false), "\n"));
+}
+
+ExitCode CommandRunner::Execute(const SkillsDenyCommand& command) {
+  v1::DenyRequest request;
+  request.set_action_id(command.action_id);
+  request.set_reason(command.reason);
+  v1::DenyResponse response;
+  grpc::Status status = Call(
+      [&](grpc::ClientContext* context) { return skills_->Deny(context, request, &response); });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response,
+                 absl::StrCat("denied ", CleanForTerminal(command.action_id, false), "\n"));
+}
+
+ExitCode CommandRunner::Execute(const SkillsCredentialsCommand& command) {
+  v1::ProvideCredentialsRequest request;
+  request.set_action_id(command.action_id);
+  request.set_owner(command.owner);
+  // Every copy of a value is wiped on the way out, whichever way that is.
+  auto wipe = [&] {
+    for (auto& [name, value] : *request.mutable_credentials()) WipeSecret(value);
+    for (std::string& secret : secrets_) WipeSecret(secret);
+    secrets_.clear();
+  };
+  SecretInput input(input_, err_, interrupt_);
+  for (const std::string& name : command.names) {
+    absl::StatusOr<std::string> value = input.Read(name);
+    if (!value.ok()) {
+      wipe();
+      if (value.status().code() == absl::StatusCode::kCancelled) {
+        Warn("heraldctl: interrupted\n");
+        return ExitCode::kInterrupted;
+      }
+      Warn(absl::StrCat("heraldctl: ", value.status().message(), "\n"));
+      return ExitCode::kUsage;
+    }
+    secrets_.push_back(*value);
+    (*request.mutable_credentials())[name] = *value;
+    WipeSecret(*value);
+  }
+  v1::ProvideCredentialsResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return skills_->ProvideCredentials(context, request, &response);
+  });
+  ExitCode code =
+      status.ok()
+          ? Succeed(response, RenderCredentialsProvided(command.action_id, command.owner, response))
+          : Fail(status);
+  wipe();
+  return code;
 }
 
 }  // namespace herald::heraldctl

@@ -4,9 +4,12 @@
 // request, makes the call (each with the bearer token in `authorization` metadata, a deadline
 // for unary calls, following page tokens for lists), prints the answer as a table or JSON, and
 // says which exit status the outcome is. It never prints the token: any text that would carry
-// it (a server echoing it in an error, say) has it replaced by "[token]".
+// it (a server echoing it in an error, say) has it replaced by "[token]". Likewise the secret
+// values `skills credentials` reads from `input` (never from argv): printed nowhere, "[secret]"
+// in anything the server sends back, and wiped from memory after the call.
 //
-//   CommandRunner runner(channel, invocation.options, std::cout, std::cerr, &interrupt);
+//   CommandRunner runner(channel, invocation.options, STDIN_FILENO, std::cout, std::cerr,
+//                        &interrupt);
 //   ExitCode code = runner.Run(invocation.command);
 //
 // Streams (`converse`, `skills run`, `events`) print each event as it arrives and flush.
@@ -17,6 +20,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
@@ -33,8 +37,9 @@ namespace herald::heraldctl {
 class CommandRunner {
  public:
   // `channel` may be null for the commands that need none (help, version). `interrupt` may
-  // be null: nothing interrupts the calls.
-  CommandRunner(std::shared_ptr<grpc::Channel> channel, const GlobalOptions& options,
+  // be null: nothing interrupts the calls. `input` is the file descriptor secrets are read
+  // from (stdin); it stays the caller's.
+  CommandRunner(std::shared_ptr<grpc::Channel> channel, const GlobalOptions& options, int input,
                 std::ostream& out, std::ostream& err, Interrupt* interrupt);
 
   ExitCode Run(const Command& command);
@@ -56,6 +61,10 @@ class CommandRunner {
   ExitCode Execute(const LimitsRemoveCommand& command);
   ExitCode Execute(const SkillsListCommand& command);
   ExitCode Execute(const SkillsRunCommand& command);
+  ExitCode Execute(const SkillsPendingCommand& command);
+  ExitCode Execute(const SkillsApproveCommand& command);
+  ExitCode Execute(const SkillsDenyCommand& command);
+  ExitCode Execute(const SkillsCredentialsCommand& command);
   ExitCode Execute(const EventsCommand& command);
   ExitCode Execute(const AuditVerifyCommand& command);
   ExitCode Execute(const ReloadCommand& command);
@@ -83,9 +92,11 @@ class CommandRunner {
 
   std::shared_ptr<grpc::Channel> channel_;
   const GlobalOptions& options_;
+  int input_;
   std::ostream& out_;
   std::ostream& err_;
   Interrupt* interrupt_;
+  std::vector<std::string> secrets_;  // redacted from everything printed while set
   std::unique_ptr<v1::SessionService::Stub> sessions_;
   std::unique_ptr<v1::QuotaService::Stub> quota_;
   std::unique_ptr<v1::SkillService::Stub> skills_;

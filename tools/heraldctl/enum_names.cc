@@ -87,4 +87,8 @@ std::string RunFailureKindWord(v1::RunFailureKind kind) {
   return WordOf(v1::RunFailureKind_descriptor(), kind, "RUN_FAILURE_KIND_");
 }
 
+std::string RequiredActionKindWord(v1::RequiredActionKind kind) {
+  return WordOf(v1::RequiredActionKind_descriptor(), kind, "REQUIRED_ACTION_KIND_");
+}
+
 }  // namespace herald::heraldctl

@@ -31,5 +31,6 @@ std::string LimitModeWord(v1::LimitMode mode);
 std::string EventTypeWord(v1::EventType type);
 std::string ConnectionStateWord(v1::ConnectionState state);
 std::string RunFailureKindWord(v1::RunFailureKind kind);
+std::string RequiredActionKindWord(v1::RequiredActionKind kind);  // "approval", "credentials"
 
 }  // namespace herald::heraldctl

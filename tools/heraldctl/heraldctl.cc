@@ -19,7 +19,7 @@ int UsageFailure(std::ostream& err, const absl::Status& status) {
 
 }  // namespace
 
-int RunHeraldctl(const std::vector<std::string>& args, const Environment& environment,
+int RunHeraldctl(const std::vector<std::string>& args, const Environment& environment, int input,
                  std::ostream& out, std::ostream& err, Interrupt* interrupt) {
   if (args.empty()) {
     err << OverviewHelp();
@@ -42,7 +42,7 @@ int RunHeraldctl(const std::vector<std::string>& args, const Environment& enviro
     if (!opened.ok()) return UsageFailure(err, opened.status());
     channel = *opened;
   }
-  CommandRunner runner(channel, invocation->options, out, err, interrupt);
+  CommandRunner runner(channel, invocation->options, input, out, err, interrupt);
   return static_cast<int>(runner.Run(invocation->command));
 }
 

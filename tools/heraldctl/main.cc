@@ -7,6 +7,7 @@
 #include <grpc/support/log.h>
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -43,6 +44,6 @@ int main(int argc, char** argv) {
   std::thread(WatchSignals, signals, interrupt).detach();
 
   std::vector<std::string> args(argv + 1, argv + argc);
-  return herald::heraldctl::RunHeraldctl(args, herald::heraldctl::ReadEnvironment(), std::cout,
-                                         std::cerr, interrupt);
+  return herald::heraldctl::RunHeraldctl(args, herald::heraldctl::ReadEnvironment(), STDIN_FILENO,
+                                         std::cout, std::cerr, interrupt);
 }

@@ -212,6 +212,36 @@ std::string RenderSkills(const v1::ListSkillsResponse& skills) {
   return table.Render();
 }
 
+std::string RenderPendingActions(const v1::ListPendingActionsResponse& pending, absl::Time now) {
+  if (pending.actions().empty()) return "no pending actions\n";
+  Table table({{"ID"}, {"KIND"}, {"CONVERSATION"}, {"SKILL"}, {"WHAT"}, {"EXPIRES"}});
+  for (const v1::PendingAction& action : pending.actions()) {
+    std::string what;
+    if (action.kind() == v1::REQUIRED_ACTION_KIND_CREDENTIALS) {
+      what = absl::StrJoin(action.credentials(), ", ");
+    } else {
+      what = action.description();
+      what = what.substr(0, what.find('\n'));
+    }
+    table.AddRow({action.action_id(), RequiredActionKindWord(action.kind()),
+                  action.conversation().empty() ? "-" : action.conversation(),
+                  action.skill().empty() ? "-" : action.skill(), what.empty() ? "-" : what,
+                  FormatRelative(action.expires(), now)});
+  }
+  return table.Render();
+}
+
+std::string RenderCredentialsProvided(const std::string& action_id, const std::string& owner,
+                                      const v1::ProvideCredentialsResponse& response) {
+  std::string stored = Clean(absl::StrJoin(response.stored(), ", "));
+  if (action_id.empty()) return absl::StrCat("stored ", stored, " for ", Clean(owner), "\n");
+  if (stored.empty()) {
+    return absl::StrCat("action ", Clean(action_id),
+                        ": credentials provided to the run (Herald stored none)\n");
+  }
+  return absl::StrCat("action ", Clean(action_id), ": credentials provided; stored ", stored, "\n");
+}
+
 std::string RenderEvent(const v1::Event& event) {
   std::string type = EventTypeWord(event.type());
   std::string line = absl::StrCat(FormatTime(event.time()), "  ", type,

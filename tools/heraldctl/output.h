@@ -13,6 +13,7 @@
 
 #include <string>
 
+#include "absl/time/time.h"
 #include "google/protobuf/message.h"
 #include "proto/herald/v1/admin.pb.h"
 #include "proto/herald/v1/events.pb.h"
@@ -36,6 +37,11 @@ std::string RenderUsage(const v1::GetUsageResponse& usage, v1::UsageWindow windo
 std::string RenderLimits(const v1::ListLimitsResponse& limits);
 std::string RenderLimitSet(const v1::Limit& limit);
 std::string RenderSkills(const v1::ListSkillsResponse& skills);
+// `now` makes EXPIRES relative ("in 4m").
+std::string RenderPendingActions(const v1::ListPendingActionsResponse& pending, absl::Time now);
+// The names stored (never a value); `action_id` or `owner` is what the credentials were for.
+std::string RenderCredentialsProvided(const std::string& action_id, const std::string& owner,
+                                      const v1::ProvideCredentialsResponse& response);
 // One line per event, for `events` as they arrive.
 std::string RenderEvent(const v1::Event& event);
 std::string RenderAllowlist(const v1::Allowlist& allowlist);

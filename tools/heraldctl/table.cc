@@ -125,4 +125,18 @@ std::string FormatDuration(const google::protobuf::Duration& duration) {
   return absl::StrCat(rest, "s");
 }
 
+std::string FormatRelative(const google::protobuf::Timestamp& time, absl::Time now) {
+  if (time.seconds() == 0 && time.nanos() == 0) return "-";
+  absl::Time then = absl::FromUnixSeconds(time.seconds()) + absl::Nanoseconds(time.nanos());
+  if (then <= now) return "expired";
+  int64_t seconds = absl::ToInt64Seconds(then - now);
+  int64_t days = seconds / 86400;
+  int64_t hours = seconds % 86400 / 3600;
+  int64_t minutes = seconds % 3600 / 60;
+  if (days > 0) return absl::StrCat("in ", days, "d ", hours, "h");
+  if (hours > 0) return absl::StrCat("in ", hours, "h ", minutes, "m");
+  if (minutes > 0) return absl::StrCat("in ", minutes, "m");
+  return absl::StrCat("in ", seconds, "s");
+}
+
 }  // namespace herald::heraldctl

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "google/protobuf/duration.pb.h"
 #include "google/protobuf/timestamp.pb.h"
 
@@ -69,5 +70,9 @@ std::string FormatTime(const google::protobuf::Timestamp& time);
 
 // "3d 4h 5m 6s", "5m 0s", "12s"; "0s" for anything under a second.
 std::string FormatDuration(const google::protobuf::Duration& duration);
+
+// `time` seen from `now`, at a glance: "in 45s", "in 4m", "in 2h 5m", "in 3d 4h"; "expired"
+// when it has passed; "-" when unset.
+std::string FormatRelative(const google::protobuf::Timestamp& time, absl::Time now);
 
 }  // namespace herald::heraldctl

@@ -736,6 +736,46 @@ TEST(ConfigTest, ReadsTheSkillsFolderAndTheSandboxUids) {
             "1000");
 }
 
+TEST(ConfigTest, DefaultsTheCredentialStoreSettings) {
+  absl::StatusOr<Config> config = Load(WithServer(""));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->skills.credentials_path, "./data/credentials.db");
+  EXPECT_EQ(config->skills.credentials_key_file, "");  // the key comes from the environment
+  EXPECT_TRUE(config->skills.credentials_previous_key_files.empty());
+}
+
+TEST(ConfigTest, ReadsTheCredentialStoreSettings) {
+  absl::StatusOr<Config> config =
+      Load(WithServer("[skills]\ncredentials_path = \"/var/lib/herald/credentials.db\"\n"
+                      "credentials_key_file = \"${KEY_DIR}/new.key\"\n"
+                      "credentials_previous_key_files = [\"/etc/herald/old.key\", "
+                      "\"/etc/herald/older.key\"]\n"),
+           EnvFrom({{"HERALD_SECRET", "s3cret"}, {"KEY_DIR", "/etc/herald"}}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->skills.credentials_path, "/var/lib/herald/credentials.db");
+  EXPECT_EQ(config->skills.credentials_key_file, "/etc/herald/new.key");
+  EXPECT_THAT(config->skills.credentials_previous_key_files,
+              ElementsAre("/etc/herald/old.key", "/etc/herald/older.key"));
+}
+
+TEST(ConfigTest, RefusesUnusableCredentialStoreSettings) {
+  EXPECT_EQ(ErrorOf(WithServer("[skills]\ncredentials_path = \"\"\n")),
+            "herald.toml:5: skills.credentials_path must not be empty");
+  EXPECT_EQ(ErrorOf(WithServer("[skills]\ncredentials_previous_key_files = [\"\"]\n")),
+            "herald.toml:5: skills.credentials_previous_key_files[0] must be a key file's path "
+            "(not empty, no NUL)");
+  EXPECT_EQ(ErrorOf(WithServer("[skills]\ncredentials_key_file = \"/k/new.key\"\n"
+                               "credentials_previous_key_files = [\"/k/new.key\"]\n")),
+            "herald.toml:6: skills.credentials_previous_key_files[0] is the current key file "
+            "(credentials_key_file); list only the keys being rotated out");
+  EXPECT_EQ(ErrorOf(WithServer("[skills]\ncredentials_key_file = \"/k/a\\u0000b\"\n")),
+            "herald.toml:5: skills.credentials_key_file must not contain a NUL byte");
+  EXPECT_THAT(ErrorOf(WithServer("[skills]\ncredentials_previous_key_files = \"/k/old.key\"\n")),
+              HasSubstr("wrong type for skills.credentials_previous_key_files"));
+  EXPECT_THAT(ErrorOf(WithServer("[skills]\ncredential_key_file = \"/k/new.key\"\n")),
+              HasSubstr("did you mean 'credentials_key_file'?"));
+}
+
 TEST(ConfigTest, ReadsTheWebSkillSettings) {
   absl::StatusOr<Config> config = Load(
       WithServer("[skills]\nenabled = [\"url_fetch\", \"web_search\"]\n"

@@ -54,8 +54,9 @@ TEST(ConfigSchemaTest, MarksTheSecretKeys) {
 }
 
 TEST(ConfigSchemaTest, ListsEverySecretKeyName) {
-  EXPECT_THAT(SecretKeyNames(), ::testing::UnorderedElementsAre("component_secret", "password",
-                                                                "api_key", "token_sha256"));
+  EXPECT_THAT(SecretKeyNames(),
+              ::testing::UnorderedElementsAre("component_secret", "password", "api_key",
+                                              "token_sha256", "environment", "headers"));
 }
 
 }  // namespace

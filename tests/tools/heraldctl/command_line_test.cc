@@ -133,6 +133,28 @@ TEST(CommandLineTest, ParsesSkillsListAndRun) {
   EXPECT_EQ(CommandOf<SkillsRunCommand>({"skills", "run", "x"}).arguments_json, "{}");
 }
 
+TEST(CommandLineTest, ParsesSkillsPendingApproveAndDeny) {
+  CommandOf<SkillsPendingCommand>({"skills", "pending"});
+  EXPECT_EQ(CommandOf<SkillsApproveCommand>({"skills", "approve", "a1b2"}).action_id, "a1b2");
+  auto deny = CommandOf<SkillsDenyCommand>({"skills", "deny", "a1b2", "--reason", "not today"});
+  EXPECT_EQ(deny.action_id, "a1b2");
+  EXPECT_EQ(deny.reason, "not today");
+  EXPECT_EQ(CommandOf<SkillsDenyCommand>({"skills", "deny", "a1b2"}).reason, "");
+}
+
+TEST(CommandLineTest, ParsesSkillsCredentialsForAnActionOrAnOwner) {
+  auto action = CommandOf<SkillsCredentialsCommand>(
+      {"skills", "credentials", "--action", "c3", "GITHUB_TOKEN", "_X9"});
+  EXPECT_EQ(action.action_id, "c3");
+  EXPECT_EQ(action.owner, "");
+  EXPECT_EQ(action.names, (std::vector<std::string>{"GITHUB_TOKEN", "_X9"}));
+  auto owner = CommandOf<SkillsCredentialsCommand>(
+      {"skills", "credentials", "API_KEY", "--owner", "api:build-bot"});
+  EXPECT_EQ(owner.owner, "api:build-bot");
+  EXPECT_EQ(owner.action_id, "");
+  EXPECT_EQ(owner.names, (std::vector<std::string>{"API_KEY"}));
+}
+
 TEST(CommandLineTest, ParsesEventsWithRepeatedAndCommaSeparatedTypes) {
   auto command = CommandOf<EventsCommand>({"events", "--type", "run_failed,tool_failed", "--type",
                                            "limit_blocked", "--type", "run_failed",
@@ -375,6 +397,53 @@ TEST(CommandLineTest, EventsRefusesAnUnknownType) {
   EXPECT_THAT(ErrorOf({"events", "--type", "subscriber_dropped"}), HasSubstr("unknown event type"));
 }
 
+TEST(CommandLineTest, SkillsApproveAndDenyNeedOneId) {
+  EXPECT_THAT(ErrorOf({"skills", "approve"}), HasSubstr("usage: heraldctl skills approve ID"));
+  EXPECT_THAT(ErrorOf({"skills", "approve", "a1", "a2"}), HasSubstr("unexpected argument 'a2'"));
+  EXPECT_THAT(ErrorOf({"skills", "deny"}), HasSubstr("usage: heraldctl skills deny ID"));
+  EXPECT_THAT(ErrorOf({"skills", "approve", ""}), HasSubstr("ID is empty"));
+  EXPECT_THAT(ErrorOf({"skills", "approve", "a 1"}), HasSubstr("ID contains whitespace"));
+  EXPECT_THAT(ErrorOf({"skills", "deny", "a1", "--reason", ""}), HasSubstr("--reason is empty"));
+  EXPECT_THAT(ErrorOf({"skills", "deny", "a1", "--reason"}), HasSubstr("--reason needs a value"));
+  EXPECT_THAT(ErrorOf({"skills", "approve", "a1", "--reason", "x"}),
+              HasSubstr("unknown flag '--reason' for 'skills approve'"));
+  EXPECT_THAT(ErrorOf({"skills", "pending", "a1"}), HasSubstr("unexpected argument 'a1'"));
+  EXPECT_THAT(ErrorOf({"skills", "pendng"}), HasSubstr("did you mean 'pending'"));
+}
+
+TEST(CommandLineTest, SkillsCredentialsNeedsOneOfActionAndOwnerAndSomeNames) {
+  EXPECT_THAT(ErrorOf({"skills", "credentials", "API_KEY"}),
+              HasSubstr("skills credentials needs --action ID or --owner OWNER"));
+  EXPECT_THAT(ErrorOf({"skills", "credentials", "--action", "c1", "--owner", "a@b", "API_KEY"}),
+              HasSubstr("give --action or --owner, not both"));
+  EXPECT_THAT(ErrorOf({"skills", "credentials", "--action", "c1"}),
+              HasSubstr("missing arguments; usage: heraldctl skills credentials (--action ID | "
+                        "--owner OWNER) NAME..."));
+  EXPECT_THAT(ErrorOf({"skills", "credentials", "--action", "", "API_KEY"}),
+              HasSubstr("--action is empty"));
+  EXPECT_THAT(ErrorOf({"skills", "credentials", "--owner", "a b", "API_KEY"}),
+              HasSubstr("--owner contains whitespace"));
+  EXPECT_THAT(ErrorOf({"skills", "credentials", "--owner", "a@b", "api_key"}),
+              HasSubstr("'api_key' is not a credential name"));
+  EXPECT_THAT(ErrorOf({"skills", "credentials", "--owner", "a@b", "9LIVES"}),
+              HasSubstr("not a credential name"));
+  EXPECT_THAT(ErrorOf({"skills", "credentials", "--owner", "a@b", std::string(65, 'A')}),
+              HasSubstr("not a credential name"));
+  EXPECT_THAT(ErrorOf({"skills", "credentials", "--owner", "a@b", "API_KEY", "API_KEY"}),
+              HasSubstr("'API_KEY' is given twice"));
+}
+
+TEST(CommandLineTest, SkillsCredentialsRefusesAValueOnTheCommandLineWithoutRepeatingIt) {
+  std::string message =
+      ErrorOf({"skills", "credentials", "--owner", "a@b", "API_KEY=hunter2-secret"});
+  EXPECT_THAT(message, HasSubstr("'API_KEY' has a value (NAME=...): give the NAME alone"));
+  EXPECT_THAT(message, HasSubstr("reads each value from stdin"));
+  EXPECT_THAT(message, HasSubstr("ps"));
+  EXPECT_THAT(message, Not(HasSubstr("hunter2")));
+  EXPECT_THAT(ErrorOf({"skills", "credentials", "--action", "c1", "OK", "=hunter2-secret"}),
+              Not(HasSubstr("hunter2")));
+}
+
 // --- Help and version -----------------------------------------------------------------------
 
 TEST(CommandLineTest, EveryFormOfHelpNamesItsTopic) {
@@ -411,6 +480,10 @@ TEST(CommandLineTest, OverviewHelpListsEveryCommandTheGlobalFlagsAndTheExitCodes
                                "limits remove",
                                "skills list",
                                "skills run NAME",
+                               "skills pending",
+                               "skills approve ID",
+                               "skills deny ID [--reason TEXT]",
+                               "skills credentials (--action ID | --owner OWNER) NAME...",
                                "events",
                                "audit verify",
                                "reload",
@@ -450,6 +523,14 @@ TEST(CommandLineTest, CommandHelpListsItsFlags) {
   EXPECT_THAT(*group,
               AllOf(HasSubstr("rooms list"), HasSubstr("rooms join"), HasSubstr("rooms leave")));
   EXPECT_FALSE(HelpFor("nope").ok());
+  absl::StatusOr<std::string> credentials = HelpFor("skills credentials");
+  ASSERT_TRUE(credentials.ok());
+  EXPECT_THAT(*credentials, AllOf(HasSubstr("--action ID"), HasSubstr("--owner OWNER"),
+                                  HasSubstr("read from stdin"), HasSubstr("prompt 'NAME: '")));
+  absl::StatusOr<std::string> skills = HelpFor("skills");
+  ASSERT_TRUE(skills.ok());
+  EXPECT_THAT(*skills, AllOf(HasSubstr("skills pending"), HasSubstr("skills approve ID"),
+                             HasSubstr("skills deny ID"), HasSubstr("skills credentials")));
 }
 
 }  // namespace

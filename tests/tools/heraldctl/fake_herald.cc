@@ -2,8 +2,10 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "grpcpp/server_builder.h"
@@ -88,6 +90,24 @@ class SkillServiceFake final : public v1::SkillService::Service {
   grpc::Status ExecuteSkill(grpc::ServerContext* context, const v1::ExecuteSkillRequest* request,
                             grpc::ServerWriter<v1::ExecuteSkillEvent>* writer) override {
     return herald_->Stream("ExecuteSkill", context, *request, writer);
+  }
+  grpc::Status ListPendingActions(grpc::ServerContext* context,
+                                  const v1::ListPendingActionsRequest* request,
+                                  v1::ListPendingActionsResponse* response) override {
+    return herald_->ListPending(context, *request, response);
+  }
+  grpc::Status Approve(grpc::ServerContext* context, const v1::ApproveRequest* request,
+                       v1::ApproveResponse*) override {
+    return herald_->Answer("Approve", context, *request, request->action_id(), /*approve=*/true);
+  }
+  grpc::Status Deny(grpc::ServerContext* context, const v1::DenyRequest* request,
+                    v1::DenyResponse*) override {
+    return herald_->Answer("Deny", context, *request, request->action_id(), /*approve=*/false);
+  }
+  grpc::Status ProvideCredentials(grpc::ServerContext* context,
+                                  const v1::ProvideCredentialsRequest* request,
+                                  v1::ProvideCredentialsResponse* response) override {
+    return herald_->Provide(context, *request, response);
   }
 
  private:
@@ -208,6 +228,86 @@ void FakeHerald::HoldOpen(const std::string& method) {
 void FakeHerald::AwaitHolding(const std::string& method) {
   std::unique_lock<std::mutex> lock(mu_);
   changed_.wait(lock, [&] { return scripts_[method].holding; });
+}
+
+void FakeHerald::AddPending(const v1::PendingAction& action) {
+  std::lock_guard<std::mutex> lock(mu_);
+  pending_.push_back(action);
+}
+
+std::vector<v1::PendingAction> FakeHerald::pending() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pending_;
+}
+
+grpc::Status FakeHerald::ListPending(grpc::ServerContext* context,
+                                     const v1::ListPendingActionsRequest& request,
+                                     v1::ListPendingActionsResponse* response) {
+  Record("ListPendingActions", context, request);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!scripts_["ListPendingActions"].status.ok()) return scripts_["ListPendingActions"].status;
+  for (const v1::PendingAction& action : pending_) *response->add_actions() = action;
+  return grpc::Status::OK;
+}
+
+grpc::Status FakeHerald::Answer(const std::string& method, grpc::ServerContext* context,
+                                const google::protobuf::Message& request,
+                                const std::string& action_id, bool approve) {
+  Record(method, context, request);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!scripts_[method].status.ok()) return scripts_[method].status;
+  if (action_id.empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "action_id is empty");
+  }
+  for (auto action = pending_.begin(); action != pending_.end(); ++action) {
+    if (action->action_id() != action_id) continue;
+    if (approve && action->kind() != v1::REQUIRED_ACTION_KIND_APPROVAL) {
+      return grpc::Status(
+          grpc::StatusCode::FAILED_PRECONDITION,
+          "action " + action_id + " asks for credentials (ProvideCredentials), not an approval");
+    }
+    pending_.erase(action);
+    return grpc::Status::OK;
+  }
+  return grpc::Status(grpc::StatusCode::NOT_FOUND, "no pending action " + action_id);
+}
+
+grpc::Status FakeHerald::Provide(grpc::ServerContext* context,
+                                 const v1::ProvideCredentialsRequest& request,
+                                 v1::ProvideCredentialsResponse* response) {
+  Record("ProvideCredentials", context, request);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!scripts_["ProvideCredentials"].status.ok()) return scripts_["ProvideCredentials"].status;
+  if (request.credentials().empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "credentials is empty");
+  }
+  for (const auto& [name, value] : request.credentials()) {
+    if (value.empty()) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "credentials[" + name + "] must be 1 to 8192 bytes without NUL");
+    }
+  }
+  if (request.action_id().empty() == request.owner().empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "set exactly one of action_id and owner");
+  }
+  if (!request.action_id().empty()) {
+    auto action = std::find_if(pending_.begin(), pending_.end(), [&](const v1::PendingAction& a) {
+      return a.action_id() == request.action_id();
+    });
+    if (action == pending_.end()) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND, "no pending action " + request.action_id());
+    }
+    if (action->kind() != v1::REQUIRED_ACTION_KIND_CREDENTIALS) {
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          "action " + request.action_id() + " asks for an approval (Approve/Deny)");
+    }
+    pending_.erase(action);
+  }
+  std::set<std::string> names;
+  for (const auto& [name, value] : request.credentials()) names.insert(name);
+  for (const std::string& name : names) response->add_stored(name);
+  return grpc::Status::OK;
 }
 
 std::vector<FakeHerald::ReceivedCall> FakeHerald::calls() const {

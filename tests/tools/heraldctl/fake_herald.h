@@ -17,6 +17,12 @@
 // canned responses in order (the last one again when they run out); a streaming method writes
 // all of them, then ends with the method's status — or, with HoldOpen, waits until the caller
 // cancels.
+//
+// SkillService's pending actions are a small in-memory list instead: AddPending puts an action
+// on it, ListPendingActions lists it, and Approve, Deny and ProvideCredentials resolve (and
+// remove) an action as Herald does — NOT_FOUND when it is not pending, FAILED_PRECONDITION
+// when its kind does not fit, INVALID_ARGUMENT for a bad request — unless Fail scripted a
+// status. ProvideCredentials answers the names it stored; Received() has the values sent.
 #pragma once
 
 #include <condition_variable>
@@ -32,6 +38,7 @@
 #include "grpcpp/server.h"
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/sync_stream.h"
+#include "proto/herald/v1/skill.pb.h"
 
 namespace herald::heraldctl::testing {
 
@@ -75,6 +82,10 @@ class FakeHerald {
   // Blocks until a held method is holding.
   void AwaitHolding(const std::string& method);
 
+  // The pending actions (see above).
+  void AddPending(const v1::PendingAction& action);
+  std::vector<v1::PendingAction> pending() const;
+
   std::vector<ReceivedCall> calls() const;
   // The index-th call of `method`; fails the test (and returns an empty call) if there is none.
   ReceivedCall Received(const std::string& method, size_t index = 0) const;
@@ -86,6 +97,15 @@ class FakeHerald {
   // Used by the service implementations.
   grpc::Status Unary(const std::string& method, grpc::ServerContext* context,
                      const google::protobuf::Message& request, google::protobuf::Message* response);
+  grpc::Status ListPending(grpc::ServerContext* context,
+                           const v1::ListPendingActionsRequest& request,
+                           v1::ListPendingActionsResponse* response);
+  // Approve (`approve`) or Deny.
+  grpc::Status Answer(const std::string& method, grpc::ServerContext* context,
+                      const google::protobuf::Message& request, const std::string& action_id,
+                      bool approve);
+  grpc::Status Provide(grpc::ServerContext* context, const v1::ProvideCredentialsRequest& request,
+                       v1::ProvideCredentialsResponse* response);
   template <typename Event>
   grpc::Status Stream(const std::string& method, grpc::ServerContext* context,
                       const google::protobuf::Message& request, grpc::ServerWriter<Event>* writer);
@@ -114,8 +134,9 @@ class FakeHerald {
 
   mutable std::mutex mu_;
   std::condition_variable changed_;
-  std::map<std::string, Script> scripts_;  // guarded by mu_
-  std::vector<ReceivedCall> calls_;        // guarded by mu_
+  std::map<std::string, Script> scripts_;   // guarded by mu_
+  std::vector<ReceivedCall> calls_;         // guarded by mu_
+  std::vector<v1::PendingAction> pending_;  // guarded by mu_
 };
 
 template <typename Event>

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "proto/herald/v1/admin.pb.h"
 #include "proto/herald/v1/session.pb.h"
+#include "proto/herald/v1/skill.pb.h"
 #include "tests/tools/heraldctl/fake_herald.h"
 
 extern char** environ;
@@ -36,13 +38,21 @@ std::string BinaryPath() {
 // A running heraldctl with its stdout and stderr on pipes.
 class Process {
  public:
-  Process(const std::vector<std::string>& args, const std::vector<std::string>& environment) {
+  // With `input`, stdin is a pipe that holds it and then ends; without, the test's own.
+  Process(const std::vector<std::string>& args, const std::vector<std::string>& environment,
+          const std::optional<std::string>& input = std::nullopt) {
     int out[2];
     int err[2];
+    int in[2] = {-1, -1};
     EXPECT_EQ(pipe(out), 0);
     EXPECT_EQ(pipe(err), 0);
+    if (input) EXPECT_EQ(pipe(in), 0);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
+    if (input) {
+      posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
+      posix_spawn_file_actions_addclose(&actions, in[1]);
+    }
     posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
     posix_spawn_file_actions_addclose(&actions, out[0]);
@@ -65,6 +75,11 @@ class Process {
     posix_spawn_file_actions_destroy(&actions);
     close(out[1]);
     close(err[1]);
+    if (input) {
+      close(in[0]);
+      EXPECT_EQ(write(in[1], input->data(), input->size()), static_cast<ssize_t>(input->size()));
+      close(in[1]);
+    }
     out_ = out[0];
     err_ = err[0];
   }
@@ -119,8 +134,9 @@ struct Result {
 };
 
 Result RunBinary(const std::vector<std::string>& args,
-                 const std::vector<std::string>& environment = {}) {
-  Process process(args, environment);
+                 const std::vector<std::string>& environment = {},
+                 const std::optional<std::string>& input = std::nullopt) {
+  Process process(args, environment, input);
   Result result;
   result.code = process.Wait(&result.out, &result.err);
   return result;
@@ -164,6 +180,28 @@ TEST(HeraldctlBinaryTest, ServerRefusalExitsWithItsClass) {
   Result result = RunBinary({"--target", herald.target(), "status"});
   EXPECT_EQ(result.code, 4);
   EXPECT_EQ(result.err.substr(0, 41), "heraldctl: PERMISSION_DENIED: needs read\n");
+}
+
+TEST(HeraldctlBinaryTest, SkillsCredentialsReadsTheValuesFromStdin) {
+  FakeHerald herald;
+  const std::string secret = "binary-secret-value-42";
+  Result result = RunBinary({"--target", herald.target(), "skills", "credentials", "--owner",
+                             "alice@example.org", "API_KEY", "ORG_ID"},
+                            {}, secret + "\norg-7\n");
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(result.out, "stored API_KEY, ORG_ID for alice@example.org\n");
+  EXPECT_EQ(result.err, "");
+  auto request = herald.Received("ProvideCredentials").As<v1::ProvideCredentialsRequest>();
+  EXPECT_EQ(request.credentials().at("API_KEY"), secret);
+  EXPECT_EQ(request.credentials().at("ORG_ID"), "org-7");
+  EXPECT_THAT(result.out + result.err, Not(HasSubstr(secret)));
+
+  Result empty = RunBinary({"--target", herald.target(), "skills", "credentials", "--owner",
+                            "alice@example.org", "API_KEY"},
+                           {}, "\n");
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_EQ(empty.err, "heraldctl: the value of API_KEY is empty\n");
+  EXPECT_EQ(herald.CallCount("ProvideCredentials"), 1u);
 }
 
 TEST(HeraldctlBinaryTest, CtrlCEndsAnEventStreamWithExitZero) {

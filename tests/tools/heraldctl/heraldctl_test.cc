@@ -5,13 +5,17 @@
 #include "tools/heraldctl/heraldctl.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -39,12 +43,19 @@ struct Result {
   std::string err;
 };
 
+// `input` is what heraldctl reads on its stdin (a pipe, so not a terminal).
 Result RunWith(const std::vector<std::string>& args, const Environment& environment = {},
-               Interrupt* interrupt = nullptr) {
+               Interrupt* interrupt = nullptr, const std::string& input = "") {
+  int pipe_fds[2];
+  EXPECT_EQ(pipe(pipe_fds), 0);
+  EXPECT_EQ(write(pipe_fds[1], input.data(), input.size()),
+            static_cast<ssize_t>(input.size()));  // tests write far less than a pipe holds
+  close(pipe_fds[1]);
   std::ostringstream out;
   std::ostringstream err;
   Result result;
-  result.code = RunHeraldctl(args, environment, out, err, interrupt);
+  result.code = RunHeraldctl(args, environment, pipe_fds[0], out, err, interrupt);
+  close(pipe_fds[0]);
   result.out = out.str();
   result.err = err.str();
   // Whatever happened, the token is not in it.
@@ -81,9 +92,14 @@ class HeraldctlTest : public ::testing::Test {
  protected:
   // heraldctl against the fake, with the token, then `args`.
   Result Run(const std::vector<std::string>& args, Interrupt* interrupt = nullptr) {
+    return RunWithInput(args, "", interrupt);
+  }
+  // The same, with `input` on heraldctl's stdin.
+  Result RunWithInput(const std::vector<std::string>& args, const std::string& input,
+                      Interrupt* interrupt = nullptr) {
     std::vector<std::string> full = {"--target", herald_.target(), "--token", kToken};
     full.insert(full.end(), args.begin(), args.end());
-    return RunWith(full, {}, interrupt);
+    return RunWith(full, {}, interrupt, input);
   }
 
   FakeHerald herald_;
@@ -721,6 +737,242 @@ TEST_F(HeraldctlTest, AFailedSkillExitsOne) {
   std::vector<nlohmann::json> lines = JsonLines(json.out);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0]["finished"]["ok"], false);
+}
+
+// --- SkillService: runs waiting for a person ----------------------------------------------------
+
+constexpr char kSecret[] = "sk-live-0123456789abcdef";
+constexpr char kOtherSecret[] = "org-secret-98765";
+
+v1::PendingAction Approval(const std::string& id, absl::Duration expires_in) {
+  v1::PendingAction action;
+  action.set_action_id(id);
+  action.set_kind(v1::REQUIRED_ACTION_KIND_APPROVAL);
+  action.set_conversation("direct:alice@example.org");
+  action.set_skill("shell");
+  action.set_arguments_json(R"({"command":"ls"})");
+  action.set_description("run 'ls' in the workspace\nsecond line");
+  action.mutable_expires()->set_seconds(absl::ToUnixSeconds(absl::Now() + expires_in));
+  return action;
+}
+
+v1::PendingAction CredentialsAction(const std::string& id, absl::Duration expires_in) {
+  v1::PendingAction action;
+  action.set_action_id(id);
+  action.set_kind(v1::REQUIRED_ACTION_KIND_CREDENTIALS);
+  action.set_conversation("room:lobby@muc.example.org");
+  action.set_skill("github_issues");
+  action.add_credentials("GITHUB_TOKEN");
+  action.add_credentials("GITHUB_ORG");
+  action.set_owner("room:lobby@muc.example.org");
+  action.mutable_expires()->set_seconds(absl::ToUnixSeconds(absl::Now() + expires_in));
+  return action;
+}
+
+// Neither secret anywhere heraldctl printed.
+void ExpectNoSecrets(const Result& result) {
+  for (const char* secret : {kSecret, kOtherSecret}) {
+    EXPECT_THAT(result.out, Not(HasSubstr(secret)));
+    EXPECT_THAT(result.err, Not(HasSubstr(secret)));
+  }
+}
+
+TEST_F(HeraldctlTest, SkillsPendingPrintsWhatWaitsAndWhenItExpires) {
+  herald_.AddPending(Approval("a1", absl::Minutes(4) + absl::Seconds(30)));
+  herald_.AddPending(
+      CredentialsAction("c2", absl::Hours(2) + absl::Minutes(5) + absl::Seconds(30)));
+  Result result = Run({"skills", "pending"});
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  EXPECT_EQ(result.out,
+            "ID  KIND         CONVERSATION                SKILL          WHAT                    "
+            "   EXPIRES\n"
+            "a1  approval     direct:alice@example.org    shell          run 'ls' in the "
+            "workspace  in 4m\n"
+            "c2  credentials  room:lobby@muc.example.org  github_issues  GITHUB_TOKEN, GITHUB_ORG "
+            "  in 2h 5m\n");
+  EXPECT_EQ(herald_.Received("ListPendingActions").authorization, std::string("Bearer ") + kToken);
+}
+
+TEST_F(HeraldctlTest, SkillsPendingSaysWhenNothingWaits) {
+  Result result = Run({"skills", "pending"});
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(result.out, "no pending actions\n");
+}
+
+TEST_F(HeraldctlTest, SkillsPendingWithJsonPrintsTheResponse) {
+  herald_.AddPending(CredentialsAction("c2", absl::Minutes(10)));
+  Result result = Run({"--json", "skills", "pending"});
+  EXPECT_EQ(result.code, 0) << result.err;
+  std::vector<nlohmann::json> lines = JsonLines(result.out);
+  ASSERT_EQ(lines.size(), 1u);
+  ASSERT_EQ(lines[0]["actions"].size(), 1u);
+  EXPECT_EQ(lines[0]["actions"][0]["actionId"], "c2");
+  EXPECT_EQ(lines[0]["actions"][0]["kind"], "REQUIRED_ACTION_KIND_CREDENTIALS");
+  EXPECT_EQ(lines[0]["actions"][0]["credentials"][1], "GITHUB_ORG");
+  EXPECT_EQ(lines[0]["actions"][0]["owner"], "room:lobby@muc.example.org");
+}
+
+TEST_F(HeraldctlTest, SkillsApproveAndDenyAnswerThePendingAction) {
+  herald_.AddPending(Approval("a1", absl::Minutes(5)));
+  herald_.AddPending(Approval("a2", absl::Minutes(5)));
+
+  Result approve = Run({"skills", "approve", "a1"});
+  EXPECT_EQ(approve.code, 0) << approve.err;
+  EXPECT_EQ(approve.out, "approved a1\n");
+  EXPECT_EQ(herald_.Received("Approve").As<v1::ApproveRequest>().action_id(), "a1");
+
+  Result deny = Run({"skills", "deny", "a2", "--reason", "not on a Friday"});
+  EXPECT_EQ(deny.code, 0) << deny.err;
+  EXPECT_EQ(deny.out, "denied a2\n");
+  auto request = herald_.Received("Deny").As<v1::DenyRequest>();
+  EXPECT_EQ(request.action_id(), "a2");
+  EXPECT_EQ(request.reason(), "not on a Friday");
+  EXPECT_TRUE(herald_.pending().empty());
+
+  Result json = Run({"skills", "deny", "a2", "--json"});
+  EXPECT_EQ(json.code, 5) << "no longer pending";
+  EXPECT_EQ(json.out, "");
+  EXPECT_EQ(json.err, "heraldctl: NOT_FOUND: no pending action a2\n");
+  EXPECT_EQ(herald_.Received("Deny", 1).As<v1::DenyRequest>().reason(), "");
+}
+
+TEST_F(HeraldctlTest, ApprovingACredentialsActionExitsSix) {
+  herald_.AddPending(CredentialsAction("c2", absl::Minutes(5)));
+  Result result = Run({"skills", "approve", "c2"});
+  EXPECT_EQ(result.code, 6);
+  EXPECT_THAT(result.err, HasSubstr("heraldctl: FAILED_PRECONDITION: action c2 asks for "
+                                    "credentials"));
+  EXPECT_EQ(herald_.pending().size(), 1u);
+}
+
+TEST_F(HeraldctlTest, SkillsApproveWithJsonPrintsTheEmptyResponse) {
+  herald_.AddPending(Approval("a1", absl::Minutes(5)));
+  Result result = Run({"--json", "skills", "approve", "a1"});
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(result.out, "{}\n");
+}
+
+TEST_F(HeraldctlTest, SkillsCredentialsReadsOneLinePerNameFromStdin) {
+  herald_.AddPending(CredentialsAction("c2", absl::Minutes(5)));
+  Result result =
+      RunWithInput({"skills", "credentials", "--action", "c2", "GITHUB_TOKEN", "GITHUB_ORG"},
+                   std::string(kSecret) + "\n" + kOtherSecret + "\r\n");
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(result.out, "action c2: credentials provided; stored GITHUB_ORG, GITHUB_TOKEN\n");
+  EXPECT_EQ(result.err, "") << "no prompt when stdin is not a terminal";
+  ExpectNoSecrets(result);
+  auto request = herald_.Received("ProvideCredentials").As<v1::ProvideCredentialsRequest>();
+  EXPECT_EQ(request.action_id(), "c2");
+  EXPECT_EQ(request.owner(), "");
+  ASSERT_EQ(request.credentials().size(), 2u);
+  EXPECT_EQ(request.credentials().at("GITHUB_TOKEN"), kSecret);
+  EXPECT_EQ(request.credentials().at("GITHUB_ORG"), kOtherSecret) << "\r\n ends a line too";
+  EXPECT_EQ(herald_.Received("ProvideCredentials").authorization, std::string("Bearer ") + kToken);
+  EXPECT_TRUE(herald_.pending().empty());
+}
+
+TEST_F(HeraldctlTest, SkillsCredentialsForAnOwnerTakesALastLineWithoutItsNewline) {
+  Result result = RunWithInput(
+      {"skills", "credentials", "--owner", "alice@example.org", "GITHUB_TOKEN"}, kSecret);
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(result.out, "stored GITHUB_TOKEN for alice@example.org\n");
+  ExpectNoSecrets(result);
+  auto request = herald_.Received("ProvideCredentials").As<v1::ProvideCredentialsRequest>();
+  EXPECT_EQ(request.owner(), "alice@example.org");
+  EXPECT_EQ(request.action_id(), "");
+  EXPECT_EQ(request.credentials().at("GITHUB_TOKEN"), kSecret);
+
+  Result json = RunWithInput(
+      {"--json", "skills", "credentials", "--owner", "alice@example.org", "GITHUB_TOKEN"},
+      std::string(kSecret) + "\n");
+  EXPECT_EQ(json.code, 0) << json.err;
+  ExpectNoSecrets(json);
+  std::vector<nlohmann::json> lines = JsonLines(json.out);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["stored"][0], "GITHUB_TOKEN");
+}
+
+TEST_F(HeraldctlTest, SkillsCredentialsRefusesAnEmptyOrMissingValueBeforeCallingHerald) {
+  Result empty =
+      RunWithInput({"skills", "credentials", "--owner", "a@b", "GITHUB_TOKEN", "GITHUB_ORG"},
+                   std::string(kSecret) + "\n\n");
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_EQ(empty.err, "heraldctl: the value of GITHUB_ORG is empty\n");
+  EXPECT_EQ(empty.out, "");
+  ExpectNoSecrets(empty);
+
+  Result missing =
+      RunWithInput({"skills", "credentials", "--owner", "a@b", "GITHUB_TOKEN", "GITHUB_ORG"},
+                   std::string(kSecret) + "\n");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(missing.err,
+            "heraldctl: stdin ended before the value of GITHUB_ORG (one line per NAME)\n");
+  ExpectNoSecrets(missing);
+
+  Result none = RunWithInput({"skills", "credentials", "--owner", "a@b", "GITHUB_TOKEN"}, "");
+  EXPECT_EQ(none.code, 2);
+  EXPECT_THAT(none.err, HasSubstr("stdin ended before the value of GITHUB_TOKEN"));
+  EXPECT_EQ(herald_.CallCount("ProvideCredentials"), 0u);
+}
+
+TEST_F(HeraldctlTest, SkillsCredentialsRefusesNameEqualsValueWithoutShowingTheValue) {
+  Result result = RunWithInput(
+      {"skills", "credentials", "--owner", "a@b", std::string("GITHUB_TOKEN=") + kSecret}, "");
+  EXPECT_EQ(result.code, 2);
+  EXPECT_THAT(result.err, HasSubstr("'GITHUB_TOKEN' has a value (NAME=...): give the NAME alone"));
+  EXPECT_THAT(result.err, HasSubstr("stdin"));
+  EXPECT_THAT(result.err, HasSubstr("shell history"));
+  ExpectNoSecrets(result);
+  EXPECT_TRUE(herald_.calls().empty());
+}
+
+TEST_F(HeraldctlTest, SkillsCredentialsRedactsAValueTheServerEchoes) {
+  herald_.Fail("ProvideCredentials",
+               grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                            std::string("GITHUB_TOKEN '") + kSecret + "' is malformed"));
+  Result result = RunWithInput({"skills", "credentials", "--owner", "a@b", "GITHUB_TOKEN"},
+                               std::string(kSecret) + "\n");
+  EXPECT_EQ(result.code, 6);
+  EXPECT_EQ(result.err, "heraldctl: INVALID_ARGUMENT: GITHUB_TOKEN '[secret]' is malformed\n");
+  ExpectNoSecrets(result);
+}
+
+TEST_F(HeraldctlTest, SkillsCredentialsForAnActionThatIsGoneOrAnApproval) {
+  herald_.AddPending(Approval("a1", absl::Minutes(5)));
+  Result gone = RunWithInput({"skills", "credentials", "--action", "zz", "GITHUB_TOKEN"},
+                             std::string(kSecret) + "\n");
+  EXPECT_EQ(gone.code, 5);
+  EXPECT_EQ(gone.err, "heraldctl: NOT_FOUND: no pending action zz\n");
+  ExpectNoSecrets(gone);
+
+  Result approval = RunWithInput({"skills", "credentials", "--action", "a1", "GITHUB_TOKEN"},
+                                 std::string(kSecret) + "\n");
+  EXPECT_EQ(approval.code, 6);
+  EXPECT_THAT(approval.err, HasSubstr("FAILED_PRECONDITION: action a1 asks for an approval"));
+  ExpectNoSecrets(approval);
+}
+
+TEST_F(HeraldctlTest, InterruptingTheWaitForAValueExits130WithoutCallingHerald) {
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);  // the write end stays open: the read waits
+  Interrupt interrupt;
+  std::ostringstream out;
+  std::ostringstream err;
+  int code = -1;
+  std::thread heraldctl([&] {
+    code = RunHeraldctl(
+        {"--target", herald_.target(), "skills", "credentials", "--owner", "a@b", "GITHUB_TOKEN"},
+        {}, pipe_fds[0], out, err, &interrupt);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  interrupt.Trigger();
+  heraldctl.join();
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+  EXPECT_EQ(code, 130);
+  EXPECT_EQ(err.str(), "heraldctl: interrupted\n");
+  EXPECT_EQ(herald_.CallCount("ProvideCredentials"), 0u);
 }
 
 // --- AdminService -----------------------------------------------------------------------------

@@ -268,5 +268,41 @@ TEST(OutputTest, ServerTextCannotMoveTheCursor) {
   EXPECT_THAT(RenderEvent(event), Not(HasSubstr("\x1b")));
 }
 
+TEST(OutputTest, PendingActionsAreATableWithRelativeExpiry) {
+  absl::Time now = absl::FromUnixSeconds(kJan2);
+  v1::ListPendingActionsResponse pending;
+  EXPECT_EQ(RenderPendingActions(pending, now), "no pending actions\n");
+  v1::PendingAction* approval = pending.add_actions();
+  approval->set_action_id("a1");
+  approval->set_kind(v1::REQUIRED_ACTION_KIND_APPROVAL);
+  approval->set_conversation("direct:alice@example.org");
+  approval->set_skill("shell");
+  approval->set_description("run ls\nin the workspace");
+  approval->mutable_expires()->set_seconds(kJan2 + 4 * 60 + 10);
+  v1::PendingAction* credentials = pending.add_actions();
+  credentials->set_action_id("c2");
+  credentials->set_kind(v1::REQUIRED_ACTION_KIND_CREDENTIALS);
+  credentials->set_description("ignored for credentials");
+  credentials->add_credentials("API_KEY");
+  credentials->add_credentials("ORG_ID");
+  credentials->mutable_expires()->set_seconds(kJan2 - 1);
+  EXPECT_EQ(RenderPendingActions(pending, now),
+            "ID  KIND         CONVERSATION              SKILL  WHAT             EXPIRES\n"
+            "a1  approval     direct:alice@example.org  shell  run ls           in 4m\n"
+            "c2  credentials  -                         -      API_KEY, ORG_ID  expired\n");
+}
+
+TEST(OutputTest, ProvidedCredentialsNameWhatWasStored) {
+  v1::ProvideCredentialsResponse response;
+  response.add_stored("API_KEY");
+  response.add_stored("ORG_ID");
+  EXPECT_EQ(RenderCredentialsProvided("", "alice@example.org", response),
+            "stored API_KEY, ORG_ID for alice@example.org\n");
+  EXPECT_EQ(RenderCredentialsProvided("c2", "", response),
+            "action c2: credentials provided; stored API_KEY, ORG_ID\n");
+  EXPECT_EQ(RenderCredentialsProvided("c2", "", v1::ProvideCredentialsResponse()),
+            "action c2: credentials provided to the run (Herald stored none)\n");
+}
+
 }  // namespace
 }  // namespace herald::heraldctl

@@ -87,5 +87,23 @@ TEST(TableTest, FormatsDurationsShortestFirst) {
   EXPECT_EQ(FormatDuration(duration), "3d 4h 5m 6s");
 }
 
+TEST(TableTest, FormatsTimesRelativeToNow) {
+  absl::Time now = absl::FromUnixSeconds(1735787045);
+  google::protobuf::Timestamp time;
+  EXPECT_EQ(FormatRelative(time, now), "-");
+  time.set_seconds(1735787045 + 45);
+  EXPECT_EQ(FormatRelative(time, now), "in 45s");
+  time.set_seconds(1735787045 + 4 * 60 + 59);
+  EXPECT_EQ(FormatRelative(time, now), "in 4m");
+  time.set_seconds(1735787045 + 2 * 3600 + 5 * 60 + 7);
+  EXPECT_EQ(FormatRelative(time, now), "in 2h 5m");
+  time.set_seconds(1735787045 + 3 * 86400 + 4 * 3600 + 5);
+  EXPECT_EQ(FormatRelative(time, now), "in 3d 4h");
+  time.set_seconds(1735787045);
+  EXPECT_EQ(FormatRelative(time, now), "expired");
+  time.set_seconds(1735787045 - 60);
+  EXPECT_EQ(FormatRelative(time, now), "expired");
+}
+
 }  // namespace
 }  // namespace herald::heraldctl

@@ -1,0 +1,36 @@
+// skills/approvals/approval_rules.h
+//
+// Whether a tool run must wait for a person's yes (S7). The operator's [skills.approvals]
+// settings, the skill's manifest and the user's safe mode decide, in this order:
+//
+//   1. safe mode for the user whose turn it is      → ask (safe mode confirms every run)
+//   2. the skill is in exempt_skills                 → run
+//   3. the skill is in skills                        → ask
+//   4. the manifest says approval = "always"         → ask;  "never" → run
+//   5. the skill's category is in categories ("*" = every category) → ask
+//   6. otherwise                                     → run
+//
+// Builtins have the category "builtin"; MCP tools "mcp"; manifests name theirs ("external"
+// unless they say otherwise).
+//
+//   ApprovalFacts facts{.skill = "delete_file", .category = "destructive"};
+//   if (NeedsApproval(config.skills.approvals, facts, /*safe_mode=*/false)) { /* ask */ }
+#pragma once
+
+#include <string>
+
+#include "component/config/config.h"
+#include "skills/manifest/manifest.h"
+
+namespace herald::skills {
+
+struct ApprovalFacts {
+  std::string skill;
+  std::string category = "builtin";
+  ApprovalPolicy manifest_policy = ApprovalPolicy::kCategory;
+};
+
+bool NeedsApproval(const config::ApprovalsConfig& rules, const ApprovalFacts& facts,
+                   bool safe_mode);
+
+}  // namespace herald::skills

@@ -1,0 +1,195 @@
+// tests/component/agent/agent_fixture.h
+//
+// AgentFixture: the agent runtime end to end below the XMPP layer, for tests — a real
+// MemoryStore in a temporary folder, a real SkillRegistry with ShoutSkill enabled, an
+// EventBus whose events the test keeps, and a ModelRouter over ScriptedModel. Outbound
+// XMPP actions are recorded; helpers run the I/O loop until something happened.
+//
+//   class AgentTest : public AgentFixture {};
+//   TEST_F(AgentTest, Answers) { Send("alice@localhost/phone", "hi");
+//   ASSERT_TRUE(WaitForMessages(1)); }
+#pragma once
+
+#include <stdlib.h>
+
+#include <asio.hpp>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "component/agent/agent.h"
+#include "component/config/config.h"
+#include "component/events/event_bus.h"
+#include "component/ledger/usage_ledger.h"
+#include "component/memory/memory_store.h"
+#include "gtest/gtest.h"
+#include "providers/routing/model_router.h"
+#include "skills/registry.h"
+#include "tests/component/agent/scripted_model.h"
+
+namespace herald::agent::testing {
+
+inline xmpp::Jid J(std::string_view text) { return xmpp::Jid::Parse(text).value(); }
+
+class AgentFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/herald-agent-test-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    store_ = memory::MemoryStore::Open(dir_).value();
+
+    config_.agent.name = "Herald";
+    config_.agent.allowed_jids = {"alice@localhost", "bob@localhost", "dev@localhost"};
+    config_.agent.allowed_domains = {"localhost"};
+    config_.agent.dev_command_jids = {"dev@localhost"};
+    config_.agent.max_tool_rounds = 3;
+    config_.agent.mailbox_limit = 2;
+    config_.agent.rate_limit_per_minute = 100;
+    config_.agent.injection_policy = "flag";
+    config_.llm.default_model = "fake:model";
+    config_.llm.stream = false;
+
+    auto model = std::make_unique<ScriptedModel>(io_);
+    model_ = model.get();
+    std::vector<std::unique_ptr<providers::LlmProvider>> providers;
+    providers.push_back(std::move(model));
+    router_ = providers::ModelRouter::Create(config_.llm, std::move(providers)).value();
+    ASSERT_TRUE(registry_.Register(std::make_unique<ShoutSkill>()).ok());
+    ASSERT_TRUE(registry_.SetEnabled({"shout"}).ok());
+    MakeAgent();
+  }
+
+  void MakeAgent() {
+    services_ = std::make_unique<RuntimeServices>(RuntimeServices{
+        .io = io_,
+        .workers = workers_,
+        .memory = *store_,
+        .router = *router_,
+        .skills = registry_,
+        .config = config_,
+        .act = [this](xmpp::OutboundAction action) { actions_.push_back(std::move(action)); },
+        .clock = [this] { return now_; },
+        .started = now_,
+        .connection = "component agent.localhost",
+        .events = &bus_});
+    bus_.Subscribe([this](const events::EventPtr& event) { events_.push_back(event); });
+    agent_ = std::make_unique<Agent>(AccessPolicy::Create(config_.agent).value(), *services_);
+  }
+
+  void TearDown() override {
+    agent_.reset();
+    workers_.join();
+    ledger_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void Send(std::string from, std::string body, std::string thread = "") {
+    agent_->Handle(xmpp::ChatMessage{.from = J(from),
+                                     .to = J("agent.localhost"),
+                                     .id = "m",
+                                     .type = "chat",
+                                     .body = std::move(body),
+                                     .thread = std::move(thread)});
+  }
+
+  std::vector<xmpp::SendMessage> Messages(std::string_view to_bare = "") const {
+    std::vector<xmpp::SendMessage> out;
+    for (const auto& action : actions_) {
+      if (auto* m = std::get_if<xmpp::SendMessage>(&action)) {
+        if (to_bare.empty() || m->to.BareString() == to_bare) out.push_back(*m);
+      }
+    }
+    return out;
+  }
+
+  std::vector<std::string> ChatStates() const {
+    std::vector<std::string> out;
+    for (const auto& action : actions_) {
+      if (auto* s = std::get_if<xmpp::SendChatState>(&action)) out.push_back(s->state);
+    }
+    return out;
+  }
+
+  // Runs the loop until `count` messages went out (or 10 s passed).
+  bool WaitForMessages(size_t count, std::string_view to_bare = "") {
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    io_.restart();  // a released work guard may have stopped the loop
+    auto guard = asio::make_work_guard(io_);
+    while (Messages(to_bare).size() < count && absl::Now() < deadline) {
+      io_.run_for(std::chrono::milliseconds(5));
+    }
+    return Messages(to_bare).size() >= count;
+  }
+
+  // Runs the loop until `done()` holds (or 10 s passed).
+  bool RunUntil(const std::function<bool()>& done) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    io_.restart();
+    auto guard = asio::make_work_guard(io_);
+    while (!done() && absl::Now() < deadline) io_.run_for(std::chrono::milliseconds(5));
+    return done();
+  }
+
+  void Settle(absl::Duration d = absl::Milliseconds(200)) {
+    io_.restart();
+    auto guard = asio::make_work_guard(io_);
+    io_.run_for(absl::ToChronoNanoseconds(d));
+  }
+
+  std::vector<memory::MemoryEntry> History(std::string jid) {
+    return store_->History({.kind = memory::ConversationRef::Kind::kDirect, .address = jid}, 100)
+        .value();
+  }
+
+  // A ledger in the test folder with this default daily limit, used from now on.
+  void UseLedger(int64_t default_daily_tokens) {
+    ledger_ =
+        ledger::UsageLedger::Open(dir_ + "/ledger.db", ledger::PriceTable(), default_daily_tokens)
+            .value();
+    services_->ledger = ledger_.get();
+  }
+
+  std::vector<events::EventType> EventTypes() const {
+    std::vector<events::EventType> types;
+    for (const events::EventPtr& event : events_) types.push_back(event->type);
+    return types;
+  }
+
+  // Runs the loop until the sink saw a last event (completed or failed), or 10 s passed.
+  bool WaitForRunEnd(const std::vector<RunEvent>& seen) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    io_.restart();
+    auto guard = asio::make_work_guard(io_);
+    auto ended = [&] {
+      return !seen.empty() && (seen.back().kind == RunEvent::Kind::kCompleted ||
+                               seen.back().kind == RunEvent::Kind::kFailed);
+    };
+    while (!ended() && absl::Now() < deadline) io_.run_for(std::chrono::milliseconds(5));
+    return ended();
+  }
+
+  asio::io_context io_;
+  asio::thread_pool workers_{2};
+  events::EventBus bus_;
+  std::vector<events::EventPtr> events_;
+  std::unique_ptr<ledger::UsageLedger> ledger_;
+  std::string dir_;
+  std::unique_ptr<memory::MemoryStore> store_;
+  ScriptedModel* model_ = nullptr;
+  std::unique_ptr<providers::ModelRouter> router_;
+  skills::SkillRegistry registry_;
+  config::Config config_;
+  std::unique_ptr<RuntimeServices> services_;
+  std::unique_ptr<Agent> agent_;
+  std::vector<xmpp::OutboundAction> actions_;
+  absl::Time now_ = absl::FromUnixSeconds(1763800000);
+};
+
+}  // namespace herald::agent::testing

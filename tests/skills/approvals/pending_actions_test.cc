@@ -1,0 +1,122 @@
+#include "skills/approvals/pending_actions.h"
+
+#include <asio.hpp>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace herald::skills {
+namespace {
+
+using Outcome = ActionResolution::Outcome;
+
+class PendingActionsTest : public ::testing::Test {
+ protected:
+  // Opens an action of `kind` for alice's chat; its resolution lands in `resolved`.
+  std::string Open(PendingAction::Kind kind, absl::Duration timeout = absl::Minutes(5),
+                   std::string chat_owner = "alice@localhost") {
+    return pending_.Open(PendingAction{.kind = kind,
+                                       .conversation = "direct:" + chat_owner,
+                                       .chat_owner = chat_owner,
+                                       .skill = "wc"},
+                         timeout, [this](ActionResolution resolution) {
+                           ++calls_;
+                           resolved_ = std::move(resolution);
+                         });
+  }
+
+  void Run() {
+    io_.restart();
+    io_.run_for(std::chrono::milliseconds(50));
+  }
+
+  asio::io_context io_;
+  PendingActions pending_{io_};
+  std::optional<ActionResolution> resolved_;
+  int calls_ = 0;
+};
+
+TEST_F(PendingActionsTest, IdsAreShortTypableAndUnique) {
+  std::set<std::string> ids;
+  for (int i = 0; i < 500; ++i) {
+    const std::string id = Open(PendingAction::Kind::kApproval);
+    ASSERT_EQ(id.size(), 6u);
+    for (char c : id) {
+      EXPECT_TRUE((c >= 'a' && c <= 'z') || (c >= '2' && c <= '9')) << id;
+      EXPECT_TRUE(c != 'l' && c != 'o' && c != 'i') << id;
+    }
+    ids.insert(id);
+  }
+  EXPECT_EQ(ids.size(), 500u);
+  EXPECT_EQ(pending_.size(), 500u);
+}
+
+TEST_F(PendingActionsTest, AResolutionArrivesOnceOnTheLoopAndTheActionIsGone) {
+  const std::string id = Open(PendingAction::Kind::kApproval);
+  ASSERT_NE(pending_.Find(id), nullptr);
+  EXPECT_EQ(pending_.Find(id)->expires - pending_.Find(id)->created, absl::Minutes(5));
+  ASSERT_TRUE(pending_.Resolve(id, {.outcome = Outcome::kApproved, .by = "alice"}).ok());
+  EXPECT_EQ(calls_, 0) << "posted, not run inside Resolve";
+  EXPECT_EQ(pending_.Find(id), nullptr);
+  EXPECT_EQ(pending_.Resolve(id, {.outcome = Outcome::kDenied}).code(),
+            absl::StatusCode::kNotFound);
+  Run();
+  EXPECT_EQ(calls_, 1);
+  EXPECT_EQ(resolved_->outcome, Outcome::kApproved);
+  EXPECT_EQ(resolved_->by, "alice");
+}
+
+TEST_F(PendingActionsTest, TheOutcomeMustFitTheKind) {
+  const std::string approval = Open(PendingAction::Kind::kApproval);
+  const std::string credentials = Open(PendingAction::Kind::kCredentials);
+  EXPECT_EQ(pending_.Resolve(approval, {.outcome = Outcome::kProvided}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(pending_.Resolve(credentials, {.outcome = Outcome::kApproved}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(pending_.size(), 2u) << "a refused answer leaves the action waiting";
+  EXPECT_TRUE(pending_.Resolve(credentials, {.outcome = Outcome::kDenied}).ok());
+}
+
+TEST_F(PendingActionsTest, NoAnswerInTimeIsATimeout) {
+  Open(PendingAction::Kind::kApproval, absl::Milliseconds(10));
+  io_.run_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(resolved_.has_value());
+  EXPECT_EQ(resolved_->outcome, Outcome::kTimedOut);
+  EXPECT_EQ(pending_.size(), 0u);
+}
+
+TEST_F(PendingActionsTest, AChatFindsItsOldestActionOnly) {
+  EXPECT_EQ(pending_.ForChat("alice@localhost"), nullptr);
+  const std::string first = Open(PendingAction::Kind::kApproval);
+  Open(PendingAction::Kind::kCredentials);
+  Open(PendingAction::Kind::kApproval, absl::Minutes(5), "bob@localhost");
+  Open(PendingAction::Kind::kApproval, absl::Minutes(5), "");  // an operator's only
+  ASSERT_NE(pending_.ForChat("alice@localhost"), nullptr);
+  EXPECT_EQ(pending_.ForChat("alice@localhost")->id, first);
+  EXPECT_EQ(pending_.ForChat(""), nullptr);
+  EXPECT_EQ(pending_.List().size(), 4u);
+  EXPECT_EQ(pending_.List()[0].id, first);
+}
+
+TEST_F(PendingActionsTest, CancellingAConversationResolvesItsActions) {
+  Open(PendingAction::Kind::kApproval);
+  Open(PendingAction::Kind::kApproval, absl::Minutes(5), "bob@localhost");
+  pending_.CancelConversation("direct:alice@localhost", "cancel");
+  Run();
+  EXPECT_EQ(resolved_->outcome, Outcome::kCancelled);
+  EXPECT_EQ(pending_.size(), 1u);
+}
+
+TEST_F(PendingActionsTest, DestroyedWithActionsPendingRunsNoCallback) {
+  {
+    PendingActions local(io_);
+    local.Open(PendingAction{}, absl::Milliseconds(5), [this](ActionResolution) { ++calls_; });
+  }
+  io_.run_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(calls_, 0);
+}
+
+}  // namespace
+}  // namespace herald::skills

@@ -1,0 +1,93 @@
+#include "skills/mcp/mcp_protocol.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace herald::skills::mcp {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+TEST(McpProtocolTest, MapsToolNamesIntoTheRegistrysAlphabet) {
+  EXPECT_EQ(RegistryName("files", "read_file"), "files__read_file");
+  EXPECT_EQ(RegistryName("files", "Read-File.v2"), "files__read_file_v2");
+  EXPECT_EQ(RegistryName("files", "!!!"), std::nullopt);
+  EXPECT_EQ(RegistryName("files", ""), std::nullopt);
+  EXPECT_EQ(RegistryName("files", std::string(60, 'a')), std::nullopt);  // past 64 with prefix
+}
+
+TEST(McpProtocolTest, RefusesToolsWhoseSchemaIsNotAnObjectSchema) {
+  absl::StatusOr<McpTool> tool =
+      ParseTool("s", {{"name", "t"}, {"inputSchema", {{"type", "array"}}}});
+  EXPECT_THAT(tool.status().message(), HasSubstr("not a schema of \"type\": \"object\""));
+  EXPECT_FALSE(ParseTool("s", {{"name", "t"}}).ok());
+  EXPECT_FALSE(ParseTool("s", {{"name", 5}, {"inputSchema", {{"type", "object"}}}}).ok());
+  EXPECT_FALSE(ParseTool("s", json::array()).ok());
+}
+
+TEST(McpProtocolTest, KeepsAToolsSchemaAndDescription) {
+  absl::StatusOr<McpTool> tool = ParseTool(
+      "s", {{"name", "Echo"},
+            {"description", "Says it back."},
+            {"inputSchema", {{"$schema", "x"}, {"type", "object"}, {"required", {"text"}}}}});
+  ASSERT_TRUE(tool.ok()) << tool.status();
+  EXPECT_EQ(tool->remote_name, "Echo");
+  EXPECT_EQ(tool->registry_name, "s__echo");
+  EXPECT_EQ(tool->description, "Says it back.");
+  EXPECT_EQ(tool->input_schema, json({{"type", "object"}, {"required", {"text"}}}));
+}
+
+TEST(McpProtocolTest, RefusesMessagesThatAreNotJsonRpc) {
+  EXPECT_FALSE(ParseMessage("not json").ok());
+  EXPECT_FALSE(ParseMessage("[1,2]").ok());
+  EXPECT_FALSE(ParseMessage(R"({"id":1,"result":{}})").ok());
+  EXPECT_FALSE(ParseMessage(std::string(kMaxMessageBytes + 1, ' ')).ok());
+  EXPECT_TRUE(ParseMessage(R"({"jsonrpc":"2.0","id":1,"result":{}})").ok());
+}
+
+TEST(McpProtocolTest, JoinsTextAndDescribesOtherContent) {
+  json result = {{"content",
+                  {{{"type", "text"}, {"text", "one"}},
+                   {{"type", "audio"}, {"data", "AAAA"}, {"mimeType", "audio/wav"}},
+                   {{"type", "resource_link"}, {"uri", "file:///a"}},
+                   {{"type", "text"}, {"text", "two"}}}}};
+  EXPECT_EQ(
+      *ToolResultText(result),
+      "one\n[audio: audio/wav, 4 bytes of base64 not shown]\n[resource link: file:///a]\ntwo");
+}
+
+TEST(McpProtocolTest, AnErrorResultIsAnError) {
+  absl::StatusOr<std::string> text = ToolResultText(
+      {{"isError", true}, {"content", {{{"type", "text"}, {"text", "no such file"}}}}});
+  EXPECT_EQ(text.status(), absl::UnknownError("no such file"));
+  EXPECT_FALSE(ToolResultText(json::array()).ok());
+}
+
+TEST(McpProtocolTest, CutsAHugeResult) {
+  absl::StatusOr<std::string> text = ToolResultText(
+      {{"content", {{{"type", "text"}, {"text", std::string(kMaxResultTextBytes + 10, 'a')}}}}});
+  ASSERT_TRUE(text.ok());
+  EXPECT_LT(text->size(), kMaxResultTextBytes + 100);
+  EXPECT_THAT(*text, HasSubstr("[cut: the result was"));
+}
+
+TEST(McpProtocolTest, AsksForTheLatestRevisionAndAcceptsTheOlderOnes) {
+  EXPECT_EQ(InitializeParams("1.2")["protocolVersion"], "2025-06-18");
+  EXPECT_EQ(InitializeParams("1.2")["clientInfo"]["name"], "herald");
+  EXPECT_TRUE(IsSupportedProtocolVersion("2025-03-26"));
+  EXPECT_TRUE(IsSupportedProtocolVersion("2024-11-05"));
+  EXPECT_FALSE(IsSupportedProtocolVersion("2026-01-01"));
+}
+
+TEST(McpProtocolTest, ServerNamesAreShortLowercaseWords) {
+  EXPECT_TRUE(IsValidServerName("files_2"));
+  EXPECT_FALSE(IsValidServerName("Files"));
+  EXPECT_FALSE(IsValidServerName(std::string(33, 'a')));
+  EXPECT_FALSE(IsValidServerName(""));
+}
+
+}  // namespace
+}  // namespace herald::skills::mcp
