@@ -1,5 +1,6 @@
 #include "control/config_reload.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -92,6 +93,21 @@ std::vector<std::string> RestartOnlyChanges(const config::Config& old,
         old.agent.rate_limit_per_minute == fresh.agent.rate_limit_per_minute);
   check("agent.injection_policy", old.agent.injection_policy == fresh.agent.injection_policy);
   check("agent.injection_phrases", old.agent.injection_phrases == fresh.agent.injection_phrases);
+
+  const config::SkillsConfig& k = old.skills;
+  const config::SkillsConfig& j = fresh.skills;
+  check("skills.path", k.path == j.path);
+  check("skills.sandbox_uid_base", k.sandbox_uid_base == j.sandbox_uid_base);
+  check("skills.credentials_path", k.credentials_path == j.credentials_path);
+  check("skills.credentials_key_file", k.credentials_key_file == j.credentials_key_file);
+  check("skills.credentials_previous_key_files",
+        k.credentials_previous_key_files == j.credentials_previous_key_files);
+  check("skills.mcp",
+        k.mcp.size() == j.mcp.size() &&
+            std::equal(k.mcp.begin(), k.mcp.end(), j.mcp.begin(),
+                       [](const config::McpServerConfig& a, const config::McpServerConfig& b) {
+                         return a.SameSettings(b);
+                       }));
 
   const config::LlmConfig& l = old.llm;
   const config::LlmConfig& n = fresh.llm;
@@ -196,6 +212,9 @@ absl::StatusOr<ReloadReport> ApplyReloadedConfig(config::Config fresh, const Run
   applied("quota.daily_tokens", live.quota.daily_tokens == fresh.quota.daily_tokens);
   applied("quota.prices", SamePrices(live.quota.prices, fresh.quota.prices));
   applied("skills.enabled", !skills_changed);
+  applied("skills.approvals", live.skills.approvals == fresh.skills.approvals);
+  applied("skills.credential_timeout_seconds",
+          live.skills.credential_timeout_seconds == fresh.skills.credential_timeout_seconds);
   applied("log.level", live.log.level == fresh.log.level);
   applied("llm.max_tokens", live.llm.max_tokens == fresh.llm.max_tokens);
   applied("llm.stream", live.llm.stream == fresh.llm.stream);
@@ -221,7 +240,16 @@ absl::StatusOr<ReloadReport> ApplyReloadedConfig(config::Config fresh, const Run
   live.rooms = fresh.rooms;
   live.quota.daily_tokens = fresh.quota.daily_tokens;
   live.quota.prices = fresh.quota.prices;
-  live.skills = fresh.skills;
+  // What only a restart applies keeps its running value, so that the configuration in force
+  // says what Herald does.
+  config::SkillsConfig skills = fresh.skills;
+  skills.path = live.skills.path;
+  skills.sandbox_uid_base = live.skills.sandbox_uid_base;
+  skills.credentials_path = live.skills.credentials_path;
+  skills.credentials_key_file = live.skills.credentials_key_file;
+  skills.credentials_previous_key_files = live.skills.credentials_previous_key_files;
+  skills.mcp = live.skills.mcp;
+  live.skills = std::move(skills);
   live.log = fresh.log;
   live.llm.max_tokens = fresh.llm.max_tokens;
   live.llm.stream = fresh.llm.stream;

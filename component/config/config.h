@@ -176,6 +176,8 @@ struct ApprovalsConfig {
   // Safe mode: every tool run of these users' turns is confirmed first (bare JIDs).
   std::vector<std::string> safe_mode_jids;
   int timeout_seconds = 300;  // an unanswered request is a denial
+
+  friend bool operator==(const ApprovalsConfig&, const ApprovalsConfig&) = default;
 };
 
 // One [[skills.mcp]] table: an MCP server whose tools join the registry as
@@ -193,6 +195,14 @@ struct McpServerConfig {
   int max_processes = 64;  // processes and threads of the server's own uid
   bool enabled = true;
   int64_t line = 0;  // of its [[skills.mcp]] header, for messages
+
+  // Equal settings (the line it was read from does not count): whether a reload changed it.
+  bool SameSettings(const McpServerConfig& other) const {
+    return name == other.name && command == other.command && capabilities == other.capabilities &&
+           environment == other.environment && url == other.url && headers == other.headers &&
+           timeout_seconds == other.timeout_seconds && memory_mb == other.memory_mb &&
+           max_processes == other.max_processes && enabled == other.enabled;
+  }
 };
 
 struct SkillsConfig {

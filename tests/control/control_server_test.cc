@@ -839,6 +839,35 @@ TEST_F(ControlServerTest, UpdateAllowlistTakesEffectAndIsPersistedForTheNextStar
   EXPECT_EQ(read.jids_size(), 2);
 }
 
+TEST_F(ControlServerTest, ReloadAppliesApprovalRulesAndKeepsWhatOnlyARestartChanges) {
+  std::string text;
+  {
+    std::ifstream in(env_.config_path());
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    text = buffer.str();
+  }
+  text.replace(text.find("[skills]\n"), 9,
+               "[skills]\ncredentials_path = \"elsewhere.db\"\ncredential_timeout_seconds = 60\n");
+  text += "\n[skills.approvals]\nskills = [\"shout\"]\n";
+  { std::ofstream(env_.config_path()) << text; }
+
+  v1::ReloadConfigResponse response;
+  ASSERT_TRUE(admin_->ReloadConfig(Context("administrator").get(), {}, &response).ok());
+  std::vector<std::string> applied(response.applied().begin(), response.applied().end());
+  std::vector<std::string> restart(response.requires_restart().begin(),
+                                   response.requires_restart().end());
+  EXPECT_EQ(applied,
+            (std::vector<std::string>{"skills.approvals", "skills.credential_timeout_seconds"}));
+  EXPECT_EQ(restart, std::vector<std::string>{"skills.credentials_path"});
+  env_.OnLoop([&] {
+    EXPECT_EQ(env_.config().skills.approvals.skills, std::vector<std::string>{"shout"});
+    EXPECT_EQ(env_.config().skills.credential_timeout_seconds, 60);
+    EXPECT_EQ(env_.config().skills.credentials_path, "./data/credentials.db")
+        << "the store in use keeps its path until a restart";
+  });
+}
+
 TEST_F(ControlServerTest, ReloadConfigAppliesWhatItCanAndListsWhatNeedsARestart) {
   std::vector<events::EventPtr> published;
   std::mutex mu;
