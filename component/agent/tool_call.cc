@@ -248,13 +248,22 @@ asio::awaitable<providers::ToolResult> RunToolCall(const ToolCallTurn& turn,
       }
       co_return result;
     }
+    // The registry may have changed while the run waited (a reload, an MCP server's new
+    // tool list): look the skill up again rather than trust the old pointer.
+    checked = services.skills.Check(call.name, call.arguments);
+    if (!checked.ok()) {
+      refuse(absl::StrCat(call.name, " is no longer available: ", checked.status().message()));
+      co_return result;
+    }
+    skill = *checked;
   }
 
   // 3. Credentials.
   auto* external = dynamic_cast<skills::ExternalSkill*>(skill);
   std::map<std::string, std::string> secrets;
   if (external != nullptr && !external->manifest().credentials.empty()) {
-    const std::vector<skills::CredentialRequirement>& required = external->manifest().credentials;
+    // A copy: the skill is looked up again after the pauses below.
+    const std::vector<skills::CredentialRequirement> required = external->manifest().credentials;
     const std::string owner = CredentialOwnerOf(turn.ref);
     std::vector<std::string> names;
     for (const skills::CredentialRequirement& requirement : required) {
@@ -308,6 +317,13 @@ asio::awaitable<providers::ToolResult> RunToolCall(const ToolCallTurn& turn,
       }
       for (const auto& [name, value] : answer.credentials) secrets[name] = value;
     }
+    checked = services.skills.Check(call.name, call.arguments);  // as after the approval
+    if (!checked.ok() || dynamic_cast<skills::ExternalSkill*>(*checked) == nullptr) {
+      refuse(absl::StrCat(call.name, " is no longer available."));
+      co_return result;
+    }
+    skill = *checked;
+    external = dynamic_cast<skills::ExternalSkill*>(skill);
   }
 
   // 4. The run; 5. nothing of a secret reaches the model.

@@ -206,6 +206,19 @@ TEST_F(ToolCallTest, OtherMessagesWaitTheirTurnAndCancelEndsTheWait) {
   EXPECT_EQ(model_->requests.size(), 1u) << "the queued message was cancelled with the run";
 }
 
+TEST_F(ToolCallTest, ASkillDisabledWhileTheRunWaitedDoesNotRun) {
+  config_.skills.approvals.skills = {"shout"};
+  model_->script.push_back({.calls = {Call("shout", {{"text", "a"}})}});
+  model_->script.push_back({.text = "gone"});
+  Send("alice@localhost/phone", "shout a");
+  ASSERT_TRUE(WaitForPending(1));
+  ASSERT_TRUE(registry_.SetEnabled({}).ok());  // e.g. a reload took it out
+  Send("alice@localhost/phone", "yes");
+  ASSERT_TRUE(RunUntil([&] { return LastBody() == "gone"; }));
+  EXPECT_TRUE(absl::StrContains(LastToolResult(), "shout is no longer available"))
+      << LastToolResult();
+}
+
 TEST_F(ToolCallTest, WithoutAnyoneToAskTheRunIsRefused) {
   services_->pending_actions = nullptr;
   config_.skills.approvals.skills = {"shout"};
