@@ -630,9 +630,10 @@ bool Agent::AnswerPendingAction(const IncomingMessage& message) {
     absl::Status resolved = services_.pending_actions->Resolve(
         action->id,
         {.outcome = *yes ? Outcome::kApproved : Outcome::kDenied, .by = message.author});
-    if (resolved.ok())
+    if (resolved.ok()) {
       Say(message, *yes ? absl::StrCat("OK, running ", skill, ".")
                         : absl::StrCat("OK, I won't run ", skill, "."));
+    }
     return true;
   }
   // A credentials request takes the next message that is not a command (/cancel stops).
