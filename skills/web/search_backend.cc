@@ -1,6 +1,8 @@
 #include "skills/web/search_backend.h"
 
+#include <algorithm>
 #include <optional>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -107,6 +109,39 @@ absl::Status SearchFailure(std::string_view backend, const std::string& log_tag,
         "without it");
   }
   return absl::UnavailableError(absl::StrCat("web search failed (HTTP ", status, ")"));
+}
+
+void SendSearchRequest(providers::HttpClient& http, providers::HttpRequest request,
+                       absl::Duration timeout, std::string_view backend, int max_results,
+                       const std::string& log_tag,
+                       std::function<std::string(int status)> operator_hint,
+                       SearchResultParser parse, SearchBackend::Done done) {
+  request.total_timeout = timeout;
+  request.connect_timeout = std::min(timeout, absl::Seconds(10));
+  request.retry.max_retries = 1;
+  request.retry.initial_backoff = absl::Milliseconds(300);
+  request.retry.max_retry_after = absl::Seconds(5);
+  request.max_body_bytes = 4 << 20;
+  http.Send(
+      std::move(request), [backend = std::string(backend), max_results, log_tag,
+                           operator_hint = std::move(operator_hint), parse, done = std::move(done)](
+                              absl::StatusOr<providers::HttpResponse> response) {
+        if (!response.ok() || response->status < 200 || response->status > 299) {
+          done(SearchFailure(backend, log_tag, response,
+                             response.ok() ? operator_hint(response->status) : ""));
+          return;
+        }
+        absl::StatusOr<std::vector<SearchResult>> results = parse(response->body, max_results);
+        if (!results.ok()) {
+          LOG(WARNING) << "conversation " << log_tag << ": web_search (" << backend
+                       << "): unreadable answer: " << results.status();
+          done(absl::UnavailableError(
+              "web search failed: the search service sent an answer Herald could not "
+              "read"));
+          return;
+        }
+        done(std::move(results));
+      });
 }
 
 }  // namespace herald::skills::web

@@ -75,4 +75,16 @@ absl::Status SearchFailure(std::string_view backend, const std::string& log_tag,
                            const absl::StatusOr<providers::HttpResponse>& response,
                            std::string_view operator_hint = "");
 
+// Sends a backend's search `request` with the limits every backend uses (`timeout` in all,
+// at most 10 s to connect, one retry, a 4 MiB answer) and hands `done` the results `parse`
+// reads from a 2xx answer — or the error the model reads: SearchFailure, with
+// `operator_hint(status)` for an HTTP error, or an unreadable answer (detail logged).
+using SearchResultParser = absl::StatusOr<std::vector<SearchResult>> (*)(std::string_view body,
+                                                                         int max_results);
+void SendSearchRequest(providers::HttpClient& http, providers::HttpRequest request,
+                       absl::Duration timeout, std::string_view backend, int max_results,
+                       const std::string& log_tag,
+                       std::function<std::string(int status)> operator_hint,
+                       SearchResultParser parse, SearchBackend::Done done);
+
 }  // namespace herald::skills::web

@@ -1,12 +1,10 @@
 #include "skills/web/searxng_backend.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "glog/logging.h"
 
 namespace herald::skills::web {
 
@@ -43,33 +41,14 @@ void SearxngBackend::Search(const std::string& query, int max_results, const std
       .method = "GET",
       .url = absl::StrCat(options_.url, "/search?q=", PercentEncode(query), "&format=json")};
   request.headers = {{"accept", "application/json"}, {"user-agent", options_.user_agent}};
-  request.total_timeout = options_.timeout;
-  request.connect_timeout = std::min(options_.timeout, absl::Seconds(10));
-  request.retry.max_retries = 1;
-  request.retry.initial_backoff = absl::Milliseconds(300);
-  request.retry.max_retry_after = absl::Seconds(5);
-  request.max_body_bytes = 4 << 20;
-  http_.Send(std::move(request), [max_results, log_tag, done = std::move(done)](
-                                     absl::StatusOr<providers::HttpResponse> response) {
-    if (!response.ok() || response->status < 200 || response->status > 299) {
-      done(SearchFailure("searxng", log_tag, response,
-                         response.ok() && response->status == 403
-                             ? "is \"json\" listed in search.formats of the instance's "
-                               "settings.yml?"
-                             : ""));
-      return;
-    }
-    absl::StatusOr<std::vector<SearchResult>> results =
-        ParseSearxngResults(response->body, max_results);
-    if (!results.ok()) {
-      LOG(WARNING) << "conversation " << log_tag
-                   << ": web_search (searxng): unreadable answer: " << results.status();
-      done(absl::UnavailableError(
-          "web search failed: the search service sent an answer Herald could not read"));
-      return;
-    }
-    done(std::move(results));
-  });
+  SendSearchRequest(
+      http_, std::move(request), options_.timeout, "searxng", max_results, log_tag,
+      [](int status) {
+        return std::string(status == 403 ? "is \"json\" listed in search.formats of "
+                                           "the instance's settings.yml?"
+                                         : "");
+      },
+      &ParseSearxngResults, std::move(done));
 }
 
 }  // namespace herald::skills::web

@@ -1,11 +1,9 @@
 #include "skills/web/tavily_backend.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "glog/logging.h"
 #include "nlohmann/json.hpp"
 
 namespace herald::skills::web {
@@ -36,32 +34,13 @@ void TavilyBackend::Search(const std::string& query, int max_results, const std:
                      {"authorization", absl::StrCat("Bearer ", options_.api_key)}};
   request.body =
       body.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
-  request.total_timeout = options_.timeout;
-  request.connect_timeout = std::min(options_.timeout, absl::Seconds(10));
-  request.retry.max_retries = 1;
-  request.retry.initial_backoff = absl::Milliseconds(300);
-  request.retry.max_retry_after = absl::Seconds(5);
-  request.max_body_bytes = 4 << 20;
-  http_.Send(std::move(request), [max_results, log_tag, done = std::move(done)](
-                                     absl::StatusOr<providers::HttpResponse> response) {
-    if (!response.ok() || response->status < 200 || response->status > 299) {
-      done(SearchFailure("tavily", log_tag, response,
-                         response.ok() && (response->status == 401 || response->status == 403)
-                             ? "check [skills.web_search] api_key"
-                             : ""));
-      return;
-    }
-    absl::StatusOr<std::vector<SearchResult>> results =
-        ParseTavilyResults(response->body, max_results);
-    if (!results.ok()) {
-      LOG(WARNING) << "conversation " << log_tag
-                   << ": web_search (tavily): unreadable answer: " << results.status();
-      done(absl::UnavailableError(
-          "web search failed: the search service sent an answer Herald could not read"));
-      return;
-    }
-    done(std::move(results));
-  });
+  SendSearchRequest(
+      http_, std::move(request), options_.timeout, "tavily", max_results, log_tag,
+      [](int status) {
+        return std::string(status == 401 || status == 403 ? "check [skills.web_search] api_key"
+                                                          : "");
+      },
+      &ParseTavilyResults, std::move(done));
 }
 
 }  // namespace herald::skills::web
