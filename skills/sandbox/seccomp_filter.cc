@@ -6,6 +6,7 @@
 #include <seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <termios.h>
@@ -20,11 +21,14 @@
 namespace herald::skills::sandbox {
 namespace {
 
+constexpr uint64_t kIoprioWhoUser = 3;  // IOPRIO_WHO_USER (linux/ioprio.h)
+
 // Denied for every skill (EPERM). Names libseccomp does not know on this architecture are
 // skipped.
 constexpr const char* kAlwaysDenied[] = {
     // Looking into or steering other processes.
     "ptrace",
+    "process_madvise",
     "process_vm_readv",
     "process_vm_writev",
     "kcmp",
@@ -87,6 +91,25 @@ constexpr const char* kAlwaysDenied[] = {
     "setdomainname",
 };
 
+// Calls that change another process named by its pid (argument `pid_arg`): its rlimits,
+// priorities, CPUs, scheduling and memory placement. A skill running as Herald's own user
+// (Herald not root) could otherwise SIGKILL Herald through RLIMIT_CPU or starve it of file
+// descriptors. The filter is compiled once for all runs, so it cannot know a run's own pid:
+// only 0, which each of these calls reads as "the caller" (glibc's setrlimit, getrlimit and
+// nice pass 0), is allowed. A run that names itself or one of its threads by number gets EPERM
+// too (pthread_setaffinity_np and pthread_setschedparam do that; runtimes treat it as
+// "not allowed here" and go on). The comparison is of all 64 bits: junk above a 32-bit pid
+// is refused as well, which errs on the safe side.
+struct PidArgument {
+  const char* name;
+  unsigned int pid_arg;
+};
+constexpr PidArgument kSelfOnly[] = {
+    {"prlimit64", 0},         {"setpriority", 1},    {"ioprio_set", 1},
+    {"sched_setaffinity", 0}, {"sched_setparam", 0}, {"sched_setscheduler", 0},
+    {"sched_setattr", 0},     {"migrate_pages", 0},  {"move_pages", 0},
+};
+
 constexpr uint64_t kNamespaceFlags[] = {CLONE_NEWNS,   CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
                                         CLONE_NEWUSER, CLONE_NEWPID,    CLONE_NEWNET};
 
@@ -134,6 +157,22 @@ absl::Status AddRules(FilterBuilder& f, const SeccompOptions& options) {
         !s.ok()) {
       return s;
     }
+  }
+  for (const PidArgument& call : kSelfOnly) {
+    const scmp_arg_cmp not_self = {.arg = call.pid_arg, .op = SCMP_CMP_NE, .datum_a = 0};
+    if (absl::Status s = f.DenyIf(call.name, EPERM, not_self); !s.ok()) return s;
+  }
+  // "Every process of my user" is never only the caller. `which` is an int: the kernel
+  // ignores its upper 32 bits, so only the lower ones are compared.
+  if (absl::Status s =
+          f.DenyIf("setpriority", EPERM, SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffff, PRIO_USER));
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          f.DenyIf("ioprio_set", EPERM, SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffff, kIoprioWhoUser));
+      !s.ok()) {
+    return s;
   }
   // Typing into the controlling terminal, and device nodes.
   if (absl::Status s = f.DenyIf("ioctl", EPERM, SCMP_A1(SCMP_CMP_EQ, TIOCSTI)); !s.ok()) return s;

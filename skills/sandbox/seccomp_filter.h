@@ -5,12 +5,16 @@
 // safe between clone and exec). It allows by default and denies what no skill needs and what
 // the skill's capabilities do not grant:
 //
-//   always     ptrace and process_vm_*, mount and the new mount API, pivot_root, chroot,
-//              kexec, module loading, bpf, perf_event_open, userfaultfd, keyrings, unshare and
-//              setns (and clone with namespace flags), setsid and setpgid (a run cannot leave
-//              its process group), io_uring (it would bypass this filter), clock and host
-//              changes, reboot, swap, quotas, acct, open_by_handle_at, TIOCSTI, mknod of
-//              devices — EPERM; clone3 — ENOSYS (so that clone's flags can be inspected)
+//   always     ptrace, process_vm_* and process_madvise, mount and the new mount API,
+//              pivot_root, chroot, kexec, module loading, bpf, perf_event_open, userfaultfd,
+//              keyrings, unshare and setns (and clone with namespace flags), setsid and setpgid
+//              (a run cannot leave its process group), io_uring (it would bypass this filter),
+//              clock and host changes, reboot, swap, quotas, acct, open_by_handle_at, TIOCSTI,
+//              mknod of devices — EPERM; clone3 — ENOSYS (so that clone's flags can be
+//              inspected)
+//   not self   prlimit64, setpriority, ioprio_set, sched_setaffinity, sched_setparam,
+//              sched_setscheduler, sched_setattr, migrate_pages and move_pages aimed at any
+//              pid but 0 (the caller), and setpriority/ioprio_set for a whole user — EPERM
 //   no network socket() of any family — EACCES (socketpair(AF_UNIX) stays)
 //   network    socket() of families other than AF_INET and AF_INET6, and raw sockets — EACCES
 //   1 process  fork, vfork and clone without CLONE_THREAD — EAGAIN (threads stay)

@@ -2,8 +2,12 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <asio.hpp>
@@ -87,6 +91,57 @@ class SandboxRunnerTest : public ::testing::Test {
   asio::io_context io_;
   asio::thread_pool workers_{2};
   PublicFolder folder_;
+};
+
+// A process of the test's own user that a skill must not be able to touch — it stands for
+// Herald. `sleep` in a process group of its own, killed and reaped at the end of the test.
+class Bystander {
+ public:
+  Bystander() {
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    char* argv[] = {const_cast<char*>("sleep"), const_cast<char*>("600"), nullptr};
+    char* envp[] = {nullptr};
+    EXPECT_EQ(::posix_spawn(&pid_, "/bin/sleep", nullptr, &attributes, argv, envp), 0);
+    posix_spawnattr_destroy(&attributes);
+  }
+  ~Bystander() {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  pid_t pid() const { return pid_; }
+
+  // What a skill might have changed.
+  struct Settings {
+    rlimit cpu{};
+    rlimit files{};
+    int nice = 0;
+    int policy = 0;
+    int cpus = 0;
+    bool operator==(const Settings& other) const {
+      return cpu.rlim_cur == other.cpu.rlim_cur && cpu.rlim_max == other.cpu.rlim_max &&
+             files.rlim_cur == other.files.rlim_cur && files.rlim_max == other.files.rlim_max &&
+             nice == other.nice && policy == other.policy && cpus == other.cpus;
+    }
+  };
+  Settings Read() const {
+    Settings settings;
+    ::prlimit(pid_, RLIMIT_CPU, nullptr, &settings.cpu);
+    ::prlimit(pid_, RLIMIT_NOFILE, nullptr, &settings.files);
+    errno = 0;
+    settings.nice = ::getpriority(PRIO_PROCESS, pid_);
+    settings.policy = ::sched_getscheduler(pid_);
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    ::sched_getaffinity(pid_, sizeof(cpus), &cpus);
+    settings.cpus = CPU_COUNT(&cpus);
+    return settings;
+  }
+
+ private:
+  pid_t pid_ = -1;
 };
 
 // Whether anything is left of the process group `pgid`, waiting (up to 5 s) for SIGKILLed
@@ -252,6 +307,46 @@ TEST_F(SandboxRunnerTest, DeniesLeavingTheGroupTracingNamespacesMountsBpfAndIoUr
                                    HasSubstr("io_uring_setup: Operation not permitted\n")));
   // Herald (here: this test) cannot be signalled: another uid, or Landlock's signal scope.
   EXPECT_THAT(result.output, HasSubstr("kill_parent: Operation not permitted\n"));
+}
+
+// Issue 16, finding 2: a skill running as Herald's user could SIGKILL Herald with
+// prlimit64(RLIMIT_CPU) or starve it with RLIMIT_NOFILE, renice it, pin it, or make it idle.
+// The run here has the test's own uid (no uid switch), as a skill of a non-root Herald has,
+// and no Landlock (whose ptrace scoping stops migrate_pages and move_pages by itself): the
+// seccomp filter alone must refuse each call.
+TEST_F(SandboxRunnerTest, ASkillCannotChangeTheLimitsOrSchedulingOfAnotherProcess) {
+  SandboxRunner::Options options = TestRunnerOptions();
+  options.use_separate_users = false;
+  options.use_landlock = false;
+  std::unique_ptr<SandboxRunner> runner = MakeRunner(options);
+  ASSERT_TRUE(runner->isolation().seccomp) << "this test is about the seccomp filter";
+  Bystander herald;
+  const Bystander::Settings before = herald.Read();
+  SandboxRequest request = Request("other_process");
+  request.environment = {{"TARGET_PID", std::to_string(herald.pid())}};
+  SandboxResult result = Run(*runner, std::move(request));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  for (const char* call : {"prlimit_cpu", "prlimit_nofile", "setpriority", "setpriority_group",
+                           "sched_setaffinity", "sched_setscheduler", "sched_setparam",
+                           "sched_setattr", "ioprio_set", "migrate_pages", "move_pages"}) {
+    EXPECT_THAT(result.output, HasSubstr(absl::StrCat(call, "_other: Operation not permitted\n")));
+    // The same call aimed at itself still works.
+    EXPECT_THAT(result.output, HasSubstr(absl::StrCat(call, "_self: ok\n")));
+  }
+  EXPECT_THAT(result.output, AllOf(HasSubstr("setrlimit: ok\n"), HasSubstr("nice: ok\n")));
+  EXPECT_TRUE(herald.Read() == before) << "the skill changed another process's settings";
+}
+
+TEST_F(SandboxRunnerTest, ASkillCannotReniceEveryProcessOfItsUser) {
+  std::unique_ptr<SandboxRunner> runner = MakeRunner();
+  // Only with a uid of its own is this safe to try: otherwise, on a broken filter, it would
+  // renice every process of the test's user.
+  if (!runner->isolation().separate_users) GTEST_SKIP() << "runs get their own uid only as root";
+  SandboxRequest request = Request("other_process");
+  request.environment = {{"MODE", "user"}};
+  SandboxResult result = Run(*runner, std::move(request));
+  EXPECT_THAT(result.output, AllOf(HasSubstr("setpriority_user: Operation not permitted\n"),
+                                   HasSubstr("ioprio_set_user: Operation not permitted\n")));
 }
 
 TEST_F(SandboxRunnerTest, ANetworkCapabilityOpensItsPortAndNoOther) {
