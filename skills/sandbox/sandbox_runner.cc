@@ -36,6 +36,9 @@ constexpr size_t kMaxStdinBytes = 1 << 20;  // what an unprivileged pipe can hol
 // After the program exits, how long its pipes may stay open (only a process that escaped
 // its group could hold them) before the run ends without them.
 constexpr auto kPipeGrace = std::chrono::seconds(2);
+// How long killed processes of a run's group that are Herald's children may take to die
+// before the run ends without them (and without giving its uid back).
+constexpr auto kReapPatience = std::chrono::seconds(30);
 constexpr const char* kDevices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
                                     "/dev/urandom"};
 
@@ -401,6 +404,7 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
       return;
     }
     pid_.store(prepared->process.pid);
+    group_ = prepared->process.pid;
     result_.pid = prepared->process.pid;
     uid_ = prepared->uid;
     result_.scratch_path = prepared->scratch;
@@ -591,11 +595,51 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
     result_.wall_time = absl::Now() - started_at_;
     stdout_.reset();
     stderr_.reset();
-    asio::post(workers_, [self = shared_from_this()] {
+    reap_deadline_ = std::chrono::steady_clock::now() + kReapPatience;
+    ReapGroupThenFinish(std::chrono::milliseconds(1));
+  }
+
+  // Herald's own children in the run's process group: what clone(CLONE_PARENT) made (seccomp
+  // refuses it; this covers runs without the filter). They were killed with the group; reaped
+  // here, they leave no zombie under Herald and no process counting against the uid's
+  // RLIMIT_NPROC when the uid is handed to the next run. Nothing of the run can leave its
+  // group (setsid and setpgid are denied), and Herald's other children are never in it.
+  // Returns whether none is left.
+  bool ReapGroup() {
+    for (;;) {
+      siginfo_t info{};
+      // Peek first: the one child of Herald whose pid is this group's number would be a new
+      // run's leader in a group that reused the number after ours emptied (its status belongs
+      // to that run's pidfd watch). __WALL: a child may have asked for no exit signal.
+      if (::waitid(P_PGID, group_, &info, WEXITED | WNOHANG | WNOWAIT | __WALL) != 0) {
+        if (errno == EINTR) continue;
+        return true;  // ECHILD: no child of Herald in the group
+      }
+      if (info.si_pid == 0) return false;  // killed, not dead yet
+      if (info.si_pid == group_) return true;
+      siginfo_t reaped{};
+      ::waitid(P_PID, info.si_pid, &reaped, WEXITED | WNOHANG | __WALL);
+    }
+  }
+
+  void ReapGroupThenFinish(std::chrono::milliseconds delay) {
+    const bool reaped = ReapGroup();
+    if (!reaped && std::chrono::steady_clock::now() < reap_deadline_) {
+      timer_.expires_after(delay);
+      timer_.async_wait([self = shared_from_this(), delay](const asio::error_code&) {
+        self->ReapGroupThenFinish(std::min(delay * 2, std::chrono::milliseconds(64)));
+      });
+      return;
+    }
+    if (!reaped) {
+      LOG(WARNING) << "sandbox: a killed process of run " << group_
+                   << " would not die; its uid stays out of use";
+    }
+    asio::post(workers_, [self = shared_from_this(), release_uid = reaped] {
       absl::Status removed = RemoveScratchFolder(self->result_.scratch_path);
       self->result_.scratch_removed = removed.ok();
       LOG_IF(WARNING, !removed.ok()) << "sandbox: " << removed;
-      if (self->uid_.has_value()) self->state_->uids->Release(*self->uid_);
+      if (self->uid_.has_value() && release_uid) self->state_->uids->Release(*self->uid_);
       asio::post(self->io_, [self] {
         SandboxRunner::OnDone done = std::move(self->done_);
         done(std::move(self->result_));
@@ -612,6 +656,8 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
 
   absl::Time started_at_;
   std::atomic<pid_t> pid_{-1};  // the process group while it may be killed
+  pid_t group_ = -1;            // its process group, for reaping what is left of it
+  std::chrono::steady_clock::time_point reap_deadline_;
   std::optional<uid_t> uid_;
   std::optional<asio::posix::stream_descriptor> stdout_;
   std::optional<asio::posix::stream_descriptor> stderr_;

@@ -158,6 +158,13 @@ absl::Status AddRules(FilterBuilder& f, const SeccompOptions& options) {
       return s;
     }
   }
+  // A child of CLONE_PARENT is Herald's: Herald would have to reap it, and until then it is a
+  // zombie counting against the run's uid (RLIMIT_NPROC), breaking the uid's later runs.
+  if (absl::Status s =
+          f.DenyIf("clone", EPERM, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_PARENT, CLONE_PARENT));
+      !s.ok()) {
+    return s;
+  }
   for (const PidArgument& call : kSelfOnly) {
     const scmp_arg_cmp not_self = {.arg = call.pid_arg, .op = SCMP_CMP_NE, .datum_a = 0};
     if (absl::Status s = f.DenyIf(call.name, EPERM, not_self); !s.ok()) return s;

@@ -7,8 +7,9 @@
 //
 //   always     ptrace, process_vm_* and process_madvise, mount and the new mount API,
 //              pivot_root, chroot, kexec, module loading, bpf, perf_event_open, userfaultfd,
-//              keyrings, unshare and setns (and clone with namespace flags), setsid and setpgid
-//              (a run cannot leave its process group), io_uring (it would bypass this filter),
+//              keyrings, unshare and setns (and clone with namespace flags), clone with
+//              CLONE_PARENT (its child would be Herald's), setsid and setpgid (a run cannot
+//              leave its process group), io_uring (it would bypass this filter),
 //              clock and host changes, reboot, swap, quotas, acct, open_by_handle_at, TIOCSTI,
 //              mknod of devices — EPERM; clone3 — ENOSYS (so that clone's flags can be
 //              inspected)

@@ -211,6 +211,42 @@ TEST_F(SandboxRunnerTest, StopsAForkBombAtMaxProcessesAndKillsTheWholeGroup) {
   EXPECT_TRUE(GroupIsGone(result.pid));
 }
 
+// Whether this test process has a child that exited and was never reaped (a zombie).
+bool HasAZombieChild() {
+  siginfo_t info{};
+  return ::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 && info.si_pid != 0;
+}
+
+// Issue 16, finding 3: clone(CLONE_PARENT) made children of Herald that nobody reaped.
+TEST_F(SandboxRunnerTest, RefusesCloneParent) {
+  SandboxRequest request = Request("clone_parent");
+  request.policy.limits.max_processes = 4;  // forking is allowed; a child of Herald is not
+  SandboxResult result = Run(std::move(request));
+  EXPECT_EQ(result.output,
+            "clone_parent: Operation not permitted\nclone_parent_quiet: Operation not permitted\n");
+  EXPECT_FALSE(HasAZombieChild());
+}
+
+// Without the filter, what a run made with CLONE_PARENT is killed with its group and reaped,
+// and the run's uid serves the next run (a zombie would count against its RLIMIT_NPROC).
+TEST_F(SandboxRunnerTest, ReapsHeraldsChildrenThatARunLeftBehind) {
+  SandboxRunner::Options options = TestRunnerOptions();
+  options.use_seccomp = false;
+  options.uid_slots = 1;  // every run gets the same uid
+  std::unique_ptr<SandboxRunner> runner = MakeRunner(options);
+  SandboxRequest request = Request("clone_parent");
+  request.policy.limits.max_processes = 4;
+  SandboxResult result = Run(*runner, std::move(request));
+  EXPECT_EQ(result.output, "clone_parent: ok\nclone_parent_quiet: ok\n");
+  EXPECT_FALSE(HasAZombieChild());
+  EXPECT_TRUE(GroupIsGone(result.pid));
+
+  absl::StatusOr<SandboxResult> next =
+      RunToEnd(io_, *runner, SandboxRequest{.executable = "/bin/true"});
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(next->exit_code, 0);
+}
+
 TEST_F(SandboxRunnerTest, RefusesTenGibibytesOfMemory) {
   SandboxRequest request = Request("allocate");
   request.policy.limits.memory_mb = 256;
