@@ -100,6 +100,7 @@ struct IsolationReport {
   int landlock_abi = 0;             // 0: no Landlock
   bool seccomp = false;             // filters can be installed
   bool network_namespaces = false;  // runs without a network capability get an empty netns
+  bool ipc_namespaces = false;      // each run gets System V IPC and message queues of its own
   bool separate_users = false;      // each run gets its own uid (Herald runs as root)
 };
 

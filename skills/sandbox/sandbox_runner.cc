@@ -375,6 +375,7 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
                 limit(RLIMIT_CORE, 0, 0),
             },
         .new_network_namespace = policy.network.empty() && state_->isolation.network_namespaces,
+        .new_ipc_namespace = state_->isolation.ipc_namespaces,
         .uid = prepared.uid,
         .gid = prepared.uid,
         .landlock_ruleset_fd = ruleset.get(),
@@ -761,6 +762,15 @@ absl::StatusOr<std::unique_ptr<SandboxRunner>> SandboxRunner::Create(asio::io_co
     notices.push_back(
         "skills sandbox: cannot create network namespaces: skills without a network capability "
         "are kept off the network by the seccomp filter alone");
+  }
+
+  if (options.use_ipc_namespaces) {
+    isolation.ipc_namespaces = ProbeChild(CLONE_NEWIPC, {});
+  }
+  if (!isolation.ipc_namespaces) {
+    notices.push_back(
+        "skills sandbox: cannot create IPC namespaces: System V IPC and POSIX message queues "
+        "are kept from skills by the seccomp filter alone");
   }
 
   if (::geteuid() == 0 && options.use_separate_users) {

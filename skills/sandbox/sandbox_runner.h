@@ -11,6 +11,8 @@
 //   seccomp    seccomp_filter.h: no socket() without a network capability, no fork when
 //              max_processes is 1, never ptrace, mount, kexec, bpf, namespaces, io_uring ...
 //   network    without a network capability, an empty network namespace of its own
+//   IPC        an IPC namespace of its own: no System V IPC object or message queue of
+//              another run (or of Herald) is visible, and its own die with it
 //   Landlock   landlock_ruleset.h: system folders read-only, its scratch folder, its own
 //              folder and its fs: capabilities; TCP connect to its granted ports only
 //   scratch    a private folder (cwd, HOME, TMPDIR), removed afterwards
@@ -113,6 +115,7 @@ class SandboxRunner {
     bool use_landlock = true;
     bool use_seccomp = true;
     bool use_network_namespaces = true;
+    bool use_ipc_namespaces = true;
     bool use_separate_users = true;
   };
 

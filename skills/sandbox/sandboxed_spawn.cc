@@ -173,6 +173,7 @@ absl::StatusOr<SpawnedProcess> SpawnSandboxed(const SpawnSpec& spec) {
   }
   int flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD;
   if (spec.new_network_namespace) flags |= CLONE_NEWNET;
+  if (spec.new_ipc_namespace) flags |= CLONE_NEWIPC;
 
   sigset_t all;
   sigset_t previous;

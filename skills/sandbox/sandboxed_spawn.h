@@ -15,7 +15,8 @@
 //   7. puts the pipes on 0, 1 and 2 and closes every other descriptor;
 //   8. installs the seccomp filter (when given) and execs the program.
 //
-// A new network namespace comes from CLONE_NEWNET on the clone itself. The Landlock ruleset
+// A new network namespace and a new IPC namespace come from CLONE_NEWNET and CLONE_NEWIPC on
+// the clone itself. The Landlock ruleset
 // and the seccomp program are built beforehand, in Herald's process (landlock_ruleset.h,
 // seccomp_filter.h). A step that fails is reported with its name and errno.
 //
@@ -47,6 +48,7 @@ struct SpawnSpec {
   int stderr_fd = -1;
   std::vector<std::pair<int, rlimit>> rlimits;
   bool new_network_namespace = false;
+  bool new_ipc_namespace = false;
   std::optional<uid_t> uid;  // switch to this uid and gid (Herald is root)
   std::optional<gid_t> gid;
   int landlock_ruleset_fd = -1;         // -1: no Landlock

@@ -110,6 +110,19 @@ constexpr PidArgument kSelfOnly[] = {
     {"sched_setattr", 0},     {"migrate_pages", 0},  {"move_pages", 0},
 };
 
+// System V IPC and POSIX message queues (ENOSYS, as on a kernel built without them, so that
+// a program that can do without falls back). Their objects live in the IPC namespace, not in
+// the run: without a namespace of its own a run could leave a secret in a segment for a later
+// run, and even with one, segments and queues hold memory that memory_mb (RLIMIT_AS) does not
+// count. POSIX shared memory and semaphores are files under /dev/shm, which Landlock keeps
+// from runs.
+constexpr const char* kIpcCalls[] = {
+    "shmget",       "shmat",           "shmdt",     "shmctl",        "msgget",
+    "msgsnd",       "msgrcv",          "msgctl",    "semget",        "semop",
+    "semtimedop",   "semctl",          "ipc",       "mq_open",       "mq_unlink",
+    "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
+};
+
 constexpr uint64_t kNamespaceFlags[] = {CLONE_NEWNS,   CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
                                         CLONE_NEWUSER, CLONE_NEWPID,    CLONE_NEWNET};
 
@@ -149,6 +162,9 @@ class FilterBuilder {
 absl::Status AddRules(FilterBuilder& f, const SeccompOptions& options) {
   for (const char* name : kAlwaysDenied) {
     if (absl::Status s = f.Deny(name, EPERM); !s.ok()) return s;
+  }
+  for (const char* name : kIpcCalls) {
+    if (absl::Status s = f.Deny(name, ENOSYS); !s.ok()) return s;
   }
   // clone3 passes its flags in memory a filter cannot read: make libc fall back to clone.
   if (absl::Status s = f.Deny("clone3", ENOSYS); !s.ok()) return s;

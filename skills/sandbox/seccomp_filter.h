@@ -12,7 +12,8 @@
 //              leave its process group), io_uring (it would bypass this filter),
 //              clock and host changes, reboot, swap, quotas, acct, open_by_handle_at, TIOCSTI,
 //              mknod of devices — EPERM; clone3 — ENOSYS (so that clone's flags can be
-//              inspected)
+//              inspected); System V IPC (shm*, msg*, sem*) and POSIX message queues (mq_*) —
+//              ENOSYS (objects that outlive the run and whose memory RLIMIT_AS does not count)
 //   not self   prlimit64, setpriority, ioprio_set, sched_setaffinity, sched_setparam,
 //              sched_setscheduler, sched_setattr, migrate_pages and move_pages aimed at any
 //              pid but 0 (the caller), and setpriority/ioprio_set for a whole user — EPERM

@@ -1,17 +1,24 @@
 #include "skills/sandbox/sandbox_runner.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <mqueue.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
 #include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <asio.hpp>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -245,6 +252,77 @@ TEST_F(SandboxRunnerTest, ReapsHeraldsChildrenThatARunLeftBehind) {
       RunToEnd(io_, *runner, SandboxRequest{.executable = "/bin/true"});
   ASSERT_TRUE(next.ok()) << next.status();
   EXPECT_EQ(next->exit_code, 0);
+}
+
+// The System V key and message queue name of one test, unique to this test process; whatever
+// is left under them in the test's (Herald's) IPC namespace is removed at the end.
+class IpcNames {
+ public:
+  IpcNames()
+      : key_(0x48520000 | (::getpid() & 0xffff)),
+        queue_(absl::StrCat("/herald-test-", ::getpid())) {}
+  ~IpcNames() {
+    if (const int shm = ::shmget(key_, 0, 0); shm >= 0) ::shmctl(shm, IPC_RMID, nullptr);
+    if (const int msg = ::msgget(key_, 0); msg >= 0) ::msgctl(msg, IPC_RMID, nullptr);
+    if (const int sem = ::semget(key_, 0, 0); sem >= 0) ::semctl(sem, 0, IPC_RMID);
+    ::mq_unlink(queue_.c_str());
+  }
+  std::map<std::string, std::string> Environment(const std::string& mode) const {
+    return {{"MODE", mode}, {"KEY", std::to_string(key_)}, {"QUEUE", queue_}};
+  }
+  // Whether an object of a run outlived it in the test's own IPC namespace.
+  bool AnyLeftHere() const {
+    const mqd_t queue = ::mq_open(queue_.c_str(), O_RDONLY);
+    if (queue >= 0) ::mq_close(queue);
+    return ::shmget(key_, 0, 0) >= 0 || ::msgget(key_, 0) >= 0 || ::semget(key_, 0, 0) >= 0 ||
+           queue >= 0;
+  }
+
+ private:
+  const key_t key_;
+  const std::string queue_;
+};
+
+// Issue 16, finding 4: one run left "alice's API_TOKEN=sk-secret" in a System V segment and a
+// later run read it; the segment outlived the run.
+TEST_F(SandboxRunnerTest, RunsShareNoSystemVIpcOrMessageQueues) {
+  IpcNames names;
+  std::unique_ptr<SandboxRunner> runner = MakeRunner();
+  SandboxRequest leave = Request("ipc");
+  leave.environment = names.Environment("leave");
+  const SandboxResult left = Run(*runner, leave);
+  EXPECT_EQ(left.output,
+            "shmget: Function not implemented\nmsgget: Function not implemented\n"
+            "semget: Function not implemented\nmq_open: Function not implemented\n");
+  SandboxRequest find = Request("ipc");
+  find.environment = names.Environment("find");
+  const SandboxResult found = Run(*runner, find);
+  EXPECT_THAT(found.output, Not(HasSubstr("sk-secret")));
+  EXPECT_FALSE(names.AnyLeftHere());
+}
+
+// Where the seccomp filter is off, the IPC namespace alone keeps each run's objects to itself
+// and removes them when the run ends. (Landlock is off too: it refuses mq_open by itself.)
+TEST_F(SandboxRunnerTest, TheIpcNamespaceAloneKeepsEachRunsObjectsToItself) {
+  IpcNames names;
+  SandboxRunner::Options options = TestRunnerOptions();
+  options.use_seccomp = false;
+  options.use_landlock = false;
+  std::unique_ptr<SandboxRunner> runner = MakeRunner(options);
+  if (!runner->isolation().ipc_namespaces) GTEST_SKIP() << "this host cannot make IPC namespaces";
+  SandboxRequest leave = Request("ipc");
+  leave.environment = names.Environment("leave");
+  const SandboxResult left = Run(*runner, leave);
+  EXPECT_EQ(left.output,
+            "shmget: ok\nshmat: ok\nmsgget: ok\nmsgsnd: ok\nsemget: ok\nmq_open: ok\n"
+            "mq_send: ok\n");
+  SandboxRequest find = Request("ipc");
+  find.environment = names.Environment("find");
+  const SandboxResult found = Run(*runner, find);
+  EXPECT_EQ(found.output,
+            "shm: No such file or directory\nmsg: No such file or directory\n"
+            "sem: No such file or directory\nmq: No such file or directory\n");
+  EXPECT_FALSE(names.AnyLeftHere());
 }
 
 TEST_F(SandboxRunnerTest, RefusesTenGibibytesOfMemory) {
@@ -535,13 +613,16 @@ TEST_F(SandboxRunnerTest, SaysWhichLayersAreOff) {
   options.use_landlock = false;
   options.use_seccomp = false;
   options.use_network_namespaces = false;
+  options.use_ipc_namespaces = false;
   std::unique_ptr<SandboxRunner> runner = MakeRunner(options);
   EXPECT_EQ(runner->isolation().landlock_abi, 0);
   EXPECT_FALSE(runner->isolation().seccomp);
   EXPECT_FALSE(runner->isolation().network_namespaces);
+  EXPECT_FALSE(runner->isolation().ipc_namespaces);
   const std::string notices = absl::StrJoin(runner->notices(), "\n");
   EXPECT_THAT(notices, AllOf(HasSubstr("no Landlock"), HasSubstr("no seccomp filter"),
-                             HasSubstr("cannot create network namespaces")));
+                             HasSubstr("cannot create network namespaces"),
+                             HasSubstr("cannot create IPC namespaces")));
 }
 
 }  // namespace
