@@ -321,6 +321,17 @@ void BindServer(Binder& b, const Section& root, ServerConfig& server) {
   b.Integer(s, "outbound_queue_limit", 0, 1'000'000, &server.outbound_queue_limit);
   // RFC 6120 §13.12: a server accepts stanzas of at least 10000 bytes, so Herald must too.
   b.Integer(s, "max_stanza_bytes", 10'000, 64 << 20, &server.max_stanza_bytes);
+  b.Integer(s, "max_outbound_stanza_bytes", 10'000, 64 << 20, &server.max_outbound_stanza_bytes);
+  for (Binder::Element& element : b.StringList(s, "muc_services")) {
+    if (!IsValidDomain(element.value)) {
+      b.ElementError(element, absl::StrCat(element.path,
+                                           " must be the domain of a MUC service such as "
+                                           "\"conference.example.org\"; got ",
+                                           b.Shown(element.node)));
+      continue;
+    }
+    server.muc_services.push_back(absl::AsciiStrToLower(element.value));
+  }
 }
 
 // ----- [agent] --------------------------------------------------------------------------------

@@ -52,6 +52,11 @@ struct ServerConfig {
   // Outbound stanzas held while disconnected; beyond this the oldest are dropped and logged.
   int outbound_queue_limit = 1000;
   int max_stanza_bytes = 512 * 1024;
+  // No outbound stanza is larger: a longer message goes out in parts (see session.h).
+  int max_outbound_stanza_bytes = 64 * 1024;
+  // MUC services (domains) whose relayed invitations name the inviter truthfully; empty: the
+  // ones the server announces by disco.
+  std::vector<std::string> muc_services;
 };
 
 // What a JID or domain outside the allowlists gets (SPEC §9: nothing reaches the agent).

@@ -253,6 +253,8 @@ const TableSchema& ConfigSchema() {
         {"reconnect_on_permanent_errors", K::kBoolean},
         {"outbound_queue_limit", K::kInteger},
         {"max_stanza_bytes", K::kInteger},
+        {"max_outbound_stanza_bytes", K::kInteger},
+        {"muc_services", K::kStringArray},
     }};
     auto* agent = new TableSchema{{
         {"name", K::kString},

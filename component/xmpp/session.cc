@@ -16,6 +16,7 @@
 #include "component/config/value_formats.h"
 #include "component/platform/absl_string_view.h"
 #include "component/retry/backoff.h"
+#include "component/xmpp/body_split.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/raw_stanza.h"
 #include "component/xmpp/sasl_plain.h"
@@ -40,6 +41,12 @@ constexpr auto kCloseLinger = std::chrono::seconds(2);
 
 // A hostile room could list thousands of status codes; real ones carry a handful.
 constexpr size_t kMaxStatusCodes = 16;
+// Mediated invitations held while the server's MUC services are being discovered.
+constexpr size_t kMaxHeldInvites = 32;
+// A message body too long for one stanza goes out as at most this many messages.
+constexpr size_t kMaxMessageParts = 8;
+// Room left in the last part for the note that says the rest was cut.
+constexpr size_t kMessageNoteReserve = 128;
 
 bool IsChatState(std::string_view state) {
   return state == "active" || state == "composing" || state == "paused" || state == "inactive" ||
@@ -130,8 +137,14 @@ class XmppSession::Connection : public StreamParser::Handler {
     stanzas_.push_back(std::move(stanza));
   }
   void OnStreamClose() override { stream_closed_ = true; }
+  void OnOversizedStanza(const XmlElement& head, size_t bytes) override {
+    if (on_oversized) on_oversized(head, bytes);
+  }
 
   Transport transport;
+  // Told of each stanza the parser read past and dropped for its size or depth; called from
+  // inside the parser, so it must not read from the connection.
+  std::function<void(const XmlElement& head, size_t bytes)> on_oversized;
 
  private:
   asio::awaitable<absl::Status> ReadMore() {
@@ -201,6 +214,8 @@ absl::StatusOr<SessionOptions> SessionOptionsFromConfig(const config::ServerConf
   options.reconnect_on_permanent_errors = server.reconnect_on_permanent_errors;
   options.outbound_queue_limit = static_cast<size_t>(std::max(1, server.outbound_queue_limit));
   options.limits.max_stanza_bytes = static_cast<size_t>(server.max_stanza_bytes);
+  options.max_outbound_stanza_bytes = static_cast<size_t>(server.max_outbound_stanza_bytes);
+  options.muc_services = server.muc_services;
   options.version = std::move(version);
   return options;
 }
@@ -236,7 +251,9 @@ XmppSession::XmppSession(asio::io_context& io, SessionOptions options, EventSink
       queue_(options_.outbound_queue_limit),
       writer_wakeup_(io),
       reconnect_timer_(io),
-      self_ping_timer_(io) {
+      self_ping_timer_(io),
+      muc_services_(options_.muc_services),
+      muc_discovery_timer_(io) {
   responder_.AddFeature(ns::kChatStates);
   responder_.AddFeature(ns::kMuc);
   if (options_.mode == SessionMode::kComponent) {
@@ -308,6 +325,9 @@ asio::awaitable<void> XmppSession::Run() {
 
 asio::awaitable<absl::Status> XmppSession::RunConnection(bool& was_online) {
   Connection connection(io_.get_executor(), options_.limits);
+  connection.on_oversized = [this](const XmlElement& head, size_t bytes) {
+    HandleOversized(head, bytes);
+  };
   connection_ = &connection;
   absl::Status status =
       co_await connection.transport.Connect(options_.host, options_.port, options_.connect_timeout);
@@ -344,6 +364,7 @@ asio::awaitable<absl::Status> XmppSession::RunConnection(bool& was_online) {
         AppendXml(roster, content_namespace(), xml);
         queue_.PushFront(std::move(xml));
       }
+      StartMucDiscovery();
       if (on_event_) on_event_(SessionOnline{own_jid_});
       auto ended =
           co_await (ReadLoop(connection) || WriteLoop(connection) || KeepaliveLoop(connection));
@@ -686,7 +707,14 @@ asio::awaitable<absl::Status> XmppSession::WriteLoop(Connection& connection) {
     std::string batch = queue_.TakeBatch(kWriteBatchBytes);
     absl::Status written = co_await connection.transport.Write(batch);
     if (!written.ok()) {
-      queue_.PushFront(std::move(batch));  // retried on the next connection
+      // Retried on the next connection, once: a stanza the server refuses (one over its size
+      // limit ends the stream) must not take Herald offline on every reconnect.
+      const size_t bytes = batch.size();
+      if (const size_t refused = queue_.ReturnBatch(std::move(batch)); refused > 0) {
+        LOG(WARNING) << "XMPP: dropped " << refused << " outbound stanza(s) of a " << bytes
+                     << "-byte batch whose write failed a second time; the server may be "
+                        "refusing them (e.g. over its stanza size limit)";
+      }
       co_return written;
     }
     connection.MarkWritten();
@@ -747,6 +775,13 @@ void XmppSession::HandleIq(const XmlElement& iq) {
   const std::string_view id = iq.Attr("id");
   if (type == "result" || type == "error") {
     if (HandleSelfPingAnswer(iq)) return;
+    if (muc_services_.Answers(iq)) {
+      for (XmlElement& query : muc_services_.OnAnswer(iq, [this] { return NextId(); })) {
+        Send(std::move(query));
+      }
+      if (muc_services_.settled()) OnMucDiscoverySettled();
+      return;
+    }
     if (!ping_id_.empty() && id == ping_id_) {
       ping_id_.clear();  // any answer, even an error, proves the link is alive
     } else if (!roster_id_.empty() && id == roster_id_ && type == "result") {
@@ -777,6 +812,19 @@ void XmppSession::HandleIq(const XmlElement& iq) {
     }
   }
   if (std::optional<XmlElement> reply = responder_.Answer(iq)) Send(std::move(*reply));
+}
+
+void XmppSession::HandleOversized(const XmlElement& head, size_t bytes) {
+  // One peer's oversized stanza costs that peer an error, not everyone a reconnect.
+  LOG_EVERY_N(WARNING, 100) << "XMPP: dropped a " << bytes << "-byte <" << head.name()
+                            << "/> from '" << head.Attr("from") << "' (over max_stanza_bytes "
+                            << options_.limits.max_stanza_bytes << " or nested deeper than "
+                            << options_.limits.max_depth << "); " << google::COUNTER << " so far";
+  const std::string_view type = head.Attr("type");
+  const bool answerable = (head.name() == "message" && type != "error") ||
+                          (head.name() == "iq" && (type == "get" || type == "set"));
+  if (!answerable || !head.HasAttr("from") || state_ != ConnectionState::kOnline) return;
+  Send(MakeStanzaError(head, "modify", "policy-violation"));
 }
 
 void XmppSession::HandleMessage(const XmlElement& message) {
@@ -824,12 +872,10 @@ bool XmppSession::HandleInvite(const XmlElement& message, const Jid& from) {
       LOG(WARNING) << "XMPP: ignoring a malformed room invitation from " << from.ToString();
       return true;
     }
-    if (on_event_) {
-      on_event_(RoomInvite{.room = from,
-                           .inviter = inviter->Bare(),
-                           .password = x->ChildText("password"),
-                           .reason = invite->ChildText("reason")});
-    }
+    ReportMediatedInvite(RoomInvite{.room = from,
+                                    .inviter = inviter->Bare(),
+                                    .password = x->ChildText("password"),
+                                    .reason = invite->ChildText("reason")});
     return true;
   }
   if (const XmlElement* x = message.FindChild("x", ns::kConference)) {
@@ -849,6 +895,55 @@ bool XmppSession::HandleInvite(const XmlElement& message, const Jid& from) {
     return true;
   }
   return false;
+}
+
+void XmppSession::ReportMediatedInvite(RoomInvite invite) {
+  if (!muc_services_.settled()) {
+    // Asked at every connection; an invitation that comes first waits for the answer.
+    if (held_invites_.size() >= kMaxHeldInvites) {
+      LOG(WARNING) << "XMPP: ignored a room invitation to " << held_invites_.front().room.ToString()
+                   << ": too many arrived while the server's MUC services were being discovered";
+      held_invites_.erase(held_invites_.begin());
+    }
+    held_invites_.push_back(std::move(invite));
+    return;
+  }
+  if (!muc_services_.Trusts(invite.room.domain())) {
+    // The room names the inviter itself; a room on a service Herald does not know could name
+    // anyone (XEP-0045 §7.8.2). Direct invitations (XEP-0249) are stamped by the server.
+    LOG(WARNING) << "XMPP: ignored an invitation relayed by " << invite.room.ToString()
+                 << " in the name of " << invite.inviter.ToString() << ": " << invite.room.domain()
+                 << " is not a MUC service Herald trusts to name inviters ([server] "
+                    "muc_services; trusted: "
+                 << (muc_services_.List().empty() ? "none"
+                                                  : absl::StrJoin(muc_services_.List(), ", "))
+                 << ")";
+    return;
+  }
+  if (on_event_) on_event_(std::move(invite));
+}
+
+void XmppSession::StartMucDiscovery() {
+  if (!muc_services_.discovering()) return;
+  muc_services_.Restart();
+  Send(muc_services_.ItemsQuery(options_.server_domain, NextId()));
+  muc_discovery_timer_.expires_after(ToChrono(options_.muc_discovery_timeout));
+  muc_discovery_timer_.async_wait([this](const std::error_code& error) {
+    if (error == asio::error::operation_aborted || muc_services_.settled()) return;
+    LOG(WARNING) << "XMPP: the server did not describe its MUC services within "
+                 << options_.muc_discovery_timeout << "; trusting only those that answered";
+    muc_services_.GiveUp();
+    OnMucDiscoverySettled();
+  });
+}
+
+void XmppSession::OnMucDiscoverySettled() {
+  muc_discovery_timer_.cancel();
+  LOG(INFO) << "XMPP: MUC services trusted to relay invitations: "
+            << (muc_services_.List().empty() ? "none" : absl::StrJoin(muc_services_.List(), ", "));
+  std::vector<RoomInvite> held;
+  held.swap(held_invites_);
+  for (RoomInvite& invite : held) ReportMediatedInvite(std::move(invite));
 }
 
 void XmppSession::HandlePresence(const XmlElement& presence) {
@@ -921,19 +1016,7 @@ bool XmppSession::HandleSelfPingAnswer(const XmlElement& iq) {
 
 void XmppSession::Perform(OutboundAction action) {
   if (auto* message = std::get_if<SendMessage>(&action)) {
-    XmlElement stanza("message");
-    stanza.SetAttr("to", message->to.ToString())
-        .SetAttr("type", message->type)
-        .SetAttr("id", NextId());
-    if (!message->from.empty()) stanza.SetAttr("from", message->from.ToString());
-    stanza.AddChild("body").AddText(message->body);
-    if (!message->thread.empty()) stanza.AddChild("thread").AddText(message->thread);
-    if (IsChatState(message->chat_state)) {
-      stanza.AddChild(message->chat_state, ns::kChatStates);
-    } else if (!message->chat_state.empty()) {
-      LOG(WARNING) << "XMPP: not a chat state: '" << message->chat_state << "'; sent without";
-    }
-    Send(std::move(stanza));
+    SendChatMessage(*message);
   } else if (auto* presence = std::get_if<SendPresence>(&action)) {
     XmlElement stanza("presence");
     if (!presence->to.empty()) stanza.SetAttr("to", presence->to.ToString());
@@ -986,6 +1069,64 @@ void XmppSession::Perform(OutboundAction action) {
       return;
     }
     Enqueue(std::move(raw->xml));
+  }
+}
+
+void XmppSession::SendChatMessage(const SendMessage& message) {
+  if (!message.chat_state.empty() && !IsChatState(message.chat_state)) {
+    LOG(WARNING) << "XMPP: not a chat state: '" << message.chat_state << "'; sent without";
+  }
+  auto build = [&](std::string_view body, bool last) {
+    XmlElement stanza("message");
+    stanza.SetAttr("to", message.to.ToString())
+        .SetAttr("type", message.type)
+        .SetAttr("id", NextId());
+    if (!message.from.empty()) {
+      stanza.SetAttr("from", message.from.ToString());
+    } else if (options_.mode == SessionMode::kComponent) {
+      stanza.SetAttr("from", own_jid_.ToString());  // XEP-0114: the server routes by it
+    }
+    stanza.AddChild("body").AddText(body);
+    if (!message.thread.empty()) stanza.AddChild("thread").AddText(message.thread);
+    if (last && IsChatState(message.chat_state)) {
+      stanza.AddChild(message.chat_state, ns::kChatStates);
+    }
+    std::string xml;
+    AppendXml(stanza, content_namespace(), xml);
+    return xml;
+  };
+  std::string whole = build(message.body, /*last=*/true);
+  const size_t cap = options_.max_outbound_stanza_bytes;
+  if (whole.size() <= cap) {
+    Enqueue(std::move(whole));
+    return;
+  }
+  // Too large for the server: several messages, each within the cap, cut after a line where
+  // possible; past kMaxMessageParts the rest is left out and the last part says so.
+  const size_t overhead = build("", /*last=*/true).size();
+  if (overhead + kMessageNoteReserve + 16 > cap) {
+    LOG(WARNING) << "XMPP: dropped a message to " << message.to.ToString()
+                 << ": its addresses and thread alone exceed max_outbound_stanza_bytes (" << cap
+                 << ")";
+    return;
+  }
+  std::vector<std::string_view> pieces =
+      SplitBody(message.body, cap - overhead - kMessageNoteReserve);
+  std::string note;
+  if (pieces.size() > kMaxMessageParts) {
+    size_t left_out = 0;
+    for (size_t i = kMaxMessageParts; i < pieces.size(); ++i) left_out += pieces[i].size();
+    pieces.resize(kMaxMessageParts);
+    note = absl::StrCat("\n[… ", left_out, " more bytes were not sent: the message is too long]");
+  }
+  LOG(INFO) << "XMPP: a " << message.body.size() << "-byte message to " << message.to.ToString()
+            << " goes out as " << pieces.size() << " messages (max_outbound_stanza_bytes " << cap
+            << (note.empty() ? ")" : ", the rest cut)");
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const bool last = i + 1 == pieces.size();
+    Enqueue(build(
+        last && !note.empty() ? absl::StrCat(AbslView(pieces[i]), note) : std::string(pieces[i]),
+        last));
   }
 }
 
@@ -1067,6 +1208,14 @@ void XmppSession::Send(XmlElement stanza) {
 }
 
 void XmppSession::Enqueue(std::string xml) {
+  if (xml.size() > options_.max_outbound_stanza_bytes) {
+    // The server would close the stream on it, and every reconnect would send it again.
+    LOG(WARNING) << "XMPP: dropped a " << xml.size()
+                 << "-byte outbound stanza: over max_outbound_stanza_bytes ("
+                 << options_.max_outbound_stanza_bytes
+                 << "): " << xml.substr(0, std::min<size_t>(xml.find('>'), 200));
+    return;
+  }
   if (!queue_.Push(std::move(xml))) {
     LOG_EVERY_N(WARNING, 100) << "XMPP: outbound queue full (" << options_.outbound_queue_limit
                               << " stanzas); dropped the oldest, " << queue_.dropped()

@@ -39,6 +39,7 @@
 #include "component/xmpp/events.h"
 #include "component/xmpp/iq_responder.h"
 #include "component/xmpp/jid.h"
+#include "component/xmpp/muc_services.h"
 #include "component/xmpp/outbound_queue.h"
 #include "component/xmpp/session_error.h"
 #include "component/xmpp/stream_parser.h"
@@ -75,6 +76,16 @@ struct SessionOptions {
   bool reconnect_on_permanent_errors = false;
   size_t outbound_queue_limit = 1000;
   StreamLimits limits;
+  // No stanza larger than this is written: a longer message body is split into several
+  // messages (at most kMaxMessageParts, the rest cut with a note), anything else is dropped
+  // and logged. Keep it under the server's own limit (Prosody: 512 KiB for components,
+  // 256 KiB for clients), or the server closes the stream on it.
+  size_t max_outbound_stanza_bytes = 64 * 1024;
+  // MUC services whose mediated invitations are believed (domains); empty: the ones the
+  // server announces by disco (muc_services.h).
+  std::vector<std::string> muc_services;
+  // How long the discovery of the server's MUC services may take before it is given up.
+  absl::Duration muc_discovery_timeout = absl::Seconds(10);
 
   DiscoIdentity identity;
   std::string version;
@@ -136,6 +147,9 @@ class XmppSession {
   // Handles one stanza of an established stream; an error ends the connection.
   absl::Status Dispatch(const XmlElement& stanza);
   void HandleIq(const XmlElement& iq);
+  // A stanza the parser read past for its size or depth: logged, and the sender of a message
+  // or a get/set IQ is told with a policy-violation error.
+  void HandleOversized(const XmlElement& head, size_t bytes);
   void HandleMessage(const XmlElement& message);
   void HandlePresence(const XmlElement& presence);
   // Turns an IQ answer into a SelfPingResult when it answers one of our self-pings; false when
@@ -144,6 +158,14 @@ class XmppSession {
   // An invitation in `message` (mediated or direct), reported as a RoomInvite; false when the
   // message holds none.
   bool HandleInvite(const XmlElement& message, const Jid& from);
+  // Reports a mediated invitation if its room's service is trusted to name the inviter (held
+  // while the server's MUC services are being discovered).
+  void ReportMediatedInvite(RoomInvite invite);
+  void StartMucDiscovery();
+  void OnMucDiscoverySettled();
+  // Serializes `message`, split into several messages when its body makes it larger than
+  // max_outbound_stanza_bytes.
+  void SendChatMessage(const SendMessage& message);
   void SendSelfPing(const SelfPing& ping);
   // Reports every pending self-ping as not joined with `condition` and forgets them.
   void FailSelfPings(std::string_view condition);
@@ -191,6 +213,10 @@ class XmppSession {
   };
   std::map<std::string, PendingSelfPing> self_pings_;  // by IQ id
   asio::steady_timer self_ping_timer_;
+
+  MucServices muc_services_;
+  asio::steady_timer muc_discovery_timer_;
+  std::vector<RoomInvite> held_invites_;  // mediated ones, until muc_services_ is settled
 };
 
 }  // namespace herald::xmpp

@@ -108,6 +108,10 @@ class StreamParser::Impl {
       return absl::FailedPreconditionError("StreamParser::Feed called from its own handler");
     }
     if (!error_.ok()) return error_;
+    if (closed_) {
+      CheckAfterClose(bytes);
+      return error_;
+    }
     if (parser_ == nullptr) {
       Fail("resource-constraint", absl::ResourceExhaustedError("cannot create an XML parser"));
       return error_;
@@ -145,6 +149,14 @@ class StreamParser::Impl {
         input.remove_prefix(static_cast<size_t>(consumed));
         Restart();
         continue;
+      }
+      if (closed_) {
+        // Expat stopped at the closing tag; the rest is checked here, the same way however
+        // the bytes were cut.
+        input.remove_prefix(
+            static_cast<size_t>(std::clamp<int64_t>(close_offset_ - base, 0, slice)));
+        CheckAfterClose(input);
+        break;
       }
       if (status != XML_STATUS_OK) {
         if (error_.ok()) FailFromExpat();
@@ -196,6 +208,9 @@ class StreamParser::Impl {
     depth_ = 0;
     stack_.clear();
     stanza_.reset();
+    skipping_ = false;
+    skipped_head_.reset();
+    closed_ = false;
     content_xmlns_.clear();
     received_ = 0;
     last_event_end_ = 0;
@@ -244,6 +259,15 @@ class StreamParser::Impl {
                         XML_GetCurrentColumnNumber(parser_), ")")));
   }
 
+  // After the stream's closing tag only whitespace may follow (RFC 6120 §4.4: nothing is sent
+  // after it); anything else is not-well-formed.
+  void CheckAfterClose(std::string_view bytes) {
+    if (IsXmlWhitespace(bytes)) return;
+    Fail("not-well-formed",
+         absl::InvalidArgumentError(
+             "XMPP stream not-well-formed: data after the stream's closing tag"));
+  }
+
   // Even with UTF-8 forced, expat switches to UTF-16 when a stream's first two bytes are a
   // UTF-16 byte order mark or contain a zero byte, and it decides on the first byte alone when
   // that is all it has; so the first two bytes go to expat together, and neither pattern is
@@ -263,16 +287,56 @@ class StreamParser::Impl {
     return true;
   }
 
-  // `end` is how many bytes of this stream have arrived. Whatever lies after the current
-  // stanza's start (or, between stanzas, after the last complete token) belongs to one
-  // top-level element, so it is refused as soon as it exceeds the cap.
+  // `end` is how many bytes of this stream have arrived. What lies after the last complete
+  // token is one unfinished token (a tag expat holds whole), refused once it exceeds the cap:
+  // it could not be skipped without holding it. Inside a stanza, one that has grown past the
+  // cap is skipped from here on, and a skipped one that goes on past its own cap is refused.
   bool CheckSize(int64_t end) {
-    const int64_t start = depth_ >= 2 ? stanza_start_ : last_event_end_;
-    if (end - start <= static_cast<int64_t>(limits_.max_stanza_bytes)) return true;
-    Fail("policy-violation", absl::ResourceExhaustedError(
-                                 absl::StrCat("XMPP stream policy-violation: stanza larger than ",
-                                              limits_.max_stanza_bytes, " bytes")));
-    return false;
+    if (end - last_event_end_ > static_cast<int64_t>(limits_.max_stanza_bytes)) {
+      Fail("policy-violation",
+           absl::ResourceExhaustedError(absl::StrCat(
+               "XMPP stream policy-violation: ", depth_ >= 2 ? "a tag" : "a top-level element",
+               " larger than ", limits_.max_stanza_bytes, " bytes")));
+      return false;
+    }
+    if (depth_ < 2) return true;
+    if (!skipping_ && end - stanza_start_ > static_cast<int64_t>(limits_.max_stanza_bytes)) {
+      if (!BeginSkipping()) {
+        Fail("policy-violation", absl::ResourceExhaustedError(absl::StrCat(
+                                     "XMPP stream policy-violation: stanza larger than ",
+                                     limits_.max_stanza_bytes, " bytes")));
+        return false;
+      }
+    }
+    if (skipping_ && SkippedTooFar(end)) {
+      Fail("policy-violation", absl::ResourceExhaustedError(SkippedTooFarMessage()));
+      return false;
+    }
+    return true;
+  }
+
+  // Stops building the current stanza and keeps only its top-level tag; false when skipping
+  // is off (max_skipped_stanza_bytes = 0).
+  bool BeginSkipping() {
+    if (limits_.max_skipped_stanza_bytes == 0) return false;
+    if (skipping_) return true;
+    skipping_ = true;
+    skipped_head_ = std::make_unique<XmlElement>(stanza_->name(), stanza_->xmlns());
+    XmlTreeBuilder::ReserveAttributes(*skipped_head_, stanza_->attributes().size());
+    for (const XmlAttribute& attribute : stanza_->attributes()) {
+      XmlTreeBuilder::AppendAttribute(*skipped_head_, attribute.name, attribute.value.c_str());
+    }
+    stanza_.reset();
+    stack_.clear();
+    return true;
+  }
+
+  bool SkippedTooFar(int64_t end) const {
+    return end - stanza_start_ > static_cast<int64_t>(limits_.max_skipped_stanza_bytes);
+  }
+  std::string SkippedTooFarMessage() const {
+    return absl::StrCat("XMPP stream policy-violation: stanza larger than ",
+                        limits_.max_skipped_stanza_bytes, " bytes, too large even to skip");
   }
 
   int64_t EventEnd() const {
@@ -280,10 +344,34 @@ class StreamParser::Impl {
            XML_GetCurrentByteCount(parser_);
   }
 
+  // True when the stanza, up to `end`, is over the cap: it is skipped from now on (or the
+  // stream stopped when skipping is off).
   bool OverSize(int64_t end) {
     if (end - stanza_start_ <= static_cast<int64_t>(limits_.max_stanza_bytes)) return false;
+    if (!BeginSkipping()) {
+      Stop("policy-violation",
+           absl::StrCat("stanza larger than ", limits_.max_stanza_bytes, " bytes"),
+           /*limit=*/true);
+    }
+    return true;
+  }
+
+  // While skipping: false (and the stream stopped) once the stanza is past its skipping cap.
+  bool SkipGoesOn(int64_t end) {
+    if (!SkippedTooFar(end)) return true;
     Stop("policy-violation",
-         absl::StrCat("stanza larger than ", limits_.max_stanza_bytes, " bytes"),
+         absl::StrCat("stanza larger than ", limits_.max_skipped_stanza_bytes,
+                      " bytes, too large even to skip"),
+         /*limit=*/true);
+    return false;
+  }
+
+  // A single tag is one expat token, held whole: one over the cap cannot be skipped.
+  bool TagTooLarge() {
+    if (XML_GetCurrentByteCount(parser_) <= static_cast<int>(limits_.max_stanza_bytes)) {
+      return false;
+    }
+    Stop("policy-violation", absl::StrCat("a tag larger than ", limits_.max_stanza_bytes, " bytes"),
          /*limit=*/true);
     return true;
   }
@@ -296,6 +384,7 @@ class StreamParser::Impl {
       return;
     }
     ++depth_;
+    if (TagTooLarge()) return;
     XmlElement* element;
     if (depth_ == 2) {
       stanza_start_ = static_cast<int64_t>(XML_GetCurrentByteIndex(parser_));
@@ -303,14 +392,25 @@ class StreamParser::Impl {
       stanza_ = std::make_unique<XmlElement>(std::string(name.local), std::string(name.uri));
       element = stanza_.get();
     } else {
-      if (depth_ - 1 > limits_.max_depth) {
-        Stop("policy-violation",
-             absl::StrCat("stanza nested deeper than ", limits_.max_depth, " elements"),
-             /*limit=*/true);
+      const int64_t end = EventEnd();
+      if (skipping_) {
+        if (SkipGoesOn(end)) last_event_end_ = end;
         return;
       }
-      const int64_t end = EventEnd();
-      if (OverSize(end)) return;
+      if (depth_ - 1 > limits_.max_depth) {
+        if (!BeginSkipping()) {
+          Stop("policy-violation",
+               absl::StrCat("stanza nested deeper than ", limits_.max_depth, " elements"),
+               /*limit=*/true);
+          return;
+        }
+        if (SkipGoesOn(end)) last_event_end_ = end;
+        return;
+      }
+      if (OverSize(end)) {
+        if (skipping_ && SkipGoesOn(end)) last_event_end_ = end;
+        return;
+      }
       last_event_end_ = end;
       element = &stack_.back()->AddChild(std::string(name.local), std::string(name.uri));
     }
@@ -353,10 +453,30 @@ class StreamParser::Impl {
       depth_ = 0;
       last_event_end_ = callback_event_end_ = end;
       handler_->OnStreamClose();
+      if (!reset_requested_) {
+        // Expat alone would judge what follows the close differently depending on how the
+        // bytes were cut; Feed() checks it itself.
+        closed_ = true;
+        close_offset_ = end;
+        stopped_ = true;
+        XML_StopParser(parser_, XML_FALSE);
+      }
+      return;
+    }
+    // The end tag itself may take the stanza over the cap; then it is skipped after all.
+    if (!skipping_ && depth_ == 2 && OverSize(end) && !skipping_) return;  // skipping is off
+    if (skipping_) {
+      if (!SkipGoesOn(end)) return;
+      --depth_;
+      last_event_end_ = end;
+      if (depth_ > 1) return;
+      skipping_ = false;
+      callback_event_end_ = end;
+      std::unique_ptr<XmlElement> head = std::move(skipped_head_);
+      handler_->OnOversizedStanza(*head, static_cast<size_t>(end - stanza_start_));
       return;
     }
     if (depth_ == 2) {
-      if (OverSize(end)) return;
       depth_ = 1;
       stack_.clear();
       last_event_end_ = callback_event_end_ = end;
@@ -373,7 +493,10 @@ class StreamParser::Impl {
     const int64_t end = EventEnd();
     const std::string_view text(data, static_cast<size_t>(length));
     if (depth_ >= 2) {
-      if (OverSize(end)) return;
+      if (skipping_ || OverSize(end)) {
+        if (skipping_ && SkipGoesOn(end)) last_event_end_ = end;
+        return;
+      }
       last_event_end_ = end;
       stack_.back()->AddText(text);
       return;
@@ -429,6 +552,11 @@ class StreamParser::Impl {
   int depth_ = 0;
   std::vector<XmlElement*> stack_;  // the open elements of stanza_, innermost last
   std::unique_ptr<XmlElement> stanza_;
+  // A stanza over a limit is read to its end without being built (see StreamLimits).
+  bool skipping_ = false;
+  std::unique_ptr<XmlElement> skipped_head_;  // its top-level tag, for OnOversizedStanza
+  bool closed_ = false;                       // the peer closed the stream
+  int64_t close_offset_ = 0;                  // where its closing tag ended
   std::string content_xmlns_;
 
   // Byte positions in this stream (as expat counts them from the stream's first byte).

@@ -6,8 +6,13 @@
 // stream closes. It is built on expat with namespace processing and reparse deferral off
 // (so a stanza is delivered as soon as its last byte arrives). It refuses what XMPP forbids
 // (DOCTYPE, entity declarations, comments, processing instructions), malformed XML,
-// invalid UTF-8 and characters XML 1.0 does not allow, and what Herald will not hold: a
-// stanza over `max_stanza_bytes` or nested deeper than `max_depth`.
+// invalid UTF-8 and characters XML 1.0 does not allow. A stanza over `max_stanza_bytes` or
+// nested deeper than `max_depth` is not held: it is read to its end without being built and
+// reported by its top-level tag alone (OnOversizedStanza), so one peer's oversized stanza does
+// not end the stream for everyone. The stream fails only where it cannot stay in sync without
+// holding the bytes: a single tag over `max_stanza_bytes`, or a stanza that goes on past
+// `max_skipped_stanza_bytes`. After the stream's closing tag only whitespace may follow;
+// anything else is not-well-formed, however TCP cut it.
 //
 //   StreamParser parser(StreamLimits{}, &handler);
 //   absl::Status s = parser.Feed(bytes);
@@ -31,6 +36,9 @@ struct StreamLimits {
   size_t max_stanza_bytes = 512 * 1024;
   // Element nesting inside one stanza; the stanza itself is depth 1.
   int max_depth = 32;
+  // A stanza over either limit above is read past and dropped as long as it ends within this
+  // many bytes; a longer one fails the stream. 0: never skip, fail at once.
+  size_t max_skipped_stanza_bytes = 8 * 1024 * 1024;
 };
 
 class StreamParser {
@@ -47,6 +55,10 @@ class StreamParser {
     virtual void OnStanza(std::unique_ptr<XmlElement> stanza) = 0;
     // The peer sent </stream:stream>.
     virtual void OnStreamClose() = 0;
+    // A stanza over max_stanza_bytes or max_depth was read to its end and dropped. `head` is
+    // its top-level element with its attributes and no children; `bytes` its size on the wire.
+    // The stream goes on.
+    virtual void OnOversizedStanza(const XmlElement& head, size_t bytes) {}
   };
 
   // `handler` must outlive the parser. Callbacks run inside Feed(); they may call Reset() but
@@ -68,9 +80,9 @@ class StreamParser {
   // The RFC 6120 stream error condition for the last failure, or "" when nothing failed:
   // "not-well-formed" (malformed XML or UTF-8, characters XML forbids, text between stanzas),
   // "restricted-xml" (DOCTYPE, entity declaration, comment, processing instruction),
-  // "policy-violation" (a stanza, or the stream header, over a limit), "invalid-namespace"
-  // (the root is not <stream:stream>), "unsupported-encoding" (UTF-16 rather than UTF-8), or
-  // "resource-constraint" (expat ran out of memory).
+  // "policy-violation" (a tag, the stream header, or a skipped stanza over a limit),
+  // "invalid-namespace" (the root is not <stream:stream>), "unsupported-encoding" (UTF-16
+  // rather than UTF-8), or "resource-constraint" (expat ran out of memory).
   std::string_view error_condition() const;
 
  private:

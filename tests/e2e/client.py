@@ -7,6 +7,8 @@
         alice.join_room("lobby@conference.localhost", "alice")        # occupants, created
         alice.say_in_room("lobby@conference.localhost", "herald: hi")
         alice.room_messages("lobby@conference.localhost", within=10, count=1)  # [(nick, body)]
+        alice.invite("lobby@conference.localhost", "agent.localhost")  # through the room
+        alice.occupant_arrives("lobby@conference.localhost", "herald", within=10)  # bool
 
 The client verifies the server's certificate against the throwaway CA the server made,
 with hostname checking on: it costs nothing on loopback and proves the certificate Herald
@@ -215,6 +217,54 @@ class Client:
         query = ET.SubElement(iq.xml, f"{{{MUC_OWNER}}}query")
         ET.SubElement(query, "{jabber:x:data}x", {"type": "submit"})
         await iq.send(timeout=5)
+
+    def show_real_jids(self, room, timeout=5.0):
+        """As the room's owner: occupants' real JIDs visible to all (muc#roomconfig_whois).
+
+        A semi-anonymous room relays invitations in the inviter's occupant name, which says
+        nothing about who they are; a non-anonymous one names their real JID.
+        """
+        self._run(self._show_real_jids(slixmpp.JID(room).bare, timeout), timeout + 2,
+                  "configure " + room)
+
+    async def _show_real_jids(self, room, timeout):
+        iq = self.xmpp.make_iq_set(ito=room)
+        query = ET.SubElement(iq.xml, f"{{{MUC_OWNER}}}query")
+        form = ET.SubElement(query, "{jabber:x:data}x", {"type": "submit"})
+        for var, value in (("FORM_TYPE", "http://jabber.org/protocol/muc#roomconfig"),
+                           ("muc#roomconfig_whois", "anyone")):
+            field = ET.SubElement(form, "{jabber:x:data}field", {"var": var})
+            ET.SubElement(field, "{jabber:x:data}value").text = value
+        await iq.send(timeout=timeout)
+
+    def invite(self, room, jid, reason=""):
+        """Invites jid to room through the room (XEP-0045 mediated invitation)."""
+        msg = self.xmpp.make_message(mto=slixmpp.JID(room).bare)
+        x = ET.SubElement(msg.xml, f"{{{MUC_USER}}}x")
+        invite = ET.SubElement(x, f"{{{MUC_USER}}}invite", {"to": jid})
+        if reason:
+            ET.SubElement(invite, f"{{{MUC_USER}}}reason").text = reason
+        msg.send()
+        self._run(asyncio.sleep(0), 1, "send")
+
+    def occupant_arrives(self, room, nick, within):
+        """Whether nick enters room (an available presence) within `within` seconds."""
+        return self._run(self._occupant_arrives(slixmpp.JID(room).bare, nick, within),
+                         within + 5, "watch the room's presence")
+
+    async def _occupant_arrives(self, room, nick, within):
+        deadline = self._loop.time() + within
+        while True:
+            left = deadline - self._loop.time()
+            if left <= 0:
+                return False
+            try:
+                pres = await asyncio.wait_for(self._presences.get(), timeout=left)
+            except asyncio.TimeoutError:
+                return False
+            if (pres["from"].bare == room and pres["from"].resource == nick
+                    and pres["type"] not in ("unavailable", "error")):
+                return True
 
     def say_in_room(self, room, body):
         self.xmpp.send_message(mto=slixmpp.JID(room).bare, mbody=body, mtype="groupchat")

@@ -268,7 +268,9 @@ class Connection : public std::enable_shared_from_this<Connection>,
       : server_(server),
         options_(server.options),
         socket_(std::move(socket)),
-        parser_(xmpp::StreamLimits{}, this),
+        parser_(xmpp::StreamLimits{.max_stanza_bytes = server.options.max_stanza_bytes,
+                                   .max_skipped_stanza_bytes = 0},
+                this),
         reader_wake_(server.io),
         writer_wake_(server.io),
         drain_timer_(server.io) {}
@@ -677,7 +679,9 @@ class Connection : public std::enable_shared_from_this<Connection>,
     if (s.name() == "iq" && (type == "get" || type == "set") && AddressedToServer(s.Attr("to"))) {
       const xmpp::XmlElement* payload = s.FirstChildElement();
       bool ping = payload != nullptr && payload->name() == "ping" && payload->xmlns() == kPingNs;
-      if (!ping || options_.answer_pings) {
+      bool items = payload != nullptr && payload->name() == "query" &&
+                   payload->xmlns() == "http://jabber.org/protocol/disco#items";
+      if ((!ping || options_.answer_pings) && (!items || options_.answer_disco_items)) {
         xmpp::XmlElement reply("iq");
         reply.SetAttr("type", "result").SetAttr("id", s.Attr("id"));
         if (s.HasAttr("to")) reply.SetAttr("from", s.Attr("to"));

@@ -60,6 +60,11 @@ struct FakeXmppServerOptions {
   bool offer_plain_in_clear = false;
   // Answer the client's XEP-0199 pings addressed to the server.
   bool answer_pings = true;
+  // Answer a disco#items query to the server (with no items); false leaves it to the test.
+  bool answer_disco_items = true;
+  // A stanza from the client larger than this ends the stream with policy-violation, as
+  // Prosody does (512 KiB for components, 256 KiB for clients).
+  size_t max_stanza_bytes = 512 * 1024;
 };
 
 class FakeXmppServer {

@@ -363,6 +363,21 @@ TEST(ConfigTest, RefusesAPortOutsideOneTo65535) {
             "herald.toml:4: server.port must be between 1 and 65535, got 0");
 }
 
+TEST(ConfigTest, ReadsTheTrustedMucServicesAndTheOutboundStanzaCap) {
+  absl::StatusOr<Config> config = Load(WithServer(
+      "muc_services = [\"Conference.Example.org\"]\nmax_outbound_stanza_bytes = 100000\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(config->server.muc_services, ElementsAre("conference.example.org"));
+  EXPECT_EQ(config->server.max_outbound_stanza_bytes, 100000);
+  config = Load(WithServer(""));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(config->server.muc_services.empty());  // the server's own, found by disco
+  EXPECT_EQ(config->server.max_outbound_stanza_bytes, 64 * 1024);
+  EXPECT_EQ(ErrorOf(WithServer("muc_services = [\"room@conference.example.org\"]\n")),
+            "herald.toml:4: server.muc_services[0] must be the domain of a MUC service such as "
+            "\"conference.example.org\"; got \"room@conference.example.org\"");
+}
+
 TEST(ConfigTest, RefusesNegativeIntervals) {
   EXPECT_EQ(ErrorOf(WithServer("ping_interval_seconds = -1\n")),
             "herald.toml:4: server.ping_interval_seconds must be between 0 and 86400, got -1");

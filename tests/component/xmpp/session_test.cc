@@ -16,6 +16,8 @@
 #include "absl/time/time.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/session_error.h"
+#include "component/xmpp/xml_writer.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/fake_xmpp_server.h"
 
@@ -796,7 +798,9 @@ TEST(SessionTest, DeliversGroupchatMessagesAndMarksReplayedHistoryAsDelayed) {
 
 TEST(SessionTest, ReportsAMediatedInvitationWithTheInviterNamedByTheRoom) {
   auto server = StartServer();
-  SessionUnderTest session(ComponentOptions(*server));
+  SessionOptions options = ComponentOptions(*server);
+  options.muc_services = {"conference.localhost"};
+  SessionUnderTest session(options);
   ASSERT_TRUE(server->WaitForAuthenticatedSessions(1, kWait));
   server->Send(
       "<message from='lobby@conference.localhost' to='agent.localhost'>"
@@ -995,6 +999,219 @@ TEST(SessionTest, WritesAValidRawStanzaAsItIsAndDropsAnInvalidOne) {
       "<iq type='get' id='p9' from='alice@localhost/pc' to='agent.localhost'>"
       "<ping xmlns='urn:xmpp:ping'/></iq>");
   EXPECT_NE(server->WaitForStanza(IqWithId("p9"), kWait), nullptr);
+  EXPECT_EQ(session.ConnectionsEstablished(), 1);
+}
+
+// --- Invitations relayed by rooms: only from trusted MUC services (issue 16, finding 1) ----
+
+constexpr char kForgedInvite[] =
+    "<message from='trap@muc.evil.example' to='agent.localhost'>"
+    "<x xmlns='http://jabber.org/protocol/muc#user'>"
+    "<invite from='alice@localhost/pc'><reason>forged</reason></invite></x></message>";
+constexpr char kGenuineInvite[] =
+    "<message from='lobby@conference.localhost' to='agent.localhost'>"
+    "<x xmlns='http://jabber.org/protocol/muc#user'>"
+    "<invite from='alice@localhost/pc'><reason>genuine</reason></invite></x></message>";
+
+auto DiscoQueryTo(std::string to, std::string xmlns) {
+  return [to, xmlns](const XmlElement& s) {
+    return s.name() == "iq" && s.Attr("type") == "get" && s.Attr("to") == to &&
+           s.FindChild("query", xmlns) != nullptr;
+  };
+}
+
+TEST(SessionTest, IgnoresAnInvitationRelayedByAServiceItDoesNotTrust) {
+  auto server = StartServer();
+  SessionOptions options = ComponentOptions(*server);
+  options.muc_services = {"conference.localhost"};
+  SessionUnderTest session(options);
+  ASSERT_TRUE(session.WaitForEvent<SessionOnline>().has_value());
+  // A hostile server's room names an allowed user as the inviter: not believed.
+  server->Send(kForgedInvite);
+  server->Send(kGenuineInvite);
+  std::optional<RoomInvite> invite = session.WaitForEvent<RoomInvite>();
+  ASSERT_TRUE(invite.has_value());
+  EXPECT_EQ(invite->room.ToString(), kRoom);
+  EXPECT_EQ(invite->reason, "genuine");
+  // Both went through the session in order, so the forged one had its chance already.
+  EXPECT_FALSE(session.WaitForEvent<RoomInvite>(absl::ZeroDuration()).has_value());
+  // A direct invitation names its own sender, whom the server stamped: that one counts.
+  server->Send(
+      "<message from='alice@localhost/pc' to='agent.localhost'>"
+      "<x xmlns='jabber:x:conference' jid='trap@muc.evil.example'/></message>");
+  invite = session.WaitForEvent<RoomInvite>();
+  ASSERT_TRUE(invite.has_value());
+  EXPECT_EQ(invite->room.ToString(), "trap@muc.evil.example");
+  EXPECT_EQ(invite->inviter.ToString(), "alice@localhost");
+}
+
+TEST(SessionTest, TrustsTheMucServicesTheServerAnnouncesAndHoldsInvitationsUntilThen) {
+  auto server = StartServer({.answer_disco_items = false});
+  SessionUnderTest session(ComponentOptions(*server));
+  auto items = server->WaitForStanza(DiscoQueryTo("localhost", ns::kDiscoItems), kWait);
+  ASSERT_NE(items, nullptr);
+  // Invitations that come before the answer wait for it.
+  server->Send(kForgedInvite);
+  server->Send(kGenuineInvite);
+  server->Send(absl::StrCat("<iq type='result' from='localhost' to='agent.localhost' id='",
+                            std::string(items->Attr("id")), "'>",
+                            "<query xmlns='http://jabber.org/protocol/disco#items'>",
+                            "<item jid='conference.localhost'/><item jid='pubsub.localhost'/>",
+                            "<item jid='localhost' node='announce'/></query></iq>"));
+  auto conference =
+      server->WaitForStanza(DiscoQueryTo("conference.localhost", ns::kDiscoInfo), kWait);
+  auto pubsub = server->WaitForStanza(DiscoQueryTo("pubsub.localhost", ns::kDiscoInfo), kWait);
+  ASSERT_NE(conference, nullptr);
+  ASSERT_NE(pubsub, nullptr);
+  // An answer from anyone but the entity asked settles nothing.
+  server->Send(absl::StrCat("<iq type='result' from='muc.evil.example' to='agent.localhost' id='",
+                            std::string(pubsub->Attr("id")),
+                            "'><query xmlns='http://jabber.org/protocol/disco#info'>"
+                            "<identity category='conference' type='text'/></query></iq>"));
+  server->Send(absl::StrCat("<iq type='result' from='pubsub.localhost' to='agent.localhost' id='",
+                            std::string(pubsub->Attr("id")),
+                            "'><query xmlns='http://jabber.org/protocol/disco#info'>"
+                            "<identity category='pubsub' type='service'/></query></iq>"));
+  EXPECT_FALSE(session.WaitForEvent<RoomInvite>(absl::ZeroDuration()).has_value());
+  server->Send(
+      absl::StrCat("<iq type='result' from='conference.localhost' to='agent.localhost' id='",
+                   std::string(conference->Attr("id")),
+                   "'><query xmlns='http://jabber.org/protocol/disco#info'>"
+                   "<identity category='conference' type='text' name='Rooms'/>"
+                   "<feature var='http://jabber.org/protocol/muc'/></query></iq>"));
+  std::optional<RoomInvite> invite = session.WaitForEvent<RoomInvite>();
+  ASSERT_TRUE(invite.has_value());
+  EXPECT_EQ(invite->reason, "genuine");
+  // Held invitations are replayed in one go once discovery settles.
+  EXPECT_FALSE(session.WaitForEvent<RoomInvite>(absl::ZeroDuration()).has_value());
+}
+
+TEST(SessionTest, AnUnansweredDiscoveryTrustsNoRelayedInvitation) {
+  auto server = StartServer({.answer_disco_items = false});
+  SessionOptions options = ComponentOptions(*server);
+  options.muc_discovery_timeout = absl::Milliseconds(200);
+  SessionUnderTest session(options);
+  ASSERT_NE(server->WaitForStanza(DiscoQueryTo("localhost", ns::kDiscoItems), kWait), nullptr);
+  server->Send(kGenuineInvite);
+  server->Send(
+      "<message from='alice@localhost/pc' to='agent.localhost'>"
+      "<x xmlns='jabber:x:conference' jid='lobby@conference.localhost'/></message>");
+  // The direct one arrives at once; the relayed one waits for the discovery's timeout and is
+  // then refused: nothing says conference.localhost is the server's.
+  std::optional<RoomInvite> invite = session.WaitForEvent<RoomInvite>();
+  ASSERT_TRUE(invite.has_value());
+  EXPECT_TRUE(invite->reason.empty());
+  // Watched for ten times the discovery timeout: the held invitation was decided by then.
+  EXPECT_FALSE(session.WaitForEvent<RoomInvite>(absl::Seconds(2)).has_value());
+}
+
+// --- Oversized stanzas, in and out (issue 16, findings 6 and 9) ----------------------------
+
+TEST(SessionTest, SkipsAnOversizedStanzaTellsItsSenderAndKeepsTheStream) {
+  auto server = StartServer();
+  SessionOptions options = ComponentOptions(*server);
+  options.limits.max_stanza_bytes = 16 * 1024;
+  SessionUnderTest session(options);
+  ASSERT_TRUE(session.WaitForEvent<SessionOnline>().has_value());
+  server->Send(absl::StrCat(
+      "<message type='chat' id='huge' from='mallory@evil.example/x' to='agent.localhost'><body>",
+      std::string(64 * 1024, 'm'), "</body></message>",
+      "<message type='chat' id='m2' from='alice@localhost/pc' to='agent.localhost'>"
+      "<body>still there?</body></message>"));
+  std::optional<ChatMessage> message = session.WaitForEvent<ChatMessage>();
+  ASSERT_TRUE(message.has_value());
+  EXPECT_EQ(message->body, "still there?");
+  auto bounce = server->WaitForStanza(
+      [](const XmlElement& s) { return s.name() == "message" && s.Attr("type") == "error"; },
+      kWait);
+  ASSERT_NE(bounce, nullptr);
+  EXPECT_EQ(bounce->Attr("to"), "mallory@evil.example/x");
+  EXPECT_EQ(bounce->Attr("id"), "huge");
+  const XmlElement* error = bounce->FindChild("error");
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(error->FindChild("policy-violation", ns::kStanzaErrors), nullptr);
+  EXPECT_EQ(session.ConnectionsEstablished(), 1);
+}
+
+std::string Lines(int count, int width) {
+  std::string text;
+  for (int i = 0; i < count; ++i) {
+    std::string line = absl::StrCat("line ", i, " & <", std::string(width, 'x'), ">");
+    absl::StrAppend(&text, line, "\n");
+  }
+  return text;
+}
+
+TEST(SessionTest, SplitsAMessageTooLargeForTheServerIntoPartsThatFitAndStaysOnline) {
+  FakeXmppServerOptions server_options;
+  server_options.max_stanza_bytes = 32 * 1024;  // a server stricter than Herald's default cap
+  auto server = StartServer(server_options);
+  SessionOptions options = ComponentOptions(*server);
+  options.max_outbound_stanza_bytes = 30 * 1024;
+  SessionUnderTest session(options);
+  ASSERT_TRUE(session.WaitForEvent<SessionOnline>().has_value());
+  const std::string body = Lines(1000, 80);  // ~100 KB, more once escaped
+  session.Perform(SendMessage{
+      .to = Jid::Parse("alice@localhost/pc").value(), .body = body, .chat_state = "active"});
+  std::string received;
+  int parts = 0;
+  while (received.size() < body.size()) {
+    auto part = server->WaitForStanza(
+        [](const XmlElement& s) { return s.name() == "message" && s.Attr("type") == "chat"; },
+        kWait);
+    ASSERT_NE(part, nullptr) << "after " << parts << " parts";
+    EXPECT_LE(ToXml(*part).size(), options.max_outbound_stanza_bytes);
+    const std::string text = part->ChildText("body");
+    // Cut after a line: every part but the last ends with a newline.
+    EXPECT_EQ(text.back(), '\n');
+    received += text;
+    ++parts;
+  }
+  EXPECT_EQ(received, body);
+  EXPECT_GE(parts, 4);
+  EXPECT_EQ(session.ConnectionsEstablished(), 1);
+}
+
+TEST(SessionTest, CutsAMessageBeyondTheMostPartsAndSaysWhatWasLeftOut) {
+  auto server = StartServer();
+  SessionOptions options = ComponentOptions(*server);
+  options.max_outbound_stanza_bytes = 10'000;
+  SessionUnderTest session(options);
+  ASSERT_TRUE(session.WaitForEvent<SessionOnline>().has_value());
+  const std::string body(200'000, 'z');
+  session.Perform(SendMessage{.to = Jid::Parse("alice@localhost/pc").value(), .body = body});
+  std::string received;
+  for (int i = 0; i < 8; ++i) {
+    auto part =
+        server->WaitForStanza([](const XmlElement& s) { return s.name() == "message"; }, kWait);
+    ASSERT_NE(part, nullptr);
+    EXPECT_LE(ToXml(*part).size(), options.max_outbound_stanza_bytes);
+    received += part->ChildText("body");
+  }
+  EXPECT_THAT(received, ::testing::HasSubstr("more bytes were not sent"));
+  EXPECT_EQ(received.substr(0, 1000), body.substr(0, 1000));
+  // Watched for a second after the eighth part: no ninth comes (the parts were queued in one
+  // turn of the loop, so a ninth would have been written right behind them).
+  EXPECT_EQ(server->WaitForStanza([](const XmlElement& s) { return s.name() == "message"; },
+                                  absl::Seconds(1)),
+            nullptr);
+}
+
+TEST(SessionTest, NeverWritesAStanzaOverTheCapAndKeepsTheStream) {
+  auto server = StartServer();
+  SessionOptions options = ComponentOptions(*server);
+  options.max_outbound_stanza_bytes = 10'000;
+  SessionUnderTest session(options);
+  ASSERT_TRUE(session.WaitForEvent<SessionOnline>().has_value());
+  session.Perform(
+      SendRawStanza{.xml = absl::StrCat("<message from='agent.localhost' to='alice@localhost'>"
+                                        "<body>",
+                                        std::string(20'000, 'r'), "</body></message>")});
+  session.Perform(SendMessage{.to = Jid::Parse("alice@localhost/pc").value(), .body = "after"});
+  ASSERT_NE(server->WaitForStanza(MessageWithBody("after"), kWait), nullptr);
+  EXPECT_EQ(server->WaitForStanza([](const XmlElement& s) { return s.name() == "message"; },
+                                  absl::ZeroDuration()),
+            nullptr);
   EXPECT_EQ(session.ConnectionsEstablished(), 1);
 }
 

@@ -60,6 +60,35 @@ TEST(OutboundQueueTest, PutsAnUnwrittenBatchBackInFront) {
   EXPECT_EQ(queue.TakeBatch(100), "<a/><b/><c/>");
 }
 
+TEST(OutboundQueueTest, ReturnsAFailedBatchToTheFrontOnceThenDropsWhatFailedTwice) {
+  OutboundQueue queue(10);
+  queue.Push("<a/>");
+  queue.Push("<b/>");
+  std::string batch = queue.TakeBatch(100);
+  ASSERT_EQ(batch, "<a/><b/>");
+  queue.Push("<c/>");
+  EXPECT_EQ(queue.ReturnBatch(std::move(batch)), 0u);  // the first failure: sent again
+  batch = queue.TakeBatch(8);
+  ASSERT_EQ(batch, "<a/><b/>");
+  // A stanza the server refuses would otherwise be sent again on every reconnect.
+  EXPECT_EQ(queue.ReturnBatch(std::move(batch)), 2u);
+  EXPECT_EQ(queue.refused(), 2u);
+  EXPECT_EQ(queue.TakeBatch(100), "<c/>");
+  EXPECT_TRUE(queue.empty());
+}
+
+TEST(OutboundQueueTest, ReturningABatchKeepsAFreshStanzaThatJoinedAnOldOne) {
+  OutboundQueue queue(10);
+  queue.Push("<old/>");
+  std::string batch = queue.TakeBatch(100);
+  queue.ReturnBatch(std::move(batch));
+  queue.Push("<new/>");
+  batch = queue.TakeBatch(100);
+  ASSERT_EQ(batch, "<old/><new/>");
+  EXPECT_EQ(queue.ReturnBatch(std::move(batch)), 1u);  // <old/> failed twice; <new/> once
+  EXPECT_EQ(queue.TakeBatch(100), "<new/>");
+}
+
 TEST(SessionErrorTest, ARefusedComponentSecretIsPermanentAndSaysSo) {
   absl::Status status = StreamErrorStatus(SessionMode::kComponent, "not-authorized", "bad token");
   EXPECT_TRUE(IsPermanent(status));
