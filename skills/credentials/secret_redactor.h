@@ -12,11 +12,22 @@
 //
 //   std::string safe = RedactSecrets(output, {{"GITHUB_TOKEN", token}});
 //   // "token=ghp_abc123..." -> "token=[redacted GITHUB_TOKEN]"
+//
+// Text that arrives in pieces (a skill's streamed output) goes through a SecretStreamRedactor,
+// so that a value split between two pieces is redacted as well; and text that is to be cut to
+// a size is redacted first and cut afterwards, never the other way round (a value straddling
+// the cut would keep its beginning).
+//
+//   SecretStreamRedactor stream(secrets);
+//   send(stream.Write(piece));   // for each piece as it comes; may hold back its end
+//   send(stream.Finish());       // at the end of the stream
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace herald::skills {
 
@@ -26,5 +37,35 @@ inline constexpr size_t kMinRedactedSecretBytes = 4;
 // `secrets`: name -> value. Returns `text` with every occurrence of each value (and of its
 // encodings) replaced by "[redacted NAME]".
 std::string RedactSecrets(std::string_view text, const std::map<std::string, std::string>& secrets);
+
+struct PreparedSecrets;  // the values and their forms (secret_redactor.cc)
+
+// Redacts a stream: what Write returns, followed by what Finish returns, is the stream as
+// RedactSecrets redacts it whole (the same bytes hidden; where values overlap, a run of
+// markers may name them differently). Write passes text on at once unless its end
+// could be the beginning of a value (or of one of its forms) that the next piece completes;
+// only that end is held back, until the next Write or Finish. A stream that was cut short (a
+// truncated stderr) ends with its last Write and no Finish: what is held back then may be the
+// beginning of a secret, and is dropped. Not thread-safe; the map may go once constructed.
+class SecretStreamRedactor {
+ public:
+  explicit SecretStreamRedactor(const std::map<std::string, std::string>& secrets);
+  ~SecretStreamRedactor();
+
+  std::string Write(std::string_view piece);
+  std::string Finish();
+
+  // Bytes held back now.
+  size_t held_bytes() const { return pending_.size(); }
+
+ private:
+  std::string Pass(bool end);
+
+  std::unique_ptr<const PreparedSecrets> prepared_;
+  std::string pending_;   // held back: not passed on yet
+  std::string passed_;    // the raw end of what was passed on, to find a straddling value again
+  bool in_span_ = false;  // what was passed on last ended inside a redacted span
+  std::vector<std::string> shown_names_;  // the names of that span's markers
+};
 
 }  // namespace herald::skills

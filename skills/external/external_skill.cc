@@ -17,6 +17,35 @@ namespace {
 
 constexpr size_t kLoggedErrorOutputBytes = 1024;
 
+// The streamed output of a run that was given credentials, redacted as one text: a value
+// split between two output lines is held back until it is whole (then redacted) or the
+// stream ends (Flush), instead of passing in two unredacted halves.
+class RedactedStream {
+ public:
+  RedactedStream(const std::map<std::string, std::string>& secrets,
+                 std::function<void(std::string_view)> forward)
+      : redactor_(secrets), forward_(std::move(forward)) {}
+
+  void set_parser(const SkillOutputParser* parser) { parser_ = parser; }
+
+  void Text(std::string_view text) {
+    std::string out = redactor_.Write(text);
+    // The result's output is the last text: nothing is left to wait for.
+    if (parser_ != nullptr && parser_->has_result()) out += redactor_.Finish();
+    if (!out.empty()) forward_(out);
+  }
+
+  void Flush() {
+    const std::string out = redactor_.Finish();
+    if (!out.empty()) forward_(out);
+  }
+
+ private:
+  SecretStreamRedactor redactor_;
+  std::function<void(std::string_view)> forward_;
+  const SkillOutputParser* parser_ = nullptr;  // owns this stream's callback; outlives it
+};
+
 std::string SignalName(int signal) {
   const char* abbreviation = ::sigabbrev_np(signal);
   return abbreviation != nullptr ? absl::StrCat("SIG", abbreviation) : absl::StrCat(signal);
@@ -86,10 +115,10 @@ std::shared_ptr<sandbox::RunHandle> ExternalSkill::Run(const nlohmann::json& arg
   // The credentials in the environment never leave in what the program writes: not in its
   // output, its errors, nor the log lines about it.
   auto secrets = std::make_shared<const std::map<std::string, std::string>>(options.environment);
+  std::shared_ptr<RedactedStream> stream;
   if (options.on_output && !secrets->empty()) {
-    options.on_output = [secrets, forward = std::move(options.on_output)](std::string_view text) {
-      forward(RedactSecrets(text, *secrets));
-    };
+    stream = std::make_shared<RedactedStream>(*secrets, std::move(options.on_output));
+    options.on_output = [stream](std::string_view text) { stream->Text(text); };
   }
   sandbox::SandboxRequest request{
       .executable = manifest_.executable,
@@ -99,13 +128,15 @@ std::shared_ptr<sandbox::RunHandle> ExternalSkill::Run(const nlohmann::json& arg
       .policy = manifest_.policy,
   };
   auto parser = std::make_shared<SkillOutputParser>(std::move(options.on_output));
+  if (stream != nullptr) stream->set_parser(parser.get());
   const std::string& name = manifest_.name;
   const sandbox::SandboxLimits& limits = manifest_.policy.limits;
   return runner_.Run(
       std::move(request), [parser](std::string_view chunk) { parser->Feed(chunk); },
-      [name, limits, parser, secrets, log_id = context.conversation_id,
+      [name, limits, parser, secrets, stream, log_id = context.conversation_id,
        done_unredacted = std::move(done)](absl::StatusOr<sandbox::SandboxResult> result) {
         auto done = [&](absl::StatusOr<std::string> outcome) {
+          if (stream != nullptr) stream->Flush();  // what was held back, before the end
           if (secrets->empty()) return done_unredacted(std::move(outcome));
           if (outcome.ok()) return done_unredacted(RedactSecrets(*outcome, *secrets));
           done_unredacted(

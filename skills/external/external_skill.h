@@ -35,7 +35,9 @@ class ExternalSkill : public Skill {
     // this way (skills/credentials fills them).
     std::map<std::string, std::string> environment;
     // Output text as the program streams it, on the I/O loop (may be empty). On success its
-    // concatenation is the text `done` gets.
+    // concatenation is the text `done` gets. With credentials in `environment` it is redacted
+    // as one text: an end that could be the beginning of a secret is held back until the next
+    // output or the end of the run (a secret split between two output lines is redacted too).
     std::function<void(std::string_view text)> on_output;
   };
 

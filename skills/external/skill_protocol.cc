@@ -84,12 +84,13 @@ void SkillOutputParser::Line(std::string_view line) {
       Fail(absl::StrCat("line ", line_number_, ": \"output\" must be a string"));
       return;
     }
-    if (output != message.end()) {
-      const std::string& chunk = output->get_ref<const std::string&>();
-      text_.append(chunk);
-      if (on_text_ && !chunk.empty()) on_text_(chunk);
-    }
+    const std::string empty;
+    const std::string& chunk =
+        output != message.end() ? output->get_ref<const std::string&>() : empty;
+    text_.append(chunk);
+    // After reply_ is set: has_result() then tells on_text_ that nothing follows.
     reply_ = SkillReply{.ok = true, .text = std::move(text_)};
+    if (on_text_ && !chunk.empty()) on_text_(chunk);
     return;
   }
   const auto error = message.find("error");

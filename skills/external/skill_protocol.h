@@ -42,6 +42,7 @@ class SkillOutputParser {
   using OnText = std::function<void(std::string_view text)>;
 
   // `on_text` (may be empty) gets each output text, and the result's output, as lines complete.
+  // When it gets the result's output, has_result() is already true: no text follows that one.
   explicit SkillOutputParser(OnText on_text) : on_text_(std::move(on_text)) {}
 
   void Feed(std::string_view bytes);

@@ -775,6 +775,24 @@ TEST_F(ExternalSkillServiceTest, OutputIsStreamedAsTheProgramWritesIt) {
   EXPECT_TRUE(events.back().finished().ok());
 }
 
+// Issue 16, finding 7: a secret the program wrote in two output lines reached the caller
+// unredacted (each streamed chunk was redacted alone).
+TEST_F(ExternalSkillServiceTest, ASecretSplitBetweenOutputLinesIsRedactedInTheStream) {
+  ASSERT_TRUE(env_.credentials().Put("alice@localhost", "EXAMPLE_TOKEN", "tok-abcdef-42").ok());
+  std::vector<v1::ExecuteSkillEvent> events;
+  ASSERT_TRUE(Run(R"({"mode": "parts", "parts": ["key=tok-abc", "def-42\n"]})",
+                  "direct:alice@localhost", &events)
+                  .ok());
+  std::string streamed;
+  for (const v1::ExecuteSkillEvent& event : events) {
+    if (!event.has_output()) continue;
+    streamed += event.output().text();
+    EXPECT_FALSE(absl::StrContains(event.output().text(), "tok-abc")) << event.output().text();
+  }
+  EXPECT_EQ(streamed, "key=[redacted EXAMPLE_TOKEN]\n");
+  EXPECT_TRUE(events.back().finished().ok());
+}
+
 TEST_F(ControlServerTest, CancellingExecuteSkillEndsTheStream) {
   v1::ExecuteSkillRequest request;
   request.set_name("slow");

@@ -3,7 +3,11 @@
 // nested values leave nothing behind; short values and an empty map change nothing.
 #include "skills/credentials/secret_redactor.h"
 
+#include <map>
+#include <random>
+#include <regex>
 #include <string>
+#include <vector>
 
 #include "absl/strings/escaping.h"
 #include "gmock/gmock.h"
@@ -88,6 +92,119 @@ TEST(SecretRedactorTest, HandlesBinaryValues) {
   std::string value = "\x01\xff\x80zz";
   EXPECT_EQ(RedactSecrets("<" + value + ">", {{"BIN", value}}), "<[redacted BIN]>");
   EXPECT_THAT(RedactSecrets("%01%FF%80zz", {{"BIN", value}}), Not(HasSubstr("%FF")));
+}
+
+// --- SecretStreamRedactor -------------------------------------------------------------------
+
+const std::map<std::string, std::string> kApiToken = {{"API_TOKEN", "sk-secret-value"}};
+
+// Issue 16, finding 7: each streamed piece was redacted alone, so a value split between two
+// pieces passed unredacted.
+TEST(SecretStreamRedactorTest, RedactsAValueSplitBetweenTwoPieces) {
+  SecretStreamRedactor stream(kApiToken);
+  std::string out = stream.Write("token: sk-se");
+  out += stream.Write("cret-value\n");
+  out += stream.Finish();
+  EXPECT_EQ(out, "token: [redacted API_TOKEN]\n");
+}
+
+TEST(SecretStreamRedactorTest, PassesOnTextThatCannotBeginASecretAtOnce) {
+  SecretStreamRedactor stream(kApiToken);
+  EXPECT_EQ(stream.Write("part 0\n"), "part 0\n");
+  EXPECT_EQ(stream.Write("done"), "done");
+  EXPECT_EQ(stream.held_bytes(), 0u);
+  EXPECT_EQ(stream.Finish(), "");
+}
+
+TEST(SecretStreamRedactorTest, HoldsBackOnlyAnEndThatCouldBeginASecret) {
+  SecretStreamRedactor stream(kApiToken);
+  EXPECT_EQ(stream.Write("hello sk-s"), "hello ");
+  EXPECT_EQ(stream.held_bytes(), 4u);
+  EXPECT_EQ(stream.Write("ky"), "sk-sky");  // it was not the secret after all
+  EXPECT_EQ(stream.Write("%73k-"), "");     // percent-encoded "s", then "k-"
+  EXPECT_EQ(stream.Finish(), "%73k-");      // the stream ended before the secret did
+}
+
+TEST(SecretStreamRedactorTest, ATruncatedStreamDropsWhatCouldBeginASecret) {
+  SecretStreamRedactor stream(kApiToken);
+  // The last Write of a stream that was cut short, with no Finish.
+  EXPECT_EQ(stream.Write("error: bad key sk-secret-va"), "error: bad key ");
+}
+
+TEST(SecretStreamRedactorTest, RedactsEncodedFormsSplitBetweenPieces) {
+  const std::string value = "s3cr3t-value!?";
+  const std::map<std::string, std::string> secrets = {{"KEY", value}};
+  for (const std::string& form : {absl::Base64Escape(value), absl::WebSafeBase64Escape(value),
+                                  std::string("s3cr3t%2Dvalue%21%3F")}) {
+    for (size_t cut = 1; cut < form.size(); ++cut) {
+      SecretStreamRedactor stream(secrets);
+      std::string out = stream.Write("<" + form.substr(0, cut));
+      out += stream.Write(form.substr(cut) + ">");
+      out += stream.Finish();
+      EXPECT_EQ(out, "<[redacted KEY]>") << form << " cut at " << cut;
+    }
+  }
+}
+
+TEST(SecretStreamRedactorTest, AStreamInAnyPiecesIsRedactedAsTheWholeText) {
+  const std::map<std::string, std::string> secrets = {
+      {"A", "abcabc"}, {"B", "token-123"}, {"C", "cabd"}, {"D", "a b&c"}};
+  const std::string text =
+      "x abcabcabc y token-123 dG9rZW4tMTIz a+b%26c abcabd cabcabd token-12 abcab " +
+      absl::Base64Escape("user:token-123") + " end";
+  const std::string whole = RedactSecrets(text, secrets);
+  ASSERT_THAT(whole, Not(HasSubstr("token-123")));
+  // Every way of cutting it in two, and in pieces of each size.
+  for (size_t cut = 0; cut <= text.size(); ++cut) {
+    SecretStreamRedactor stream(secrets);
+    std::string out = stream.Write(text.substr(0, cut));
+    out += stream.Write(text.substr(cut));
+    out += stream.Finish();
+    EXPECT_EQ(out, whole) << "cut at " << cut;
+  }
+  for (size_t size = 1; size <= 12; ++size) {
+    SecretStreamRedactor stream(secrets);
+    std::string out;
+    for (size_t at = 0; at < text.size(); at += size) out += stream.Write(text.substr(at, size));
+    out += stream.Finish();
+    EXPECT_EQ(out, whole) << "pieces of " << size;
+  }
+}
+
+// `text` with each run of markers made one "[redacted]": where values overlap, which names
+// a run shows depends on which matches were seen first, but not what it hides.
+std::string Shape(const std::string& text) {
+  static const std::regex kMarkers(R"((\[redacted [A-Z_]+\])+)");
+  return std::regex_replace(text, kMarkers, "[redacted]");
+}
+
+// Texts made of overlapping and partly encoded values, cut into random pieces (a fixed seed:
+// the same cases every run): the same bytes are hidden as in the whole text.
+TEST(SecretStreamRedactorTest, RandomTextsInRandomPiecesAreRedactedAsWholeTexts) {
+  const std::map<std::string, std::string> secrets = {{"A", "abab"}, {"B", "ba b"}, {"C", "bbba"}};
+  const std::vector<std::string> parts = {"a",  "b", " ",    "+",    "%61",  "%62",
+                                          "%2", "%", "abab", "YWJh", "Ymli", "x"};
+  std::mt19937 random(16);
+  for (int round = 0; round < 2000; ++round) {
+    std::string text;
+    const int length = 1 + static_cast<int>(random() % 24);
+    for (int i = 0; i < length; ++i) text += parts[random() % parts.size()];
+    SecretStreamRedactor stream(secrets);
+    std::string out;
+    for (size_t at = 0; at < text.size();) {
+      const size_t size = 1 + random() % 6;
+      out += stream.Write(text.substr(at, size));
+      at += size;
+    }
+    out += stream.Finish();
+    ASSERT_EQ(Shape(out), Shape(RedactSecrets(text, secrets))) << "text: " << text;
+  }
+}
+
+TEST(SecretStreamRedactorTest, PassesEverythingOnWithoutSecrets) {
+  SecretStreamRedactor stream(std::map<std::string, std::string>{{"PIN", "123"}});  // too short
+  EXPECT_EQ(stream.Write("pin 12"), "pin 12");
+  EXPECT_EQ(stream.Finish(), "");
 }
 
 }  // namespace

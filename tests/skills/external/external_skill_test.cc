@@ -136,6 +136,22 @@ TEST_F(ExternalSkillTest, StreamsOutputAsTheSkillWritesIt) {
   EXPECT_THAT(outcome.streamed, ElementsAre("part 0\n", "part 1\n", "part 2\n", "done"));
 }
 
+// Issue 16, finding 7: each output line was redacted alone, so a secret the program wrote in
+// two lines reached SkillService.ExecuteSkill's caller unredacted.
+TEST_F(ExternalSkillTest, ASecretSplitBetweenStreamedLinesIsRedacted) {
+  std::unique_ptr<ExternalSkill> skill = Load("echo", "echo_skill.py");
+  ASSERT_NE(skill, nullptr);
+  Outcome outcome =
+      Execute(*skill, {{"mode", "parts"}, {"parts", {"line 1\n", "key=sk-se", "cret-42\n", "bye"}}},
+              {.environment = {{"API_TOKEN", "sk-secret-42"}}});
+  ASSERT_TRUE(outcome.text.ok()) << outcome.text.status();
+  EXPECT_EQ(*outcome.text, "line 1\nkey=[redacted API_TOKEN]\nbye");
+  EXPECT_EQ(absl::StrJoin(outcome.streamed, ""), *outcome.text);
+  for (const std::string& chunk : outcome.streamed) EXPECT_THAT(chunk, Not(HasSubstr("sk-se")));
+  // Text that cannot begin the secret is not held back.
+  EXPECT_EQ(outcome.streamed.front(), "line 1\n");
+}
+
 TEST_F(ExternalSkillTest, ExecuteGivesTheModelTheWholeOutput) {
   std::unique_ptr<ExternalSkill> skill = Load("echo", "echo_skill.py");
   ASSERT_NE(skill, nullptr);

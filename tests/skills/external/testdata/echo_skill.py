@@ -18,6 +18,10 @@ def main():
         for i in range(3):
             reply({"type": "output", "text": f"part {i}\n"})
         reply({"type": "result", "ok": True, "output": "done"})
+    elif mode == "parts":
+        for part in arguments["parts"]:
+            reply({"type": "output", "text": part})
+        reply({"type": "result", "ok": True})
     elif mode == "fail":
         reply({"ok": False, "error": "asked to fail"})
     elif mode == "garbage":
