@@ -255,8 +255,11 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     summary_request.system =
         "Summarise the conversation below in at most five short lines: facts about the "
         "user, decisions and open questions worth remembering. No preamble.";
+    // Only what people and Herald said: tool output (a fetched page, say) is text from
+    // anywhere, and a summary of it would carry it into every later session.
     std::string transcript;
     for (const MemoryEntry& entry : memory->archived) {
+      if (entry.role != "user" && entry.role != "assistant") continue;
       absl::StrAppend(&transcript, entry.author, ": ", entry.text, "\n");
     }
     summary_request.messages.push_back(
@@ -288,6 +291,12 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   request.messages = ToMessages(memory->history, room);
   AppendUser(request.messages,
              room ? absl::StrCat(message.author, ": ", message.body) : message.body);
+  // Carried-over context was written from past messages (in a room, anyone's): it reaches
+  // the model as quoted notes ahead of the conversation, never as instructions.
+  if (!memory->prompt.context.empty()) {
+    request.messages.front().text = absl::StrCat(CarriedOverNotes(memory->prompt.context),
+                                                 "\n\n", request.messages.front().text);
+  }
   request.max_tokens = config.llm.max_tokens;
   request.stream = config.llm.stream;
 
