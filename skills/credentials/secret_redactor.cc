@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -97,12 +98,14 @@ std::string JsonEscaped(const std::string& value) {
   return quoted.substr(1, quoted.size() - 2);
 }
 
-// The literal forms `value` may take: itself, JSON-escaped, and base64 in both alphabets —
-// whole (with and without padding) and, for a value inside a longer encoded text (an HTTP
-// Basic credential "user:token"), the characters that depend on the value alone, at each of
-// the three alignments it can start at.
+// The literal forms `value` may take: itself, JSON-escaped, its bytes in hex (lower and upper
+// case: a hex dump, a digest printed of the raw key), and base64 in both alphabets — whole
+// (with and without padding) and, for a value inside a longer encoded text (an HTTP Basic
+// credential "user:token"), the characters that depend on the value alone, at each of the
+// three alignments it can start at.
 std::vector<std::string> LiteralForms(const std::string& value) {
-  std::vector<std::string> forms = {value, JsonEscaped(value)};
+  const std::string hex = absl::BytesToHexString(value);
+  std::vector<std::string> forms = {value, JsonEscaped(value), hex, absl::AsciiStrToUpper(hex)};
   std::string standard = absl::Base64Escape(value);
   std::string web_safe = absl::WebSafeBase64Escape(value);  // unpadded
   forms.push_back(standard);
@@ -247,6 +250,25 @@ std::string RedactSecrets(std::string_view text,
   }
   out.append(text.substr(copied));
   return out;
+}
+
+std::string RedactThenCut(std::string_view text, const std::map<std::string, std::string>& secrets,
+                          size_t max_bytes, bool text_was_cut) {
+  std::string redacted;
+  if (text_was_cut) {
+    // The end of a cut text may be the beginning of a value: Write holds it back, and it is
+    // dropped.
+    SecretStreamRedactor stream(secrets);
+    redacted = stream.Write(text);
+  } else {
+    redacted = RedactSecrets(text, secrets);
+  }
+  if (redacted.size() > max_bytes) {
+    size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(redacted[cut]) & 0xC0) == 0x80) --cut;
+    redacted.resize(cut);
+  }
+  return redacted;
 }
 
 SecretStreamRedactor::SecretStreamRedactor(const std::map<std::string, std::string>& secrets)

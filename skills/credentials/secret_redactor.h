@@ -5,7 +5,8 @@
 // A skill may echo a token it was given, or an encoding of it (an Authorization header in
 // base64, a URL with the token percent-encoded), so each value is looked for as is and in
 // those forms: base64 (standard and URL-safe, with and without padding), percent-encoding
-// (upper- and lower-case hex, and form encoding with '+' for space) and JSON string escaping.
+// (upper- and lower-case hex, and form encoding with '+' for space), JSON string escaping, and
+// the hex of its bytes (lower and upper case).
 // Every occurrence becomes "[redacted NAME]". Longer values win over shorter ones they
 // contain; where two different values overlap, the whole span is redacted and both names are
 // shown. Values shorter than 4 bytes are left alone: they would redact ordinary text.
@@ -37,6 +38,13 @@ inline constexpr size_t kMinRedactedSecretBytes = 4;
 // `secrets`: name -> value. Returns `text` with every occurrence of each value (and of its
 // encodings) replaced by "[redacted NAME]".
 std::string RedactSecrets(std::string_view text, const std::map<std::string, std::string>& secrets);
+
+// `text` redacted, then cut to at most `max_bytes` (between UTF-8 characters) — in that order,
+// so that a value the cut would split is still hidden whole. `text_was_cut`: `text` is itself
+// only the beginning of a longer text (a run's stderr past what the sandbox keeps), so its end
+// may be the beginning of a value: an end that could be is dropped.
+std::string RedactThenCut(std::string_view text, const std::map<std::string, std::string>& secrets,
+                          size_t max_bytes, bool text_was_cut = false);
 
 struct PreparedSecrets;  // the values and their forms (secret_redactor.cc)
 

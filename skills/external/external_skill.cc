@@ -16,6 +16,8 @@ namespace herald::skills {
 namespace {
 
 constexpr size_t kLoggedErrorOutputBytes = 1024;
+// What the model reads of a skill's own error.
+constexpr size_t kMaxSkillErrorBytes = 4096;
 
 // The streamed output of a run that was given credentials, redacted as one text: a value
 // split between two output lines is held back until it is whole (then redacted) or the
@@ -149,8 +151,10 @@ std::shared_ptr<sandbox::RunHandle> ExternalSkill::Run(const nlohmann::json& arg
           done(absl::UnavailableError(absl::StrCat("the skill '", name, "' could not be started")));
           return;
         }
+        // Redacted before it is cut: a secret straddling the cut would keep its beginning.
         const std::string error_output =
-            RedactSecrets(result->error_output.substr(0, kLoggedErrorOutputBytes), *secrets);
+            RedactThenCut(result->error_output, *secrets, kLoggedErrorOutputBytes,
+                          result->error_output_truncated);
         VLOG(1) << "conversation " << log_id << ": skill " << name << " exit " << result->exit_code
                 << " signal " << result->signal << " cpu " << result->cpu_time << " wall "
                 << result->wall_time;
@@ -177,9 +181,10 @@ std::shared_ptr<sandbox::RunHandle> ExternalSkill::Run(const nlohmann::json& arg
           return;
         }
         if (!reply->ok) {
+          const std::string error = RedactThenCut(reply->text, *secrets, kMaxSkillErrorBytes);
           LOG(INFO) << "conversation " << log_id << ": skill " << name
-                    << " reported an error: " << RedactSecrets(reply->text, *secrets);
-          done(absl::AbortedError(absl::StrCat("the skill '", name, "' failed: ", reply->text)));
+                    << " reported an error: " << error;
+          done(absl::AbortedError(absl::StrCat("the skill '", name, "' failed: ", error)));
           return;
         }
         done(std::move(reply->text));

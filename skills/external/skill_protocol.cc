@@ -9,8 +9,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr size_t kMaxErrorBytes = 4096;
-
 }  // namespace
 
 std::string EncodeSkillInput(std::string_view skill, const nlohmann::json& arguments,
@@ -99,13 +97,8 @@ void SkillOutputParser::Line(std::string_view line) {
     Fail(absl::StrCat("line ", line_number_, ": a failed result needs \"error\", a string"));
     return;
   }
-  std::string text = error->get<std::string>();
-  if (text.size() > kMaxErrorBytes) {
-    size_t cut = kMaxErrorBytes;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-    text.resize(cut);
-  }
-  reply_ = SkillReply{.ok = false, .text = std::move(text)};
+  // Whole: the caller redacts it before cutting it to what the model reads.
+  reply_ = SkillReply{.ok = false, .text = error->get<std::string>()};
 }
 
 absl::StatusOr<SkillReply> SkillOutputParser::Finish() {

@@ -34,7 +34,7 @@ std::string EncodeSkillInput(std::string_view skill, const nlohmann::json& argum
 
 struct SkillReply {
   bool ok = false;
-  std::string text;  // ok: all the output; !ok: the skill's error
+  std::string text;  // ok: all the output; !ok: the skill's error, whole (redact, then cut it)
 };
 
 class SkillOutputParser {

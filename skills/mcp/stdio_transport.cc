@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
+#include "skills/credentials/secret_redactor.h"
 #include "skills/mcp/mcp_protocol.h"
 
 namespace herald::skills::mcp {
@@ -89,10 +90,16 @@ void StdioTransport::Start(Callbacks callbacks) {
       [weak](std::string_view chunk) {
         if (std::shared_ptr<State> state = weak.lock()) state->TakeOutput(chunk);
       },
-      [weak, server = server_](absl::StatusOr<sandbox::SandboxResult> result) {
+      [weak, server = server_,
+       secrets = request_.environment](absl::StatusOr<sandbox::SandboxResult> result) {
         std::shared_ptr<State> state = weak.lock();
         if (result.ok() && !result->error_output.empty()) {
-          LOG(WARNING) << "mcp " << server << ": its stderr: " << result->error_output;
+          // The server's environment values are secrets-like ([[skills.mcp]] environment):
+          // kept out of the log like a skill's credentials.
+          LOG(WARNING) << "mcp " << server << ": its stderr: "
+                       << RedactThenCut(result->error_output, secrets,
+                                        sandbox::kMaxErrorOutputBytes,
+                                        result->error_output_truncated);
         }
         if (state == nullptr || state->closed) return;
         state->closed = true;

@@ -74,18 +74,19 @@ struct SandboxRequest {
 };
 
 struct SandboxResult {
-  std::string output;             // stdout, at most max_output_bytes
-  std::string error_output;       // the first kMaxErrorOutputBytes of stderr, for the log only
-  int exit_code = -1;             // when the program exited; -1 when a signal ended it
-  int signal = 0;                 // the signal that ended it, 0 when it exited
-  bool timed_out = false;         // killed at timeout_seconds
-  bool output_truncated = false;  // killed because stdout passed max_output_bytes
-  bool cancelled = false;         // killed by RunHandle::Cancel
-  bool input_overflow = false;    // killed because it left kMaxQueuedInputBytes unread
-  absl::Duration cpu_time;        // user + system CPU of the program and the children it reaped
-  absl::Duration wall_time;       // from start to the last pipe closed
-  int pid = 0;                    // its process id, also its process group id; for logs and tests
-  std::string scratch_path;       // the private folder it ran in (removed); for logs and tests
+  std::string output;        // stdout, at most max_output_bytes
+  std::string error_output;  // the first kMaxErrorOutputBytes of stderr, for the log only
+  bool error_output_truncated = false;  // stderr went on past error_output
+  int exit_code = -1;                   // when the program exited; -1 when a signal ended it
+  int signal = 0;                       // the signal that ended it, 0 when it exited
+  bool timed_out = false;               // killed at timeout_seconds
+  bool output_truncated = false;        // killed because stdout passed max_output_bytes
+  bool cancelled = false;               // killed by RunHandle::Cancel
+  bool input_overflow = false;          // killed because it left kMaxQueuedInputBytes unread
+  absl::Duration cpu_time;   // user + system CPU of the program and the children it reaped
+  absl::Duration wall_time;  // from start to the last pipe closed
+  int pid = 0;               // its process id, also its process group id; for logs and tests
+  std::string scratch_path;  // the private folder it ran in (removed); for logs and tests
   bool scratch_removed = false;
 };
 

@@ -452,10 +452,9 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
             return;
           }
           std::string& kept = self->result_.error_output;
-          if (kept.size() < kMaxErrorOutputBytes) {
-            kept.append(self->stderr_buffer_.data(),
-                        std::min(size, kMaxErrorOutputBytes - kept.size()));
-          }
+          const size_t taken = std::min(size, kMaxErrorOutputBytes - kept.size());
+          kept.append(self->stderr_buffer_.data(), taken);
+          if (taken < size) self->result_.error_output_truncated = true;
           self->ReadStderr();
         });
   }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -52,6 +53,18 @@ TEST(SecretRedactorTest, RedactsPercentAndFormEncodedForms) {
   EXPECT_EQ(RedactSecrets("?q=a/b%3Dc&d%20e", {{"Q", value}}), "?q=[redacted Q]");
 }
 
+// Issue 16, finding 8: a program printing the hex of a token (a hex dump, a debug print of
+// the raw bytes) leaked it.
+TEST(SecretRedactorTest, RedactsTheHexFormsOfAValue) {
+  const std::string value = "sk-secret-42";
+  const std::string lower = "736b2d7365637265742d3432";
+  EXPECT_EQ(
+      RedactSecrets("lower " + lower + " upper " + absl::AsciiStrToUpper(lower), {{"KEY", value}}),
+      "lower [redacted KEY] upper [redacted KEY]");
+  // Inside a longer hex text too, as bytes of it.
+  EXPECT_EQ(RedactSecrets("00ff" + lower + "00", {{"KEY", value}}), "00ff[redacted KEY]00");
+}
+
 TEST(SecretRedactorTest, RedactsTheJsonEscapedForm) {
   EXPECT_EQ(RedactSecrets(R"({"v":"pa\"ss\\word"})", {{"PW", R"(pa"ss\word)"}}),
             R"({"v":"[redacted PW]"})");
@@ -92,6 +105,18 @@ TEST(SecretRedactorTest, HandlesBinaryValues) {
   std::string value = "\x01\xff\x80zz";
   EXPECT_EQ(RedactSecrets("<" + value + ">", {{"BIN", value}}), "<[redacted BIN]>");
   EXPECT_THAT(RedactSecrets("%01%FF%80zz", {{"BIN", value}}), Not(HasSubstr("%FF")));
+}
+
+TEST(SecretRedactorTest, RedactsBeforeItCuts) {
+  const std::map<std::string, std::string> secrets = {{"KEY", "sk-secret-42"}};
+  EXPECT_EQ(RedactThenCut("abc sk-secret-42 def", secrets, 9), "abc [reda");
+  EXPECT_EQ(RedactThenCut("abc sk-secret-42", secrets, 100), "abc [redacted KEY]");
+  // Cut between UTF-8 characters.
+  EXPECT_EQ(RedactThenCut("ab\xc3\xa9", secrets, 3), "ab");
+  // A text that was itself cut short drops an end that could begin a secret.
+  EXPECT_EQ(RedactThenCut("abc sk-secret-42 def sk-sec", secrets, 100, /*text_was_cut=*/true),
+            "abc [redacted KEY] def ");
+  EXPECT_EQ(RedactThenCut("abc def", secrets, 100, /*text_was_cut=*/true), "abc def");
 }
 
 // --- SecretStreamRedactor -------------------------------------------------------------------

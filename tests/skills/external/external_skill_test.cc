@@ -152,6 +152,47 @@ TEST_F(ExternalSkillTest, ASecretSplitBetweenStreamedLinesIsRedacted) {
   EXPECT_EQ(outcome.streamed.front(), "line 1\n");
 }
 
+// Issue 16, finding 8: stderr was cut to 1 KiB before it was redacted, so a secret straddling
+// the cut reached the log with its beginning.
+TEST_F(ExternalSkillTest, StderrIsRedactedBeforeTheLogCutsIt) {
+  std::unique_ptr<ExternalSkill> skill = Load("echo", "echo_skill.py");
+  ASSERT_NE(skill, nullptr);
+  sandbox::testing::CapturedLog log;
+  Outcome outcome =
+      Execute(*skill, {{"mode", "stderr"}, {"stderr", std::string(1020, 'x') + "sk-secret-42\n"}},
+              {.environment = {{"API_TOKEN", "sk-secret-42"}}});
+  EXPECT_FALSE(outcome.text.ok());
+  EXPECT_THAT(log.Text(), HasSubstr("; stderr: xxxxxxxx"));
+  EXPECT_THAT(log.Text(), Not(HasSubstr("sk-s")));
+}
+
+// The sandbox keeps the first 8 KiB of stderr: a long secret cut there is not logged in part
+// either, even when the redaction before it leaves room under the log's 1 KiB.
+TEST_F(ExternalSkillTest, ASecretCutAtTheEndOfWhatTheSandboxKeptIsNotLoggedInPart) {
+  std::unique_ptr<ExternalSkill> skill = Load("echo", "echo_skill.py");
+  ASSERT_NE(skill, nullptr);
+  std::string secret;
+  for (int i = 0; secret.size() < 7000; ++i) secret += absl::StrCat("k", i, "-");
+  sandbox::testing::CapturedLog log;
+  Outcome outcome = Execute(*skill, {{"mode", "stderr"}, {"stderr", secret + " " + secret}},
+                            {.environment = {{"LONG_TOKEN", secret}}});
+  EXPECT_FALSE(outcome.text.ok());
+  EXPECT_THAT(log.Text(), HasSubstr("; stderr: [redacted LONG_TOKEN] \n"));
+  EXPECT_THAT(log.Text(), Not(HasSubstr(secret.substr(0, 16))));
+}
+
+// The same for the skill's own error, which the model reads (cut at 4 KiB).
+TEST_F(ExternalSkillTest, TheSkillsErrorIsRedactedBeforeItIsCut) {
+  std::unique_ptr<ExternalSkill> skill = Load("echo", "echo_skill.py");
+  ASSERT_NE(skill, nullptr);
+  Outcome outcome =
+      Execute(*skill, {{"mode", "error"}, {"error", std::string(4090, 'e') + "sk-secret-42"}},
+              {.environment = {{"API_TOKEN", "sk-secret-42"}}});
+  ASSERT_FALSE(outcome.text.ok());
+  EXPECT_THAT(outcome.text.status().message(), HasSubstr("eeee[redac"));
+  EXPECT_THAT(outcome.text.status().message(), Not(HasSubstr("sk-s")));
+}
+
 TEST_F(ExternalSkillTest, ExecuteGivesTheModelTheWholeOutput) {
   std::unique_ptr<ExternalSkill> skill = Load("echo", "echo_skill.py");
   ASSERT_NE(skill, nullptr);

@@ -22,6 +22,11 @@ def main():
         for part in arguments["parts"]:
             reply({"type": "output", "text": part})
         reply({"type": "result", "ok": True})
+    elif mode == "stderr":
+        sys.stderr.write(arguments["stderr"])
+        sys.exit(3)
+    elif mode == "error":
+        reply({"ok": False, "error": arguments["error"]})
     elif mode == "fail":
         reply({"ok": False, "error": "asked to fail"})
     elif mode == "garbage":
