@@ -24,6 +24,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "component/agent/agent.h"
+#include "component/base/event_loop.h"
 #include "component/config/config.h"
 #include "component/events/event_bus.h"
 #include "component/ledger/usage_ledger.h"
@@ -175,8 +176,10 @@ class AgentFixture : public ::testing::Test {
     return ended();
   }
 
-  asio::io_context io_;
-  asio::thread_pool workers_{2};
+  // First, so it ends last: everything below runs on it (component/base/event_loop.h).
+  base::EventLoop loop_{2};
+  asio::io_context& io_ = loop_.io();
+  asio::thread_pool& workers_ = loop_.workers();
   events::EventBus bus_;
   std::vector<events::EventPtr> events_;
   std::unique_ptr<ledger::UsageLedger> ledger_;
