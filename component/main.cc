@@ -193,6 +193,14 @@ int Serve(const std::string& path) {
   // disables only its own skill.
   skills::sandbox::SandboxRunner::Options sandbox_options;
   sandbox_options.uid_base = static_cast<uid_t>(config->skills.sandbox_uid_base);
+  // [skills.sandbox] require (names checked by the config loader): without one of these
+  // layers the runner refuses every run and says so in its notices; builtins go on.
+  for (const std::string& name : config->skills.sandbox_require) {
+    if (std::optional<skills::sandbox::SandboxLayer> layer =
+            skills::sandbox::ParseSandboxLayer(name)) {
+      sandbox_options.required_layers.push_back(*layer);
+    }
+  }
   absl::StatusOr<std::unique_ptr<skills::sandbox::SandboxRunner>> sandbox =
       skills::sandbox::SandboxRunner::Create(io, workers, std::move(sandbox_options));
   if (!sandbox.ok()) {

@@ -27,6 +27,7 @@
 #include "component/config/schema.h"
 #include "component/config/value_formats.h"
 #include "skills/manifest/manifest.h"
+#include "skills/sandbox/sandbox_policy.h"
 #include "toml++/toml.h"
 
 namespace herald::config {
@@ -906,6 +907,29 @@ void BindMcpServers(Binder& b, const Section& skills, std::vector<McpServerConfi
   }
 }
 
+// [skills.sandbox]: the layers without which no external skill or MCP server runs.
+void BindSandbox(Binder& b, const Section& skills, SkillsConfig& out) {
+  Section s = b.Sub(skills, "sandbox");
+  if (!b.Has(s, "require")) return;
+  std::vector<std::string> layers;
+  for (Binder::Element& element : b.StringList(s, "require")) {
+    if (!skills::sandbox::ParseSandboxLayer(element.value).has_value()) {
+      std::vector<std::string> names;
+      for (const auto& entry : skills::sandbox::kSandboxLayerNames) {
+        names.emplace_back(entry.name);
+      }
+      b.ElementError(element,
+                     absl::StrCat(element.path, " must be a sandbox layer (",
+                                  absl::StrJoin(names, ", "), "); got ", b.Shown(element.node)));
+      continue;
+    }
+    if (std::find(layers.begin(), layers.end(), element.value) == layers.end()) {
+      layers.push_back(element.value);
+    }
+  }
+  out.sandbox_require = std::move(layers);
+}
+
 void BindSkills(Binder& b, const Section& root, SkillsConfig& skills) {
   Section s = b.Sub(root, "skills");
   for (Binder::Element& element : b.StringList(s, "enabled")) {
@@ -922,6 +946,7 @@ void BindSkills(Binder& b, const Section& root, SkillsConfig& skills) {
   b.NonEmptyString(s, "path", &skills.path);
   // Above regular accounts and nobody (65534); the 1024 uids from the base must fit.
   b.Integer(s, "sandbox_uid_base", 65536, int64_t{4'294'967'294} - 1024, &skills.sandbox_uid_base);
+  BindSandbox(b, s, skills);
   const bool web_search_enabled =
       std::find(skills.enabled.begin(), skills.enabled.end(), "web_search") != skills.enabled.end();
   BindUrlFetch(b, s, skills.url_fetch);

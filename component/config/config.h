@@ -215,6 +215,10 @@ struct SkillsConfig {
   std::string path = "./skills.d";  // the folder of skill manifests (docs/skills.md)
   // A root Herald runs each skill run as a uid of its own: this one and the next 1023.
   int64_t sandbox_uid_base = 2'000'000'000;
+  // [skills.sandbox] require: the sandbox layers without which external skills and MCP
+  // servers are disabled (skills/sandbox/sandbox_policy.h names them). Default: all of them.
+  std::vector<std::string> sandbox_require = {"users", "seccomp", "landlock", "network_namespace",
+                                              "ipc_namespace"};
   UrlFetchConfig url_fetch;
   WebSearchConfig web_search;
   std::vector<McpServerConfig> mcp;  // [[skills.mcp]]

@@ -351,10 +351,14 @@ const TableSchema& ConfigSchema() {
         {"max_processes", K::kInteger},
         {"enabled", K::kBoolean},
     }};
+    auto* sandbox = new TableSchema{{
+        {"require", K::kStringArray},
+    }};
     auto* skills = new TableSchema{{
         {"enabled", K::kStringArray},
         {"path", K::kString},
         {"sandbox_uid_base", K::kInteger},
+        {"sandbox", K::kTable, false, sandbox},
         {"url_fetch", K::kTable, false, url_fetch},
         {"web_search", K::kTable, false, web_search},
         {"mcp", K::kTableArray, false, mcp_server},

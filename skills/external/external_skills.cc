@@ -51,6 +51,14 @@ ExternalSkillsLoad LoadExternalSkills(const std::string& folder, SkillRegistry& 
       continue;
     }
     const std::string name = parse.manifest->name;
+    if (!runner.available().ok()) {
+      // The runner would refuse every run: the skill is disabled, not offered to fail.
+      load.disabled.push_back(name);
+      load.problems.push_back(absl::StrCat(
+          path, ": skill '", name,
+          "' is disabled: the skill sandbox lacks a layer [skills.sandbox] require names"));
+      continue;
+    }
     absl::Status registered =
         registry.Register(std::make_unique<ExternalSkill>(*std::move(parse.manifest), runner));
     if (!registered.ok()) {

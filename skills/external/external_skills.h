@@ -5,7 +5,9 @@
 // it (for a skill that ships more files). A bad manifest disables only its own skill: its
 // problems are returned, one line each naming the file and the field, for the log and for
 // AdminService.GetStatus; every other manifest still loads. A folder that does not exist holds
-// no skills (that is not an error).
+// no skills (that is not an error). When the runner refuses every run (a layer [skills.sandbox]
+// require names is missing: SandboxRunner::available()), every manifest is disabled, each
+// with a problem.
 //
 //   ExternalSkillsLoad load = LoadExternalSkills(config.skills.path, registry, runner);
 //   for (const std::string& problem : load.problems) LOG(ERROR) << problem;

@@ -67,6 +67,12 @@ std::unique_ptr<McpServers> McpServers::Start(asio::io_context& io, SkillRegistr
     if (!config.enabled) continue;
     McpServer::TransportFactory factory;
     if (!config.command.empty()) {
+      if (!runner.available().ok()) {
+        notices->push_back(absl::StrCat("mcp ", config.name,
+                                        ": not started: the skill sandbox lacks a layer "
+                                        "[skills.sandbox] require names"));
+        continue;
+      }
       absl::StatusOr<sandbox::SandboxRequest> request = CommandRequest(config);
       if (!request.ok()) {
         notices->push_back(

@@ -7,7 +7,8 @@
 // its "<name>__" namespace in the registry at once, so [skills] enabled may name its tools
 // ("files__read_file", or "files__*" for all) before they are listed; the tools appear once
 // the server answered (mcp_server.h). A server that cannot start is a notice, not a failure:
-// Herald runs on without it and keeps trying.
+// Herald runs on without it and keeps trying. A command server is not started at all when the
+// runner refuses every run (a layer [skills.sandbox] require names is missing).
 //
 //   std::vector<std::string> notices;
 //   std::unique_ptr<McpServers> mcp = McpServers::Start(io, registry, runner, http,

@@ -14,7 +14,9 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -104,5 +106,59 @@ struct IsolationReport {
   bool ipc_namespaces = false;      // each run gets System V IPC and message queues of its own
   bool separate_users = false;      // each run gets its own uid (Herald runs as root)
 };
+
+// The layers a host may lack, which an operator can require ([skills.sandbox] require): with
+// one of them missing, the runner refuses every run rather than run skills with less.
+enum class SandboxLayer {
+  kUsers,             // a uid of its own per run (Herald is root)
+  kSeccomp,           // the system-call filter
+  kLandlock,          // file-system (and port) rules, any ABI
+  kNetworkNamespace,  // an empty network namespace for runs without a network capability
+  kIpcNamespace,      // an IPC namespace per run
+};
+
+struct SandboxLayerName {
+  SandboxLayer layer;
+  std::string_view name;
+};
+
+// Every layer, by the name configuration uses for it.
+inline constexpr SandboxLayerName kSandboxLayerNames[] = {
+    {SandboxLayer::kUsers, "users"},
+    {SandboxLayer::kSeccomp, "seccomp"},
+    {SandboxLayer::kLandlock, "landlock"},
+    {SandboxLayer::kNetworkNamespace, "network_namespace"},
+    {SandboxLayer::kIpcNamespace, "ipc_namespace"},
+};
+
+inline std::optional<SandboxLayer> ParseSandboxLayer(std::string_view name) {
+  for (const SandboxLayerName& entry : kSandboxLayerNames) {
+    if (entry.name == name) return entry.layer;
+  }
+  return std::nullopt;
+}
+
+inline std::string_view NameOf(SandboxLayer layer) {
+  for (const SandboxLayerName& entry : kSandboxLayerNames) {
+    if (entry.layer == layer) return entry.name;
+  }
+  return "?";
+}
+
+inline bool HasLayer(const IsolationReport& isolation, SandboxLayer layer) {
+  switch (layer) {
+    case SandboxLayer::kUsers:
+      return isolation.separate_users;
+    case SandboxLayer::kSeccomp:
+      return isolation.seccomp;
+    case SandboxLayer::kLandlock:
+      return isolation.landlock_abi > 0;
+    case SandboxLayer::kNetworkNamespace:
+      return isolation.network_namespaces;
+    case SandboxLayer::kIpcNamespace:
+      return isolation.ipc_namespaces;
+  }
+  return false;
+}
 
 }  // namespace herald::skills::sandbox

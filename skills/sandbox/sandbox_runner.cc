@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <deque>
@@ -20,6 +21,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "glog/logging.h"
 #include "skills/sandbox/landlock_ruleset.h"
@@ -794,11 +796,30 @@ absl::StatusOr<std::unique_ptr<SandboxRunner>> SandboxRunner::Create(asio::io_co
   if (isolation.separate_users) {
     state->uids = std::make_unique<UidPool>(options.uid_base, options.uid_slots);
   }
+  std::vector<std::string> missing;
+  for (SandboxLayer layer : options.required_layers) {
+    const std::string name(NameOf(layer));
+    if (!HasLayer(isolation, layer) &&
+        std::find(missing.begin(), missing.end(), name) == missing.end()) {
+      missing.push_back(name);
+    }
+  }
+  absl::Status available;
+  if (!missing.empty()) {
+    available = absl::FailedPreconditionError(absl::StrCat(
+        "skills sandbox: ", missing.size() == 1 ? "a required layer is" : "required layers are",
+        " missing on this host (", absl::StrJoin(missing, ", "),
+        "), so external skills and MCP servers that run in the sandbox are disabled; Herald "
+        "runs on with its builtin skills. Give the host the layer, or leave it out of "
+        "[skills.sandbox] require to run skills without it"));
+    notices.push_back(std::string(available.message()));
+  }
   for (const std::string& notice : notices) LOG(WARNING) << notice;
 
   state->options = std::move(options);
   auto runner = std::unique_ptr<SandboxRunner>(new SandboxRunner(io, workers, std::move(state)));
   runner->notices_ = std::move(notices);
+  runner->available_ = std::move(available);
   return runner;
 }
 
@@ -815,6 +836,10 @@ SandboxRunner::~SandboxRunner() {
 
 std::shared_ptr<RunHandle> SandboxRunner::Run(SandboxRequest request, OnOutput on_output,
                                               OnDone done) {
+  if (!available_.ok()) {
+    asio::post(io_, [done = std::move(done), refused = available_] { done(refused); });
+    return std::make_shared<RunHandle>(std::weak_ptr<SandboxRun>());
+  }
   auto run = std::make_shared<SandboxRun>(io_, workers_, state_, std::move(request),
                                           std::move(on_output), std::move(done));
   {

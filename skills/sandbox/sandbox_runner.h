@@ -19,7 +19,9 @@
 //   env        PATH, HOME, TMPDIR, LANG and the request's variables (credentials), nothing else
 //
 // Create probes which layers the kernel and Herald's privileges allow; notices() says in
-// words what is missing (for the log and AdminService.GetStatus). Run never blocks the I/O
+// words what is missing (for the log and AdminService.GetStatus). When a layer the options
+// require is missing, the runner refuses every run (available() says why) instead of running
+// skills with less isolation than the operator asked for. Run never blocks the I/O
 // loop: preparing and spawning happen on the worker pool; the pipes, the exit (a pidfd) and
 // the timeout are watched with asio on the loop.
 //
@@ -117,6 +119,10 @@ class SandboxRunner {
     bool use_network_namespaces = true;
     bool use_ipc_namespaces = true;
     bool use_separate_users = true;
+    // Layers without which no run may start (component/main.cc passes [skills.sandbox]
+    // require; empty: run with whatever this host has). A missing one is a notice, and Run
+    // refuses every run with available()'s status; Herald itself goes on.
+    std::vector<SandboxLayer> required_layers;
   };
 
   using OnOutput = std::function<void(std::string_view chunk)>;
@@ -134,6 +140,9 @@ class SandboxRunner {
   // What this host's runs get, and, in words, what they do not.
   const IsolationReport& isolation() const { return isolation_; }
   const std::vector<std::string>& notices() const { return notices_; }
+  // OK when runs may start; FailedPrecondition, saying which required layer is missing, when
+  // the runner refuses them all.
+  const absl::Status& available() const { return available_; }
 
   // Starts a run; call on the I/O loop. `on_output` (may be empty) gets stdout as it arrives,
   // up to max_output_bytes; `done` runs exactly once, on the loop, after the scratch folder is
@@ -155,6 +164,7 @@ class SandboxRunner {
   std::shared_ptr<State> state_;
   IsolationReport isolation_;
   std::vector<std::string> notices_;
+  absl::Status available_;
 
   std::mutex mu_;
   std::vector<std::weak_ptr<SandboxRun>> runs_;  // guarded by mu_; for the destructor

@@ -197,10 +197,13 @@ absl::Status AddRules(FilterBuilder& f, const SeccompOptions& options) {
       !s.ok()) {
     return s;
   }
-  // Typing into the controlling terminal, and device nodes.
-  if (absl::Status s = f.DenyIf("ioctl", EPERM, SCMP_A1(SCMP_CMP_EQ, TIOCSTI)); !s.ok()) return s;
-  if (absl::Status s = f.DenyIf("ioctl", EPERM, SCMP_A1(SCMP_CMP_EQ, TIOCLINUX)); !s.ok()) {
-    return s;
+  // Typing into the controlling terminal, and device nodes. The kernel reads an ioctl's
+  // request as 32 bits: compare only those, or TIOCSTI | 1 << 32 would pass.
+  for (uint64_t request : {uint64_t{TIOCSTI}, uint64_t{TIOCLINUX}}) {
+    if (absl::Status s = f.DenyIf("ioctl", EPERM, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffff, request));
+        !s.ok()) {
+      return s;
+    }
   }
   for (uint64_t type : {uint64_t{S_IFCHR}, uint64_t{S_IFBLK}}) {
     if (absl::Status s = f.DenyIf("mknod", EPERM, SCMP_A1(SCMP_CMP_MASKED_EQ, S_IFMT, type));

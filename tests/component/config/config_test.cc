@@ -22,6 +22,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using ::testing::Not;
 
 EnvLookup EnvFrom(std::map<std::string, std::string, std::less<>> variables) {
@@ -749,6 +750,32 @@ TEST(ConfigTest, ReadsTheSkillsFolderAndTheSandboxUids) {
   EXPECT_EQ(ErrorOf(WithServer("[skills]\nsandbox_uid_base = 1000\n")),
             "herald.toml:5: skills.sandbox_uid_base must be between 65536 and 4294966270, got "
             "1000");
+}
+
+// Issue 16, finding 10: which sandbox layers external skills and MCP servers require.
+TEST(ConfigTest, RequiresEverySandboxLayerUnlessToldOtherwise) {
+  absl::StatusOr<Config> defaults = Load(WithServer(""));
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_THAT(defaults->skills.sandbox_require,
+              ElementsAre("users", "seccomp", "landlock", "network_namespace", "ipc_namespace"));
+
+  absl::StatusOr<Config> config =
+      Load(WithServer("[skills.sandbox]\nrequire = [\"seccomp\", \"landlock\", \"seccomp\"]\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(config->skills.sandbox_require, ElementsAre("seccomp", "landlock"));
+
+  absl::StatusOr<Config> nothing = Load(WithServer("[skills.sandbox]\nrequire = []\n"));
+  ASSERT_TRUE(nothing.ok()) << nothing.status();
+  EXPECT_THAT(nothing->skills.sandbox_require, IsEmpty());
+}
+
+TEST(ConfigTest, RefusesAnUnknownSandboxLayerNamingItsLine) {
+  EXPECT_EQ(ErrorOf(WithServer("[skills.sandbox]\nrequire = [\"seccomp\",\n  \"apparmor\"]\n")),
+            "herald.toml:6: skills.sandbox.require[1] must be a sandbox layer (users, seccomp, "
+            "landlock, network_namespace, ipc_namespace); got \"apparmor\"");
+  EXPECT_THAT(ErrorOf(WithServer("[skills.sandbox]\nrequired = [\"seccomp\"]\n")),
+              AllOf(HasSubstr("herald.toml:5:"), HasSubstr("'required'"),
+                    HasSubstr("did you mean 'require'")));
 }
 
 TEST(ConfigTest, DefaultsTheCredentialStoreSettings) {

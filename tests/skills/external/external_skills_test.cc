@@ -86,6 +86,29 @@ TEST_F(ExternalSkillsTest, ABadManifestDisablesOnlyItsOwnSkill) {
   EXPECT_TRUE(registry_.SetEnabled(enabled).ok());
 }
 
+// Issue 16, finding 10: with a layer [skills.sandbox] require names missing, no manifest is
+// offered to the model, and [skills] enabled naming one still lets Herald start.
+TEST_F(ExternalSkillsTest, AMissingRequiredLayerDisablesEveryManifest) {
+  SandboxRunner::Options options = TestRunnerOptions();
+  options.use_seccomp = false;
+  options.required_layers = {sandbox::SandboxLayer::kSeccomp};
+  absl::StatusOr<std::unique_ptr<SandboxRunner>> refusing =
+      SandboxRunner::Create(io_, workers_, options);
+  ASSERT_TRUE(refusing.ok()) << refusing.status();
+  folder_.Write("run.sh", "#!/bin/sh\n", 0755);
+  folder_.Write("alpha.toml", Manifest("alpha"));
+
+  ExternalSkillsLoad load = LoadExternalSkills(folder_.path(), registry_, **refusing);
+  EXPECT_THAT(load.loaded, IsEmpty());
+  EXPECT_THAT(load.disabled, ElementsAre("alpha"));
+  EXPECT_THAT(load.problems,
+              ElementsAre(folder_.path() +
+                          "/alpha.toml: skill 'alpha' is disabled: the skill sandbox lacks a "
+                          "layer [skills.sandbox] require names"));
+  EXPECT_THAT(registry_.Names(), ElementsAre("taken"));  // the builtin stays
+  EXPECT_TRUE(registry_.SetEnabled(WithoutDisabled({"alpha", "taken"}, load)).ok());
+}
+
 TEST_F(ExternalSkillsTest, AFolderThatDoesNotExistHoldsNoSkills) {
   ExternalSkillsLoad load = LoadExternalSkills(folder_.path() + "/skills.d", registry_, *runner_);
   EXPECT_THAT(load.loaded, IsEmpty());

@@ -34,6 +34,7 @@ namespace herald::skills::sandbox {
 namespace {
 
 using ::testing::AllOf;
+using ::testing::Contains;
 using ::testing::HasSubstr;
 using testing::HostileProgram;
 using ::testing::Not;
@@ -421,6 +422,49 @@ TEST_F(SandboxRunnerTest, DeniesLeavingTheGroupTracingNamespacesMountsBpfAndIoUr
                                    HasSubstr("io_uring_setup: Operation not permitted\n")));
   // Herald (here: this test) cannot be signalled: another uid, or Landlock's signal scope.
   EXPECT_THAT(result.output, HasSubstr("kill_parent: Operation not permitted\n"));
+  // Issue 16, finding 10: the kernel reads an ioctl request as 32 bits, so bits above them
+  // must not get TIOCSTI past the filter (stdin is a pipe: the kernel itself would say ENOTTY).
+  EXPECT_THAT(result.output, AllOf(HasSubstr("tiocsti: Operation not permitted\n"),
+                                   HasSubstr("tiocsti_high_bits: Operation not permitted\n")));
+}
+
+// Issue 16, finding 10: a host that lacks a layer the operator requires runs no skill at all,
+// rather than one with less isolation (here Landlock, turned off).
+TEST_F(SandboxRunnerTest, RefusesEveryRunWhenARequiredLayerIsMissing) {
+  SandboxRunner::Options options = TestRunnerOptions();
+  options.use_landlock = false;
+  options.required_layers = {SandboxLayer::kSeccomp, SandboxLayer::kLandlock};
+  std::unique_ptr<SandboxRunner> runner = MakeRunner(options);
+  ASSERT_NE(runner, nullptr);  // Herald itself goes on
+  ASSERT_TRUE(runner->isolation().seccomp);
+  EXPECT_EQ(runner->available().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(runner->available().message(),
+              AllOf(HasSubstr("a required layer is missing on this host (landlock)"),
+                    HasSubstr("external skills and MCP servers that run in the sandbox are "
+                              "disabled"),
+                    HasSubstr("[skills.sandbox] require")));
+  EXPECT_THAT(runner->notices(), Contains(std::string(runner->available().message())));
+  absl::StatusOr<SandboxResult> refused =
+      RunToEnd(io_, *runner, SandboxRequest{.executable = "/bin/true"});
+  EXPECT_EQ(refused.status(), runner->available());
+}
+
+TEST_F(SandboxRunnerTest, RunsWhenEveryRequiredLayerIsThere) {
+  SandboxRunner::Options options = TestRunnerOptions();
+  for (const SandboxLayerName& layer : kSandboxLayerNames) {
+    options.required_layers.push_back(layer.layer);
+  }
+  std::unique_ptr<SandboxRunner> runner = MakeRunner(options);
+  for (const SandboxLayerName& layer : kSandboxLayerNames) {
+    if (!HasLayer(runner->isolation(), layer.layer)) {
+      GTEST_SKIP() << "this host lacks " << layer.name;
+    }
+  }
+  EXPECT_TRUE(runner->available().ok()) << runner->available();
+  absl::StatusOr<SandboxResult> result =
+      RunToEnd(io_, *runner, SandboxRequest{.executable = "/bin/true"});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->exit_code, 0);
 }
 
 // Issue 16, finding 2: a skill running as Herald's user could SIGKILL Herald with
