@@ -20,6 +20,7 @@
 #include "component/agent/access_policy.h"
 #include "component/agent/agent.h"
 #include "component/agent/rooms.h"
+#include "component/base/event_loop.h"
 #include "component/config/config.h"
 #include "component/events/event_bus.h"
 #include "component/ledger/audit_log.h"
@@ -125,9 +126,12 @@ int Serve(const std::string& path) {
                                      ? absl::StrCat("component ", config->server.component_domain)
                                      : absl::StrCat("client ", config->server.jid);
 
-  asio::io_context io(1);
-  // Disk and other blocking work; the I/O loop never waits on it.
-  asio::thread_pool workers(kWorkerThreads);
+  // The I/O loop, and the pool for disk and other blocking work (the loop never waits on it).
+  // Declared before everything that runs on them, so it ends after all of it, and itself ends
+  // in the one safe order (component/base/event_loop.h).
+  base::EventLoop loop(kWorkerThreads);
+  asio::io_context& io = loop.io();
+  asio::thread_pool& workers = loop.workers();
 
   absl::StatusOr<std::unique_ptr<memory::MemoryStore>> store =
       memory::MemoryStore::Open(config->memory.path);
@@ -366,7 +370,7 @@ int Serve(const std::string& path) {
     (*control)->ShutdownInBackground([&io] { io.stop(); });
     io.run();
   }
-  workers.join();
+  loop.JoinWorkers();
   absl::Status flushed = (*audit)->Flush();
   if (!flushed.ok()) LOG(ERROR) << "herald: the audit log could not be flushed: " << flushed;
   LOG(INFO) << "herald: stopped";
