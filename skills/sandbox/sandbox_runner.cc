@@ -604,9 +604,10 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
   // Herald's own children in the run's process group: what clone(CLONE_PARENT) made (seccomp
   // refuses it; this covers runs without the filter). They were killed with the group; reaped
   // here, they leave no zombie under Herald and no process counting against the uid's
-  // RLIMIT_NPROC when the uid is handed to the next run. Nothing of the run can leave its
-  // group (setsid and setpgid are denied), and Herald's other children are never in it.
-  // Returns whether none is left.
+  // RLIMIT_NPROC when the uid is handed to the next run. Herald's other children are never in
+  // the group. Only the group is searched: a run without the filter could leave it first
+  // (setsid) and then make a child of Herald that this does not find — which is one reason
+  // [skills.sandbox] require keeps seccomp by default. Returns whether none is left.
   bool ReapGroup() {
     for (;;) {
       siginfo_t info{};
