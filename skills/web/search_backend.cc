@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "component/platform/absl_string_view.h"
 #include "glog/logging.h"
 #include "nlohmann/json.hpp"
@@ -84,7 +87,8 @@ absl::StatusOr<std::vector<SearchResult>> ParseJsonResults(std::string_view body
 
 absl::Status SearchFailure(std::string_view backend, const std::string& log_tag,
                            const absl::StatusOr<providers::HttpResponse>& response,
-                           std::string_view operator_hint) {
+                           std::string_view operator_hint,
+                           const std::vector<std::string>& request_secrets) {
   if (!response.ok()) {
     LOG(WARNING) << "conversation " << log_tag << ": web_search (" << backend
                  << "): " << response.status();
@@ -96,9 +100,14 @@ absl::Status SearchFailure(std::string_view backend, const std::string& log_tag,
   }
   const int status = response->status;
   // The body of an error may explain it; a short, clean excerpt is enough for the log.
+  // A service may quote the credentials it was sent back in its error: never into the log.
+  std::string excerpt = response->body;
+  for (const std::string& secret : request_secrets) {
+    if (!secret.empty()) absl::StrReplaceAll({{secret, "[redacted]"}}, &excerpt);
+  }
   LOG(WARNING) << "conversation " << log_tag << ": web_search (" << backend << ") answered HTTP "
-               << status << ": " << OneLine(response->body, 300)
-               << (operator_hint.empty() ? "" : " — ") << operator_hint;
+               << status << ": " << OneLine(excerpt, 300) << (operator_hint.empty() ? "" : " — ")
+               << operator_hint;
   if (status == 401 || status == 403) {
     return absl::UnavailableError(
         "web search is unavailable: the search service refused Herald's request");
@@ -122,26 +131,41 @@ void SendSearchRequest(providers::HttpClient& http, providers::HttpRequest reque
   request.retry.initial_backoff = absl::Milliseconds(300);
   request.retry.max_retry_after = absl::Seconds(5);
   request.max_body_bytes = 4 << 20;
-  http.Send(
-      std::move(request), [backend = std::string(backend), max_results, log_tag,
-                           operator_hint = std::move(operator_hint), parse, done = std::move(done)](
-                              absl::StatusOr<providers::HttpResponse> response) {
-        if (!response.ok() || response->status < 200 || response->status > 299) {
-          done(SearchFailure(backend, log_tag, response,
-                             response.ok() ? operator_hint(response->status) : ""));
-          return;
-        }
-        absl::StatusOr<std::vector<SearchResult>> results = parse(response->body, max_results);
-        if (!results.ok()) {
-          LOG(WARNING) << "conversation " << log_tag << ": web_search (" << backend
-                       << "): unreadable answer: " << results.status();
-          done(absl::UnavailableError(
-              "web search failed: the search service sent an answer Herald could not "
-              "read"));
-          return;
-        }
-        done(std::move(results));
-      });
+  // What the request authenticates with, so that an error quoting it is not logged with it.
+  std::vector<std::string> secrets;
+  for (const auto& [name, value] : request.headers) {
+    if (!absl::EqualsIgnoreCase(name, "authorization") &&
+        !absl::EqualsIgnoreCase(name, "x-api-key")) {
+      continue;
+    }
+    secrets.push_back(value);
+    if (const size_t space = value.find(' '); space != std::string::npos) {
+      secrets.push_back(value.substr(space + 1));  // "Bearer <token>": the token alone too
+    }
+  }
+  std::sort(secrets.begin(), secrets.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  http.Send(std::move(request),
+            [backend = std::string(backend), max_results, log_tag,
+             operator_hint = std::move(operator_hint), parse, done = std::move(done),
+             secrets = std::move(secrets)](absl::StatusOr<providers::HttpResponse> response) {
+              if (!response.ok() || response->status < 200 || response->status > 299) {
+                done(SearchFailure(backend, log_tag, response,
+                                   response.ok() ? operator_hint(response->status) : "", secrets));
+                return;
+              }
+              absl::StatusOr<std::vector<SearchResult>> results =
+                  parse(response->body, max_results);
+              if (!results.ok()) {
+                LOG(WARNING) << "conversation " << log_tag << ": web_search (" << backend
+                             << "): unreadable answer: " << results.status();
+                done(absl::UnavailableError(
+                    "web search failed: the search service sent an answer Herald could not "
+                    "read"));
+                return;
+              }
+              done(std::move(results));
+            });
 }
 
 }  // namespace herald::skills::web

@@ -71,9 +71,11 @@ absl::StatusOr<std::vector<SearchResult>> ParseJsonResults(std::string_view body
 // The error the model reads when a backend's HTTP call failed or answered other than 2xx,
 // with the detail logged under `log_tag`. `hint_for_status` adds a hint for the operator to
 // the log line for a given status (e.g. SearXNG's 403 when JSON output is off).
+// `request_secrets` (the credentials the request carried) are cut out of the logged excerpt.
 absl::Status SearchFailure(std::string_view backend, const std::string& log_tag,
                            const absl::StatusOr<providers::HttpResponse>& response,
-                           std::string_view operator_hint = "");
+                           std::string_view operator_hint = "",
+                           const std::vector<std::string>& request_secrets = {});
 
 // Sends a backend's search `request` with the limits every backend uses (`timeout` in all,
 // at most 10 s to connect, one retry, a 4 MiB answer) and hands `done` the results `parse`

@@ -163,7 +163,9 @@ FakeHttpResponse FakeTavily::Answer(const FakeHttpRequest& request) {
   if (request.method != "POST") return TavilyError(405, "Method Not Allowed");
   authorizations_.push_back(request.Header("authorization"));
   if (request.Header("authorization") != "Bearer " + api_key_) {
-    return TavilyError(401, "Unauthorized: missing or invalid API key.");
+    // Some services quote the key they were given back in the error: Herald must not log it.
+    return TavilyError(
+        401, "Unauthorized: missing or invalid API key: " + request.Header("authorization"));
   }
   nlohmann::json body = nlohmann::json::parse(request.body, nullptr, false);
   if (body.is_discarded() || !body.is_object() || !body.contains("query") ||

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "glog/logging.h"
 #include "skills/sandbox/sandbox_runner.h"
+#include "tests/support/captured_log.h"
 
 namespace herald::skills::sandbox::testing {
 
@@ -42,21 +43,7 @@ class PublicFolder {
 // Options for tests: scratch under /tmp and uids no other test process uses.
 SandboxRunner::Options TestRunnerOptions();
 
-// What glog logs while it exists (any thread), for tests of what reaches the log.
-class CapturedLog : public google::LogSink {
- public:
-  CapturedLog() { google::AddLogSink(this); }
-  ~CapturedLog() override { google::RemoveLogSink(this); }
-  void send(google::LogSeverity severity, const char* full_filename, const char* base_filename,
-            int line, const google::LogMessageTime& time, const char* message,
-            size_t message_len) override;
-  // Every line so far, each ending with '\n'.
-  std::string Text() const;
-
- private:
-  mutable std::mutex mu_;
-  std::string text_;  // guarded by mu_
-};
+using ::herald::testing::CapturedLog;  // tests/support/captured_log.h
 
 // Runs the request on `io` until `done`; `streamed` (optional) collects on_output.
 absl::StatusOr<SandboxResult> RunToEnd(asio::io_context& io, SandboxRunner& runner,

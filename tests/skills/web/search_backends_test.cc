@@ -11,6 +11,7 @@
 #include "skills/web/searxng_backend.h"
 #include "skills/web/tavily_backend.h"
 #include "tests/fakes/fake_search_services.h"
+#include "tests/support/captured_log.h"
 
 namespace herald::skills::web {
 namespace {
@@ -140,9 +141,13 @@ TEST_F(SearchBackendsTest, TavilyWithAWrongKeyIsUnavailableWithoutShowingTheKey)
   absl::StatusOr<std::unique_ptr<FakeTavily>> tavily = FakeTavily::Start("tvly-right", kHits);
   ASSERT_TRUE(tavily.ok());
   TavilyBackend backend(*http_, {.url = (*tavily)->base_url(), .api_key = "tvly-wrong"});
+  herald::testing::CapturedLog log;
   absl::StatusOr<std::vector<SearchResult>> results = Search(backend, "xmpp", 5);
   EXPECT_EQ(results.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_FALSE(absl::StrContains(results.status().message(), "tvly")) << results.status();
+  // The fake quotes the key it was sent in its error, which is logged: without the key.
+  EXPECT_THAT(log.Text(), ::testing::HasSubstr("invalid API key: [redacted]"));
+  EXPECT_THAT(log.Text(), ::testing::Not(::testing::HasSubstr("tvly-wrong")));
 }
 
 TEST_F(SearchBackendsTest, TavilyOutOfCreditsIsResourceExhausted) {
