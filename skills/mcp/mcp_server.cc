@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "glog/logging.h"
+#include "skills/credentials/secret_redactor.h"
 #include "skills/mcp/mcp_tool_skill.h"
 
 namespace herald::skills::mcp {
@@ -24,6 +25,7 @@ McpServer::McpServer(asio::io_context& io, SkillRegistry& registry, TransportFac
       registry_(registry),
       make_transport_(std::move(make_transport)),
       options_(std::move(options)),
+      secrets_(std::make_shared<const std::map<std::string, std::string>>(options_.secrets)),
       backoff_(options_.initial_backoff, options_.max_backoff),
       reconnect_timer_(io),
       waiting_timer_(io) {}
@@ -248,7 +250,9 @@ void McpServer::Send(WaitingCall call) {
   auto shared = std::make_shared<WaitingCall>(std::move(call));
   std::weak_ptr<McpServer> weak = weak_from_this();
   client_->CallTool(
-      shared->remote_name, shared->arguments, [weak, shared](absl::StatusOr<std::string> result) {
+      shared->remote_name, shared->arguments,
+      [weak, shared, secrets = secrets_](absl::StatusOr<std::string> result) {
+        if (result.ok() && !secrets->empty()) result = RedactSecrets(*result, *secrets);
         auto self = weak.lock();
         if (self == nullptr) {
           shared->done(std::move(result));

@@ -22,6 +22,7 @@
 #include <asio.hpp>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +51,10 @@ class McpServer : public std::enable_shared_from_this<McpServer> {
     int failures_before_unavailable = 3;
     // A connection that lived this long counts as having worked (backoff starts again).
     absl::Duration healthy_after = absl::Seconds(60);
+    // Values that never reach the model (name -> value): the server's environment and
+    // headers. A tool that echoes one gets it redacted from its result, as a skill's
+    // credentials are (skills/credentials/secret_redactor.h).
+    std::map<std::string, std::string> secrets;
   };
 
   // `registry` must outlive the server (or Stop must be called first).
@@ -105,6 +110,8 @@ class McpServer : public std::enable_shared_from_this<McpServer> {
   SkillRegistry& registry_;
   TransportFactory make_transport_;
   Options options_;
+  // options_.secrets, shared with the calls in flight (they may finish after the server).
+  std::shared_ptr<const std::map<std::string, std::string>> secrets_;
   retry::Backoff backoff_;
   std::shared_ptr<McpClient> client_;
   uint64_t generation_ = 0;  // of the current client; callbacks of older ones are ignored

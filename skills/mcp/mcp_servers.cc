@@ -90,9 +90,15 @@ std::unique_ptr<McpServers> McpServers::Start(asio::io_context& io, SkillRegistr
         return std::make_unique<HttpTransport>(name, http, options);
       };
     }
-    std::shared_ptr<McpServer> server = McpServer::Create(
-        io, registry, std::move(factory),
-        {.name = config.name, .request_timeout = absl::Seconds(config.timeout_seconds)});
+    // What the server is given to authenticate with never reaches the model through it.
+    std::map<std::string, std::string> secrets(config.environment.begin(),
+                                               config.environment.end());
+    for (const auto& [header, value] : config.headers) secrets.emplace(header, value);
+    std::shared_ptr<McpServer> server =
+        McpServer::Create(io, registry, std::move(factory),
+                          {.name = config.name,
+                           .request_timeout = absl::Seconds(config.timeout_seconds),
+                           .secrets = std::move(secrets)});
     server->Start();
     servers->servers_.push_back(std::move(server));
   }

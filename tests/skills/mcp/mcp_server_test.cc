@@ -67,6 +67,20 @@ class McpServerTest : public ::testing::Test {
   std::shared_ptr<McpServer> server_;
 };
 
+TEST_F(McpServerTest, AToolThatEchoesTheServersSecretsHasThemRedactedBeforeTheModel) {
+  // [[skills.mcp]] environment and headers values authenticate the server; a tool echoing one
+  // must not hand it to the model (issue 16: the redaction pattern beyond skills' stdout).
+  StartServer([this] { return env_.FakeServerTransport({}); },
+              {.secrets = {{"API_TOKEN", "sk-mcp-secret-1"}}});
+  ASSERT_TRUE(env_.RunUntil([&] { return server_->ready(); }));
+  ASSERT_TRUE(registry_.SetEnabled({"fake__*"}).ok());
+  absl::StatusOr<std::string> echoed =
+      Call("fake__echo", {{"text", "my token is sk-mcp-secret-1"}});
+  ASSERT_TRUE(echoed.ok()) << echoed.status();
+  EXPECT_THAT(*echoed, HasSubstr("[redacted API_TOKEN]"));
+  EXPECT_THAT(*echoed, Not(HasSubstr("sk-mcp-secret-1")));
+}
+
 TEST_F(McpServerTest, ToolsJoinTheRegistryUnderTheServersNameAndSource) {
   StartFake();
   ASSERT_TRUE(registry_.SetEnabled({"fake__*"}).ok());
