@@ -87,6 +87,9 @@ std::vector<std::string> RestartOnlyChanges(const config::Config& old,
         s.reconnect_on_permanent_errors == f.reconnect_on_permanent_errors);
   check("server.outbound_queue_limit", s.outbound_queue_limit == f.outbound_queue_limit);
   check("server.max_stanza_bytes", s.max_stanza_bytes == f.max_stanza_bytes);
+  check("server.max_outbound_stanza_bytes",
+        s.max_outbound_stanza_bytes == f.max_outbound_stanza_bytes);
+  check("server.muc_services", s.muc_services == f.muc_services);
 
   check("agent.dev_command_jids", old.agent.dev_command_jids == fresh.agent.dev_command_jids);
   check("agent.rate_limit_per_minute",
@@ -98,6 +101,7 @@ std::vector<std::string> RestartOnlyChanges(const config::Config& old,
   const config::SkillsConfig& j = fresh.skills;
   check("skills.path", k.path == j.path);
   check("skills.sandbox_uid_base", k.sandbox_uid_base == j.sandbox_uid_base);
+  check("skills.sandbox.require", k.sandbox_require == j.sandbox_require);
   check("skills.credentials_path", k.credentials_path == j.credentials_path);
   check("skills.credentials_key_file", k.credentials_key_file == j.credentials_key_file);
   check("skills.credentials_previous_key_files",
@@ -245,6 +249,7 @@ absl::StatusOr<ReloadReport> ApplyReloadedConfig(config::Config fresh, const Run
   config::SkillsConfig skills = fresh.skills;
   skills.path = live.skills.path;
   skills.sandbox_uid_base = live.skills.sandbox_uid_base;
+  skills.sandbox_require = live.skills.sandbox_require;
   skills.credentials_path = live.skills.credentials_path;
   skills.credentials_key_file = live.skills.credentials_key_file;
   skills.credentials_previous_key_files = live.skills.credentials_previous_key_files;

@@ -23,6 +23,7 @@
 #include "absl/time/clock.h"
 #include "component/version.h"
 #include "control/runtime_state.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/herald/v1/admin.grpc.pb.h"
 #include "proto/herald/v1/quota.grpc.pb.h"
@@ -884,6 +885,33 @@ TEST_F(ControlServerTest, ReloadAppliesApprovalRulesAndKeepsWhatOnlyARestartChan
     EXPECT_EQ(env_.config().skills.credentials_path, "./data/credentials.db")
         << "the store in use keeps its path until a restart";
   });
+}
+
+TEST_F(ControlServerTest, ReloadConfigKeepsSecurityBoundariesThatOnlyARestartApplies) {
+  // The sandbox layers required and the MUC services trusted are fixed when Herald starts; a
+  // reload that changed them in the configuration in force would say something untrue.
+  std::string text;
+  {
+    std::ifstream in(env_.config_path());
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    text = buffer.str();
+  }
+  std::string changed = text;
+  changed.replace(changed.find("port = 5347\n"), 12,
+                  "port = 5347\nmuc_services = [\"muc.evil.example\"]\n");
+  changed.replace(changed.find("[skills]\n"), 9,
+                  "[skills.sandbox]\nrequire = [\"seccomp\"]\n\n[skills]\n");
+  { std::ofstream(env_.config_path()) << changed; }
+  v1::ReloadConfigResponse response;
+  ASSERT_TRUE(admin_->ReloadConfig(Context("administrator").get(), {}, &response).ok());
+  std::vector<std::string> restart(response.requires_restart().begin(),
+                                   response.requires_restart().end());
+  EXPECT_THAT(restart,
+              ::testing::UnorderedElementsAre("server.muc_services", "skills.sandbox.require"));
+  std::vector<std::string> required;
+  env_.OnLoop([&] { required = env_.config().skills.sandbox_require; });
+  EXPECT_EQ(required.size(), 5u) << "the running value changed without a restart";
 }
 
 TEST_F(ControlServerTest, ReloadConfigAppliesWhatItCanAndListsWhatNeedsARestart) {
