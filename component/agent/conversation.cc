@@ -294,8 +294,8 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   // Carried-over context was written from past messages (in a room, anyone's): it reaches
   // the model as quoted notes ahead of the conversation, never as instructions.
   if (!memory->prompt.context.empty()) {
-    request.messages.front().text = absl::StrCat(CarriedOverNotes(memory->prompt.context),
-                                                 "\n\n", request.messages.front().text);
+    request.messages.front().text = absl::StrCat(CarriedOverNotes(memory->prompt.context), "\n\n",
+                                                 request.messages.front().text);
   }
   request.max_tokens = config.llm.max_tokens;
   request.stream = config.llm.stream;

@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "component/platform/absl_string_view.h"
 #include "absl/time/time.h"
+#include "component/platform/absl_string_view.h"
 
 namespace herald::agent {
 
