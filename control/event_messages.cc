@@ -199,13 +199,12 @@ absl::StatusOr<EventFilter> EventFilter::Create(const v1::SubscribeRequest& requ
     filter.jid_ = jid->BareString();
   }
   if (!request.conversation().empty()) {
-    std::optional<memory::ConversationRef> ref =
-        memory::ParseConversationName(request.conversation());
+    std::optional<base::ConversationRef> ref = base::ParseConversationName(request.conversation());
     if (!ref.has_value()) {
       return absl::InvalidArgumentError(
           "conversation must be \"direct:JID\", \"room:JID\" or \"api:NAME\"");
     }
-    filter.conversation_ = memory::ConversationName(*ref);
+    filter.conversation_ = base::ConversationName(*ref);
   }
   return filter;
 }

@@ -8,8 +8,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "component/base/absl_string_view.h"
 #include "component/memory/memory_store.h"
-#include "component/platform/absl_string_view.h"
 #include "component/xmpp/jid.h"
 #include "control/event_messages.h"
 #include "control/paging.h"
@@ -78,7 +78,7 @@ v1::UsageWindow WindowMessage(ledger::Window window) {
 absl::StatusOr<std::string> LedgerJid(const std::string& jid, std::string_view field) {
   if (jid.empty()) return jid;
   if (absl::StartsWith(jid, "api:")) {
-    if (!memory::IsApiConversationName(std::string_view(jid).substr(4))) {
+    if (!base::IsApiConversationName(std::string_view(jid).substr(4))) {
       return absl::InvalidArgumentError(absl::StrCat(
           AbslView(field), " must be a JID or \"api:NAME\" with an API conversation name"));
     }

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "component/base/absl_string_view.h"
 #include "component/memory/atomic_file.h"
-#include "component/platform/absl_string_view.h"
 #include "component/xmpp/jid.h"
 #include "nlohmann/json.hpp"
 

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 #include "component/xmpp/jid.h"
 #include "control/event_messages.h"
 #include "control/paging.h"
@@ -21,7 +21,7 @@
 namespace herald::control {
 namespace {
 
-using Kind = memory::ConversationRef::Kind;
+using Kind = base::ConversationRef::Kind;
 
 v1::ConversationKind KindMessage(Kind kind) {
   switch (kind) {
@@ -38,7 +38,7 @@ v1::ConversationKind KindMessage(Kind kind) {
 // The order ListSessions promises: kind (direct, room, api), then address, then thread.
 using SortKey = std::tuple<int, std::string, std::string>;
 
-SortKey KeyOf(const memory::ConversationRef& ref) {
+SortKey KeyOf(const base::ConversationRef& ref) {
   return {static_cast<int>(ref.kind), ref.address, ref.thread};
 }
 
@@ -54,7 +54,7 @@ std::optional<SortKey> ParseCursor(const std::string& cursor) {
 }
 
 struct SessionRow {
-  memory::ConversationRef ref;
+  base::ConversationRef ref;
   bool loaded = false;
   bool busy = false;
   int32_t queued = 0;
@@ -63,7 +63,7 @@ struct SessionRow {
 // Runs `work` where the conversation's files may be touched: its actor's strand when it has
 // one (so it never interleaves with a turn's writes), else the worker pool. On the I/O loop.
 template <typename Work>
-void OnConversationFiles(ControlContext& control, const memory::ConversationRef& ref, Work work) {
+void OnConversationFiles(ControlContext& control, const base::ConversationRef& ref, Work work) {
   if (agent::Conversation* conversation = control.services().agent.FindConversation(ref)) {
     asio::post(conversation->files(), std::move(work));
   } else {
@@ -85,9 +85,9 @@ std::shared_ptr<const v1::RunEvent> MergeTextDeltas(const v1::RunEvent& last,
 
 }  // namespace
 
-absl::StatusOr<memory::ConversationRef> ConversationRefFromKey(const v1::ConversationKey& key,
-                                                               std::string_view field) {
-  memory::ConversationRef ref;
+absl::StatusOr<base::ConversationRef> ConversationRefFromKey(const v1::ConversationKey& key,
+                                                             std::string_view field) {
+  base::ConversationRef ref;
   ref.thread = key.thread();
   if (ref.thread.size() > 1023 || std::any_of(ref.thread.begin(), ref.thread.end(), [](char c) {
         return static_cast<unsigned char>(c) < 0x20;
@@ -113,7 +113,7 @@ absl::StatusOr<memory::ConversationRef> ConversationRefFromKey(const v1::Convers
     }
     case v1::CONVERSATION_KIND_API:
       ref.kind = Kind::kApi;
-      if (!memory::IsApiConversationName(key.address())) {
+      if (!base::IsApiConversationName(key.address())) {
         return absl::InvalidArgumentError(
             absl::StrCat(AbslView(field),
                          ".address must be an API conversation name: 1-64 of A-Z a-z 0-9 . _ - "
@@ -127,7 +127,7 @@ absl::StatusOr<memory::ConversationRef> ConversationRefFromKey(const v1::Convers
   }
 }
 
-void SetConversationKey(const memory::ConversationRef& ref, v1::ConversationKey* key) {
+void SetConversationKey(const base::ConversationRef& ref, v1::ConversationKey* key) {
   key->set_kind(KindMessage(ref.kind));
   key->set_address(ref.address);
   key->set_thread(ref.thread);
@@ -158,14 +158,14 @@ grpc::ServerUnaryReactor* SessionService::ListSessions(grpc::CallbackServerConte
         control_.services().agent.LoadedConversations();
     control_.OnWorkers([this, call, response, kind, after, size, loaded = std::move(loaded)] {
       memory::MemoryStore& memory = control_.services().memory;
-      absl::StatusOr<std::vector<memory::ConversationRef>> stored = memory.ListConversations();
+      absl::StatusOr<std::vector<base::ConversationRef>> stored = memory.ListConversations();
       if (!stored.ok()) {
         call->Finish(absl::Status(stored.status().code(),
                                   absl::StrCat("memory: ", stored.status().message())));
         return;
       }
       std::map<SortKey, SessionRow> rows;
-      for (memory::ConversationRef& ref : *stored) {
+      for (base::ConversationRef& ref : *stored) {
         SortKey key = KeyOf(ref);
         rows[key].ref = std::move(ref);
       }
@@ -219,9 +219,9 @@ grpc::ServerUnaryReactor* SessionService::GetHistory(grpc::CallbackServerContext
                                                      v1::GetHistoryResponse* response) {
   auto call = control_.BeginUnary(context, methods::kGetHistory);
   if (!call->authorized()) return call->reactor();
-  absl::StatusOr<memory::ConversationRef> ref = ConversationRefFromKey(request->key(), "key");
+  absl::StatusOr<base::ConversationRef> ref = ConversationRefFromKey(request->key(), "key");
   if (!ref.ok()) return call->Finish(ref.status());
-  call->set_target(memory::ConversationName(*ref));
+  call->set_target(base::ConversationName(*ref));
   absl::StatusOr<int> page_size = PageSize(request->page_size());
   if (!page_size.ok()) return call->Finish(page_size.status());
   absl::StatusOr<std::string> cursor = DecodePageToken("history", request->page_token());
@@ -266,9 +266,9 @@ grpc::ServerUnaryReactor* SessionService::ResetSession(grpc::CallbackServerConte
                                                        v1::ResetSessionResponse* response) {
   auto call = control_.BeginUnary(context, methods::kResetSession);
   if (!call->authorized()) return call->reactor();
-  absl::StatusOr<memory::ConversationRef> ref = ConversationRefFromKey(request->key(), "key");
+  absl::StatusOr<base::ConversationRef> ref = ConversationRefFromKey(request->key(), "key");
   if (!ref.ok()) return call->Finish(ref.status());
-  call->set_target(memory::ConversationName(*ref));
+  call->set_target(base::ConversationName(*ref));
   control_.OnLoop([this, call, response, ref = *ref] {
     OnConversationFiles(control_, ref, [this, call, response, ref] {
       absl::StatusOr<std::string> archived =
@@ -290,9 +290,9 @@ grpc::ServerUnaryReactor* SessionService::ForgetConversation(
     v1::ForgetConversationResponse* response) {
   auto call = control_.BeginUnary(context, methods::kForgetConversation);
   if (!call->authorized()) return call->reactor();
-  absl::StatusOr<memory::ConversationRef> ref = ConversationRefFromKey(request->key(), "key");
+  absl::StatusOr<base::ConversationRef> ref = ConversationRefFromKey(request->key(), "key");
   if (!ref.ok()) return call->Finish(ref.status());
-  call->set_target(memory::ConversationName(*ref));
+  call->set_target(base::ConversationName(*ref));
   control_.OnLoop([this, call, ref = *ref] {
     agent::Agent& agent = control_.services().agent;
     auto forget = [this, call, ref] {
@@ -347,7 +347,7 @@ grpc::ServerWriteReactor<v1::RunEvent>* SessionService::Converse(
     control_.Audit(actor, methods::kConverse, target, status);
   };
   if (!caller.ok()) return RefusedStream<v1::RunEvent>(ToGrpcStatus(caller.status()), audit);
-  if (!memory::IsApiConversationName(request->conversation())) {
+  if (!base::IsApiConversationName(request->conversation())) {
     return RefusedStream<v1::RunEvent>(
         InvalidArgument("conversation must be 1-64 of A-Z a-z 0-9 . _ - (not starting with '.')"),
         audit);
@@ -362,8 +362,8 @@ grpc::ServerWriteReactor<v1::RunEvent>* SessionService::Converse(
     std::atomic<bool> ended{false};
   };
   auto state = std::make_shared<RunState>();
-  const memory::ConversationRef ref{.kind = memory::ConversationRef::Kind::kApi,
-                                    .address = request->conversation()};
+  const base::ConversationRef ref{.kind = base::ConversationRef::Kind::kApi,
+                                  .address = request->conversation()};
   auto [writer, reactor] =
       StreamWriter<v1::RunEvent>::Create({.on_cancel =
                                               [this, state, ref] {
@@ -404,9 +404,9 @@ grpc::ServerUnaryReactor* SessionService::Cancel(grpc::CallbackServerContext* co
                                                  v1::CancelResponse* response) {
   auto call = control_.BeginUnary(context, methods::kCancel);
   if (!call->authorized()) return call->reactor();
-  absl::StatusOr<memory::ConversationRef> ref = ConversationRefFromKey(request->key(), "key");
+  absl::StatusOr<base::ConversationRef> ref = ConversationRefFromKey(request->key(), "key");
   if (!ref.ok()) return call->Finish(ref.status());
-  call->set_target(memory::ConversationName(*ref));
+  call->set_target(base::ConversationName(*ref));
   control_.OnLoop([this, call, response, ref = *ref] {
     response->set_cancelled(control_.services().agent.Cancel(ref));
     call->Finish(grpc::Status::OK);

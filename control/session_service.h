@@ -20,9 +20,9 @@ namespace herald::control {
 // The memory reference a ConversationKey names: InvalidArgument naming `field` for an unset
 // kind, a JID that does not parse, a room JID with a resource or a bad API name. JIDs are
 // normalised to their bare form.
-absl::StatusOr<memory::ConversationRef> ConversationRefFromKey(const v1::ConversationKey& key,
-                                                               std::string_view field);
-void SetConversationKey(const memory::ConversationRef& ref, v1::ConversationKey* key);
+absl::StatusOr<base::ConversationRef> ConversationRefFromKey(const v1::ConversationKey& key,
+                                                             std::string_view field);
+void SetConversationKey(const base::ConversationRef& ref, v1::ConversationKey* key);
 
 class SessionService final : public v1::SessionService::CallbackService {
  public:

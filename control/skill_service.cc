@@ -15,8 +15,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "component/agent/tool_call.h"
+#include "component/base/absl_string_view.h"
 #include "component/memory/memory_store.h"
-#include "component/platform/absl_string_view.h"
 #include "control/event_messages.h"
 #include "control/paging.h"
 #include "nlohmann/json.hpp"
@@ -154,8 +154,7 @@ grpc::ServerWriteReactor<v1::ExecuteSkillEvent>* SkillService::ExecuteSkill(
   skills::SkillContext skill_context;
   skill_context.conversation_id = absl::StrCat("control:", actor);
   if (!request->conversation().empty()) {
-    std::optional<memory::ConversationRef> ref =
-        memory::ParseConversationName(request->conversation());
+    std::optional<base::ConversationRef> ref = base::ParseConversationName(request->conversation());
     if (!ref.has_value()) {
       return RefusedStream<Event>(
           InvalidArgument(

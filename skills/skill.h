@@ -14,15 +14,15 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "component/memory/memory_store.h"
+#include "component/base/conversation_ref.h"
 #include "nlohmann/json.hpp"
 #include "providers/provider.h"
 
 namespace herald::skills {
 
 struct SkillContext {
-  std::string conversation_id;           // for log lines
-  memory::ConversationRef conversation;  // whose memory the run may read
+  std::string conversation_id;         // for log lines
+  base::ConversationRef conversation;  // whose memory the run may read
 };
 
 class Skill {

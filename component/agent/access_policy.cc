@@ -1,7 +1,7 @@
 #include "component/agent/access_policy.h"
 
 #include "absl/strings/str_cat.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 
 namespace herald::agent {
 namespace {

@@ -15,7 +15,7 @@
 #include "component/agent/blocking_work.h"
 #include "component/agent/quota_gate.h"
 #include "component/agent/system_prompt.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 #include "component/version.h"
 #include "component/xmpp/raw_stanza.h"
 #include "glog/logging.h"
@@ -25,7 +25,7 @@
 namespace herald::agent {
 namespace {
 
-using memory::ConversationRef;
+using base::ConversationRef;
 
 constexpr absl::Duration kRefusalInterval = absl::Hours(1);
 // Bound the memory a flood of distinct refused senders can take.
@@ -38,7 +38,7 @@ constexpr char kSlowDown[] =
 constexpr char kInjectionRefused[] =
     "I can't act on that message: it asks me to set aside my instructions.";
 
-std::string Key(const ConversationRef& ref) { return memory::ConversationName(ref); }
+std::string Key(const ConversationRef& ref) { return base::ConversationName(ref); }
 
 std::string FormatUptime(absl::Duration uptime) {
   const int64_t minutes = absl::ToInt64Minutes(uptime);
@@ -176,7 +176,7 @@ std::vector<Agent::LoadedConversation> Agent::LoadedConversations() const {
 }
 
 absl::StatusOr<std::string> Agent::Converse(std::string_view name, std::string text, RunSink sink) {
-  if (!memory::IsApiConversationName(name)) {
+  if (!base::IsApiConversationName(name)) {
     return absl::InvalidArgumentError(
         "conversation: a name has 1 to 64 letters, digits, '.', '_' or '-' (not '.' first)");
   }

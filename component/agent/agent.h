@@ -44,12 +44,12 @@ class Agent {
 
   size_t conversation_count() const { return conversations_.size(); }
   // The conversation of a bare JID or room, or nullptr (for tests and the control plane).
-  Conversation* FindConversation(const memory::ConversationRef& ref);
+  Conversation* FindConversation(const base::ConversationRef& ref);
 
   // --- For the control plane (SessionService, AdminService); all on the I/O loop. -------
 
   struct LoadedConversation {
-    memory::ConversationRef ref;
+    base::ConversationRef ref;
     std::string id;
     bool busy = false;
     size_t queued = 0;
@@ -62,10 +62,10 @@ class Agent {
   // a bad name or empty text; ResourceExhausted when the conversation's mailbox is full.
   absl::StatusOr<std::string> Converse(std::string_view name, std::string text, RunSink sink);
   // Cancels the running turn and the queued messages; false when there was nothing.
-  bool Cancel(const memory::ConversationRef& ref);
+  bool Cancel(const base::ConversationRef& ref);
   // Drops the conversation's actor (after its memory was forgotten); a running turn's answer
   // is dropped.
-  void Unload(const memory::ConversationRef& ref);
+  void Unload(const base::ConversationRef& ref);
   // Sends `body` to `to` from `from` as the agent and appends it to the history of `to`'s
   // bare JID (role "assistant").
   void SendAsAgent(const xmpp::Jid& to, const xmpp::Jid& from, std::string body);
@@ -94,7 +94,7 @@ class Agent {
                                          std::map<std::string, std::string> values);
   // /approve ID, /deny ID [reason], /safemode [on|off].
   std::string ApprovalCommand(const SlashCommand& command, const IncomingMessage& message);
-  Conversation& ConversationFor(const memory::ConversationRef& ref);
+  Conversation& ConversationFor(const base::ConversationRef& ref);
   // /usage [jid]: the figures of the sender (or, for an admin, of `args`) and their limits.
   asio::awaitable<std::string> UsageReport(const IncomingMessage& message, const std::string& args);
 

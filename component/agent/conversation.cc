@@ -16,7 +16,7 @@
 namespace herald::agent {
 namespace {
 
-using memory::ConversationRef;
+using base::ConversationRef;
 using memory::MemoryEntry;
 using providers::LlmMessage;
 using providers::LlmRequest;
@@ -128,7 +128,7 @@ bool Conversation::Cancel() {
   mailbox_.clear();
   // A turn waiting for an approval or credentials stops waiting.
   if (services_.pending_actions != nullptr) {
-    services_.pending_actions->CancelConversation(memory::ConversationName(ref_), "cancel");
+    services_.pending_actions->CancelConversation(base::ConversationName(ref_), "cancel");
   }
   return anything;
 }
@@ -160,7 +160,7 @@ void Conversation::Publish(events::EventType type, const std::string& run_id, st
   services_.events->Publish(
       events::Event{.type = type,
                     .time = services_.clock(),
-                    .conversation = memory::ConversationName(ref_),
+                    .conversation = base::ConversationName(ref_),
                     .jid = ref_.kind == ConversationRef::Kind::kApi ? std::string() : ref_.address,
                     .run_id = run_id,
                     .summary = std::move(summary),
@@ -178,7 +178,7 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   // Chat states only where a person reads the answer in a 1:1 chat.
   const bool chat_states = !room && !message.sink;
   const std::string payer = PayerOf(ref_);
-  const std::string conversation_name = memory::ConversationName(ref_);
+  const std::string conversation_name = base::ConversationName(ref_);
   auto cancelled = [&] { return generation != generation_; };
   running_sink_ = message.sink;
   running_run_id_ = run_id;

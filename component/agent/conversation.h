@@ -94,7 +94,7 @@ struct IncomingMessage {
 
 class Conversation {
  public:
-  Conversation(RuntimeServices& services, memory::ConversationRef ref, std::string id);
+  Conversation(RuntimeServices& services, base::ConversationRef ref, std::string id);
   Conversation(const Conversation&) = delete;
   Conversation& operator=(const Conversation&) = delete;
 
@@ -105,9 +105,9 @@ class Conversation {
 
   bool busy() const { return running_; }
   size_t queued() const { return mailbox_.size(); }
-  const memory::ConversationRef& ref() const { return ref_; }
+  const base::ConversationRef& ref() const { return ref_; }
   const std::string& id() const { return id_; }
-  bool in_room() const { return ref_.kind == memory::ConversationRef::Kind::kRoom; }
+  bool in_room() const { return ref_.kind == base::ConversationRef::Kind::kRoom; }
 
   // The strand of the worker pool that serialises this conversation's file access.
   asio::strand<asio::thread_pool::executor_type>& files() { return files_; }
@@ -123,7 +123,7 @@ class Conversation {
                std::vector<std::pair<std::string, std::string>> attributes);
 
   RuntimeServices& services_;
-  memory::ConversationRef ref_;
+  base::ConversationRef ref_;
   std::string id_;
   asio::strand<asio::thread_pool::executor_type> files_;
   std::deque<IncomingMessage> mailbox_;

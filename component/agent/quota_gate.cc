@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 #include "glog/logging.h"
 
 namespace herald::agent {
@@ -62,8 +62,8 @@ std::string LimitKey(const ledger::LimitState& state) {
 
 }  // namespace
 
-std::string PayerOf(const memory::ConversationRef& ref) {
-  if (ref.kind == memory::ConversationRef::Kind::kApi) return absl::StrCat("api:", ref.address);
+std::string PayerOf(const base::ConversationRef& ref) {
+  if (ref.kind == base::ConversationRef::Kind::kApi) return absl::StrCat("api:", ref.address);
   return ref.address;
 }
 

@@ -23,7 +23,7 @@ namespace herald::agent {
 
 // Who pays for a conversation's calls in the ledger: the user's bare JID, the room's JID, or
 // "api:<name>" for an API conversation.
-std::string PayerOf(const memory::ConversationRef& ref);
+std::string PayerOf(const base::ConversationRef& ref);
 
 // nullopt when the call may go ahead; else the block-mode limit that stops it.
 std::optional<ledger::LimitState> AdmitCall(RuntimeServices& services, const std::string& payer,

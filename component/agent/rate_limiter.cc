@@ -1,6 +1,6 @@
 #include "component/agent/rate_limiter.h"
 
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 
 namespace herald::agent {
 

@@ -6,7 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/xml_element.h"
 #include "component/xmpp/xml_writer.h"

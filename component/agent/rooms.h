@@ -40,8 +40,8 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "component/agent/access_policy.h"
+#include "component/base/backoff.h"
 #include "component/config/config.h"
-#include "component/retry/backoff.h"
 #include "component/xmpp/events.h"
 #include "component/xmpp/jid.h"
 
@@ -119,7 +119,7 @@ class RoomManager {
     std::string password;
     State state = State::kIdle;
     int nick_suffix = 0;
-    retry::Backoff backoff;
+    base::Backoff backoff;
     // One timer for "join unanswered" and "time to rejoin"; the other for self-pings. A
     // generation per timer makes a completion that was already queued when the timer was
     // re-armed harmless.

@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 
 namespace herald::agent {
 
@@ -16,7 +16,7 @@ std::string BuiltInIdentity(const std::string& agent_name) {
 }
 
 absl::StatusOr<PromptParts> LoadPromptParts(const memory::MemoryStore& store,
-                                            const memory::ConversationRef& ref,
+                                            const base::ConversationRef& ref,
                                             const std::string& agent_name) {
   PromptParts parts;
   absl::StatusOr<std::optional<std::string>> own = store.ReadOwnIdentity(ref);
@@ -49,7 +49,7 @@ absl::StatusOr<PromptParts> LoadPromptParts(const memory::MemoryStore& store,
     parts.identity = BuiltInIdentity(agent_name);
     parts.identity_source = "built-in";
   }
-  if (ref.kind == memory::ConversationRef::Kind::kRoom) {
+  if (ref.kind == base::ConversationRef::Kind::kRoom) {
     absl::StatusOr<std::optional<std::string>> instructions = store.ReadRoomInstructions(ref);
     if (!instructions.ok()) return instructions.status();
     parts.room_instructions = *instructions;

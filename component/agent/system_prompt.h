@@ -41,7 +41,7 @@ struct PromptOptions {
 
 // Reads the identity chain, room instructions and context of `ref`. Blocking.
 absl::StatusOr<PromptParts> LoadPromptParts(const memory::MemoryStore& store,
-                                            const memory::ConversationRef& ref,
+                                            const base::ConversationRef& ref,
                                             const std::string& agent_name);
 
 std::string BuildSystemPrompt(const PromptParts& parts, const PromptOptions& options);

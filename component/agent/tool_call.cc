@@ -20,7 +20,7 @@
 namespace herald::agent {
 namespace {
 
-using memory::ConversationRef;
+using base::ConversationRef;
 using skills::ActionResolution;
 using skills::PendingAction;
 using Outcome = ActionResolution::Outcome;
@@ -170,7 +170,7 @@ asio::awaitable<ActionResolution> Pause(const ToolCallTurn& turn, const provider
         .time = services.clock(),
         .actor = resolution.by.empty() ? "herald" : resolution.by,
         .action = absl::StrCat("skill ", kind),
-        .target = absl::StrCat(call.name, " in ", memory::ConversationName(turn.ref)),
+        .target = absl::StrCat(call.name, " in ", base::ConversationName(turn.ref)),
         .outcome = outcome,
         .detail = absl::StrCat("action ", id, names.empty() ? "" : "; credentials ",
                                absl::StrJoin(names, ","))});
@@ -207,7 +207,7 @@ asio::awaitable<providers::ToolResult> RunToolCall(const ToolCallTurn& turn,
     co_return result;
   }
   skills::Skill* skill = *checked;
-  const std::string conversation = memory::ConversationName(turn.ref);
+  const std::string conversation = base::ConversationName(turn.ref);
   const bool in_chat = !turn.chat_user.empty();
   const config::SkillsConfig& config = services.config.skills;
 

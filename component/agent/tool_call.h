@@ -36,7 +36,7 @@ namespace herald::agent {
 // What a tool call needs from the turn that makes it. Everything outlives the call.
 struct ToolCallTurn {
   RuntimeServices& services;
-  memory::ConversationRef ref;  // the conversation (thread left out)
+  base::ConversationRef ref;  // the conversation (thread left out)
   // The bare JID whose turn it is in a 1:1 chat ("" in a room or an API conversation): who
   // is asked in chat and whose safe mode applies.
   std::string chat_user;
@@ -55,7 +55,7 @@ struct ToolCallTurn {
 
 // Whose stored credentials a conversation's runs use: the bare JID of a 1:1 chat,
 // "room:JID" for a room, "api:NAME" for an API conversation.
-std::string CredentialOwnerOf(const memory::ConversationRef& ref);
+std::string CredentialOwnerOf(const base::ConversationRef& ref);
 
 // Runs `call` through the steps above. The result's content is what the model reads.
 asio::awaitable<providers::ToolResult> RunToolCall(const ToolCallTurn& turn,

@@ -17,7 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 
 namespace herald::config {
 
@@ -59,7 +59,7 @@ std::string QuoteKey(std::string_view text);
 // Escapes control bytes so that text from a library (a toml++ description) stays on one line.
 std::string OneLine(std::string_view text);
 
-// AbslView (component/platform/absl_string_view.h) bridges std::string_view into Abseil.
+// AbslView (component/base/absl_string_view.h) bridges std::string_view into Abseil.
 using ::herald::AbslView;
 
 }  // namespace herald::config

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 
 namespace herald::ledger {
 namespace {

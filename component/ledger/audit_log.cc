@@ -12,8 +12,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "component/ledger/private_files.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
+#include "component/base/private_files.h"
 #include "glog/logging.h"
 
 namespace herald::ledger {
@@ -48,7 +48,7 @@ absl::StatusOr<std::string> ReadRange(int fd, uint64_t offset, uint64_t size,
     const ssize_t got = ::pread(fd, bytes.data() + done, size - done, offset + done);
     if (got < 0) {
       if (errno == EINTR) continue;
-      return ErrnoStatus(errno, "read", path);
+      return base::ErrnoStatus(errno, "read", path);
     }
     if (got == 0) break;
     done += static_cast<size_t>(got);
@@ -63,7 +63,7 @@ absl::StatusOr<std::optional<std::string>> ReadSmallFile(const std::string& path
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return std::nullopt;
-    return ErrnoStatus(errno, "open", path);
+    return base::ErrnoStatus(errno, "open", path);
   }
   absl::StatusOr<std::string> bytes = ReadRange(fd, 0, max_bytes + 1, path);
   ::close(fd);
@@ -78,18 +78,18 @@ absl::Status WriteHeadFile(const std::string& head_path, int folder_fd, const Au
                            bool sync_folder) {
   const std::string temporary = head_path + ".tmp";
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return ErrnoStatus(errno, "create", temporary);
+  if (fd < 0) return base::ErrnoStatus(errno, "create", temporary);
   if (!WriteAll(fd, EncodeAuditHead(head)) || ::fdatasync(fd) != 0) {
     const int error = errno;
     ::close(fd);
-    return ErrnoStatus(error, "write", temporary);
+    return base::ErrnoStatus(error, "write", temporary);
   }
-  if (::close(fd) != 0) return ErrnoStatus(errno, "close", temporary);
+  if (::close(fd) != 0) return base::ErrnoStatus(errno, "close", temporary);
   if (::rename(temporary.c_str(), head_path.c_str()) != 0) {
-    return ErrnoStatus(errno, "rename to", head_path);
+    return base::ErrnoStatus(errno, "rename to", head_path);
   }
   if (sync_folder && ::fsync(folder_fd) != 0) {
-    return ErrnoStatus(errno, "fsync the folder of", head_path);
+    return base::ErrnoStatus(errno, "fsync the folder of", head_path);
   }
   return absl::OkStatus();
 }
@@ -133,7 +133,7 @@ class LineScanner {
       do {
         got = ::read(fd_, buffer_.data() + old_size, kReadChunk);
       } while (got < 0 && errno == EINTR);
-      if (got < 0) return ErrnoStatus(errno, "read", path_);
+      if (got < 0) return base::ErrnoStatus(errno, "read", path_);
       buffer_.resize(old_size + static_cast<size_t>(got));
       if (got == 0) eof_ = true;
     }
@@ -175,7 +175,7 @@ absl::StatusOr<AuditVerifyReport> VerifyFiles(const std::string& path, bool log_
   absl::StatusOr<std::optional<std::string>> head_text = ReadSmallFile(head_path, kMaxHeadBytes);
   if (!head_text.ok()) return head_text.status();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 && errno != ENOENT) return ErrnoStatus(errno, "open", path);
+  if (fd < 0 && errno != ENOENT) return base::ErrnoStatus(errno, "open", path);
   if (fd < 0 && !head_text->has_value()) {
     return absl::NotFoundError(absl::StrCat("no audit log at ", path));
   }
@@ -295,9 +295,10 @@ absl::StatusOr<std::unique_ptr<AuditLog>> AuditLog::Open(const std::string& path
         "(or AuditLog::Verify) to see where, then move ",
         path, " and its .head aside to start a new log"));
   };
-  if (absl::Status s = CreatePrivateParentFolders(path); !s.ok()) return s;
-  const int folder_fd = ::open(ParentFolder(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (folder_fd < 0) return ErrnoStatus(errno, "open the folder of", path);
+  if (absl::Status s = base::CreatePrivateParentFolders(path); !s.ok()) return s;
+  const int folder_fd =
+      ::open(base::ParentFolder(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (folder_fd < 0) return base::ErrnoStatus(errno, "open the folder of", path);
   int log_fd = -1;
   auto close_fds = [&] {
     if (log_fd >= 0) ::close(log_fd);
@@ -335,13 +336,13 @@ absl::StatusOr<std::unique_ptr<AuditLog>> AuditLog::Open(const std::string& path
     }
   }
 
-  if (absl::StatusOr<bool> created = CreatePrivateFile(path); !created.ok()) {
+  if (absl::StatusOr<bool> created = base::CreatePrivateFile(path); !created.ok()) {
     close_fds();
     return created.status();
   }
   log_fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
   if (log_fd < 0) {
-    const absl::Status status = ErrnoStatus(errno, "open", path);
+    const absl::Status status = base::ErrnoStatus(errno, "open", path);
     close_fds();
     return status;
   }
@@ -349,12 +350,12 @@ absl::StatusOr<std::unique_ptr<AuditLog>> AuditLog::Open(const std::string& path
     const absl::Status status = errno == EWOULDBLOCK
                                     ? absl::FailedPreconditionError(absl::StrCat(
                                           "audit log ", path, " is in use by another process"))
-                                    : ErrnoStatus(errno, "lock", path);
+                                    : base::ErrnoStatus(errno, "lock", path);
     close_fds();
     return status;
   }
   if (::fstat(log_fd, &info) != 0) {
-    const absl::Status status = ErrnoStatus(errno, "stat", path);
+    const absl::Status status = base::ErrnoStatus(errno, "stat", path);
     close_fds();
     return status;
   }
@@ -412,7 +413,7 @@ absl::StatusOr<std::unique_ptr<AuditLog>> AuditLog::Open(const std::string& path
       LOG(WARNING) << "audit log " << path << ": removing " << after.size()
                    << " bytes at its end, an entry a crash cut short";
       if (::ftruncate(log_fd, static_cast<off_t>(state.bytes)) != 0 || ::fdatasync(log_fd) != 0) {
-        const absl::Status status = ErrnoStatus(errno, "truncate", path);
+        const absl::Status status = base::ErrnoStatus(errno, "truncate", path);
         close_fds();
         return status;
       }
@@ -571,11 +572,11 @@ absl::Status AuditLog::WriteBatch(const std::vector<AuditEntry>& batch) {
   }
   next.bytes += text.size();
   if (!WriteAll(log_fd_, text) || ::fdatasync(log_fd_) != 0) {
-    const absl::Status status = ErrnoStatus(errno, "write", path_);
+    const absl::Status status = base::ErrnoStatus(errno, "write", path_);
     // Leave no partial batch behind: the entries are written again, whole, later.
     if (::ftruncate(log_fd_, static_cast<off_t>(chain_.bytes)) != 0) {
-      LOG(ERROR) << "audit log " << path_
-                 << ": cannot truncate a failed write: " << ErrnoStatus(errno, "truncate", path_);
+      LOG(ERROR) << "audit log " << path_ << ": cannot truncate a failed write: "
+                 << base::ErrnoStatus(errno, "truncate", path_);
     }
     return status;
   }

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "absl/strings/escaping.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 
 namespace herald::ledger {
 namespace {

@@ -1,6 +1,6 @@
 #include "component/ledger/usage_counters.h"
 
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 
 namespace herald::ledger {
 

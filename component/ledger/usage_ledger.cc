@@ -8,8 +8,8 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
-#include "component/ledger/private_files.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
+#include "component/base/private_files.h"
 
 namespace herald::ledger {
 namespace {
@@ -131,7 +131,7 @@ std::optional<LimitMode> ParseLimitMode(std::string_view name) {
   return std::nullopt;
 }
 
-UsageLedger::UsageLedger(std::unique_ptr<SqliteDatabase> db, PriceTable prices,
+UsageLedger::UsageLedger(std::unique_ptr<base::SqliteDatabase> db, PriceTable prices,
                          int64_t default_daily_tokens, std::string page_token_key)
     : page_tokens_(std::move(page_token_key)),
       db_(std::move(db)),
@@ -143,43 +143,18 @@ UsageLedger::~UsageLedger() = default;
 absl::StatusOr<std::unique_ptr<UsageLedger>> UsageLedger::Open(const std::string& path,
                                                                PriceTable prices,
                                                                int64_t default_daily_tokens) {
-  if (path.empty()) return absl::InvalidArgumentError("ledger path is empty");
-  if (absl::Status s = CreatePrivateParentFolders(path); !s.ok()) return s;
-  if (absl::StatusOr<bool> created = CreatePrivateFile(path); !created.ok()) {
-    return created.status();
-  }
-  absl::StatusOr<std::unique_ptr<SqliteDatabase>> db = SqliteDatabase::Open(path);
+  // A commit is one sequential append, not fsynced (checkpoints are): a power cut can lose
+  // the last moments of usage, never corrupt the database. Limits are written with FULL.
+  absl::StatusOr<std::unique_ptr<base::SqliteDatabase>> db = base::OpenPrivateDatabase(
+      path, {.what = "ledger", .schema_version = kSchemaVersion, .schema = kSchema});
   if (!db.ok()) return db.status();
-  SqliteDatabase& sql = **db;
-
-  // WAL: readers never wait for the writer, and a commit is one sequential append. With
-  // synchronous=NORMAL a commit is not fsynced (checkpoints are): a power cut can lose the
-  // last moments of usage, never corrupt the database. Limits are written with FULL.
-  absl::StatusOr<std::string> journal = sql.QueryText("PRAGMA journal_mode=WAL");
-  if (!journal.ok()) return journal.status();
-  if (*journal != "wal") return BadDatabase(path, absl::StrCat("cannot use WAL (", *journal, ")"));
-  if (absl::Status s = sql.Exec("PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;"); !s.ok()) {
-    return s;
-  }
-
-  absl::StatusOr<std::string> version = sql.QueryText("PRAGMA user_version");
-  if (!version.ok()) return version.status();
-  if (*version != "0" && *version != absl::StrCat(kSchemaVersion)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("ledger ", path, " has schema version ", *version, "; this Herald reads ",
-                     kSchemaVersion, " (written by a newer Herald?)"));
-  }
-  if (absl::Status s = sql.Exec(absl::StrCat("BEGIN IMMEDIATE;", kSchema,
-                                             "PRAGMA user_version=", kSchemaVersion, ";COMMIT;"));
-      !s.ok()) {
-    (void)sql.Exec("ROLLBACK");
-    return s;
-  }
+  base::SqliteDatabase& sql = **db;
 
   // The page-token key: made once, kept so that tokens outlive a restart.
   std::string key;
   {
-    absl::StatusOr<SqliteStatement> select = sql.Prepare("SELECT value FROM meta WHERE key = ?1");
+    absl::StatusOr<base::SqliteStatement> select =
+        sql.Prepare("SELECT value FROM meta WHERE key = ?1");
     if (!select.ok()) return select.status();
     if (absl::Status s = select->BindText(1, kPageTokenKeyName); !s.ok()) return s;
     absl::StatusOr<bool> row = select->Step();
@@ -192,7 +167,7 @@ absl::StatusOr<std::unique_ptr<UsageLedger>> UsageLedger::Open(const std::string
         1) {
       return absl::InternalError("ledger: no random bytes for the page-token key");
     }
-    absl::StatusOr<SqliteStatement> insert =
+    absl::StatusOr<base::SqliteStatement> insert =
         sql.Prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)");
     if (!insert.ok()) return insert.status();
     if (absl::Status s = insert->BindText(1, kPageTokenKeyName); !s.ok()) return s;
@@ -212,15 +187,15 @@ absl::Status UsageLedger::PrepareStatements() {
   std::lock_guard<std::mutex> lock(db_mu_);
   for (auto [statement, sql] : {std::pair{&begin_, "BEGIN IMMEDIATE"},
                                 std::pair{&commit_, "COMMIT"}, std::pair{&rollback_, "ROLLBACK"}}) {
-    absl::StatusOr<SqliteStatement> prepared = db_->Prepare(sql);
+    absl::StatusOr<base::SqliteStatement> prepared = db_->Prepare(sql);
     if (!prepared.ok()) return prepared.status();
     statement->emplace(std::move(*prepared));
   }
-  absl::StatusOr<SqliteStatement> add = db_->Prepare(kAddUsage);
+  absl::StatusOr<base::SqliteStatement> add = db_->Prepare(kAddUsage);
   if (!add.ok()) return add.status();
   add_usage_.emplace(std::move(*add));
   for (int filters = 0; filters < 4; ++filters) {
-    absl::StatusOr<SqliteStatement> page = db_->Prepare(UsagePageSql(filters));
+    absl::StatusOr<base::SqliteStatement> page = db_->Prepare(UsagePageSql(filters));
     if (!page.ok()) return page.status();
     usage_pages_[filters].emplace(std::move(*page));
   }
@@ -229,7 +204,7 @@ absl::Status UsageLedger::PrepareStatements() {
 
 absl::Status UsageLedger::LoadLimits() {
   std::lock_guard<std::mutex> db_lock(db_mu_);
-  absl::StatusOr<SqliteStatement> select =
+  absl::StatusOr<base::SqliteStatement> select =
       db_->Prepare("SELECT jid, model, window, max_tokens, mode FROM limits ORDER BY jid, model");
   if (!select.ok()) return select.status();
   std::lock_guard<std::mutex> state_lock(state_mu_);
@@ -253,7 +228,7 @@ absl::Status UsageLedger::LoadCounters() {
   std::lock_guard<std::mutex> db_lock(db_mu_);
   // SQLite takes the bare columns of a MAX() aggregate from the row holding the maximum: this
   // is each (jid, model)'s latest window of each kind, which is all Check needs.
-  absl::StatusOr<SqliteStatement> select = db_->Prepare(
+  absl::StatusOr<base::SqliteStatement> select = db_->Prepare(
       "SELECT window, jid, model, MAX(window_start), input_tokens + output_tokens "
       "FROM usage GROUP BY window, jid, model");
   if (!select.ok()) return select.status();
@@ -300,14 +275,14 @@ absl::Status UsageLedger::Record(const UsageRecord& record) {
 }
 
 absl::Status UsageLedger::WriteRecord(const UsageRecord& record, const PriceTable::Estimate& cost) {
-  const auto run = [](SqliteStatement& statement) {
+  const auto run = [](base::SqliteStatement& statement) {
     absl::Status s = statement.Run();
     statement.Reset();
     return s;
   };
   if (absl::Status s = run(*begin_); !s.ok()) return s;
   for (Window window : kAllWindows) {
-    SqliteStatement& add = *add_usage_;
+    base::SqliteStatement& add = *add_usage_;
     absl::Status s = add.BindText(1, WindowName(window));
     if (s.ok()) s = add.BindInt64(2, absl::ToUnixSeconds(WindowStart(window, record.time)));
     if (s.ok()) s = add.BindText(3, record.jid);
@@ -363,7 +338,7 @@ absl::StatusOr<UsagePage> UsageLedger::Usage(const UsageQuery& query) const {
 
   UsagePage page;
   std::lock_guard<std::mutex> lock(db_mu_);
-  SqliteStatement& select =
+  base::SqliteStatement& select =
       *usage_pages_[(query.jid.empty() ? 0 : 1) | (query.model.empty() ? 0 : 2)];
   absl::Cleanup reset = [&select] { select.Reset(); };
   absl::Status s = select.BindText(1, WindowName(query.window));
@@ -402,7 +377,7 @@ absl::Status UsageLedger::SetLimit(const Limit& limit) {
   if (absl::Status s = CheckLimit(limit); !s.ok()) return s;
   {
     std::lock_guard<std::mutex> lock(db_mu_);
-    absl::StatusOr<SqliteStatement> upsert = db_->Prepare(
+    absl::StatusOr<base::SqliteStatement> upsert = db_->Prepare(
         "INSERT OR REPLACE INTO limits (jid, model, window, max_tokens, mode) "
         "VALUES (?1, ?2, ?3, ?4, ?5)");
     if (!upsert.ok()) return upsert.status();
@@ -428,7 +403,7 @@ absl::Status UsageLedger::RemoveLimit(const std::string& jid, const std::string&
   if (!IsWindow(window)) return absl::InvalidArgumentError("window is not valid");
   {
     std::lock_guard<std::mutex> lock(db_mu_);
-    absl::StatusOr<SqliteStatement> remove =
+    absl::StatusOr<base::SqliteStatement> remove =
         db_->Prepare("DELETE FROM limits WHERE jid = ?1 AND model = ?2 AND window = ?3");
     if (!remove.ok()) return remove.status();
     absl::Status s = remove->BindText(1, jid);

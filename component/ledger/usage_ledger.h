@@ -39,9 +39,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "component/base/sqlite_database.h"
 #include "component/ledger/page_token.h"
 #include "component/ledger/price_table.h"
-#include "component/ledger/sqlite_database.h"
 #include "component/ledger/usage_counters.h"
 #include "component/ledger/usage_window.h"
 
@@ -173,8 +173,8 @@ class UsageLedger {
   int64_t default_daily_tokens() const;
 
  private:
-  UsageLedger(std::unique_ptr<SqliteDatabase> db, PriceTable prices, int64_t default_daily_tokens,
-              std::string page_token_key);
+  UsageLedger(std::unique_ptr<base::SqliteDatabase> db, PriceTable prices,
+              int64_t default_daily_tokens, std::string page_token_key);
 
   absl::Status LoadLimits();
   absl::Status LoadCounters();
@@ -191,10 +191,10 @@ class UsageLedger {
 
   // The SQLite connection and its prepared statements.
   mutable std::mutex db_mu_;
-  std::unique_ptr<SqliteDatabase> db_;                        // guarded by db_mu_
-  std::optional<SqliteStatement> begin_, commit_, rollback_;  // guarded by db_mu_
-  std::optional<SqliteStatement> add_usage_;                  // guarded by db_mu_
-  mutable std::optional<SqliteStatement> usage_pages_[4];     // by filter; guarded by db_mu_
+  std::unique_ptr<base::SqliteDatabase> db_;                        // guarded by db_mu_
+  std::optional<base::SqliteStatement> begin_, commit_, rollback_;  // guarded by db_mu_
+  std::optional<base::SqliteStatement> add_usage_;                  // guarded by db_mu_
+  mutable std::optional<base::SqliteStatement> usage_pages_[4];     // by filter; guarded by db_mu_
 
   // What Check reads.
   mutable std::mutex state_mu_;

@@ -13,29 +13,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
+#include "component/base/private_files.h"
 
 namespace herald::memory {
 namespace {
-
-absl::Status ErrnoError(int error, std::string_view what, const std::string& path) {
-  std::string message = absl::StrCat(AbslView(what), " ", path, ": ", std::strerror(error));
-  switch (error) {
-    case ENOENT:
-      return absl::NotFoundError(message);
-    case EEXIST:
-      return absl::AlreadyExistsError(message);
-    case EACCES:
-    case EPERM:
-      return absl::PermissionDeniedError(message);
-    case ENOSPC:
-    case EDQUOT:
-    case EFBIG:
-      return absl::ResourceExhaustedError(message);
-    default:
-      return absl::InternalError(message);
-  }
-}
 
 // Closes on every path out of a function.
 class Fd {
@@ -111,10 +93,10 @@ absl::StatusOr<std::optional<RegularFile>> OpenRegularFile(const std::string& pa
   Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ENOENT) return std::nullopt;
-    return ErrnoError(errno, "open", path);
+    return base::ErrnoStatus(errno, "open", path);
   }
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return ErrnoError(errno, "stat", path);
+  if (::fstat(fd.get(), &st) != 0) return base::ErrnoStatus(errno, "stat", path);
   if (!S_ISREG(st.st_mode)) return absl::FailedPreconditionError("not a regular file: " + path);
   return RegularFile{std::move(fd), static_cast<uint64_t>(st.st_size)};
 }
@@ -123,8 +105,8 @@ absl::StatusOr<std::optional<RegularFile>> OpenRegularFile(const std::string& pa
 
 absl::Status SyncDirectory(const std::string& path) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() < 0) return ErrnoError(errno, "open folder", path);
-  if (::fsync(fd.get()) != 0) return ErrnoError(errno, "fsync folder", path);
+  if (fd.get() < 0) return base::ErrnoStatus(errno, "open folder", path);
+  if (::fsync(fd.get()) != 0) return base::ErrnoStatus(errno, "fsync folder", path);
   return absl::OkStatus();
 }
 
@@ -134,7 +116,7 @@ absl::Status CreateDirectories(const std::string& path) {
     if (S_ISDIR(st.st_mode)) return absl::OkStatus();
     return absl::FailedPreconditionError(absl::StrCat("not a folder: ", path));
   }
-  if (errno != ENOENT) return ErrnoError(errno, "stat", path);
+  if (errno != ENOENT) return base::ErrnoStatus(errno, "stat", path);
   const std::string parent = Parent(path);
   if (parent != path) {
     absl::Status status = CreateDirectories(parent);
@@ -144,7 +126,7 @@ absl::Status CreateDirectories(const std::string& path) {
     if (errno == EEXIST && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
       return absl::OkStatus();  // created by someone else meanwhile
     }
-    return ErrnoError(errno, "create folder", path);
+    return base::ErrnoStatus(errno, "create folder", path);
   }
   return SyncDirectory(parent);
 }
@@ -160,15 +142,15 @@ absl::Status AppendDurably(const std::string& path, std::string_view bytes,
     created = raw >= 0;
     if (raw < 0 && errno == EEXIST) raw = ::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
   }
-  if (raw < 0) return ErrnoError(errno, "open", path);
+  if (raw < 0) return base::ErrnoStatus(errno, "open", path);
   Fd fd(raw);
 
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return ErrnoError(errno, "stat", path);
+  if (::fstat(fd.get(), &st) != 0) return base::ErrnoStatus(errno, "stat", path);
   char last[2];
   const size_t tail_size = st.st_size < 2 ? static_cast<size_t>(st.st_size) : 2;
   if (tail_size > 0 && !PreadAll(fd.get(), last, tail_size, st.st_size - tail_size)) {
-    return ErrnoError(errno, "read", path);
+    return base::ErrnoStatus(errno, "read", path);
   }
   std::string buffer = repair(std::string_view(last, tail_size));
   buffer.append(bytes.data(), bytes.size());
@@ -178,10 +160,10 @@ absl::Status AppendDurably(const std::string& path, std::string_view bytes,
     // Leave no partial entry behind when the disk is full; if this fails too, the next
     // append repairs the tail.
     if (::ftruncate(fd.get(), st.st_size) == 0) ::fdatasync(fd.get());
-    return ErrnoError(error, "write", path);
+    return base::ErrnoStatus(error, "write", path);
   }
-  if (::fdatasync(fd.get()) != 0) return ErrnoError(errno, "fsync", path);
-  if (fd.Close() != 0) return ErrnoError(errno, "close", path);
+  if (::fdatasync(fd.get()) != 0) return base::ErrnoStatus(errno, "fsync", path);
+  if (fd.Close() != 0) return base::ErrnoStatus(errno, "close", path);
   if (created) return SyncDirectory(Parent(path));
   return absl::OkStatus();
 }
@@ -200,17 +182,17 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view conte
     raw = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (raw < 0 && errno != EEXIST) break;
   }
-  if (raw < 0) return ErrnoError(errno, "create", temp);
+  if (raw < 0) return base::ErrnoStatus(errno, "create", temp);
   Fd fd(raw);
   absl::Status result;
   if (!WriteAll(fd.get(), contents)) {
-    result = ErrnoError(errno, "write", temp);
+    result = base::ErrnoStatus(errno, "write", temp);
   } else if (::fsync(fd.get()) != 0) {
-    result = ErrnoError(errno, "fsync", temp);
+    result = base::ErrnoStatus(errno, "fsync", temp);
   } else if (fd.Close() != 0) {
-    result = ErrnoError(errno, "close", temp);
+    result = base::ErrnoStatus(errno, "close", temp);
   } else if (::rename(temp.c_str(), path.c_str()) != 0) {
-    result = ErrnoError(errno, "rename to", path);
+    result = base::ErrnoStatus(errno, "rename to", path);
   } else {
     return SyncDirectory(parent);
   }
@@ -229,7 +211,7 @@ absl::StatusOr<std::optional<std::string>> ReadFileIfExists(const std::string& p
   }
   std::string contents(static_cast<size_t>((*file)->size), '\0');
   if (!PreadAll((*file)->fd.get(), contents.data(), contents.size(), 0)) {
-    return ErrnoError(errno, "read", path);
+    return base::ErrnoStatus(errno, "read", path);
   }
   return contents;
 }
@@ -245,7 +227,7 @@ absl::StatusOr<std::optional<FileTail>> ReadFileTail(const std::string& path, ui
   tail.whole_file = offset == 0;
   tail.bytes.resize(static_cast<size_t>(size - offset));
   if (!PreadAll(fd.get(), tail.bytes.data(), tail.bytes.size(), static_cast<off_t>(offset))) {
-    return ErrnoError(errno, "read", path);
+    return base::ErrnoStatus(errno, "read", path);
   }
   return tail;
 }
@@ -254,12 +236,12 @@ absl::Status RenameNoReplace(const std::string& from, const std::string& to) {
   if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) {
     return absl::OkStatus();
   }
-  if (errno != EINVAL && errno != ENOSYS) return ErrnoError(errno, "rename to", to);
+  if (errno != EINVAL && errno != ENOSYS) return base::ErrnoStatus(errno, "rename to", to);
   // The file system cannot refuse atomically; the caller serialises renames into `to`'s
   // folder, so checking first is enough there.
   struct stat st;
-  if (::lstat(to.c_str(), &st) == 0) return ErrnoError(EEXIST, "rename to", to);
-  if (::rename(from.c_str(), to.c_str()) != 0) return ErrnoError(errno, "rename to", to);
+  if (::lstat(to.c_str(), &st) == 0) return base::ErrnoStatus(EEXIST, "rename to", to);
+  if (::rename(from.c_str(), to.c_str()) != 0) return base::ErrnoStatus(errno, "rename to", to);
   return absl::OkStatus();
 }
 

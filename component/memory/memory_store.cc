@@ -16,11 +16,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "component/base/absl_string_view.h"
 #include "component/memory/atomic_file.h"
 #include "component/memory/jid_folder.h"
 #include "component/memory/markdown_format.h"
 #include "component/memory/memory_search.h"
-#include "component/platform/absl_string_view.h"
 
 namespace herald::memory {
 namespace {
@@ -42,18 +42,6 @@ constexpr uint64_t kMaxSearchFileBytes = 32 << 20;
 
 std::atomic<uint64_t> trash_counter{0};
 
-absl::Status CheckRef(const ConversationRef& ref) {
-  if (ref.address.empty()) return absl::InvalidArgumentError("a conversation needs an address");
-  if (ref.kind == ConversationRef::Kind::kApi && !IsApiConversationName(ref.address)) {
-    return absl::InvalidArgumentError(
-        "an API conversation name has 1 to 64 letters, digits, '.', '_' or '-' (not '.' first)");
-  }
-  return absl::OkStatus();
-}
-
-constexpr ConversationRef::Kind kKinds[] = {
-    ConversationRef::Kind::kDirect, ConversationRef::Kind::kRoom, ConversationRef::Kind::kApi};
-
 // The folder under the root that holds conversations of a kind.
 const char* KindFolder(ConversationRef::Kind kind) {
   switch (kind) {
@@ -65,18 +53,6 @@ const char* KindFolder(ConversationRef::Kind kind) {
       return "api";
   }
   return "users";
-}
-
-const char* KindPrefix(ConversationRef::Kind kind) {
-  switch (kind) {
-    case ConversationRef::Kind::kDirect:
-      return "direct";
-    case ConversationRef::Kind::kRoom:
-      return "room";
-    case ConversationRef::Kind::kApi:
-      return "api";
-  }
-  return "direct";
 }
 
 // Identity names become file names under identities/: a conservative alphabet, no leading
@@ -156,7 +132,7 @@ absl::StatusOr<std::unique_ptr<MemoryStore>> MemoryStore::Open(const std::string
   if (!status.ok()) return status;
   ::unlink(probe.c_str());
   // Finish deletions a crash interrupted (Forget renames a folder away before removing it).
-  for (ConversationRef::Kind kind : kKinds) {
+  for (ConversationRef::Kind kind : base::kConversationKinds) {
     std::error_code error;
     const std::string folder = absl::StrCat(normalised, "/", KindFolder(kind));
     for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
@@ -170,7 +146,7 @@ absl::StatusOr<std::unique_ptr<MemoryStore>> MemoryStore::Open(const std::string
 }
 
 absl::Status MemoryStore::Append(const ConversationRef& ref, const MemoryEntry& entry) {
-  absl::Status status = CheckRef(ref);
+  absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
   return AppendDurably(absl::StrCat(impl_->SessionFolder(ref), "/", kHistoryFile),
                        FormatEntry(entry), TailRepair);
@@ -178,7 +154,7 @@ absl::Status MemoryStore::Append(const ConversationRef& ref, const MemoryEntry& 
 
 absl::StatusOr<std::vector<MemoryEntry>> MemoryStore::History(const ConversationRef& ref,
                                                               size_t max_entries) const {
-  absl::Status status = CheckRef(ref);
+  absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
   if (max_entries == 0) return std::vector<MemoryEntry>();
   const std::string path = absl::StrCat(impl_->SessionFolder(ref), "/", kHistoryFile);
@@ -229,7 +205,7 @@ absl::StatusOr<std::string> MemoryStore::ArchiveSession(const ConversationRef& r
 
 absl::StatusOr<std::vector<std::string>> MemoryStore::ListSessions(
     const ConversationRef& ref) const {
-  absl::Status status = CheckRef(ref);
+  absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
   const fs::path sessions = absl::StrCat(impl_->SessionFolder(ref), "/", kSessionsFolder);
   std::vector<std::string> names;
@@ -252,7 +228,7 @@ absl::StatusOr<std::vector<std::string>> MemoryStore::ListSessions(
 }
 
 absl::Status MemoryStore::Forget(const ConversationRef& ref) {
-  absl::Status status = CheckRef(ref);
+  absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
   const std::string folder = impl_->ConversationFolder(ref);
   const std::string parent = folder.substr(0, folder.find_last_of('/'));
@@ -273,7 +249,7 @@ absl::Status MemoryStore::Forget(const ConversationRef& ref) {
 }
 
 absl::Status MemoryStore::ClearSession(const ConversationRef& ref) {
-  absl::Status status = CheckRef(ref);
+  absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
   const std::pair<std::string, const char*> files[] = {
       {impl_->SessionFolder(ref), kHistoryFile}, {impl_->ConversationFolder(ref), kContextFile}};
@@ -290,7 +266,7 @@ absl::Status MemoryStore::ClearSession(const ConversationRef& ref) {
 }
 
 absl::StatusOr<std::string> MemoryStore::ReadContext(const ConversationRef& ref) const {
-  absl::Status status = CheckRef(ref);
+  absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
   absl::StatusOr<std::optional<std::string>> text =
       ReadFileIfExists(absl::StrCat(impl_->ConversationFolder(ref), "/", kContextFile));
@@ -299,21 +275,21 @@ absl::StatusOr<std::string> MemoryStore::ReadContext(const ConversationRef& ref)
 }
 
 absl::Status MemoryStore::WriteContext(const ConversationRef& ref, std::string_view text) {
-  absl::Status status = CheckRef(ref);
+  absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
   return WriteFileAtomically(absl::StrCat(impl_->ConversationFolder(ref), "/", kContextFile), text);
 }
 
 absl::StatusOr<std::optional<std::string>> MemoryStore::ReadOwnIdentity(
     const ConversationRef& ref) const {
-  absl::Status status = CheckRef(ref);
+  absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
   return ReadFileIfExists(absl::StrCat(impl_->ConversationFolder(ref), "/", kIdentityFile));
 }
 
 absl::StatusOr<std::optional<std::string>> MemoryStore::ChosenIdentity(
     const ConversationRef& ref) const {
-  absl::Status status = CheckRef(ref);
+  absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
   absl::StatusOr<std::optional<std::string>> text = ReadFileIfExists(
       absl::StrCat(impl_->ConversationFolder(ref), "/", kChosenIdentityFile), 4096);
@@ -326,7 +302,7 @@ absl::StatusOr<std::optional<std::string>> MemoryStore::ChosenIdentity(
 }
 
 absl::Status MemoryStore::SetChosenIdentity(const ConversationRef& ref, std::string_view name) {
-  absl::Status status = CheckRef(ref);
+  absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
   const std::string folder = impl_->ConversationFolder(ref);
   const std::string path = absl::StrCat(folder, "/", kChosenIdentityFile);
@@ -376,7 +352,7 @@ absl::StatusOr<std::optional<std::string>> MemoryStore::ReadGlobalIdentity() con
 
 absl::StatusOr<std::optional<std::string>> MemoryStore::ReadRoomInstructions(
     const ConversationRef& room) const {
-  absl::Status status = CheckRef(room);
+  absl::Status status = base::CheckConversationRef(room);
   if (!status.ok()) return status;
   if (room.kind != ConversationRef::Kind::kRoom) {
     return absl::InvalidArgumentError("only rooms have instructions");
@@ -420,7 +396,7 @@ std::string EntryExcerpt(const MemoryEntry& entry) {
 absl::StatusOr<std::vector<MemoryHit>> MemoryStore::Search(const ConversationRef& ref,
                                                            std::string_view query,
                                                            size_t limit) const {
-  absl::Status status = CheckRef(ref);
+  absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
   // The whole conversation (every thread) and shared/; nothing else is ever opened.
   std::vector<fs::path> files = MarkdownFiles(impl_->ConversationFolder(ref));
@@ -455,33 +431,9 @@ std::string MemoryStore::FolderFor(const ConversationRef& ref) const {
   return impl_->SessionFolder(ref);
 }
 
-bool IsApiConversationName(std::string_view name) {
-  if (name.empty() || name.size() > 64 || name[0] == '.') return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-  });
-}
-
-std::string ConversationName(const ConversationRef& ref) {
-  return absl::StrCat(KindPrefix(ref.kind), ":", ref.address);
-}
-
-std::optional<ConversationRef> ParseConversationName(std::string_view name) {
-  const size_t colon = name.find(':');
-  if (colon == std::string_view::npos || colon + 1 == name.size()) return std::nullopt;
-  for (ConversationRef::Kind kind : kKinds) {
-    if (name.substr(0, colon) == KindPrefix(kind)) {
-      ConversationRef ref{.kind = kind, .address = std::string(name.substr(colon + 1))};
-      if (!CheckRef(ref).ok()) return std::nullopt;
-      return ref;
-    }
-  }
-  return std::nullopt;
-}
-
 absl::StatusOr<std::vector<ConversationRef>> MemoryStore::ListConversations() const {
   std::vector<ConversationRef> refs;
-  for (ConversationRef::Kind kind : kKinds) {
+  for (ConversationRef::Kind kind : base::kConversationKinds) {
     const std::string folder = absl::StrCat(impl_->root(), "/", KindFolder(kind));
     std::error_code error;
     fs::directory_iterator it(folder, error);

@@ -41,27 +41,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "component/base/conversation_ref.h"
 
 namespace herald::memory {
 
-struct ConversationRef {
-  // kApi: a conversation a program holds over the control plane (SessionService.Converse);
-  // its address is the name the program chose.
-  enum class Kind { kDirect, kRoom, kApi };
-  Kind kind = Kind::kDirect;
-  std::string address;  // the user's or the room's bare JID, normalised; or the API name
-  std::string thread;   // XEP-0201 thread id; "" is the main session
-
-  friend bool operator==(const ConversationRef&, const ConversationRef&) = default;
-};
-
-// "direct:alice@localhost", "room:lobby@conference.localhost", "api:nightly-report": how a
-// conversation is named in events, the audit log and heraldctl (the thread is not part of it).
-std::string ConversationName(const ConversationRef& ref);
-// The inverse of ConversationName; nullopt for anything else.
-std::optional<ConversationRef> ParseConversationName(std::string_view name);
-// Whether `name` may name an API conversation: 1-64 of [A-Za-z0-9._-], not starting with '.'.
-bool IsApiConversationName(std::string_view name);
+using ::herald::base::ConversationRef;
 
 struct MemoryEntry {
   absl::Time time;

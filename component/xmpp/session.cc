@@ -13,9 +13,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "component/base/absl_string_view.h"
+#include "component/base/backoff.h"
 #include "component/config/value_formats.h"
-#include "component/platform/absl_string_view.h"
-#include "component/retry/backoff.h"
 #include "component/xmpp/body_split.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/raw_stanza.h"
@@ -290,7 +290,7 @@ const char* XmppSession::content_namespace() const {
 std::string XmppSession::NextId() { return absl::StrCat("h", ++next_id_); }
 
 asio::awaitable<void> XmppSession::Run() {
-  retry::Backoff backoff(options_.reconnect_initial, options_.reconnect_max);
+  base::Backoff backoff(options_.reconnect_initial, options_.reconnect_max);
   absl::Status final_status = absl::OkStatus();
   while (!stopping_) {
     state_ = ConnectionState::kConnecting;

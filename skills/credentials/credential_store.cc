@@ -21,9 +21,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "component/ledger/private_files.h"
-#include "component/ledger/sqlite_database.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
+#include "component/base/private_files.h"
+#include "component/base/sqlite_database.h"
 #include "glog/logging.h"
 
 namespace herald::skills {
@@ -42,9 +42,9 @@ struct SealingKey {
 
 }  // namespace credentials_internal
 
+using base::SqliteDatabase;
+using base::SqliteStatement;
 using credentials_internal::SealingKey;
-using ledger::SqliteDatabase;
-using ledger::SqliteStatement;
 
 namespace {
 
@@ -59,9 +59,6 @@ constexpr size_t kMaxKeyFileBytes = 66;
 constexpr char kMakeKeyHint[] = "head -c 32 /dev/urandom > FILE && chmod 600 FILE";
 
 constexpr char kSchema[] = R"sql(
-CREATE TABLE IF NOT EXISTS schema_version (
-  version INTEGER NOT NULL
-);
 CREATE TABLE IF NOT EXISTS credentials (
   owner TEXT NOT NULL,         -- a bare JID, 'room:JID' or 'api:NAME'
   name TEXT NOT NULL,          -- an environment-variable name
@@ -201,10 +198,10 @@ absl::Status SetKeyId(SealingKey* key) {
 
 absl::StatusOr<std::unique_ptr<SealingKey>> LoadKeyFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return ledger::ErrnoStatus(errno, "open credentials key file", path);
+  if (fd < 0) return base::ErrnoStatus(errno, "open credentials key file", path);
   absl::Cleanup close_fd = [fd] { ::close(fd); };
   struct stat info;
-  if (::fstat(fd, &info) != 0) return ledger::ErrnoStatus(errno, "stat", path);
+  if (::fstat(fd, &info) != 0) return base::ErrnoStatus(errno, "stat", path);
   if (!S_ISREG(info.st_mode)) {
     return absl::FailedPreconditionError(
         absl::StrCat("credentials key file ", path, " is not a regular file"));
@@ -231,7 +228,7 @@ absl::StatusOr<std::unique_ptr<SealingKey>> LoadKeyFile(const std::string& path)
   while (size < buffer.size()) {
     const ssize_t n = ::read(fd, buffer.data() + size, buffer.size() - size);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ledger::ErrnoStatus(errno, "read", path);
+    if (n < 0) return base::ErrnoStatus(errno, "read", path);
     if (n == 0) break;
     size += static_cast<size_t>(n);
   }
@@ -379,10 +376,6 @@ absl::Status DamagedEntry(std::string_view owner, std::string_view name) {
       "or delete it"));
 }
 
-absl::Status BadDatabase(const std::string& path, std::string_view what) {
-  return absl::DataLossError(absl::StrCat("credentials database ", path, ": ", AbslView(what)));
-}
-
 // Runs `body` inside BEGIN IMMEDIATE ... COMMIT, rolling back when it fails.
 template <typename Body>
 absl::Status InTransaction(SqliteDatabase& db, Body body) {
@@ -391,27 +384,6 @@ absl::Status InTransaction(SqliteDatabase& db, Body body) {
   if (status.ok()) status = db.Exec("COMMIT");
   if (!status.ok()) (void)db.Exec("ROLLBACK");
   return status;
-}
-
-absl::Status PrepareSchema(SqliteDatabase& db) {
-  return InTransaction(db, [&db]() -> absl::Status {
-    if (absl::Status s = db.Exec(kSchema); !s.ok()) return s;
-    absl::StatusOr<SqliteStatement> select = db.Prepare("SELECT max(version) FROM schema_version");
-    if (!select.ok()) return select.status();
-    absl::StatusOr<bool> row = select->Step();
-    if (!row.ok()) return row.status();
-    const int64_t version = *row ? select->ColumnInt64(0) : 0;  // NULL (no row) reads as 0
-    if (version > kSchemaVersion) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("credentials database ", db.path(), " has schema version ", version,
-                       "; this Herald reads ", kSchemaVersion, " (written by a newer Herald?)"));
-    }
-    if (version == 0) {
-      return db.Exec(
-          absl::StrCat("INSERT INTO schema_version (version) VALUES (", kSchemaVersion, ")"));
-    }
-    return absl::OkStatus();
-  });
 }
 
 struct Row {
@@ -462,27 +434,16 @@ absl::StatusOr<std::unique_ptr<CredentialStore>> CredentialStore::Open(const Opt
   }
 
   const std::string& path = options.path;
-  if (absl::Status s = ledger::CreatePrivateParentFolders(path); !s.ok()) return s;
-  if (absl::StatusOr<bool> created = ledger::CreatePrivateFile(path); !created.ok()) {
-    return created.status();
-  }
-  absl::StatusOr<std::unique_ptr<SqliteDatabase>> db = SqliteDatabase::Open(path);
+  // secure_delete overwrites the space a deleted or replaced value occupied; durable commits:
+  // a stored credential is durable once Put returns (writes are rare).
+  absl::StatusOr<std::unique_ptr<SqliteDatabase>> db =
+      base::OpenPrivateDatabase(path, {.what = "credentials database",
+                                       .durable_commits = true,
+                                       .secure_delete = true,
+                                       .schema_version = kSchemaVersion,
+                                       .schema = kSchema});
   if (!db.ok()) return db.status();
   SqliteDatabase& sql = **db;
-
-  // SQLite gives the -wal and -shm files the database file's mode (0600). secure_delete
-  // overwrites the space a deleted or replaced value occupied; FULL: a stored credential is
-  // durable once Put returns (writes are rare).
-  absl::StatusOr<std::string> journal = sql.QueryText("PRAGMA journal_mode=WAL");
-  if (!journal.ok()) return journal.status();
-  if (*journal != "wal") return BadDatabase(path, absl::StrCat("cannot use WAL (", *journal, ")"));
-  if (absl::Status s = sql.Exec("PRAGMA synchronous=FULL; PRAGMA busy_timeout=5000;"); !s.ok()) {
-    return s;
-  }
-  absl::StatusOr<std::string> secure_delete = sql.QueryText("PRAGMA secure_delete=ON");
-  if (!secure_delete.ok()) return secure_delete.status();
-  if (*secure_delete != "1") return BadDatabase(path, "SQLite refuses secure_delete");
-  if (absl::Status s = PrepareSchema(sql); !s.ok()) return s;
 
   // Which keys sealed the rows: each must be the current key or a previous one.
   std::map<std::string, int64_t> rows_by_key;

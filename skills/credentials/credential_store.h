@@ -32,10 +32,10 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 
-namespace herald::ledger {
+namespace herald::base {
 class SqliteDatabase;
 class SqliteStatement;
-}  // namespace herald::ledger
+}  // namespace herald::base
 
 namespace herald::skills {
 
@@ -97,7 +97,7 @@ class CredentialStore {
   struct Statements;
   using Key = credentials_internal::SealingKey;
 
-  CredentialStore(std::unique_ptr<ledger::SqliteDatabase> db, std::unique_ptr<Key> key,
+  CredentialStore(std::unique_ptr<base::SqliteDatabase> db, std::unique_ptr<Key> key,
                   std::unique_ptr<Statements> statements, int resealed_at_open);
 
   // Moves the write-ahead log into the database and truncates it, so the previous versions of
@@ -105,7 +105,7 @@ class CredentialStore {
   void Checkpoint() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;
-  std::unique_ptr<ledger::SqliteDatabase> db_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<base::SqliteDatabase> db_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Statements> statements_ ABSL_GUARDED_BY(mu_);
   const std::unique_ptr<Key> key_;
   const std::string key_id_;

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 #include "glog/logging.h"
 #include "skills/credentials/secret_redactor.h"
 #include "skills/external/skill_protocol.h"
@@ -55,14 +55,14 @@ std::string SignalName(int signal) {
 
 }  // namespace
 
-std::string DescribeConversation(const memory::ConversationRef& conversation) {
+std::string DescribeConversation(const base::ConversationRef& conversation) {
   if (conversation.address.empty()) return "";
   switch (conversation.kind) {
-    case memory::ConversationRef::Kind::kDirect:
+    case base::ConversationRef::Kind::kDirect:
       return absl::StrCat("direct:", conversation.address);
-    case memory::ConversationRef::Kind::kRoom:
+    case base::ConversationRef::Kind::kRoom:
       return absl::StrCat("room:", conversation.address);
-    case memory::ConversationRef::Kind::kApi:
+    case base::ConversationRef::Kind::kApi:
       return absl::StrCat("api:", conversation.address);
   }
   return "";

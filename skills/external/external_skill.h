@@ -70,6 +70,6 @@ std::optional<absl::Status> DescribeStoppedRun(std::string_view skill,
                                                const sandbox::SandboxLimits& limits);
 
 // "direct:alice@example.org", "room:lobby@conference.example.org", "api:NAME"; "" for none.
-std::string DescribeConversation(const memory::ConversationRef& conversation);
+std::string DescribeConversation(const base::ConversationRef& conversation);
 
 }  // namespace herald::skills

@@ -29,7 +29,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "component/retry/backoff.h"
+#include "component/base/backoff.h"
 #include "nlohmann/json.hpp"
 #include "skills/mcp/mcp_client.h"
 #include "skills/mcp/mcp_transport.h"
@@ -112,7 +112,7 @@ class McpServer : public std::enable_shared_from_this<McpServer> {
   Options options_;
   // options_.secrets, shared with the calls in flight (they may finish after the server).
   std::shared_ptr<const std::map<std::string, std::string>> secrets_;
-  retry::Backoff backoff_;
+  base::Backoff backoff_;
   std::shared_ptr<McpClient> client_;
   uint64_t generation_ = 0;  // of the current client; callbacks of older ones are ignored
   asio::steady_timer reconnect_timer_;

@@ -70,24 +70,21 @@ uint64_t HandledFs(int abi) {
   return rights;
 }
 
-absl::Status ErrnoError(const std::string& what) {
-  return absl::InternalError(absl::StrCat("landlock: ", what, ": ", std::strerror(errno)));
-}
-
 absl::Status AddPath(int ruleset, const std::string& path, uint64_t rights, uint64_t handled) {
   UniqueFd fd(::open(path.c_str(), O_PATH | O_CLOEXEC));
   if (!fd.valid()) {
     if (errno == ENOENT || errno == ENOTDIR) return absl::OkStatus();  // nothing to grant
-    return ErrnoError(absl::StrCat("opening ", path));
+    return absl::ErrnoToStatus(errno, absl::StrCat("landlock: ", "opening ", path));
   }
   struct stat info;
-  if (::fstat(fd.get(), &info) != 0) return ErrnoError(absl::StrCat("stat ", path));
+  if (::fstat(fd.get(), &info) != 0)
+    return absl::ErrnoToStatus(errno, absl::StrCat("landlock: ", "stat ", path));
   rights &= handled;
   if (!S_ISDIR(info.st_mode)) rights &= kFileRights;
   if (rights == 0) return absl::OkStatus();
   PathBeneathAttr attr{.allowed_access = rights, .parent_fd = fd.get()};
   if (::syscall(SYS_landlock_add_rule, ruleset, kRulePathBeneath, &attr, 0) != 0) {
-    return ErrnoError(absl::StrCat("rule for ", path));
+    return absl::ErrnoToStatus(errno, absl::StrCat("landlock: ", "rule for ", path));
   }
   return absl::OkStatus();
 }
@@ -113,7 +110,7 @@ absl::StatusOr<UniqueFd> BuildLandlockRuleset(int abi, const LandlockGrants& gra
     attr_size = sizeof(RulesetAttr);
   }
   UniqueFd ruleset(static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0)));
-  if (!ruleset.valid()) return ErrnoError("create_ruleset");
+  if (!ruleset.valid()) return absl::ErrnoToStatus(errno, "landlock: create_ruleset");
 
   const uint64_t read = kReadFile | kReadDir;
   const uint64_t write = read | kWriteFile | kRemoveDir | kRemoveFile | kMakeDir | kMakeReg |
@@ -133,7 +130,7 @@ absl::StatusOr<UniqueFd> BuildLandlockRuleset(int abi, const LandlockGrants& gra
     for (uint16_t port : grants.tcp_connect) {
       NetPortAttr net{.allowed_access = kConnectTcp, .port = port};
       if (::syscall(SYS_landlock_add_rule, ruleset.get(), kRuleNetPort, &net, 0) != 0) {
-        return ErrnoError(absl::StrCat("rule for TCP port ", port));
+        return absl::ErrnoToStatus(errno, absl::StrCat("landlock: ", "rule for TCP port ", port));
       }
     }
   }

@@ -76,10 +76,6 @@ class UidPool {
   size_t next_ = 0;
 };
 
-absl::Status ErrnoError(const std::string& what) {
-  return absl::InternalError(absl::StrCat(what, ": ", std::strerror(errno)));
-}
-
 bool IsVariableName(const std::string& name) {
   if (name.empty() || absl::ascii_isdigit(name[0])) return false;
   for (char c : name) {
@@ -274,7 +270,7 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
   absl::StatusOr<Prepared> Spawn(const SandboxRunner::Options& options, const SandboxPolicy& policy,
                                  Prepared& prepared) {
     char* resolved = ::realpath(request_.executable.c_str(), nullptr);
-    if (resolved == nullptr) return ErrnoError("resolving the executable");
+    if (resolved == nullptr) return absl::ErrnoToStatus(errno, "resolving the executable");
     const std::string executable(resolved);
     ::free(resolved);
 
@@ -303,13 +299,13 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
     int stdin_pipe[2];
     int stdout_pipe[2];
     int stderr_pipe[2];
-    if (::pipe2(stdin_pipe, O_CLOEXEC) != 0) return ErrnoError("pipe");
+    if (::pipe2(stdin_pipe, O_CLOEXEC) != 0) return absl::ErrnoToStatus(errno, "pipe");
     UniqueFd stdin_read(stdin_pipe[0]);
     UniqueFd stdin_write(stdin_pipe[1]);
-    if (::pipe2(stdout_pipe, O_CLOEXEC) != 0) return ErrnoError("pipe");
+    if (::pipe2(stdout_pipe, O_CLOEXEC) != 0) return absl::ErrnoToStatus(errno, "pipe");
     prepared.stdout_read.reset(stdout_pipe[0]);
     UniqueFd stdout_write(stdout_pipe[1]);
-    if (::pipe2(stderr_pipe, O_CLOEXEC) != 0) return ErrnoError("pipe");
+    if (::pipe2(stderr_pipe, O_CLOEXEC) != 0) return absl::ErrnoToStatus(errno, "pipe");
     prepared.stderr_read.reset(stderr_pipe[0]);
     UniqueFd stderr_write(stderr_pipe[1]);
     if (!request_.stdin_data.empty()) {
@@ -322,11 +318,12 @@ class SandboxRun : public std::enable_shared_from_this<SandboxRun> {
       }
       if (::write(stdin_write.get(), request_.stdin_data.data(), size) !=
           static_cast<ssize_t>(size)) {
-        return ErrnoError("writing stdin");
+        return absl::ErrnoToStatus(errno, "writing stdin");
       }
     }
     if (request_.keep_stdin_open) {
-      if (::fcntl(stdin_write.get(), F_SETFL, O_NONBLOCK) != 0) return ErrnoError("fcntl");
+      if (::fcntl(stdin_write.get(), F_SETFL, O_NONBLOCK) != 0)
+        return absl::ErrnoToStatus(errno, "fcntl");
       prepared.stdin_write = std::move(stdin_write);
     }
     stdin_write.reset();

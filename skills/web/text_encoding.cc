@@ -1,7 +1,7 @@
 #include "skills/web/text_encoding.h"
 
 #include "absl/strings/ascii.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 
 namespace herald::skills::web {
 namespace {

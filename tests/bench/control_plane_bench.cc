@@ -48,7 +48,7 @@ ControlTestEnv& Env() {
         }
       }
       if (!env->memory()
-               .Append({.kind = memory::ConversationRef::Kind::kDirect, .address = jid},
+               .Append({.kind = base::ConversationRef::Kind::kDirect, .address = jid},
                        {.time = absl::Now(), .role = "user", .author = jid, .text = "hello"})
                .ok()) {
         std::abort();

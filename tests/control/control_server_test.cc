@@ -48,12 +48,12 @@ bool WaitFor(const std::function<bool()>& condition) {
   return true;
 }
 
-memory::ConversationRef Direct(const std::string& jid) {
-  return {.kind = memory::ConversationRef::Kind::kDirect, .address = jid};
+base::ConversationRef Direct(const std::string& jid) {
+  return {.kind = base::ConversationRef::Kind::kDirect, .address = jid};
 }
 
-memory::ConversationRef Api(const std::string& name) {
-  return {.kind = memory::ConversationRef::Kind::kApi, .address = name};
+base::ConversationRef Api(const std::string& name) {
+  return {.kind = base::ConversationRef::Kind::kApi, .address = name};
 }
 
 v1::ConversationKey Key(v1::ConversationKind kind, const std::string& address) {
@@ -97,7 +97,7 @@ class ControlServerTest : public ::testing::Test {
     return reader->Finish();
   }
 
-  bool Busy(const memory::ConversationRef& ref) {
+  bool Busy(const base::ConversationRef& ref) {
     bool busy = false;
     env_.OnLoop([&] {
       for (const auto& loaded : env_.agent().LoadedConversations()) {
@@ -232,7 +232,7 @@ TEST_F(ControlServerTest, ListSessionsMergesMemoryWithLiveConversationsInPages) 
                   {.time = absl::Now(), .role = "user", .author = "alice@localhost", .text = "hi"})
           .ok());
   ASSERT_TRUE(env_.memory()
-                  .Append({.kind = memory::ConversationRef::Kind::kRoom,
+                  .Append({.kind = base::ConversationRef::Kind::kRoom,
                            .address = "lobby@conference.localhost"},
                           {.time = absl::Now(), .role = "user", .author = "nick", .text = "yo"})
                   .ok());

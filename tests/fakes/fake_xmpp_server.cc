@@ -30,7 +30,7 @@
 #include "absl/strings/str_split.h"
 #include "asio.hpp"
 #include "asio/ssl.hpp"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 #include "component/xmpp/jid.h"
 #include "component/xmpp/scram.h"
 #include "component/xmpp/stream_parser.h"

@@ -19,7 +19,7 @@
 #include "absl/time/time.h"
 #include "asio.hpp"
 #include "asio/ssl.hpp"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 #include "component/xmpp/scram.h"
 #include "component/xmpp/stream_parser.h"
 #include "component/xmpp/xml_element.h"

@@ -145,7 +145,7 @@ class AgentFixture : public ::testing::Test {
   }
 
   std::vector<memory::MemoryEntry> History(std::string jid) {
-    return store_->History({.kind = memory::ConversationRef::Kind::kDirect, .address = jid}, 100)
+    return store_->History({.kind = base::ConversationRef::Kind::kDirect, .address = jid}, 100)
         .value();
   }
 

@@ -184,7 +184,7 @@ TEST_F(AgentTest, NewArchivesTheSessionAndTheModelStartsAfresh) {
   EXPECT_TRUE(History("alice@localhost").empty());
   EXPECT_EQ(store_
                 ->ListSessions(
-                    {.kind = memory::ConversationRef::Kind::kDirect, .address = "alice@localhost"})
+                    {.kind = base::ConversationRef::Kind::kDirect, .address = "alice@localhost"})
                 ->size(),
             1u);
   Send("alice@localhost/phone", "who am I?");
@@ -193,8 +193,8 @@ TEST_F(AgentTest, NewArchivesTheSessionAndTheModelStartsAfresh) {
 }
 
 TEST_F(AgentTest, ForgetErasesTheSessionAndContext) {
-  const memory::ConversationRef alice{.kind = memory::ConversationRef::Kind::kDirect,
-                                      .address = "alice@localhost"};
+  const base::ConversationRef alice{.kind = base::ConversationRef::Kind::kDirect,
+                                    .address = "alice@localhost"};
   ASSERT_TRUE(store_->WriteContext(alice, "likes tea").ok());
   Send("alice@localhost/phone", "secret");
   ASSERT_TRUE(WaitForMessages(1));
@@ -393,8 +393,7 @@ TEST_F(AgentTest, ConverseStreamsTheRunsEventsAndSendsNothingOverXmpp) {
   EXPECT_TRUE(ChatStates().empty());
 
   Settle();
-  const memory::ConversationRef api{.kind = memory::ConversationRef::Kind::kApi,
-                                    .address = "nightly"};
+  const base::ConversationRef api{.kind = base::ConversationRef::Kind::kApi, .address = "nightly"};
   std::vector<memory::MemoryEntry> history = store_->History(api, 10).value();
   ASSERT_EQ(history.size(), 3u);  // the message, the tool call, the answer
   EXPECT_EQ(history[0].author, "api:nightly");
@@ -421,7 +420,7 @@ TEST_F(AgentTest, CancelEndsAFollowedRunAndItsQueuedRunsAsCancelled) {
   ASSERT_TRUE(agent_->Converse("job", "two", [&](const RunEvent& e) { second.push_back(e); }).ok());
   // Cancel while the first run waits on its (slow) LLM call.
   ASSERT_TRUE(RunUntil([&] { return model_->requests.size() == 1; }));
-  EXPECT_TRUE(agent_->Cancel({.kind = memory::ConversationRef::Kind::kApi, .address = "job"}));
+  EXPECT_TRUE(agent_->Cancel({.kind = base::ConversationRef::Kind::kApi, .address = "job"}));
   ASSERT_FALSE(first.empty());
   EXPECT_EQ(first.back().kind, RunEvent::Kind::kFailed);
   EXPECT_EQ(first.back().failure, RunEvent::Failure::kCancelled);
@@ -533,7 +532,7 @@ TEST_F(AgentTest, UnloadDropsTheConversationsActor) {
   Send("alice@localhost/phone", "hi");
   ASSERT_TRUE(WaitForMessages(1));
   ASSERT_EQ(agent_->conversation_count(), 1u);
-  agent_->Unload({.kind = memory::ConversationRef::Kind::kDirect, .address = "alice@localhost"});
+  agent_->Unload({.kind = base::ConversationRef::Kind::kDirect, .address = "alice@localhost"});
   EXPECT_EQ(agent_->conversation_count(), 0u);
   EXPECT_TRUE(agent_->LoadedConversations().empty());
 }

@@ -190,19 +190,7 @@ TEST_F(MemoryStoreTest, ListsEveryConversationByKindThenAddress) {
   EXPECT_EQ(store_->FolderFor(api), root_ + "/api/%4Eightly-report");
 }
 
-TEST_F(MemoryStoreTest, NamesConversationsAndParsesTheNamesBack) {
-  EXPECT_EQ(ConversationName(kAlice), "direct:alice@localhost");
-  EXPECT_EQ(ConversationName(kLobby), "room:lobby@conference.localhost");
-  const ConversationRef api{.kind = ConversationRef::Kind::kApi, .address = "job.1"};
-  EXPECT_EQ(ConversationName(api), "api:job.1");
-  for (const ConversationRef& ref : {kAlice, kLobby, api}) {
-    EXPECT_EQ(ParseConversationName(ConversationName(ref)), ref);
-  }
-  EXPECT_EQ(ParseConversationName("alice@localhost"), std::nullopt);
-  EXPECT_EQ(ParseConversationName("direct:"), std::nullopt);
-  EXPECT_EQ(ParseConversationName("api:../x"), std::nullopt);
-  EXPECT_EQ(ParseConversationName("api:.hidden"), std::nullopt);
-  EXPECT_EQ(ParseConversationName("chat:alice@localhost"), std::nullopt);
+TEST_F(MemoryStoreTest, RefusesAnApiConversationWhoseNameIsNotOne) {
   EXPECT_FALSE(store_
                    ->Append(ConversationRef{.kind = ConversationRef::Kind::kApi, .address = "a/b"},
                             Entry("x"))

@@ -15,7 +15,7 @@
 namespace herald::skills {
 namespace {
 
-using memory::ConversationRef;
+using base::ConversationRef;
 using memory::MemoryEntry;
 
 const ConversationRef kAlice{.kind = ConversationRef::Kind::kDirect, .address = "alice@localhost"};

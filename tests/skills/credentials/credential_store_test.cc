@@ -506,7 +506,7 @@ TEST_F(CredentialStoreTest, IsSafeToUseFromSeveralThreads) {
 
 TEST_F(CredentialStoreTest, RefusesADatabaseFromANewerHerald) {
   OpenStore().reset();
-  RunSql(options_.path, "UPDATE schema_version SET version = 99");
+  RunSql(options_.path, "PRAGMA user_version = 99");
   auto store = CredentialStore::Open(options_);
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(store.status().message()), HasSubstr("schema version 99"));

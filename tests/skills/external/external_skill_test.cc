@@ -88,7 +88,7 @@ class ExternalSkillTest : public ::testing::Test {
   std::unique_ptr<SandboxRunner> runner_;
   PublicFolder folder_;
   SkillContext context_{.conversation_id = "t1",
-                        .conversation = {.kind = memory::ConversationRef::Kind::kDirect,
+                        .conversation = {.kind = base::ConversationRef::Kind::kDirect,
                                          .address = "alice@example.org"}};
 };
 
@@ -289,7 +289,7 @@ TEST(DescribeStoppedRunTest, NamesTheSignalOfACrash) {
 }
 
 TEST(DescribeConversationTest, SpellsEachKind) {
-  using Kind = memory::ConversationRef::Kind;
+  using Kind = base::ConversationRef::Kind;
   EXPECT_EQ(DescribeConversation({.kind = Kind::kDirect, .address = "a@b"}), "direct:a@b");
   EXPECT_EQ(DescribeConversation({.kind = Kind::kRoom, .address = "r@c.b"}), "room:r@c.b");
   EXPECT_EQ(DescribeConversation({.kind = Kind::kApi, .address = "ops"}), "api:ops");

@@ -1,4 +1,4 @@
-// component/retry/backoff.h
+// component/base/backoff.h
 //
 // Reconnect delays: exponential growth from `initial` to `max`, each delay drawn uniformly
 // from the upper half of its step ("equal jitter"), so that many Heralds restarted with one
@@ -12,7 +12,7 @@
 #include "absl/random/random.h"
 #include "absl/time/time.h"
 
-namespace herald::retry {
+namespace herald::base {
 
 class Backoff {
  public:
@@ -29,4 +29,4 @@ class Backoff {
   absl::BitGen rng_;
 };
 
-}  // namespace herald::retry
+}  // namespace herald::base

@@ -1,8 +1,8 @@
-#include "component/retry/backoff.h"
+#include "component/base/backoff.h"
 
 #include <algorithm>
 
-namespace herald::retry {
+namespace herald::base {
 
 Backoff::Backoff(absl::Duration initial, absl::Duration max)
     : initial_(std::max(initial, absl::Milliseconds(1))), max_(std::max(max, initial_)) {}
@@ -17,4 +17,4 @@ absl::Duration Backoff::Next() {
   return step * fraction;
 }
 
-}  // namespace herald::retry
+}  // namespace herald::base

@@ -1,4 +1,4 @@
-// component/ledger/private_files.h
+// component/base/private_files.h
 //
 // Files that only Herald's user may read: the ledger database and the audit log hold who used
 // what and who did what. Missing parent folders are created with mode 0700 (and fsynced into
@@ -14,7 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace herald::ledger {
+namespace herald::base {
 
 // Creates the missing folders above `path`. Fails when one exists and is not a folder.
 absl::Status CreatePrivateParentFolders(const std::string& path);
@@ -32,4 +32,4 @@ absl::Status SyncFolder(const std::string& path);
 // An error for the failed system call `what` on `path` with errno `error`.
 absl::Status ErrnoStatus(int error, std::string_view what, const std::string& path);
 
-}  // namespace herald::ledger
+}  // namespace herald::base

@@ -1,4 +1,4 @@
-// component/platform/absl_string_view.h
+// component/base/absl_string_view.h
 //
 // Debian 12 builds Abseil with ABSL_OPTION_USE_STD_STRING_VIEW 0, so absl::string_view is a
 // type of its own with no conversion from std::string_view. Herald's interfaces use

@@ -1,13 +1,71 @@
-#include "component/ledger/sqlite_database.h"
+#include "component/base/sqlite_database.h"
 
 #include <sqlite3.h>
 
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
+#include "component/base/private_files.h"
 
-namespace herald::ledger {
+namespace herald::base {
+namespace {
+
+absl::Status BadDatabase(const SqliteFileOptions& options, const std::string& path,
+                         std::string_view what) {
+  return absl::DataLossError(
+      absl::StrCat(AbslView(options.what), " ", path, ": ", AbslView(what)));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SqliteDatabase>> OpenPrivateDatabase(
+    const std::string& path, const SqliteFileOptions& options) {
+  if (path.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(AbslView(options.what), " path is empty"));
+  }
+  if (absl::Status s = CreatePrivateParentFolders(path); !s.ok()) return s;
+  if (absl::StatusOr<bool> created = CreatePrivateFile(path); !created.ok()) {
+    return created.status();
+  }
+  absl::StatusOr<std::unique_ptr<SqliteDatabase>> db = SqliteDatabase::Open(path);
+  if (!db.ok()) return db.status();
+  SqliteDatabase& sql = **db;
+  // SQLite gives the -wal and -shm files the database file's mode (0600).
+  absl::StatusOr<std::string> journal = sql.QueryText("PRAGMA journal_mode=WAL");
+  if (!journal.ok()) return journal.status();
+  if (*journal != "wal") {
+    return BadDatabase(options, path, absl::StrCat("cannot use WAL (", *journal, ")"));
+  }
+  if (absl::Status s = sql.Exec(absl::StrCat("PRAGMA synchronous=",
+                                             options.durable_commits ? "FULL" : "NORMAL",
+                                             "; PRAGMA busy_timeout=5000;"));
+      !s.ok()) {
+    return s;
+  }
+  if (options.secure_delete) {
+    absl::StatusOr<std::string> secure_delete = sql.QueryText("PRAGMA secure_delete=ON");
+    if (!secure_delete.ok()) return secure_delete.status();
+    if (*secure_delete != "1") return BadDatabase(options, path, "SQLite refuses secure_delete");
+  }
+  absl::StatusOr<std::string> version = sql.QueryText("PRAGMA user_version");
+  if (!version.ok()) return version.status();
+  int found = 0;
+  if (!absl::SimpleAtoi(*version, &found) || found > options.schema_version) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        AbslView(options.what), " ", path, " has schema version ", *version,
+        "; this Herald reads ", options.schema_version, " (written by a newer Herald?)"));
+  }
+  if (absl::Status s = sql.Exec(absl::StrCat("BEGIN IMMEDIATE;", AbslView(options.schema),
+                                             "PRAGMA user_version=", options.schema_version,
+                                             ";COMMIT;"));
+      !s.ok()) {
+    (void)sql.Exec("ROLLBACK");
+    return s;
+  }
+  return db;
+}
 
 absl::Status SqliteError(sqlite3* db, int code, std::string_view what) {
   const char* detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code);
@@ -163,4 +221,4 @@ absl::StatusOr<std::string> SqliteDatabase::QueryText(const std::string& sql) {
   return statement->ColumnText(0);
 }
 
-}  // namespace herald::ledger
+}  // namespace herald::base

@@ -1,4 +1,4 @@
-#include "component/ledger/private_files.h"
+#include "component/base/private_files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,31 +9,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 
-namespace herald::ledger {
+namespace herald::base {
 
 absl::Status ErrnoStatus(int error, std::string_view what, const std::string& path) {
-  std::string message = absl::StrCat(AbslView(what), " ", path, ": ", std::strerror(error));
-  switch (error) {
-    case ENOENT:
-      return absl::NotFoundError(message);
-    case EEXIST:
-      return absl::AlreadyExistsError(message);
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      return absl::PermissionDeniedError(message);
-    case ENOSPC:
-    case EDQUOT:
-    case EFBIG:
-      return absl::ResourceExhaustedError(message);
-    case ENOTDIR:
-    case EISDIR:
-      return absl::FailedPreconditionError(message);
-    default:
-      return absl::InternalError(message);
-  }
+  return absl::ErrnoToStatus(error, absl::StrCat(AbslView(what), " ", path));
 }
 
 std::string ParentFolder(const std::string& path) {
@@ -107,4 +88,4 @@ absl::StatusOr<bool> CreatePrivateFile(const std::string& path) {
   return created;
 }
 
-}  // namespace herald::ledger
+}  // namespace herald::base

@@ -1,10 +1,10 @@
-#include "component/retry/backoff.h"
+#include "component/base/backoff.h"
 
 #include <set>
 
 #include "gtest/gtest.h"
 
-namespace herald::retry {
+namespace herald::base {
 namespace {
 
 TEST(BackoffTest, GrowsExponentiallyWithinTheUpperHalfOfEachStep) {
@@ -41,4 +41,4 @@ TEST(BackoffTest, SpreadsTheDelaysOfManyClients) {
 }
 
 }  // namespace
-}  // namespace herald::retry
+}  // namespace herald::base

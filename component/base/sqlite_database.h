@@ -1,4 +1,4 @@
-// component/ledger/sqlite_database.h
+// component/base/sqlite_database.h
 //
 // A thin owner of one SQLite connection and its prepared statements, turning SQLite's result
 // codes into absl::Status (with SQLite's message and the statement that failed). Values only
@@ -24,7 +24,7 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace herald::ledger {
+namespace herald::base {
 
 class SqliteStatement {
  public:
@@ -90,4 +90,20 @@ class SqliteDatabase {
 // An error from SQLite's result `code`, mapped to the nearest absl::StatusCode.
 absl::Status SqliteError(sqlite3* db, int code, std::string_view what);
 
-}  // namespace herald::ledger
+// How OpenPrivateDatabase prepares a file that Herald keeps state in.
+struct SqliteFileOptions {
+  std::string_view what;         // names the file in errors: "ledger", "credentials database"
+  bool durable_commits = false;  // synchronous=FULL (each commit fsynced) rather than NORMAL
+  bool secure_delete = false;    // deleted values are overwritten on disk
+  int schema_version = 1;        // kept in PRAGMA user_version; a file of a newer one is refused
+  std::string_view schema;       // idempotent DDL, applied with the version in one transaction
+};
+
+// Opens `path` as a private database (folders 0700, file 0600, created when missing) in WAL
+// mode (readers never wait for the writer) with a 5 s busy timeout, refuses a file written by
+// a newer schema, and applies `schema`. With synchronous=NORMAL a power cut can lose the last
+// commits but never corrupt the file.
+absl::StatusOr<std::unique_ptr<SqliteDatabase>> OpenPrivateDatabase(
+    const std::string& path, const SqliteFileOptions& options);
+
+}  // namespace herald::base
