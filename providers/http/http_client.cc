@@ -20,8 +20,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "component/platform/absl_string_view.h"
-#include "component/retry/backoff.h"
+#include "component/base/absl_string_view.h"
+#include "component/base/backoff.h"
 
 namespace herald::providers {
 namespace {
@@ -191,7 +191,7 @@ class HttpClient::Impl {
     std::optional<PinnedAddress> pinned;
     bool attached = false;  // added to the multi handle
     int attempts = 0;
-    retry::Backoff backoff;
+    base::Backoff backoff;
     asio::steady_timer retry_timer;
     char error[CURL_ERROR_SIZE] = {};
 

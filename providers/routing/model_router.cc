@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 #include "glog/logging.h"
 #include "providers/routing/circuit_breaker.h"
 

@@ -10,7 +10,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 #include "providers/scripted/demo_rules.h"
 #include "toml++/toml.h"
 

@@ -4,7 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 
 namespace herald::providers {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 
 namespace herald::providers {
 namespace {

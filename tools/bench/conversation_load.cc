@@ -54,7 +54,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 #include "component/xmpp/xml_element.h"
 #include "nlohmann/json.hpp"
 #include "tests/fakes/fake_llm_server.h"

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 #include "nlohmann/json.hpp"
 #include "tools/heraldctl/conversation_argument.h"
 #include "tools/heraldctl/enum_names.h"

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/time.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 #include "component/version.h"
 #include "tools/heraldctl/conversation_argument.h"
 #include "tools/heraldctl/enum_names.h"

@@ -7,7 +7,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 #include "component/version.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"

@@ -10,7 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 
 namespace herald::heraldctl {
 namespace {

@@ -9,7 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "component/platform/absl_string_view.h"
+#include "component/base/absl_string_view.h"
 #include "component/xmpp/xml_writer.h"
 
 namespace herald::loadgen {
