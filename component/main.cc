@@ -87,22 +87,22 @@ int CheckConfig(const std::string& path) {
   absl::StatusOr<config::Config> config = config::LoadConfigFile(path);
   if (!config.ok()) {
     std::cerr << "herald: " << config.status().message() << "\n";
-    return xmpp::kExitConfig;
+    return base::kExitConfig;
   }
   absl::StatusOr<agent::AccessPolicy> policy = agent::AccessPolicy::Create(config->agent);
   if (!policy.ok()) {
     std::cerr << "herald: " << path << ": " << policy.status().message() << "\n";
-    return xmpp::kExitConfig;
+    return base::kExitConfig;
   }
   std::cout << path << ": configuration is valid\n";
-  return xmpp::kExitOk;
+  return base::kExitOk;
 }
 
 int Serve(const std::string& path) {
   absl::StatusOr<config::Config> config = config::LoadConfigFile(path);
   if (!config.ok()) {
     std::cerr << "herald: " << config.status().message() << "\n";
-    return xmpp::kExitConfig;
+    return base::kExitConfig;
   }
   FLAGS_minloglevel = SeverityFor(config->log.level);
   if (config->log.level == "debug") FLAGS_v = 1;
@@ -112,7 +112,7 @@ int Serve(const std::string& path) {
   if (absl::Status state = control::ApplyRuntimeState(config->control.state_path, *config);
       !state.ok()) {
     std::cerr << "herald: [control] state_path: " << state.message() << "\n";
-    return xmpp::kExitConfig;
+    return base::kExitConfig;
   }
   absl::StatusOr<agent::AccessPolicy> policy = agent::AccessPolicy::Create(config->agent);
   absl::StatusOr<xmpp::SessionOptions> options =
@@ -120,7 +120,7 @@ int Serve(const std::string& path) {
   if (!policy.ok() || !options.ok()) {
     std::cerr << "herald: " << path << ": "
               << (policy.ok() ? options.status() : policy.status()).message() << "\n";
-    return xmpp::kExitConfig;
+    return base::kExitConfig;
   }
   const std::string connection = config->server.mode == config::ConnectionMode::kComponent
                                      ? absl::StrCat("component ", config->server.component_domain)
@@ -137,18 +137,18 @@ int Serve(const std::string& path) {
       memory::MemoryStore::Open(config->memory.path);
   if (!store.ok()) {
     std::cerr << "herald: [memory] path: " << store.status().message() << "\n";
-    return xmpp::kExitConfig;
+    return base::kExitConfig;
   }
   absl::StatusOr<std::unique_ptr<providers::HttpClient>> http = providers::HttpClient::Create(io);
   if (!http.ok()) {
     std::cerr << "herald: " << http.status().message() << "\n";
-    return xmpp::kExitFailure;
+    return base::kExitFailure;
   }
   absl::StatusOr<std::unique_ptr<providers::ModelRouter>> router =
       providers::CreateModelRouter(config->llm, http->get(), io.get_executor());
   if (!router.ok()) {
     std::cerr << "herald: " << path << ": " << router.status().message() << "\n";
-    return xmpp::kExitConfig;
+    return base::kExitConfig;
   }
   std::map<std::string, ledger::Price> prices;
   for (const config::ModelPrice& price : config->quota.prices) {
@@ -159,13 +159,13 @@ int Serve(const std::string& path) {
       config->quota.path, ledger::PriceTable(std::move(prices)), config->quota.daily_tokens);
   if (!usage.ok()) {
     std::cerr << "herald: [quota] path: " << usage.status().message() << "\n";
-    return xmpp::kExitConfig;
+    return base::kExitConfig;
   }
   absl::StatusOr<std::unique_ptr<ledger::AuditLog>> audit =
       ledger::AuditLog::Open(config->control.audit_path);
   if (!audit.ok()) {
     std::cerr << "herald: [control] audit_path: " << audit.status().message() << "\n";
-    return xmpp::kExitConfig;
+    return base::kExitConfig;
   }
   events::EventBus events;
   // What an operator should know about this host (GetStatus shows it too).
@@ -187,7 +187,7 @@ int Serve(const std::string& path) {
          .previous_key_files = config->skills.credentials_previous_key_files});
     if (!opened.ok()) {
       std::cerr << "herald: [skills] credentials: " << opened.status().message() << "\n";
-      return xmpp::kExitConfig;
+      return base::kExitConfig;
     }
     credentials = *std::move(opened);
   }
@@ -210,7 +210,7 @@ int Serve(const std::string& path) {
   if (!sandbox.ok()) {
     std::cerr << "herald: the skill sandbox cannot run here: " << sandbox.status().message()
               << "\n";
-    return xmpp::kExitFailure;
+    return base::kExitFailure;
   }
   for (const std::string& notice : (*sandbox)->notices()) {
     LOG(WARNING) << "skill sandbox: " << notice;
@@ -240,10 +240,10 @@ int Serve(const std::string& path) {
   }
   if (!registered.ok()) {
     std::cerr << "herald: " << path << ": [skills] " << registered.message() << "\n";
-    return xmpp::kExitConfig;
+    return base::kExitConfig;
   }
 
-  int exit_code = xmpp::kExitOk;
+  int exit_code = base::kExitOk;
   std::unique_ptr<xmpp::XmppSession> session;
   auto act = [&session](xmpp::OutboundAction action) { session->Perform(std::move(action)); };
   agent::RuntimeServices services{.io = io,
@@ -278,12 +278,12 @@ int Serve(const std::string& path) {
         agent.Handle(std::move(event));
       },
       [&](const absl::Status& why) {
-        exit_code = xmpp::ExitCodeFor(why);
+        exit_code = base::ExitCodeFor(why);
         io.stop();
       });
   if (!created.ok()) {
     std::cerr << "herald: " << created.status().message() << "\n";
-    return xmpp::kExitConfig;
+    return base::kExitConfig;
   }
   session = *std::move(created);
 
@@ -310,7 +310,7 @@ int Serve(const std::string& path) {
       control::ControlServer::Start(config->control, control_services);
   if (!control.ok()) {
     std::cerr << "herald: [control] listen: " << control.status().message() << "\n";
-    return xmpp::kExitConfig;
+    return base::kExitConfig;
   }
   bool control_stopped = false;
   LOG(INFO) << "herald: control plane on " << (*control)->address();
@@ -405,7 +405,7 @@ int main(int argc, char** argv) {
   }
   if (absl::GetFlag(FLAGS_config).empty()) {
     std::cerr << "herald: no configuration; run herald --config FILE (see --help)\n";
-    return herald::xmpp::kExitConfig;
+    return herald::base::kExitConfig;
   }
   return herald::Serve(absl::GetFlag(FLAGS_config));
 }

@@ -14,8 +14,7 @@ namespace {
 
 absl::Status BadDatabase(const SqliteFileOptions& options, const std::string& path,
                          std::string_view what) {
-  return absl::DataLossError(
-      absl::StrCat(AbslView(options.what), " ", path, ": ", AbslView(what)));
+  return absl::DataLossError(absl::StrCat(AbslView(options.what), " ", path, ": ", AbslView(what)));
 }
 
 }  // namespace
@@ -38,9 +37,9 @@ absl::StatusOr<std::unique_ptr<SqliteDatabase>> OpenPrivateDatabase(
   if (*journal != "wal") {
     return BadDatabase(options, path, absl::StrCat("cannot use WAL (", *journal, ")"));
   }
-  if (absl::Status s = sql.Exec(absl::StrCat("PRAGMA synchronous=",
-                                             options.durable_commits ? "FULL" : "NORMAL",
-                                             "; PRAGMA busy_timeout=5000;"));
+  if (absl::Status s =
+          sql.Exec(absl::StrCat("PRAGMA synchronous=", options.durable_commits ? "FULL" : "NORMAL",
+                                "; PRAGMA busy_timeout=5000;"));
       !s.ok()) {
     return s;
   }
@@ -54,12 +53,12 @@ absl::StatusOr<std::unique_ptr<SqliteDatabase>> OpenPrivateDatabase(
   int found = 0;
   if (!absl::SimpleAtoi(*version, &found) || found > options.schema_version) {
     return absl::FailedPreconditionError(absl::StrCat(
-        AbslView(options.what), " ", path, " has schema version ", *version,
-        "; this Herald reads ", options.schema_version, " (written by a newer Herald?)"));
+        AbslView(options.what), " ", path, " has schema version ", *version, "; this Herald reads ",
+        options.schema_version, " (written by a newer Herald?)"));
   }
-  if (absl::Status s = sql.Exec(absl::StrCat("BEGIN IMMEDIATE;", AbslView(options.schema),
-                                             "PRAGMA user_version=", options.schema_version,
-                                             ";COMMIT;"));
+  if (absl::Status s =
+          sql.Exec(absl::StrCat("BEGIN IMMEDIATE;", AbslView(options.schema),
+                                "PRAGMA user_version=", options.schema_version, ";COMMIT;"));
       !s.ok()) {
     (void)sql.Exec("ROLLBACK");
     return s;

@@ -298,7 +298,7 @@ asio::awaitable<void> XmppSession::Run() {
     absl::Status status = co_await RunConnection(was_online);
     state_ = ConnectionState::kDisconnected;
     if (stopping_) break;
-    if (IsPermanent(status) && !options_.reconnect_on_permanent_errors) {
+    if (base::IsPermanent(status) && !options_.reconnect_on_permanent_errors) {
       LOG(ERROR) << "XMPP: " << status.message() << "; not reconnecting";
       final_status = status;
       break;
@@ -455,34 +455,35 @@ asio::awaitable<absl::StatusOr<Jid>> XmppSession::NegotiateClient(Connection& co
         absl::StatusOr<std::unique_ptr<XmlElement>> answer = co_await connection.NextStanza();
         if (!answer.ok()) co_return answer.status();
         if ((*answer)->name() != "proceed") {
-          co_return MakePermanent(
+          co_return base::MakePermanent(
               absl::UnavailableError(
                   absl::StrCat("the server refused STARTTLS with <", (*answer)->name(), "/>")),
-              kExitTls);
+              base::kExitTls);
         }
         absl::Status tls = co_await connection.transport.StartTls(tls_options);
         if (!tls.ok()) {
           // A certificate that fails verification will fail the same way next time.
-          co_return tls.code() == absl::StatusCode::kUnavailable ? tls
-                                                                 : MakePermanent(tls, kExitTls);
+          co_return tls.code() == absl::StatusCode::kUnavailable
+              ? tls
+              : base::MakePermanent(tls, base::kExitTls);
         }
         connection.RestartStream();
         continue;
       }
       if (options_.starttls_required) {
-        co_return MakePermanent(
+        co_return base::MakePermanent(
             absl::FailedPreconditionError(
                 "the server does not offer STARTTLS and [server] starttls = \"required\""),
-            kExitTls);
+            base::kExitTls);
       }
     }
 
     if (!authenticated) {
       const XmlElement* mechanisms = (*features)->FindChild("mechanisms", ns::kSasl);
       if (mechanisms == nullptr) {
-        co_return MakePermanent(
+        co_return base::MakePermanent(
             absl::FailedPreconditionError("the server offers no SASL mechanism to log in with"),
-            kExitAuthentication);
+            base::kExitAuthentication);
       }
       absl::Status auth = co_await Authenticate(connection, *mechanisms);
       if (!auth.ok()) co_return auth;
@@ -514,11 +515,11 @@ asio::awaitable<absl::Status> XmppSession::Authenticate(Connection& connection,
   } else if (offers("PLAIN") && tls) {
     mechanism = "PLAIN";
   } else {
-    co_return MakePermanent(
+    co_return base::MakePermanent(
         absl::FailedPreconditionError(absl::StrCat(
             "no usable SASL mechanism (the server offers: ", absl::StrJoin(offered, ", "), ")",
             offers("PLAIN") ? "; PLAIN is refused on a connection without TLS" : "")),
-        kExitAuthentication);
+        base::kExitAuthentication);
   }
 
   const std::string& username = options_.account.local();
@@ -526,7 +527,7 @@ asio::awaitable<absl::Status> XmppSession::Authenticate(Connection& connection,
   std::string initial;
   if (mechanism == "PLAIN") {
     absl::StatusOr<std::string> plain = SaslPlainInitialResponse(username, options_.password);
-    if (!plain.ok()) co_return MakePermanent(plain.status(), kExitAuthentication);
+    if (!plain.ok()) co_return base::MakePermanent(plain.status(), base::kExitAuthentication);
     initial = std::move(*plain);
   } else {
     absl::StatusOr<ScramClient> client =
@@ -568,13 +569,13 @@ asio::awaitable<absl::Status> XmppSession::Authenticate(Connection& connection,
           absl::StrCat("the server refused ", mechanism, " authentication of ",
                        options_.account.ToString(), " (", reason, ")"));
       if (reason == "temporary-auth-failure") co_return absl::UnavailableError(failed.message());
-      co_return MakePermanent(failed, kExitAuthentication);
+      co_return base::MakePermanent(failed, base::kExitAuthentication);
     }
     if (element.name() == "challenge" && scram.has_value()) {
       if (data.rfind("v=", 0) == 0 || data.rfind("e=", 0) == 0) {
         // Some servers prove themselves in a last challenge rather than in <success/>.
         absl::Status verified = scram->VerifyServerFinal(data);
-        if (!verified.ok()) co_return MakePermanent(verified, kExitAuthentication);
+        if (!verified.ok()) co_return base::MakePermanent(verified, base::kExitAuthentication);
         server_verified = true;
         written = co_await connection.transport.Write(
             "<response xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>");
@@ -582,7 +583,8 @@ asio::awaitable<absl::Status> XmppSession::Authenticate(Connection& connection,
         continue;
       }
       absl::StatusOr<std::string> final_message = scram->ClientFinalMessage(data);
-      if (!final_message.ok()) co_return MakePermanent(final_message.status(), kExitAuthentication);
+      if (!final_message.ok())
+        co_return base::MakePermanent(final_message.status(), base::kExitAuthentication);
       const std::string response =
           absl::StrCat("<response xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>",
                        absl::Base64Escape(*final_message), "</response>");
@@ -593,13 +595,13 @@ asio::awaitable<absl::Status> XmppSession::Authenticate(Connection& connection,
     if (element.name() == "success") {
       if (!server_verified) {
         if (data.empty()) {
-          co_return MakePermanent(
+          co_return base::MakePermanent(
               absl::UnauthenticatedError(
                   "the server did not prove that it knows the password (no SCRAM signature)"),
-              kExitAuthentication);
+              base::kExitAuthentication);
         }
         absl::Status verified = scram->VerifyServerFinal(data);
-        if (!verified.ok()) co_return MakePermanent(verified, kExitAuthentication);
+        if (!verified.ok()) co_return base::MakePermanent(verified, base::kExitAuthentication);
       }
       co_return absl::OkStatus();
     }
@@ -638,7 +640,7 @@ asio::awaitable<absl::StatusOr<Jid>> XmppSession::Bind(Connection& connection,
       absl::Status refused = absl::FailedPreconditionError(
           absl::StrCat("the server refused to bind resource '", options_.resource, "' (",
                        AbslView(condition), ")"));
-      if (condition == "conflict") co_return MakePermanent(refused, kExitConflict);
+      if (condition == "conflict") co_return base::MakePermanent(refused, base::kExitConflict);
       co_return refused;
     }
     const XmlElement* result = iq.FindChild("bind", ns::kBind);

@@ -10,25 +10,17 @@
 namespace herald::xmpp {
 namespace {
 
-constexpr char kPermanentPayload[] = "type.herald.dev/xmpp.permanent";
-// Which exit status a permanent status maps to, so that ExitCodeFor does not parse messages.
-constexpr char kExitPayload[] = "type.herald.dev/xmpp.exit";
+using base::kExitAuthentication;
+using base::kExitConflict;
+using base::kExitFailure;
+using base::kExitHostUnknown;
+using base::MakePermanent;
 
 std::string Suffix(std::string_view text) {
   return text.empty() ? std::string() : absl::StrCat(" (server says: ", AbslView(text), ")");
 }
 
 }  // namespace
-
-absl::Status MakePermanent(absl::Status status, int exit_code) {
-  status.SetPayload(kPermanentPayload, absl::Cord("1"));
-  status.SetPayload(kExitPayload, absl::Cord(std::to_string(exit_code)));
-  return status;
-}
-
-bool IsPermanent(const absl::Status& status) {
-  return status.GetPayload(kPermanentPayload).has_value();
-}
 
 absl::Status StreamErrorStatus(SessionMode mode, std::string_view condition,
                                std::string_view text) {
@@ -74,14 +66,6 @@ absl::Status StreamErrorStatus(SessionMode mode, std::string_view condition,
   // internal-server-error, resource-constraint...: worth another try after a backoff.
   return absl::UnavailableError(
       absl::StrCat("the server closed the stream with <", AbslView(condition), "/>", Suffix(text)));
-}
-
-int ExitCodeFor(const absl::Status& status) {
-  if (status.ok()) return kExitOk;
-  absl::optional<absl::Cord> exit = status.GetPayload(kExitPayload);
-  if (!exit.has_value()) return kExitFailure;
-  int code = kExitFailure;
-  return absl::SimpleAtoi(std::string(*exit), &code) ? code : kExitFailure;
 }
 
 }  // namespace herald::xmpp

@@ -327,8 +327,8 @@ TEST(SessionTest, AWrongSecretStopsForGoodWithTheAuthenticationExitStatus) {
   SessionUnderTest session(ComponentOptions(*server));
   std::optional<absl::Status> stopped = session.WaitForStop();
   ASSERT_TRUE(stopped.has_value());
-  EXPECT_TRUE(IsPermanent(*stopped));
-  EXPECT_EQ(ExitCodeFor(*stopped), kExitAuthentication);
+  EXPECT_TRUE(base::IsPermanent(*stopped));
+  EXPECT_EQ(base::ExitCodeFor(*stopped), base::kExitAuthentication);
   EXPECT_NE(stopped->message().find("secret"), absl::string_view::npos);
   EXPECT_NE(stopped->message().find("not-authorized"), absl::string_view::npos);
   EXPECT_EQ(server->connections_accepted(), 1);
@@ -340,7 +340,7 @@ TEST(SessionTest, AnUnknownComponentDomainStopsWithTheHostUnknownExitStatus) {
   SessionUnderTest session(ComponentOptions(*server));
   std::optional<absl::Status> stopped = session.WaitForStop();
   ASSERT_TRUE(stopped.has_value());
-  EXPECT_EQ(ExitCodeFor(*stopped), kExitHostUnknown);
+  EXPECT_EQ(base::ExitCodeFor(*stopped), base::kExitHostUnknown);
   EXPECT_NE(stopped->message().find("host-unknown"), absl::string_view::npos);
 }
 
@@ -351,7 +351,7 @@ TEST(SessionTest, AConflictStreamErrorStopsWithTheConflictExitStatus) {
   server->SendStreamError("conflict");
   std::optional<absl::Status> stopped = session.WaitForStop();
   ASSERT_TRUE(stopped.has_value());
-  EXPECT_EQ(ExitCodeFor(*stopped), kExitConflict);
+  EXPECT_EQ(base::ExitCodeFor(*stopped), base::kExitConflict);
 }
 
 TEST(SessionTest, ReconnectsAfterTheServerShutsTheStreamDown) {
@@ -552,7 +552,7 @@ TEST(SessionTest, ClientRefusesPlainWithoutTls) {
   SessionUnderTest session(options);
   std::optional<absl::Status> stopped = session.WaitForStop();
   ASSERT_TRUE(stopped.has_value());
-  EXPECT_EQ(ExitCodeFor(*stopped), kExitAuthentication);
+  EXPECT_EQ(base::ExitCodeFor(*stopped), base::kExitAuthentication);
   EXPECT_NE(stopped->message().find("PLAIN"), absl::string_view::npos);
   EXPECT_EQ(server->authenticated_sessions(), 0);
 }
@@ -565,7 +565,7 @@ TEST(SessionTest, ClientRefusesAServerWithoutStartTlsWhenTlsIsRequired) {
   SessionUnderTest session(ClientOptions(*server));
   std::optional<absl::Status> stopped = session.WaitForStop();
   ASSERT_TRUE(stopped.has_value());
-  EXPECT_EQ(ExitCodeFor(*stopped), kExitTls);
+  EXPECT_EQ(base::ExitCodeFor(*stopped), base::kExitTls);
   EXPECT_EQ(server->authenticated_sessions(), 0);
 }
 
@@ -576,7 +576,7 @@ TEST(SessionTest, ClientRefusesACertificateItCannotVerify) {
   SessionUnderTest session(options);
   std::optional<absl::Status> stopped = session.WaitForStop();
   ASSERT_TRUE(stopped.has_value());
-  EXPECT_EQ(ExitCodeFor(*stopped), kExitTls);
+  EXPECT_EQ(base::ExitCodeFor(*stopped), base::kExitTls);
   EXPECT_NE(stopped->message().find("certificate"), absl::string_view::npos);
   EXPECT_EQ(server->authenticated_sessions(), 0);
 }
@@ -588,7 +588,7 @@ TEST(SessionTest, ClientStopsForGoodWhenThePasswordIsRefused) {
   SessionUnderTest session(options);
   std::optional<absl::Status> stopped = session.WaitForStop();
   ASSERT_TRUE(stopped.has_value());
-  EXPECT_EQ(ExitCodeFor(*stopped), kExitAuthentication);
+  EXPECT_EQ(base::ExitCodeFor(*stopped), base::kExitAuthentication);
   EXPECT_EQ(server->connections_accepted(), 1);
 }
 

@@ -91,28 +91,30 @@ TEST(OutboundQueueTest, ReturningABatchKeepsAFreshStanzaThatJoinedAnOldOne) {
 
 TEST(SessionErrorTest, ARefusedComponentSecretIsPermanentAndSaysSo) {
   absl::Status status = StreamErrorStatus(SessionMode::kComponent, "not-authorized", "bad token");
-  EXPECT_TRUE(IsPermanent(status));
-  EXPECT_EQ(ExitCodeFor(status), kExitAuthentication);
+  EXPECT_TRUE(base::IsPermanent(status));
+  EXPECT_EQ(base::ExitCodeFor(status), base::kExitAuthentication);
   EXPECT_NE(status.message().find("component secret"), absl::string_view::npos);
   EXPECT_NE(status.message().find("bad token"), absl::string_view::npos);
 }
 
 TEST(SessionErrorTest, HostUnknownAndConflictArePermanentWithTheirOwnExitStatus) {
-  EXPECT_EQ(ExitCodeFor(StreamErrorStatus(SessionMode::kComponent, "host-unknown", "")),
-            kExitHostUnknown);
-  EXPECT_EQ(ExitCodeFor(StreamErrorStatus(SessionMode::kClient, "conflict", "")), kExitConflict);
+  EXPECT_EQ(base::ExitCodeFor(StreamErrorStatus(SessionMode::kComponent, "host-unknown", "")),
+            base::kExitHostUnknown);
+  EXPECT_EQ(base::ExitCodeFor(StreamErrorStatus(SessionMode::kClient, "conflict", "")),
+            base::kExitConflict);
 }
 
 TEST(SessionErrorTest, AServerShutdownIsWorthAnotherTry) {
   absl::Status status = StreamErrorStatus(SessionMode::kComponent, "system-shutdown", "");
-  EXPECT_FALSE(IsPermanent(status));
+  EXPECT_FALSE(base::IsPermanent(status));
   EXPECT_NE(status.message().find("system-shutdown"), absl::string_view::npos);
 }
 
 TEST(SessionErrorTest, OkMapsToExitZeroAndAnUnmarkedErrorToOne) {
-  EXPECT_EQ(ExitCodeFor(absl::OkStatus()), kExitOk);
-  EXPECT_EQ(ExitCodeFor(absl::UnavailableError("x")), kExitFailure);
-  EXPECT_EQ(ExitCodeFor(MakePermanent(absl::UnavailableError("tls"), kExitTls)), kExitTls);
+  EXPECT_EQ(base::ExitCodeFor(absl::OkStatus()), base::kExitOk);
+  EXPECT_EQ(base::ExitCodeFor(absl::UnavailableError("x")), base::kExitFailure);
+  EXPECT_EQ(base::ExitCodeFor(base::MakePermanent(absl::UnavailableError("tls"), base::kExitTls)),
+            base::kExitTls);
 }
 
 }  // namespace
