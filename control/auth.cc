@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/hex.h"
 
 namespace herald::control {
 namespace {
@@ -20,19 +21,12 @@ std::array<uint8_t, 32> Sha256(std::string_view text) {
   return digest;
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::optional<std::array<uint8_t, 32>> ParseSha256Hex(std::string_view hex) {
   if (hex.size() != 64) return std::nullopt;
   std::array<uint8_t, 32> digest;
   for (size_t i = 0; i < digest.size(); ++i) {
-    const int high = HexValue(hex[2 * i]);
-    const int low = HexValue(hex[2 * i + 1]);
+    const int high = base::HexDigitValue(hex[2 * i]);
+    const int low = base::HexDigitValue(hex[2 * i + 1]);
     if (high < 0 || low < 0) return std::nullopt;
     digest[i] = static_cast<uint8_t>(high * 16 + low);
   }
@@ -76,17 +70,7 @@ std::string_view ShortMethodName(std::string_view method) {
   return method;
 }
 
-std::string TokenSha256Hex(std::string_view token) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  const std::array<uint8_t, 32> digest = Sha256(token);
-  std::string hex;
-  hex.reserve(64);
-  for (uint8_t byte : digest) {
-    hex.push_back(kDigits[byte >> 4]);
-    hex.push_back(kDigits[byte & 15]);
-  }
-  return hex;
-}
+std::string TokenSha256Hex(std::string_view token) { return base::Sha256Hex(token); }
 
 bool Caller::Has(Scope scope) const {
   return std::find(scopes.begin(), scopes.end(), scope) != scopes.end();

@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "component/base/edit_distance.h"
 
 namespace herald::config {
 namespace {
@@ -201,25 +202,6 @@ void CheckTable(const toml::table& table, const TableSchema& schema, const std::
     };
     CheckValue(node, *spec, join(path), join(schema_path), diagnostics);
   }
-}
-
-// Optimal string alignment distance: Levenshtein plus adjacent transpositions ("prot"/"port").
-size_t EditDistance(std::string_view a, std::string_view b) {
-  const size_t n = a.size(), m = b.size();
-  std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
-  for (size_t i = 0; i <= n; ++i) d[i][0] = i;
-  for (size_t j = 0; j <= m; ++j) d[0][j] = j;
-  for (size_t i = 1; i <= n; ++i) {
-    for (size_t j = 1; j <= m; ++j) {
-      size_t cost = absl::ascii_tolower(a[i - 1]) == absl::ascii_tolower(b[j - 1]) ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && absl::ascii_tolower(a[i - 1]) == absl::ascii_tolower(b[j - 2]) &&
-          absl::ascii_tolower(a[i - 2]) == absl::ascii_tolower(b[j - 1])) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[n][m];
 }
 
 }  // namespace
@@ -430,7 +412,7 @@ std::string_view NearestName(std::string_view unknown, const std::vector<std::st
   std::string_view best;
   size_t best_distance = SIZE_MAX;
   for (std::string_view name : known) {
-    size_t distance = EditDistance(unknown, name);
+    size_t distance = base::EditDistance(unknown, name);
     if (distance < best_distance) {
       best = name;
       best_distance = distance;

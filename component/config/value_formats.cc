@@ -8,6 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "component/base/hex.h"
 
 namespace herald::config {
 namespace {
@@ -124,11 +125,7 @@ bool IsValidHttpUrl(std::string_view text) {
                       [](char c) { return IsControlOrSpace(static_cast<unsigned char>(c)); });
 }
 
-bool IsLowercaseSha256Hex(std::string_view text) {
-  if (text.size() != 64) return false;
-  return std::all_of(text.begin(), text.end(),
-                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
+bool IsLowercaseSha256Hex(std::string_view text) { return base::IsLowerHex(text, 64); }
 
 absl::Status CheckControlListenAddress(std::string_view text, bool tls_configured) {
   if (text.substr(0, 5) == "unix:") {

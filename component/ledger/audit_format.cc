@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/hex.h"
 
 namespace herald::ledger {
 namespace {
@@ -78,7 +79,6 @@ std::string Capped(std::string text, size_t max_bytes) {
 }
 
 void AppendQuoted(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');
   for (const char c : text) {
     const auto byte = static_cast<unsigned char>(c);
@@ -101,22 +101,13 @@ void AppendQuoted(std::string& out, std::string_view text) {
       default:
         if (byte < 0x20 || byte == 0x7f) {
           out += "\\u00";
-          out.push_back(kHex[byte >> 4]);
-          out.push_back(kHex[byte & 0xF]);
+          base::AppendHexByte(byte, base::HexCase::kLower, out);
         } else {
           out.push_back(c);
         }
     }
   }
   out.push_back('"');
-}
-
-bool IsLowerHex(std::string_view text, size_t size) {
-  if (text.size() != size) return false;
-  for (const char c : text) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
 }
 
 // Reads EncodeAuditLine's output from left to right.
@@ -168,7 +159,7 @@ class LineReader {
           break;
         case 'u': {
           const std::string_view hex = line_.substr(pos_, 4);
-          if (hex.size() != 4 || hex.substr(0, 2) != "00" || !IsLowerHex(hex, 4)) {
+          if (hex.size() != 4 || hex.substr(0, 2) != "00" || !base::IsLowerHex(hex, 4)) {
             return std::nullopt;
           }
           uint32_t code = 0;
@@ -287,8 +278,8 @@ absl::StatusOr<ParsedAuditLine> ParseAuditLine(std::string_view line) {
   if (!reader.Literal(kHashKey) || !(hash = reader.String())) return NotAnEntry("no hash");
   if (!reader.Literal("}") || !reader.AtEnd()) return NotAnEntry("bytes after the hash");
   if (*seq == 0) return NotAnEntry("seq 0");
-  if (!IsLowerHex(*prev, 64)) return NotAnEntry("prev is not a SHA-256 in lowercase hex");
-  if (!IsLowerHex(*hash, 64)) return NotAnEntry("hash is not a SHA-256 in lowercase hex");
+  if (!base::IsLowerHex(*prev, 64)) return NotAnEntry("prev is not a SHA-256 in lowercase hex");
+  if (!base::IsLowerHex(*hash, 64)) return NotAnEntry("hash is not a SHA-256 in lowercase hex");
   std::string error;
   if (!absl::ParseTime("%Y-%m-%dT%H:%M:%E*SZ", *time, Utc(), &parsed.entry.time, &error)) {
     return NotAnEntry(absl::StrCat("bad time (", error, ")"));
@@ -335,7 +326,7 @@ absl::StatusOr<AuditHead> ParseAuditHead(std::string_view text) {
   }
   AuditHead head;
   if (!absl::SimpleAtoi(fields[0], &head.entries) || !absl::SimpleAtoi(fields[1], &head.bytes) ||
-      !IsLowerHex(std::string_view(fields[2].data(), fields[2].size()), 64)) {
+      !base::IsLowerHex(std::string_view(fields[2].data(), fields[2].size()), 64)) {
     return bad();
   }
   head.last_hash = std::string(fields[2]);
@@ -343,18 +334,6 @@ absl::StatusOr<AuditHead> ParseAuditHead(std::string_view text) {
   return head;
 }
 
-std::string Sha256Hex(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr);
-  std::string hex;
-  hex.reserve(2 * size);
-  for (unsigned int i = 0; i < size; ++i) {
-    hex.push_back(kHex[digest[i] >> 4]);
-    hex.push_back(kHex[digest[i] & 0xF]);
-  }
-  return hex;
-}
+std::string Sha256Hex(std::string_view bytes) { return base::Sha256Hex(bytes); }
 
 }  // namespace herald::ledger

@@ -4,11 +4,11 @@
 
 #include <array>
 
+#include "component/base/hex.h"
+
 namespace herald::memory {
 namespace {
 
-constexpr char kHex[] = "0123456789ABCDEF";
-constexpr char kLowerHex[] = "0123456789abcdef";
 constexpr char kHashMark = '~';
 // Prefix kept in front of "~<64 hex digits>" so that hashed names stay recognisable.
 constexpr size_t kHashedPrefixLength = kMaxFolderNameLength - 1 - 2 * SHA256_DIGEST_LENGTH;
@@ -26,18 +26,6 @@ int HexValue(char c) {
   return -1;  // lower-case hex is not canonical
 }
 
-std::string Sha256Hex(std::string_view bytes) {
-  std::array<unsigned char, SHA256_DIGEST_LENGTH> digest;
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest.data());
-  std::string hex;
-  hex.reserve(2 * digest.size());
-  for (unsigned char b : digest) {
-    hex.push_back(kLowerHex[b >> 4]);
-    hex.push_back(kLowerHex[b & 0xF]);
-  }
-  return hex;
-}
-
 }  // namespace
 
 std::string EncodeFolderName(std::string_view name) {
@@ -52,8 +40,7 @@ std::string EncodeFolderName(std::string_view name) {
       encoded.push_back(static_cast<char>(c));
     } else {
       encoded.push_back('%');
-      encoded.push_back(kHex[c >> 4]);
-      encoded.push_back(kHex[c & 0xF]);
+      base::AppendHexByte(c, base::HexCase::kUpper, encoded);
     }
     if (encoded.size() <= kHashedPrefixLength) cut = encoded.size();
     if (encoded.size() > kMaxFolderNameLength) break;  // hashed anyway; stop copying
@@ -61,7 +48,7 @@ std::string EncodeFolderName(std::string_view name) {
   if (encoded.size() <= kMaxFolderNameLength) return encoded;
   encoded.resize(cut);
   encoded.push_back(kHashMark);
-  encoded += Sha256Hex(name);
+  encoded += base::Sha256Hex(name);
   return encoded;
 }
 

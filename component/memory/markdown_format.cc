@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/hex.h"
 
 namespace herald::memory {
 namespace {
@@ -18,12 +19,9 @@ constexpr char kTimeFormat[] = "%Y-%m-%dT%H:%M:%E*SZ";
 constexpr std::string_view kRepairComment =
     "<!-- herald: text above this line that does not end with a blank line is not an entry "
     "and is ignored -->";
-constexpr char kHex[] = "0123456789ABCDEF";
-
 void AppendEscaped(std::string& out, unsigned char c) {
   out.push_back('%');
-  out.push_back(kHex[c >> 4]);
-  out.push_back(kHex[c & 0xF]);
+  base::AppendHexByte(c, base::HexCase::kUpper, out);
 }
 
 bool IsControl(unsigned char c) { return c < 0x20 || c == 0x7F; }

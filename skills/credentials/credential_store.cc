@@ -22,6 +22,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/hex.h"
 #include "component/base/private_files.h"
 #include "component/base/sqlite_database.h"
 #include "glog/logging.h"
@@ -159,19 +160,12 @@ absl::Status CheckValue(std::string_view name, std::string_view value) {
 
 // ----- keys --------------------------------------------------------------------------------
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // Decodes 64 hex digits into key->bytes; false when `hex` is not that.
 bool DecodeHexKey(std::string_view hex, SealingKey* key) {
   if (hex.size() != 2 * kKeyBytes) return false;
   for (size_t i = 0; i < kKeyBytes; ++i) {
-    const int high = HexDigit(hex[2 * i]);
-    const int low = HexDigit(hex[2 * i + 1]);
+    const int high = base::HexDigitValue(hex[2 * i]);
+    const int low = base::HexDigitValue(hex[2 * i + 1]);
     if (high < 0 || low < 0) {
       OPENSSL_cleanse(key->bytes.data(), key->bytes.size());
       return false;
@@ -186,12 +180,8 @@ absl::Status SetKeyId(SealingKey* key) {
   if (SHA256(key->bytes.data(), key->bytes.size(), digest) == nullptr) {
     return absl::InternalError("credentials: SHA-256 failed");
   }
-  static constexpr char kHex[] = "0123456789abcdef";
   key->id.clear();
-  for (int i = 0; i < 8; ++i) {
-    key->id.push_back(kHex[digest[i] >> 4]);
-    key->id.push_back(kHex[digest[i] & 0xf]);
-  }
+  for (int i = 0; i < 8; ++i) base::AppendHexByte(digest[i], base::HexCase::kLower, key->id);
   OPENSSL_cleanse(digest, sizeof(digest));
   return absl::OkStatus();
 }

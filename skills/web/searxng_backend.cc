@@ -5,11 +5,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "component/base/hex.h"
 
 namespace herald::skills::web {
 
 std::string PercentEncode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(text.size() * 3);
   for (char c : text) {
@@ -18,8 +18,7 @@ std::string PercentEncode(std::string_view text) {
       out.push_back(c);
     } else {
       out.push_back('%');
-      out.push_back(kHex[byte >> 4]);
-      out.push_back(kHex[byte & 0x0F]);
+      base::AppendHexByte(byte, base::HexCase::kUpper, out);
     }
   }
   return out;

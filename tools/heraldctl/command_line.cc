@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/edit_distance.h"
 #include "nlohmann/json.hpp"
 #include "tools/heraldctl/conversation_argument.h"
 #include "tools/heraldctl/enum_names.h"
@@ -721,28 +722,13 @@ std::vector<std::string> TopLevelWords() {
   return words;
 }
 
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 // " (did you mean 'sessions'?)" when a candidate is close; "" otherwise.
 std::string DidYouMean(std::string_view typed, const std::vector<std::string>& candidates) {
   std::string best;
   size_t best_distance = std::max<size_t>(2, typed.size() / 3) + 1;
   for (const std::string& candidate : candidates) {
     if (candidate.size() <= 2) continue;  // "-h" is no likely meaning of "-x"
-    size_t distance = EditDistance(typed, candidate);
+    size_t distance = base::EditDistance(typed, candidate);
     if (distance < best_distance) {
       best_distance = distance;
       best = candidate;

@@ -1,0 +1,28 @@
+#include "component/base/edit_distance.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+
+namespace herald::base {
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  const size_t n = a.size(), m = b.size();
+  auto same = [](char x, char y) { return absl::ascii_tolower(x) == absl::ascii_tolower(y); };
+  std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
+  for (size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (size_t i = 1; i <= n; ++i) {
+    for (size_t j = 1; j <= m; ++j) {
+      const size_t cost = same(a[i - 1], b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1])) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[n][m];
+}
+
+}  // namespace herald::base
