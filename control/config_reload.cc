@@ -44,7 +44,7 @@ bool SameTokens(const std::vector<config::ControlToken>& a,
          });
 }
 
-bool SameProvider(const config::HostedProviderConfig& a, const config::HostedProviderConfig& b) {
+bool SameProvider(const providers::HostedProviderOptions& a, const providers::HostedProviderOptions& b) {
   return a.api_key == b.api_key && a.base_url == b.base_url;
 }
 
@@ -113,8 +113,8 @@ std::vector<std::string> RestartOnlyChanges(const config::Config& old,
                          return a.SameSettings(b);
                        }));
 
-  const config::LlmConfig& l = old.llm;
-  const config::LlmConfig& n = fresh.llm;
+  const providers::LlmOptions& l = old.llm;
+  const providers::LlmOptions& n = fresh.llm;
   check("llm.default", l.default_model == n.default_model);
   check("llm.fallback", l.fallback == n.fallback);
   check("llm.tiers", l.tiers == n.tiers);

@@ -19,7 +19,7 @@ namespace herald::providers {
 namespace {
 
 // The providers the configured models name, in the order they are first named.
-absl::StatusOr<std::vector<std::string>> NamedProviders(const config::LlmConfig& config) {
+absl::StatusOr<std::vector<std::string>> NamedProviders(const LlmOptions& config) {
   std::vector<std::pair<std::string, std::string>> references = {
       {"llm.default", config.default_model}};
   for (const auto& [tier, model] : config.tiers) {
@@ -48,7 +48,7 @@ absl::StatusOr<std::unique_ptr<LlmProvider>> Upcast(absl::StatusOr<std::unique_p
 }
 
 absl::StatusOr<std::unique_ptr<LlmProvider>> BuildProvider(const std::string& name,
-                                                           const config::LlmConfig& config,
+                                                           const LlmOptions& config,
                                                            HttpClient* http,
                                                            const asio::any_io_executor& executor) {
   if (name == "scripted") {
@@ -79,10 +79,10 @@ absl::StatusOr<std::unique_ptr<LlmProvider>> BuildProvider(const std::string& na
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ModelRouter>> CreateModelRouter(const config::LlmConfig& config,
+absl::StatusOr<std::unique_ptr<ModelRouter>> CreateModelRouter(const LlmOptions& config,
                                                                HttpClient* http,
                                                                asio::any_io_executor executor) {
-  config::LlmConfig effective = config;
+  LlmOptions effective = config;
   if (effective.default_model.empty()) {
     effective.default_model = kNoModelConfiguredDefault;
     LOG(WARNING) << "LLM: no model is configured ([llm] default is unset); answering with "

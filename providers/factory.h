@@ -18,7 +18,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "component/config/config.h"
+#include "providers/llm_options.h"
 #include "providers/routing/model_router.h"
 
 namespace herald::providers {
@@ -33,7 +33,7 @@ inline constexpr char kNoModelConfiguredDefault[] = "scripted:demo";
 // null when only `scripted` models are configured; it must outlive the router. `executor`
 // is the I/O loop's: the scripted provider delivers its answers there (with none, before
 // Complete returns).
-absl::StatusOr<std::unique_ptr<ModelRouter>> CreateModelRouter(const config::LlmConfig& config,
+absl::StatusOr<std::unique_ptr<ModelRouter>> CreateModelRouter(const LlmOptions& config,
                                                                HttpClient* http,
                                                                asio::any_io_executor executor = {});
 

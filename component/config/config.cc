@@ -450,7 +450,7 @@ std::string ModelReferenceRule() {
 }
 
 void BindHostedProvider(Binder& b, const Section& llm, std::string_view key,
-                        HostedProviderConfig& provider) {
+                        providers::HostedProviderOptions& provider) {
   Section s = b.Sub(llm, key);
   b.String(s, "api_key", &provider.api_key);
   if (b.String(s, "base_url", &provider.base_url) && !IsValidHttpUrl(provider.base_url)) {
@@ -462,7 +462,7 @@ void BindHostedProvider(Binder& b, const Section& llm, std::string_view key,
 
 // The scripted provider reads its rules when it starts; a file that cannot be used is reported
 // now, beside the config's other problems, rather than when the first message arrives.
-void BindScripted(Binder& b, const Section& llm, ScriptedProviderConfig& scripted) {
+void BindScripted(Binder& b, const Section& llm, providers::ScriptedProviderOptions& scripted) {
   Section s = b.Sub(llm, "scripted");
   std::string path;
   if (!b.String(s, "rules_file", &path) || path.empty()) return;  // empty: the built-in rules
@@ -493,7 +493,7 @@ void BindScripted(Binder& b, const Section& llm, ScriptedProviderConfig& scripte
   scripted.rules_file = std::move(path);
 }
 
-void BindLlm(Binder& b, const Section& root, LlmConfig& llm) {
+void BindLlm(Binder& b, const Section& root, providers::LlmOptions& llm) {
   Section s = b.Sub(root, "llm");
   if (b.String(s, "default", &llm.default_model) && !IsValidModelReference(llm.default_model)) {
     b.Error(s, "default",

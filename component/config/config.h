@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "providers/llm_options.h"
 
 namespace herald::config {
 
@@ -89,39 +90,6 @@ struct LogConfig {
 
 // The sections SPEC §5 fixes for later features are parsed and kept as raw, validated
 // values so that a config written for the full product is accepted today.
-
-// [llm.anthropic] and [llm.openai] (any OpenAI-compatible Chat Completions server).
-struct HostedProviderConfig {
-  std::string api_key;  // a secret: never logged
-  std::string base_url;
-};
-
-struct OllamaConfig {
-  std::string host = "http://localhost:11434";
-};
-
-// The `scripted` provider (P4): deterministic replies and tool calls from a rules file.
-struct ScriptedProviderConfig {
-  std::string rules_file;  // empty: the built-in demo rules
-};
-
-struct LlmConfig {
-  std::string default_model;  // "<provider>:<model>"; empty when the file does not set one
-  std::vector<std::string> fallback;
-  // "heavy" | "standard" | "light" | "vision" -> "<provider>:<model>"; only the tiers set.
-  std::map<std::string, std::string> tiers;
-  HostedProviderConfig anthropic = {"", "https://api.anthropic.com"};
-  HostedProviderConfig openai = {"", "https://api.openai.com/v1"};
-  OllamaConfig ollama;
-  ScriptedProviderConfig scripted;
-  int max_tokens = 1024;  // per LLM call
-  bool stream = true;     // stream answers where the provider can
-  int connect_timeout_seconds = 10;
-  int request_timeout_seconds = 120;
-  int max_retries = 2;                        // on 429/5xx/transport errors, with backoff
-  int circuit_breaker_failures = 5;           // consecutive failures that open the circuit
-  int circuit_breaker_cooldown_seconds = 30;  // before one trial call is let through
-};
 
 struct RoomConfig {
   std::string jid;
@@ -259,7 +227,7 @@ struct Config {
   ServerConfig server;
   AgentConfig agent;
   LogConfig log;
-  LlmConfig llm;
+  providers::LlmOptions llm;
   MemoryConfig memory;
   std::vector<RoomConfig> rooms;
   QuotaConfig quota;

@@ -7,12 +7,12 @@
 namespace herald::providers {
 
 absl::StatusOr<std::unique_ptr<AnthropicProvider>> AnthropicProvider::Create(
-    HttpClient* http, const config::HostedProviderConfig& config, const config::LlmConfig& llm) {
+    HttpClient* http, const HostedProviderOptions& config, const LlmOptions& llm) {
   return Create(http, config, HttpCallOptionsFrom(llm));
 }
 
 absl::StatusOr<std::unique_ptr<AnthropicProvider>> AnthropicProvider::Create(
-    HttpClient* http, const config::HostedProviderConfig& config, const HttpCallOptions& options) {
+    HttpClient* http, const HostedProviderOptions& config, const HttpCallOptions& options) {
   if (http == nullptr) return absl::InvalidArgumentError("anthropic: no HTTP client");
   if (config.api_key.empty()) {
     return absl::InvalidArgumentError("api_key is empty");

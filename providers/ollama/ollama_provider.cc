@@ -7,12 +7,12 @@
 namespace herald::providers {
 
 absl::StatusOr<std::unique_ptr<OllamaProvider>> OllamaProvider::Create(
-    HttpClient* http, const config::OllamaConfig& config, const config::LlmConfig& llm) {
+    HttpClient* http, const OllamaOptions& config, const LlmOptions& llm) {
   return Create(http, config, HttpCallOptionsFrom(llm));
 }
 
 absl::StatusOr<std::unique_ptr<OllamaProvider>> OllamaProvider::Create(
-    HttpClient* http, const config::OllamaConfig& config, const HttpCallOptions& options) {
+    HttpClient* http, const OllamaOptions& config, const HttpCallOptions& options) {
   if (http == nullptr) return absl::InvalidArgumentError("ollama: no HTTP client");
   std::string url = OllamaChatUrl(config.host);
   if (config.host.empty() || !IsHttpUrl(url)) {

@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "component/config/config.h"
+#include "providers/llm_options.h"
 #include "providers/http/http_client.h"
 #include "providers/provider.h"
 #include "providers/wire/http_call.h"
@@ -27,11 +27,11 @@ class OllamaProvider : public LlmProvider {
   // Fails when host is empty or names a scheme other than http(s). A host without a scheme
   // ("localhost:11434") means http://.
   static absl::StatusOr<std::unique_ptr<OllamaProvider>> Create(HttpClient* http,
-                                                                const config::OllamaConfig& config,
-                                                                const config::LlmConfig& llm);
+                                                                const OllamaOptions& config,
+                                                                const LlmOptions& llm);
   // The same with explicit HTTP settings (tests use short backoffs).
   static absl::StatusOr<std::unique_ptr<OllamaProvider>> Create(HttpClient* http,
-                                                                const config::OllamaConfig& config,
+                                                                const OllamaOptions& config,
                                                                 const HttpCallOptions& options);
 
   std::string_view name() const override { return "ollama"; }

@@ -7,12 +7,12 @@
 namespace herald::providers {
 
 absl::StatusOr<std::unique_ptr<OpenAiProvider>> OpenAiProvider::Create(
-    HttpClient* http, const config::HostedProviderConfig& config, const config::LlmConfig& llm) {
+    HttpClient* http, const HostedProviderOptions& config, const LlmOptions& llm) {
   return Create(http, config, HttpCallOptionsFrom(llm));
 }
 
 absl::StatusOr<std::unique_ptr<OpenAiProvider>> OpenAiProvider::Create(
-    HttpClient* http, const config::HostedProviderConfig& config, const HttpCallOptions& options) {
+    HttpClient* http, const HostedProviderOptions& config, const HttpCallOptions& options) {
   if (http == nullptr) return absl::InvalidArgumentError("openai: no HTTP client");
   if (!IsHttpUrl(config.base_url)) {
     return absl::InvalidArgumentError("base_url must start with http:// or https://");

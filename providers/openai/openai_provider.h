@@ -18,7 +18,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "component/config/config.h"
+#include "providers/llm_options.h"
 #include "providers/http/http_client.h"
 #include "providers/provider.h"
 #include "providers/wire/http_call.h"
@@ -29,10 +29,10 @@ class OpenAiProvider : public LlmProvider {
  public:
   // Fails when base_url is not an http(s) URL. An empty API key is allowed.
   static absl::StatusOr<std::unique_ptr<OpenAiProvider>> Create(
-      HttpClient* http, const config::HostedProviderConfig& config, const config::LlmConfig& llm);
+      HttpClient* http, const HostedProviderOptions& config, const LlmOptions& llm);
   // The same with explicit HTTP settings (tests use short backoffs).
   static absl::StatusOr<std::unique_ptr<OpenAiProvider>> Create(
-      HttpClient* http, const config::HostedProviderConfig& config, const HttpCallOptions& options);
+      HttpClient* http, const HostedProviderOptions& config, const HttpCallOptions& options);
 
   std::string_view name() const override { return "openai"; }
   void Complete(const LlmRequest& request, OnText on_text, Done done) override;

@@ -98,7 +98,7 @@ std::string ModelRef::ToString() const { return absl::StrCat(provider, ":", mode
 class ModelRouter::Impl {
  public:
   Impl(absl::flat_hash_map<std::string, std::unique_ptr<LlmProvider>> providers,
-       const config::LlmConfig& config, ModelRef default_model,
+       const LlmOptions& config, ModelRef default_model,
        absl::flat_hash_map<Tier, ModelRef> tiers, std::vector<ModelRef> fallback)
       : default_model_(std::move(default_model)),
         tiers_(std::move(tiers)),
@@ -229,7 +229,7 @@ class ModelRouter::Impl {
 };
 
 absl::StatusOr<std::unique_ptr<ModelRouter>> ModelRouter::Create(
-    const config::LlmConfig& config, std::vector<std::unique_ptr<LlmProvider>> providers) {
+    const LlmOptions& config, std::vector<std::unique_ptr<LlmProvider>> providers) {
   absl::flat_hash_map<std::string, std::unique_ptr<LlmProvider>> by_name;
   for (std::unique_ptr<LlmProvider>& provider : providers) {
     if (provider == nullptr) return absl::InvalidArgumentError("a provider is null");

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "component/config/config.h"
+#include "providers/llm_options.h"
 #include "providers/provider.h"
 
 namespace herald::providers {
@@ -40,7 +40,7 @@ class ModelRouter {
  public:
   // Fails when a configured model names a provider that is not among `providers`.
   static absl::StatusOr<std::unique_ptr<ModelRouter>> Create(
-      const config::LlmConfig& config, std::vector<std::unique_ptr<LlmProvider>> providers);
+      const LlmOptions& config, std::vector<std::unique_ptr<LlmProvider>> providers);
   ~ModelRouter();
 
   // The model a tier resolves to.

@@ -79,7 +79,7 @@ std::vector<std::string> Deltas(const std::string& text) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ScriptedProvider>> ScriptedProvider::Create(
-    const config::ScriptedProviderConfig& config, asio::any_io_executor executor) {
+    const ScriptedProviderOptions& config, asio::any_io_executor executor) {
   if (config.rules_file.empty()) {
     return std::make_unique<ScriptedProvider>(ScriptedRules::Demo(), std::move(executor));
   }

@@ -23,7 +23,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "component/config/config.h"
+#include "providers/llm_options.h"
 #include "providers/provider.h"
 #include "providers/scripted/scripted_rules.h"
 
@@ -36,7 +36,7 @@ class ScriptedProvider : public LlmProvider {
   // callbacks run before Complete returns; give the I/O loop's executor to keep the
   // provider contract that Complete returns at once.
   static absl::StatusOr<std::unique_ptr<ScriptedProvider>> Create(
-      const config::ScriptedProviderConfig& config, asio::any_io_executor executor = {});
+      const ScriptedProviderOptions& config, asio::any_io_executor executor = {});
 
   ScriptedProvider(ScriptedRules rules, asio::any_io_executor executor);
 

@@ -45,7 +45,7 @@ absl::Status WithContext(const absl::Status& status, std::string_view provider,
 
 }  // namespace
 
-HttpCallOptions HttpCallOptionsFrom(const config::LlmConfig& llm) {
+HttpCallOptions HttpCallOptionsFrom(const LlmOptions& llm) {
   HttpCallOptions options;
   options.connect_timeout = absl::Seconds(llm.connect_timeout_seconds);
   options.total_timeout = absl::Seconds(llm.request_timeout_seconds);

@@ -23,7 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "component/config/config.h"
+#include "providers/llm_options.h"
 #include "providers/http/http_client.h"
 #include "providers/provider.h"
 #include "providers/wire/wire.h"
@@ -37,7 +37,7 @@ struct HttpCallOptions {
   RetryPolicy retry;
 };
 
-HttpCallOptions HttpCallOptionsFrom(const config::LlmConfig& llm);
+HttpCallOptions HttpCallOptionsFrom(const LlmOptions& llm);
 
 struct LlmCall {
   std::string provider;  // "anthropic": set on the response and prefixed to errors

@@ -29,7 +29,7 @@ std::optional<absl::StatusOr<LlmResponse>> Ask(ModelRouter& router, Tier tier, s
 
 TEST(CreateModelRouterTest, AnswersWithTheScriptedDemoWhenNoModelIsConfigured) {
   absl::StatusOr<std::unique_ptr<ModelRouter>> router =
-      CreateModelRouter(config::LlmConfig{}, nullptr);
+      CreateModelRouter(LlmOptions{}, nullptr);
   ASSERT_TRUE(router.ok()) << router.status();
   EXPECT_EQ((*router)->ModelFor(Tier::kDefault), (ModelRef{"scripted", "demo"}));
   std::optional<absl::StatusOr<LlmResponse>> answer = Ask(**router, Tier::kDefault, "hello");
@@ -43,7 +43,7 @@ TEST(CreateModelRouterTest, AnswersWithTheScriptedDemoWhenNoModelIsConfigured) {
 TEST(CreateModelRouterTest, BuildsTheScriptedProviderFromItsRulesFile) {
   std::string path = ::testing::TempDir() + "/factory_rules.toml";
   std::ofstream(path, std::ios::trunc) << "[[rule]]\nreply = \"{model} here\"\n";
-  config::LlmConfig config;
+  LlmOptions config;
   config.default_model = "scripted:main";
   config.tiers["light"] = "scripted:small";
   config.scripted.rules_file = path;
@@ -56,7 +56,7 @@ TEST(CreateModelRouterTest, BuildsTheScriptedProviderFromItsRulesFile) {
 TEST(CreateModelRouterTest, DeliversOnTheGivenExecutor) {
   asio::io_context io;
   absl::StatusOr<std::unique_ptr<ModelRouter>> router =
-      CreateModelRouter(config::LlmConfig{}, nullptr, io.get_executor());
+      CreateModelRouter(LlmOptions{}, nullptr, io.get_executor());
   ASSERT_TRUE(router.ok()) << router.status();
   std::optional<absl::StatusOr<LlmResponse>> answer;
   LlmRequest request;
@@ -72,7 +72,7 @@ TEST(CreateModelRouterTest, DeliversOnTheGivenExecutor) {
 TEST(CreateModelRouterTest, RefusesAMalformedRulesFileNamingIt) {
   std::string path = ::testing::TempDir() + "/factory_bad_rules.toml";
   std::ofstream(path, std::ios::trunc) << "[[rule]]\nreply = \"{oops}\"\n";
-  config::LlmConfig config;
+  LlmOptions config;
   config.scripted.rules_file = path;
   absl::StatusOr<std::unique_ptr<ModelRouter>> router = CreateModelRouter(config, nullptr);
   EXPECT_TRUE(absl::IsInvalidArgument(router.status()));
@@ -81,7 +81,7 @@ TEST(CreateModelRouterTest, RefusesAMalformedRulesFileNamingIt) {
 }
 
 TEST(CreateModelRouterTest, RefusesAnUnknownProviderAndAMalformedReference) {
-  config::LlmConfig config;
+  LlmOptions config;
   config.default_model = "scripted:demo";
   config.fallback = {"mistral:large"};
   absl::StatusOr<std::unique_ptr<ModelRouter>> router = CreateModelRouter(config, nullptr);
@@ -94,7 +94,7 @@ TEST(CreateModelRouterTest, RefusesAnUnknownProviderAndAMalformedReference) {
 }
 
 TEST(CreateModelRouterTest, RefusesAnHttpProviderWithoutAnHttpClient) {
-  config::LlmConfig config;
+  LlmOptions config;
   config.default_model = "anthropic:claude-sonnet-4-5";
   absl::StatusOr<std::unique_ptr<ModelRouter>> router = CreateModelRouter(config, nullptr);
   EXPECT_TRUE(absl::IsInvalidArgument(router.status()));
@@ -105,7 +105,7 @@ TEST(CreateModelRouterTest, BuildsTheHttpProvidersTheModelsName) {
   asio::io_context io;
   absl::StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Create(io);
   ASSERT_TRUE(http.ok()) << http.status();
-  config::LlmConfig config;
+  LlmOptions config;
   config.default_model = "anthropic:claude-sonnet-4-5";
   config.anthropic.api_key = "test-key";
   config.tiers["heavy"] = "openai:gpt-4o";
@@ -120,7 +120,7 @@ TEST(CreateModelRouterTest, NamesTheSectionOfAProviderThatCannotBeBuilt) {
   asio::io_context io;
   absl::StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Create(io);
   ASSERT_TRUE(http.ok()) << http.status();
-  config::LlmConfig config;
+  LlmOptions config;
   config.default_model = "anthropic:claude-sonnet-4-5";  // and no API key
   absl::StatusOr<std::unique_ptr<ModelRouter>> router = CreateModelRouter(config, http->get());
   EXPECT_FALSE(router.ok());
@@ -135,7 +135,7 @@ TEST(CreateModelRouterTest, FallsOverFromAnUnreachableProviderToTheScriptedFallb
   probe.close();
   absl::StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Create(io);
   ASSERT_TRUE(http.ok()) << http.status();
-  config::LlmConfig config;
+  LlmOptions config;
   config.default_model = "openai:gpt-4o";
   config.openai.base_url = absl::StrCat("http://127.0.0.1:", port, "/v1");
   config.max_retries = 0;

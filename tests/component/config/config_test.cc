@@ -1079,7 +1079,7 @@ TEST(ConfigTest, FillsTheRuntimeDefaultsWhenTheKeysAreAbsent) {
   EXPECT_EQ(agent.injection_policy, "flag");
   EXPECT_TRUE(agent.injection_phrases.empty());
 
-  const LlmConfig& llm = config->llm;
+  const providers::LlmOptions& llm = config->llm;
   EXPECT_EQ(llm.scripted.rules_file, "");
   EXPECT_EQ(llm.max_tokens, 1024);
   EXPECT_TRUE(llm.stream);
@@ -1137,7 +1137,7 @@ circuit_breaker_cooldown_seconds = 3600
 rules_file = ""
 )toml"));
   ASSERT_TRUE(config.ok()) << config.status();
-  const LlmConfig& llm = config->llm;
+  const providers::LlmOptions& llm = config->llm;
   EXPECT_EQ(llm.max_tokens, 200000);
   EXPECT_FALSE(llm.stream);
   EXPECT_EQ(llm.connect_timeout_seconds, 300);
@@ -1349,7 +1349,7 @@ TEST(ConfigTest, DocumentsTheTrueDefaultsOfTheRuntimeKeysInTheExample) {
   EXPECT_EQ(config->agent.carry_over_summary, agent_defaults.carry_over_summary);
   EXPECT_EQ(config->agent.injection_policy, agent_defaults.injection_policy);
   EXPECT_EQ(config->agent.injection_phrases, agent_defaults.injection_phrases);
-  const LlmConfig llm_defaults;
+  const providers::LlmOptions llm_defaults;
   EXPECT_EQ(config->llm.scripted.rules_file, llm_defaults.scripted.rules_file);
   EXPECT_EQ(config->llm.max_tokens, llm_defaults.max_tokens);
   EXPECT_EQ(config->llm.stream, llm_defaults.stream);

@@ -108,7 +108,7 @@ class ModelRouterTest : public ::testing::Test {
     return result;
   }
 
-  config::LlmConfig config_;
+  LlmOptions config_;
   FakeProvider* anthropic_ = nullptr;
   FakeProvider* openai_ = nullptr;
   FakeProvider* ollama_ = nullptr;

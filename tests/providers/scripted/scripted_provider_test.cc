@@ -49,7 +49,7 @@ void Complete(LlmProvider& provider, const LlmRequest& request, Delivery& delive
 
 TEST(ScriptedProviderTest, UsesTheBuiltInDemoRulesWithoutARulesFile) {
   absl::StatusOr<std::unique_ptr<ScriptedProvider>> provider =
-      ScriptedProvider::Create(config::ScriptedProviderConfig{});
+      ScriptedProvider::Create(ScriptedProviderOptions{});
   ASSERT_TRUE(provider.ok()) << provider.status();
   EXPECT_EQ((*provider)->name(), "scripted");
   LlmResponse response = (*provider)->Answer(UserSays("hello"));
