@@ -22,6 +22,7 @@
 #include "component/agent/rooms.h"
 #include "component/base/event_loop.h"
 #include "component/config/config.h"
+#include "component/config/module_options.h"
 #include "component/events/event_bus.h"
 #include "component/ledger/audit_log.h"
 #include "component/ledger/usage_ledger.h"
@@ -116,7 +117,7 @@ int Serve(const std::string& path) {
   }
   absl::StatusOr<agent::AccessPolicy> policy = agent::AccessPolicy::Create(config->agent);
   absl::StatusOr<xmpp::SessionOptions> options =
-      xmpp::SessionOptionsFromConfig(config->server, config->agent.name, kVersion);
+      config::SessionOptionsFrom(config->server, config->agent.name, kVersion);
   if (!policy.ok() || !options.ok()) {
     std::cerr << "herald: " << path << ": "
               << (policy.ok() ? options.status() : policy.status()).message() << "\n";
@@ -217,8 +218,8 @@ int Serve(const std::string& path) {
     notices.push_back(absl::StrCat("skill sandbox: ", notice));
   }
   skills::SkillRegistry registry;  // after the sandbox: its skills use the runner
-  absl::Status registered =
-      skills::RegisterBuiltins(registry, io, workers, **store, **http, config->skills);
+  absl::Status registered = skills::RegisterBuiltins(registry, io, workers, **store, **http,
+                                                     config::BuiltinOptionsFrom(config->skills));
   skills::ExternalSkillsLoad external;
   std::unique_ptr<skills::mcp::McpServers> mcp_servers;  // stopped before the registry goes
   if (registered.ok()) {

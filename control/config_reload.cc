@@ -109,7 +109,7 @@ std::vector<std::string> RestartOnlyChanges(const config::Config& old,
   check("skills.mcp",
         k.mcp.size() == j.mcp.size() &&
             std::equal(k.mcp.begin(), k.mcp.end(), j.mcp.begin(),
-                       [](const config::McpServerConfig& a, const config::McpServerConfig& b) {
+                       [](const skills::mcp::McpServerOptions& a, const skills::mcp::McpServerOptions& b) {
                          return a.SameSettings(b);
                        }));
 

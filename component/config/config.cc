@@ -26,6 +26,7 @@
 #include "component/config/env_expansion.h"
 #include "component/config/schema.h"
 #include "component/config/value_formats.h"
+#include "component/xmpp/jid.h"
 #include "skills/manifest/manifest.h"
 #include "skills/sandbox/sandbox_policy.h"
 #include "toml++/toml.h"
@@ -388,7 +389,8 @@ void BindAgent(Binder& b, const Section& root, const ServerConfig& server, Agent
     // SPEC §5: by default only the server's own domain; federation is opt-in.
     std::string own_domain;
     if (server.mode == ConnectionMode::kComponent) {
-      if (!server.component_domain.empty()) own_domain = ParentDomain(server.component_domain);
+      if (!server.component_domain.empty())
+        own_domain = xmpp::ParentDomain(server.component_domain);
     } else if (size_t at = server.jid.find('@'); at != std::string::npos) {
       own_domain = server.jid.substr(at + 1);
     }
@@ -735,7 +737,7 @@ std::vector<std::string> SkillNameList(Binder& b, const Section& s, std::string_
   return out;
 }
 
-void BindApprovals(Binder& b, const Section& skills, ApprovalsConfig& approvals) {
+void BindApprovals(Binder& b, const Section& skills, skills::ApprovalRules& approvals) {
   Section s = b.Sub(skills, "approvals");
   if (b.Has(s, "categories")) {
     approvals.categories =
@@ -806,7 +808,8 @@ std::map<std::string, std::string> StringTable(Binder& b, const Section& s, std:
   return values;
 }
 
-void BindMcpServers(Binder& b, const Section& skills, std::vector<McpServerConfig>& servers) {
+void BindMcpServers(Binder& b, const Section& skills,
+                    std::vector<skills::mcp::McpServerOptions>& servers) {
   const toml::node* node = b.Node(skills, "mcp");
   if (node == nullptr || !node->is_array()) return;
   const toml::array& array = *node->as_array();
@@ -817,7 +820,7 @@ void BindMcpServers(Binder& b, const Section& skills, std::vector<McpServerConfi
     s.path = absl::StrCat("skills.mcp[", i, "]");
     s.line = array[i].source().begin.line;
     if (s.table == nullptr) continue;
-    McpServerConfig server;
+    skills::mcp::McpServerOptions server;
     server.line = s.line;
     if (!b.Has(s, "name")) {
       b.Error(s.line, absl::StrCat(s.path,

@@ -20,6 +20,8 @@
 
 #include "absl/status/statusor.h"
 #include "providers/llm_options.h"
+#include "skills/approvals/approval_rules.h"
+#include "skills/mcp/mcp_server_options.h"
 
 namespace herald::config {
 
@@ -138,46 +140,6 @@ struct WebSearchConfig {
   int timeout_seconds = 15;
 };
 
-// [skills.approvals]: which tool runs wait for a person's yes (S7; docs/skills.md).
-struct ApprovalsConfig {
-  // Runs of skills in these categories (a manifest's `category`) are confirmed first.
-  std::vector<std::string> categories = {"destructive"};
-  // Runs of these skills are confirmed first, whatever their category or manifest says.
-  std::vector<std::string> skills;
-  // Never confirmed, whatever their category or manifest says (safe mode still asks).
-  std::vector<std::string> exempt_skills;
-  // Safe mode: every tool run of these users' turns is confirmed first (bare JIDs).
-  std::vector<std::string> safe_mode_jids;
-  int timeout_seconds = 300;  // an unanswered request is a denial
-
-  friend bool operator==(const ApprovalsConfig&, const ApprovalsConfig&) = default;
-};
-
-// One [[skills.mcp]] table: an MCP server whose tools join the registry as
-// "<name>__<tool>" (S5; docs/skills.md "Connecting MCP servers"). Either `command` (stdio, run
-// in the skill sandbox with `capabilities`) or `url` (Streamable HTTP).
-struct McpServerConfig {
-  std::string name;                       // [a-z0-9_]{1,32}, unique
-  std::vector<std::string> command;       // program and arguments; the program is looked up in PATH
-  std::vector<std::string> capabilities;  // as in manifests: network:..., fs:read:...
-  std::map<std::string, std::string> environment;  // for the program; secrets: never logged
-  std::string url;                                 // http(s)://...
-  std::map<std::string, std::string> headers;      // sent with every request; never logged
-  int timeout_seconds = 30;                        // per request
-  int memory_mb = 4096;    // the process's address space (node reserves a lot)
-  int max_processes = 64;  // processes and threads of the server's own uid
-  bool enabled = true;
-  int64_t line = 0;  // of its [[skills.mcp]] header, for messages
-
-  // Equal settings (the line it was read from does not count): whether a reload changed it.
-  bool SameSettings(const McpServerConfig& other) const {
-    return name == other.name && command == other.command && capabilities == other.capabilities &&
-           environment == other.environment && url == other.url && headers == other.headers &&
-           timeout_seconds == other.timeout_seconds && memory_mb == other.memory_mb &&
-           max_processes == other.max_processes && enabled == other.enabled;
-  }
-};
-
 struct SkillsConfig {
   std::vector<std::string> enabled;
   std::string path = "./skills.d";  // the folder of skill manifests (docs/skills.md)
@@ -189,8 +151,8 @@ struct SkillsConfig {
                                               "ipc_namespace"};
   UrlFetchConfig url_fetch;
   WebSearchConfig web_search;
-  std::vector<McpServerConfig> mcp;  // [[skills.mcp]]
-  ApprovalsConfig approvals;
+  std::vector<skills::mcp::McpServerOptions> mcp;  // [[skills.mcp]]
+  skills::ApprovalRules approvals;
   // How long a run waits for a missing credential before the tool call fails.
   int credential_timeout_seconds = 900;
   // The credential store (S8; docs/skills.md "Credentials"): SQLite, values sealed with

@@ -91,11 +91,6 @@ bool IsValidBareJid(std::string_view text, bool require_localpart) {
   return IsValidLocalpart(text.substr(0, at)) && IsValidDomain(text.substr(at + 1));
 }
 
-std::string ParentDomain(std::string_view domain) {
-  size_t dot = domain.find('.');
-  if (dot == std::string_view::npos) return std::string(domain);
-  return std::string(domain.substr(dot + 1));
-}
 
 bool IsValidModelReference(std::string_view text) {
   size_t colon = text.find(':');

@@ -12,7 +12,6 @@
 //   IsValidDomain("agent.localhost");              // true
 //   IsValidBareJid("alice@localhost", true);       // true
 //   IsValidBareJid("alice@localhost/phone", true); // false: a full JID
-//   ParentDomain("agent.localhost");               // "localhost"
 #pragma once
 
 #include <string>
@@ -29,10 +28,6 @@ bool IsValidDomain(std::string_view text);
 
 // localpart@domain, or a bare domain when `require_localpart` is false.
 bool IsValidBareJid(std::string_view text, bool require_localpart);
-
-// The domain with its first label removed ("agent.localhost" -> "localhost"); a single-label
-// domain is returned as it is.
-std::string ParentDomain(std::string_view domain);
 
 // The providers a "<provider>:<model>" reference may name.
 inline constexpr std::string_view kKnownProviders[] = {"anthropic", "openai", "ollama", "scripted"};

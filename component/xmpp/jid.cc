@@ -220,4 +220,10 @@ std::string Jid::BareString() const {
   return absl::StrCat(local_, "@", domain_);
 }
 
+std::string ParentDomain(std::string_view domain) {
+  const size_t dot = domain.find('.');
+  if (dot == std::string_view::npos) return std::string(domain);
+  return std::string(domain.substr(dot + 1));
+}
+
 }  // namespace herald::xmpp

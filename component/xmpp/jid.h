@@ -72,4 +72,8 @@ class Jid {
   std::string resource_;
 };
 
+// The domain one label up: the server a component is attached to ("agent.example.org" ->
+// "example.org"); a domain of one label is its own parent.
+std::string ParentDomain(std::string_view domain);
+
 }  // namespace herald::xmpp

@@ -15,7 +15,6 @@
 #include "absl/strings/str_join.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/backoff.h"
-#include "component/config/value_formats.h"
 #include "component/xmpp/body_split.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/raw_stanza.h"
@@ -171,55 +170,6 @@ class XmppSession::Connection : public StreamParser::Handler {
   absl::Time last_write_ = absl::Now();
 };
 
-absl::StatusOr<SessionOptions> SessionOptionsFromConfig(const config::ServerConfig& server,
-                                                        std::string name, std::string version) {
-  SessionOptions options;
-  options.host = server.host;
-  if (server.port < 1 || server.port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("server.port out of range: ", server.port));
-  }
-  options.port = static_cast<uint16_t>(server.port);
-  if (server.mode == config::ConnectionMode::kComponent) {
-    options.mode = SessionMode::kComponent;
-    absl::StatusOr<Jid> domain = Jid::Parse(server.component_domain);
-    if (!domain.ok() || !domain->IsDomain()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("server.component_domain is not a domain: ", server.component_domain));
-    }
-    options.component_domain = domain->domain();
-    options.component_secret = server.component_secret;
-    options.server_domain = config::ParentDomain(options.component_domain);
-    options.identity = {.category = "component", .type = "generic", .name = name};
-  } else {
-    options.mode = SessionMode::kClient;
-    absl::StatusOr<Jid> account = Jid::Parse(server.jid);
-    if (!account.ok() || account->local().empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("server.jid is not an account JID: ", server.jid));
-    }
-    options.account = account->Bare();
-    options.password = server.password;
-    options.resource = server.resource;
-    options.starttls_required = server.starttls == config::StartTls::kRequired;
-    options.tls_verify = server.tls_verify;
-    options.tls_ca_file = server.tls_ca_file;
-    options.server_domain = options.account.domain();
-    options.identity = {.category = "client", .type = "bot", .name = name};
-  }
-  options.whitespace_keepalive = absl::Seconds(server.whitespace_keepalive_seconds);
-  options.ping_interval = absl::Seconds(server.ping_interval_seconds);
-  options.ping_timeout = absl::Seconds(server.ping_timeout_seconds);
-  options.reconnect_initial = absl::Milliseconds(server.reconnect_initial_ms);
-  options.reconnect_max = absl::Milliseconds(server.reconnect_max_ms);
-  options.reconnect_on_permanent_errors = server.reconnect_on_permanent_errors;
-  options.outbound_queue_limit = static_cast<size_t>(std::max(1, server.outbound_queue_limit));
-  options.limits.max_stanza_bytes = static_cast<size_t>(server.max_stanza_bytes);
-  options.max_outbound_stanza_bytes = static_cast<size_t>(server.max_outbound_stanza_bytes);
-  options.muc_services = server.muc_services;
-  options.version = std::move(version);
-  return options;
-}
-
 absl::StatusOr<std::unique_ptr<XmppSession>> XmppSession::Create(asio::io_context& io,
                                                                  SessionOptions options,
                                                                  EventSink on_event,
@@ -234,7 +184,7 @@ absl::StatusOr<std::unique_ptr<XmppSession>> XmppSession::Create(asio::io_contex
   }
   if (options.server_domain.empty()) {
     options.server_domain = options.mode == SessionMode::kComponent
-                                ? config::ParentDomain(options.component_domain)
+                                ? ParentDomain(options.component_domain)
                                 : options.account.domain();
   }
   return std::unique_ptr<XmppSession>(

@@ -35,7 +35,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "component/config/config.h"
 #include "component/xmpp/events.h"
 #include "component/xmpp/iq_responder.h"
 #include "component/xmpp/jid.h"
@@ -90,11 +89,6 @@ struct SessionOptions {
   DiscoIdentity identity;
   std::string version;
 };
-
-// The options for `server` as configured; `name` and `version` identify Herald in disco and
-// XEP-0092 answers.
-absl::StatusOr<SessionOptions> SessionOptionsFromConfig(const config::ServerConfig& server,
-                                                        std::string name, std::string version);
 
 enum class ConnectionState { kConnecting, kOnline, kDisconnected, kStopped };
 

@@ -11,8 +11,7 @@ bool Contains(const std::vector<std::string>& list, const std::string& value) {
 
 }  // namespace
 
-bool NeedsApproval(const config::ApprovalsConfig& rules, const ApprovalFacts& facts,
-                   bool safe_mode) {
+bool NeedsApproval(const ApprovalRules& rules, const ApprovalFacts& facts, bool safe_mode) {
   if (safe_mode) return true;
   if (Contains(rules.exempt_skills, facts.skill)) return false;
   if (Contains(rules.skills, facts.skill)) return true;

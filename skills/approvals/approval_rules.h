@@ -14,15 +14,30 @@
 // unless they say otherwise).
 //
 //   ApprovalFacts facts{.skill = "delete_file", .category = "destructive"};
-//   if (NeedsApproval(config.skills.approvals, facts, /*safe_mode=*/false)) { /* ask */ }
+//   if (NeedsApproval(rules, facts, /*safe_mode=*/false)) { /* ask */ }
 #pragma once
 
 #include <string>
+#include <vector>
 
-#include "component/config/config.h"
 #include "skills/manifest/manifest.h"
 
 namespace herald::skills {
+
+// [skills.approvals]: which tool runs wait for a person's yes (S7; docs/skills.md).
+struct ApprovalRules {
+  // Runs of skills in these categories (a manifest's `category`) are confirmed first.
+  std::vector<std::string> categories = {"destructive"};
+  // Runs of these skills are confirmed first, whatever their category or manifest says.
+  std::vector<std::string> skills;
+  // Never confirmed, whatever their category or manifest says (safe mode still asks).
+  std::vector<std::string> exempt_skills;
+  // Safe mode: every tool run of these users' turns is confirmed first (bare JIDs).
+  std::vector<std::string> safe_mode_jids;
+  int timeout_seconds = 300;  // an unanswered request is a denial
+
+  friend bool operator==(const ApprovalRules&, const ApprovalRules&) = default;
+};
 
 struct ApprovalFacts {
   std::string skill;
@@ -30,7 +45,6 @@ struct ApprovalFacts {
   ApprovalPolicy manifest_policy = ApprovalPolicy::kCategory;
 };
 
-bool NeedsApproval(const config::ApprovalsConfig& rules, const ApprovalFacts& facts,
-                   bool safe_mode);
+bool NeedsApproval(const ApprovalRules& rules, const ApprovalFacts& facts, bool safe_mode);
 
 }  // namespace herald::skills

@@ -13,23 +13,10 @@
 namespace herald::skills {
 namespace {
 
-UrlFetchOptions UrlFetchOptionsFrom(const config::UrlFetchConfig& config) {
-  UrlFetchOptions options;
-  options.max_bytes = static_cast<size_t>(config.max_bytes);
-  options.max_text_bytes = static_cast<size_t>(config.max_text_bytes);
-  options.timeout = absl::Seconds(config.timeout_seconds);
-  if (!config.allowed_content_types.empty()) {
-    options.allowed_content_types = config.allowed_content_types;
-  }
-  options.allow_hosts = config.allow_hosts;
-  options.user_agent = config.user_agent;
-  return options;
-}
-
 // Null when the chosen backend lacks what it needs (web_search is then not usable).
 std::unique_ptr<web::SearchBackend> SearchBackendFrom(providers::HttpClient& http,
-                                                      const config::WebSearchConfig& config) {
-  const absl::Duration timeout = absl::Seconds(config.timeout_seconds);
+                                                      const WebSearchOptions& config) {
+  const absl::Duration timeout = config.timeout;
   if (config.backend == "tavily") {
     if (config.api_key.empty()) return nullptr;
     web::TavilyOptions options{.api_key = config.api_key, .timeout = timeout};
@@ -45,7 +32,7 @@ std::unique_ptr<web::SearchBackend> SearchBackendFrom(providers::HttpClient& htt
 
 absl::Status RegisterBuiltins(SkillRegistry& registry, asio::io_context& io,
                               asio::thread_pool& workers, memory::MemoryStore& store,
-                              providers::HttpClient& http, const config::SkillsConfig& config) {
+                              providers::HttpClient& http, const BuiltinOptions& options) {
   if (absl::Status status = registry.Register(std::make_unique<CurrentTimeSkill>(io, workers));
       !status.ok()) {
     return status;
@@ -56,7 +43,7 @@ absl::Status RegisterBuiltins(SkillRegistry& registry, asio::io_context& io,
     return status;
   }
   absl::StatusOr<std::unique_ptr<UrlFetchSkill>> url_fetch =
-      UrlFetchSkill::Create(io, workers, http, UrlFetchOptionsFrom(config.url_fetch));
+      UrlFetchSkill::Create(io, workers, http, options.url_fetch);
   if (!url_fetch.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("url_fetch: ", url_fetch.status().message()));
   }
@@ -64,7 +51,7 @@ absl::Status RegisterBuiltins(SkillRegistry& registry, asio::io_context& io,
     return status;
   }
   return registry.Register(std::make_unique<WebSearchSkill>(
-      io, SearchBackendFrom(http, config.web_search), config.web_search.max_results));
+      io, SearchBackendFrom(http, options.web_search), options.web_search.max_results));
 }
 
 }  // namespace herald::skills

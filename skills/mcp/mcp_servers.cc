@@ -29,7 +29,7 @@ std::string FindInPath(const std::string& program) {
 
 }  // namespace
 
-absl::StatusOr<sandbox::SandboxRequest> CommandRequest(const config::McpServerConfig& config) {
+absl::StatusOr<sandbox::SandboxRequest> CommandRequest(const McpServerOptions& config) {
   if (config.command.empty()) return absl::InvalidArgumentError("it has no command");
   sandbox::SandboxRequest request;
   request.executable = FindInPath(config.command[0]);
@@ -58,10 +58,10 @@ absl::StatusOr<sandbox::SandboxRequest> CommandRequest(const config::McpServerCo
 std::unique_ptr<McpServers> McpServers::Start(asio::io_context& io, SkillRegistry& registry,
                                               sandbox::SandboxRunner& runner,
                                               providers::HttpClient& http,
-                                              const std::vector<config::McpServerConfig>& configs,
+                                              const std::vector<McpServerOptions>& configs,
                                               std::vector<std::string>* notices) {
   auto servers = std::unique_ptr<McpServers>(new McpServers());
-  for (const config::McpServerConfig& config : configs) {
+  for (const McpServerOptions& config : configs) {
     // Reserved even when it does not start: [skills] enabled may name its tools regardless.
     registry.ReserveNamespace(absl::StrCat(config.name, "__"));
     if (!config.enabled) continue;

@@ -1,6 +1,6 @@
 // skills/mcp/mcp_servers.h
 //
-// McpServers starts the MCP servers of [[skills.mcp]] (config.h McpServerConfig) and keeps
+// McpServers starts the MCP servers of [[skills.mcp]] (mcp_server_options.h) and keeps
 // them: a `command` server runs in the skill sandbox (an interactive run with its
 // capabilities, environment, memory_mb and max_processes; the program is looked up in PATH
 // when not absolute), a `url` server is reached over Streamable HTTP. Each server reserves
@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "component/config/config.h"
 #include "providers/http/http_client.h"
 #include "skills/mcp/mcp_server.h"
+#include "skills/mcp/mcp_server_options.h"
 #include "skills/registry.h"
 #include "skills/sandbox/sandbox_runner.h"
 
@@ -34,7 +34,7 @@ namespace herald::skills::mcp {
 // The sandbox request for a command server: the program (resolved in PATH when it has no
 // '/'), its arguments, environment and capabilities, and limits fit for a long-lived
 // interpreter. NotFound when the program is not found; InvalidArgument for a bad capability.
-absl::StatusOr<sandbox::SandboxRequest> CommandRequest(const config::McpServerConfig& config);
+absl::StatusOr<sandbox::SandboxRequest> CommandRequest(const McpServerOptions& config);
 
 class McpServers {
  public:
@@ -43,7 +43,7 @@ class McpServers {
   static std::unique_ptr<McpServers> Start(asio::io_context& io, SkillRegistry& registry,
                                            sandbox::SandboxRunner& runner,
                                            providers::HttpClient& http,
-                                           const std::vector<config::McpServerConfig>& configs,
+                                           const std::vector<McpServerOptions>& configs,
                                            std::vector<std::string>* notices);
   ~McpServers();
 

@@ -56,7 +56,7 @@ enabled = false
 )toml");
   ASSERT_TRUE(config.ok()) << config.status();
   ASSERT_EQ(config->skills.mcp.size(), 2u);
-  const McpServerConfig& files = config->skills.mcp[0];
+  const skills::mcp::McpServerOptions& files = config->skills.mcp[0];
   EXPECT_EQ(files.name, "files");
   EXPECT_THAT(files.command, ElementsAre("node", "/opt/mcp/files.js", "/srv/docs"));
   EXPECT_EQ(files.capabilities.size(), 3u);
@@ -66,7 +66,7 @@ enabled = false
   EXPECT_EQ(files.max_processes, 32);
   EXPECT_TRUE(files.enabled);
   EXPECT_EQ(files.line, 8);
-  const McpServerConfig& search = config->skills.mcp[1];
+  const skills::mcp::McpServerOptions& search = config->skills.mcp[1];
   EXPECT_EQ(search.url, "https://mcp.example.org/mcp");
   EXPECT_EQ(search.headers.at("Authorization"), "Bearer tok-123");
   EXPECT_EQ(search.timeout_seconds, 30);

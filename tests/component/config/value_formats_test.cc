@@ -40,12 +40,6 @@ TEST(ValueFormatsTest, ChecksBareJids) {
   EXPECT_FALSE(IsValidBareJid("alice@local\nhost", false));
 }
 
-TEST(ValueFormatsTest, StripsTheFirstLabelForTheParentDomain) {
-  EXPECT_EQ(ParentDomain("agent.localhost"), "localhost");
-  EXPECT_EQ(ParentDomain("a.b.example.org"), "b.example.org");
-  EXPECT_EQ(ParentDomain("localhost"), "localhost");
-}
-
 TEST(ValueFormatsTest, ChecksModelReferences) {
   EXPECT_TRUE(IsValidModelReference("anthropic:claude-sonnet-4-5"));
   EXPECT_TRUE(IsValidModelReference("ollama:llama3.1:8b"));

@@ -230,5 +230,11 @@ TEST(JidTest, HashesEqualJidsTogetherInAFlatHashSet) {
   EXPECT_FALSE(set.contains(*Jid::Parse("bob@localhost")));
 }
 
+TEST(JidTest, StripsTheFirstLabelForTheParentDomain) {
+  EXPECT_EQ(ParentDomain("agent.localhost"), "localhost");
+  EXPECT_EQ(ParentDomain("a.b.example.org"), "b.example.org");
+  EXPECT_EQ(ParentDomain("localhost"), "localhost");
+}
+
 }  // namespace
 }  // namespace herald::xmpp

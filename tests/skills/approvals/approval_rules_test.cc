@@ -6,14 +6,14 @@ namespace herald::skills {
 namespace {
 
 TEST(ApprovalRulesTest, TheDefaultsAskForDestructiveSkillsOnly) {
-  const config::ApprovalsConfig rules;
+  const skills::ApprovalRules rules;
   EXPECT_TRUE(NeedsApproval(rules, {.skill = "rm", .category = "destructive"}, false));
   EXPECT_FALSE(NeedsApproval(rules, {.skill = "wc", .category = "external"}, false));
   EXPECT_FALSE(NeedsApproval(rules, {.skill = "current_time"}, false));
 }
 
 TEST(ApprovalRulesTest, SafeModeAsksForEverything) {
-  config::ApprovalsConfig rules;
+  skills::ApprovalRules rules;
   rules.exempt_skills = {"current_time"};
   EXPECT_TRUE(NeedsApproval(rules, {.skill = "current_time"}, /*safe_mode=*/true));
   EXPECT_TRUE(NeedsApproval(rules, {.skill = "wc", .manifest_policy = ApprovalPolicy::kNever},
@@ -21,7 +21,7 @@ TEST(ApprovalRulesTest, SafeModeAsksForEverything) {
 }
 
 TEST(ApprovalRulesTest, TheOperatorsListsWinOverTheManifest) {
-  config::ApprovalsConfig rules;
+  skills::ApprovalRules rules;
   rules.skills = {"wc"};
   rules.exempt_skills = {"rm"};
   EXPECT_TRUE(NeedsApproval(
@@ -33,7 +33,7 @@ TEST(ApprovalRulesTest, TheOperatorsListsWinOverTheManifest) {
 }
 
 TEST(ApprovalRulesTest, TheManifestWinsOverTheCategory) {
-  const config::ApprovalsConfig rules;  // categories = ["destructive"]
+  const skills::ApprovalRules rules;  // categories = ["destructive"]
   EXPECT_TRUE(NeedsApproval(
       rules, {.skill = "send", .category = "external", .manifest_policy = ApprovalPolicy::kAlways},
       false));
@@ -44,7 +44,7 @@ TEST(ApprovalRulesTest, TheManifestWinsOverTheCategory) {
 }
 
 TEST(ApprovalRulesTest, AStarCategoryAsksForEveryCategory) {
-  config::ApprovalsConfig rules;
+  skills::ApprovalRules rules;
   rules.categories = {"*"};
   EXPECT_TRUE(NeedsApproval(rules, {.skill = "current_time"}, false));
   EXPECT_TRUE(NeedsApproval(rules, {.skill = "files__read", .category = "mcp"}, false));

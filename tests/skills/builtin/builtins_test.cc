@@ -31,7 +31,7 @@ class RegisterBuiltinsTest : public ::testing::Test {
 
 TEST_F(RegisterBuiltinsTest, RegistersEveryBuiltinAndOffersOnlyTheEnabledOnes) {
   SkillRegistry registry;
-  config::SkillsConfig config;
+  BuiltinOptions config;
   config.web_search.url = "http://127.0.0.1:8888";
   ASSERT_TRUE(RegisterBuiltins(registry, io_, workers_, *store_, *http_, config).ok());
   EXPECT_EQ(registry.Names(),
@@ -44,7 +44,7 @@ TEST_F(RegisterBuiltinsTest, RegistersEveryBuiltinAndOffersOnlyTheEnabledOnes) {
 
 TEST_F(RegisterBuiltinsTest, RefusesAnAllowHostsEntryUrlFetchCannotRead) {
   SkillRegistry registry;
-  config::SkillsConfig config;
+  BuiltinOptions config;
   config.url_fetch.allow_hosts = {"10.0.0.0/99"};
   absl::Status status = RegisterBuiltins(registry, io_, workers_, *store_, *http_, config);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);

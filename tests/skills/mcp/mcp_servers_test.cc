@@ -34,10 +34,10 @@ TEST(McpServersTest, ACommandServerIsNotStartedWhenARequiredSandboxLayerIsMissin
   absl::StatusOr<std::unique_ptr<providers::HttpClient>> http = providers::HttpClient::Create(io);
   ASSERT_TRUE(http.ok()) << http.status();
 
-  config::McpServerConfig files;
+  skills::mcp::McpServerOptions files;
   files.name = "files";
   files.command = {"/bin/cat"};
-  config::McpServerConfig search;
+  skills::mcp::McpServerOptions search;
   search.name = "search";
   search.url = "http://127.0.0.1:9/mcp";
   SkillRegistry registry;

@@ -51,7 +51,7 @@ TEST(RealMcpServerTest, FilesystemServerToolsRunThroughTheRegistry) {
   absl::StatusOr<std::unique_ptr<providers::HttpClient>> http =
       providers::HttpClient::Create(env.io());
   ASSERT_TRUE(http.ok());
-  config::McpServerConfig config;
+  skills::mcp::McpServerOptions config;
   config.name = "files";
   config.command = {"node", server_script, files.path()};
   config.capabilities = {"fs:read:" + peers, "fs:read:" + files.path()};

@@ -1,0 +1,81 @@
+#include "component/config/module_options.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "component/xmpp/jid.h"
+
+namespace herald::config {
+
+absl::StatusOr<xmpp::SessionOptions> SessionOptionsFrom(const ServerConfig& server,
+                                                        std::string name, std::string version) {
+  xmpp::SessionOptions options;
+  options.host = server.host;
+  if (server.port < 1 || server.port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("server.port out of range: ", server.port));
+  }
+  options.port = static_cast<uint16_t>(server.port);
+  if (server.mode == ConnectionMode::kComponent) {
+    options.mode = xmpp::SessionMode::kComponent;
+    absl::StatusOr<xmpp::Jid> domain = xmpp::Jid::Parse(server.component_domain);
+    if (!domain.ok() || !domain->IsDomain()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("server.component_domain is not a domain: ", server.component_domain));
+    }
+    options.component_domain = domain->domain();
+    options.component_secret = server.component_secret;
+    options.server_domain = xmpp::ParentDomain(options.component_domain);
+    options.identity = {.category = "component", .type = "generic", .name = name};
+  } else {
+    options.mode = xmpp::SessionMode::kClient;
+    absl::StatusOr<xmpp::Jid> account = xmpp::Jid::Parse(server.jid);
+    if (!account.ok() || account->local().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("server.jid is not an account JID: ", server.jid));
+    }
+    options.account = account->Bare();
+    options.password = server.password;
+    options.resource = server.resource;
+    options.starttls_required = server.starttls == StartTls::kRequired;
+    options.tls_verify = server.tls_verify;
+    options.tls_ca_file = server.tls_ca_file;
+    options.server_domain = options.account.domain();
+    options.identity = {.category = "client", .type = "bot", .name = name};
+  }
+  options.whitespace_keepalive = absl::Seconds(server.whitespace_keepalive_seconds);
+  options.ping_interval = absl::Seconds(server.ping_interval_seconds);
+  options.ping_timeout = absl::Seconds(server.ping_timeout_seconds);
+  options.reconnect_initial = absl::Milliseconds(server.reconnect_initial_ms);
+  options.reconnect_max = absl::Milliseconds(server.reconnect_max_ms);
+  options.reconnect_on_permanent_errors = server.reconnect_on_permanent_errors;
+  options.outbound_queue_limit = static_cast<size_t>(std::max(1, server.outbound_queue_limit));
+  options.limits.max_stanza_bytes = static_cast<size_t>(server.max_stanza_bytes);
+  options.max_outbound_stanza_bytes = static_cast<size_t>(server.max_outbound_stanza_bytes);
+  options.muc_services = server.muc_services;
+  options.version = std::move(version);
+  return options;
+}
+
+skills::BuiltinOptions BuiltinOptionsFrom(const SkillsConfig& skills) {
+  skills::BuiltinOptions options;
+  const UrlFetchConfig& fetch = skills.url_fetch;
+  options.url_fetch.max_bytes = static_cast<size_t>(fetch.max_bytes);
+  options.url_fetch.max_text_bytes = static_cast<size_t>(fetch.max_text_bytes);
+  options.url_fetch.timeout = absl::Seconds(fetch.timeout_seconds);
+  if (!fetch.allowed_content_types.empty()) {
+    options.url_fetch.allowed_content_types = fetch.allowed_content_types;
+  }
+  options.url_fetch.allow_hosts = fetch.allow_hosts;
+  options.url_fetch.user_agent = fetch.user_agent;
+  const WebSearchConfig& search = skills.web_search;
+  options.web_search = {.backend = search.backend,
+                        .url = search.url,
+                        .api_key = search.api_key,
+                        .max_results = search.max_results,
+                        .timeout = absl::Seconds(search.timeout_seconds)};
+  return options;
+}
+
+}  // namespace herald::config

@@ -1,0 +1,30 @@
+// component/config/module_options.h
+//
+// What each module is given, made from the configuration: the XMPP session's options from
+// [server], the builtin skills' from [skills.url_fetch] and [skills.web_search]. This is the
+// one place that turns TOML's shapes (seconds as integers, names as strings) into the types
+// the modules take, so that no module below component/config includes it.
+//
+//   absl::StatusOr<xmpp::SessionOptions> session =
+//       SessionOptionsFrom(config.server, config.agent.name, kVersion);
+//   skills::BuiltinOptions builtins = BuiltinOptionsFrom(config.skills);
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "component/config/config.h"
+#include "component/xmpp/session.h"
+#include "skills/builtin/builtins.h"
+
+namespace herald::config {
+
+// The session's options for `server`; `name` and `version` identify Herald in disco and
+// XEP-0092 answers. Fails on what the loader lets through only by mistake (a port out of
+// range, a domain that is not one).
+absl::StatusOr<xmpp::SessionOptions> SessionOptionsFrom(const ServerConfig& server,
+                                                        std::string name, std::string version);
+
+skills::BuiltinOptions BuiltinOptionsFrom(const SkillsConfig& skills);
+
+}  // namespace herald::config
