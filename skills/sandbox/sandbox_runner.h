@@ -23,7 +23,9 @@
 // require is missing, the runner refuses every run (available() says why) instead of running
 // skills with less isolation than the operator asked for. Run never blocks the I/O
 // loop: preparing and spawning happen on the worker pool; the pipes, the exit (a pidfd) and
-// the timeout are watched with asio on the loop.
+// the timeout are watched with asio on the loop. The parts: host_probe.h (what the host
+// allows), sandbox_setup.h (what every run shares), run_preparation.h (the worker-pool half of
+// a run), sandbox_run.h (the loop half), process_group.h (killing and reaping), uid_slots.h.
 //
 //   absl::StatusOr<std::unique_ptr<SandboxRunner>> runner =
 //       SandboxRunner::Create(io, workers, SandboxRunner::Options{});
@@ -54,17 +56,20 @@
 #include <asio.hpp>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "skills/sandbox/sandbox_options.h"
 #include "skills/sandbox/sandbox_policy.h"
 
 namespace herald::skills::sandbox {
 
-class SandboxRun;
+class SandboxRun;    // sandbox_run.h
+class SandboxSetup;  // sandbox_setup.h
 
 // Cancels one run, and feeds an interactive one. Safe from any thread, any number of times,
 // after the run is over too (then they do nothing).
@@ -85,45 +90,8 @@ class RunHandle {
 
 class SandboxRunner {
  public:
-  struct Options {
-    // Where scratch folders are made; every run's uid must be able to reach it ("/tmp").
-    std::string scratch_root = "/tmp";
-    // Runs get uids uid_base .. uid_base + uid_slots - 1 (and the same gids) when Herald is
-    // root. Pick a range no account uses; give each Herald on a host a range of its own.
-    uid_t uid_base = 2'000'000'000;
-    int uid_slots = 1024;  // also the most runs at once
-    // Folders every run may read and execute (the C library, interpreters).
-    std::vector<std::string> system_paths = {"/usr",
-                                             "/lib",
-                                             "/lib64",
-                                             "/lib32",
-                                             "/bin",
-                                             "/sbin",
-                                             "/etc/alternatives",
-                                             "/etc/ld.so.cache",
-                                             "/etc/ld.so.conf",
-                                             "/etc/ld.so.conf.d",
-                                             "/etc/localtime",
-                                             "/etc/passwd",
-                                             "/etc/group",
-                                             "/etc/nsswitch.conf",
-                                             "/etc/ssl",
-                                             "/etc/ca-certificates"};
-    // Read as well by runs with a network capability (name resolution).
-    std::vector<std::string> network_paths = {"/etc/hosts",     "/etc/resolv.conf",
-                                              "/etc/host.conf", "/etc/gai.conf",
-                                              "/etc/services",  "/etc/protocols"};
-    // Turn layers off, for tests and for hosts where a layer misbehaves (logged as notices).
-    bool use_landlock = true;
-    bool use_seccomp = true;
-    bool use_network_namespaces = true;
-    bool use_ipc_namespaces = true;
-    bool use_separate_users = true;
-    // Layers without which no run may start (component/main.cc passes [skills.sandbox]
-    // require; empty: run with whatever this host has). A missing one is a notice, and Run
-    // refuses every run with available()'s status; Herald itself goes on.
-    std::vector<SandboxLayer> required_layers;
-  };
+  // sandbox_options.h: scratch root, uid range, system paths, layers off and required.
+  using Options = SandboxOptions;
 
   using OnOutput = std::function<void(std::string_view chunk)>;
   using OnDone = std::function<void(absl::StatusOr<SandboxResult>)>;
@@ -135,7 +103,7 @@ class SandboxRunner {
                                                                Options options);
 
   // Kills every run still going; their `done` still runs if the loop does.
-  ~SandboxRunner();
+  ~SandboxRunner() ABSL_LOCKS_EXCLUDED(mu_);
 
   // What this host's runs get, and, in words, what they do not.
   const IsolationReport& isolation() const { return isolation_; }
@@ -148,26 +116,24 @@ class SandboxRunner {
   // up to max_output_bytes; `done` runs exactly once, on the loop, after the scratch folder is
   // gone. A run that cannot start (no scratch folder, exec failed, too many runs) is an error
   // status; a run that started always yields a SandboxResult, whatever the program did.
-  std::shared_ptr<RunHandle> Run(SandboxRequest request, OnOutput on_output, OnDone done);
+  std::shared_ptr<RunHandle> Run(SandboxRequest request, OnOutput on_output, OnDone done)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  friend class SandboxRun;
-
-  SandboxRunner(asio::io_context& io, asio::thread_pool& workers, Options options);
-
-  struct State;  // what runs share (options, filters, uids); outlives the runner if need be
-
-  SandboxRunner(asio::io_context& io, asio::thread_pool& workers, std::shared_ptr<State> state);
+  SandboxRunner(asio::io_context& io, asio::thread_pool& workers,
+                std::shared_ptr<const SandboxSetup> setup);
 
   asio::io_context& io_;
   asio::thread_pool& workers_;
-  std::shared_ptr<State> state_;
+  // What runs share (options, filters, uids); a run holds it too, so it outlives the runner.
+  const std::shared_ptr<const SandboxSetup> setup_;
   IsolationReport isolation_;
   std::vector<std::string> notices_;
   absl::Status available_;
 
-  std::mutex mu_;
-  std::vector<std::weak_ptr<SandboxRun>> runs_;  // guarded by mu_; for the destructor
+  // Run is called on the loop and the destructor wherever the runner's owner is destroyed.
+  absl::Mutex mu_;
+  std::vector<std::weak_ptr<SandboxRun>> runs_ ABSL_GUARDED_BY(mu_);  // for the destructor
 };
 
 }  // namespace herald::skills::sandbox

@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstring>
+#include <algorithm>
 
-#include "absl/strings/str_cat.h"
+#include "absl/status/status.h"
 
 namespace herald::skills::sandbox {
 namespace {
@@ -111,7 +111,7 @@ HERALD_CHILD_CODE int ChildMain(void* raw) {
 // A copy of `fd` numbered 3 or above, so that dup2 onto 0-2 never meets itself.
 absl::StatusOr<UniqueFd> AboveStdio(int fd) {
   const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  if (copy < 0) return absl::InternalError(absl::StrCat("fcntl: ", std::strerror(errno)));
+  if (copy < 0) return absl::ErrnoToStatus(errno, "fcntl");
   return UniqueFd(copy);
 }
 
@@ -125,6 +125,23 @@ pid_t CloneDirect(int (*fn)(void*), void* stack_top, int flags, void* arg, int* 
     return symbol != nullptr ? reinterpret_cast<CloneFunction>(symbol) : &::clone;
   }();
   return libc_clone(fn, stack_top, flags, arg, pidfd);
+}
+
+absl::StatusOr<pid_t> CloneVforkChild(int (*fn)(void*), int flags, void* arg, int* pidfd) {
+  void* stack = ::mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) return absl::ErrnoToStatus(errno, "mmap");
+  sigset_t all;
+  sigset_t previous;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &previous);
+  const pid_t pid = CloneDirect(fn, static_cast<char*>(stack) + kChildStackBytes,
+                                flags | CLONE_VM | CLONE_VFORK | SIGCHLD, arg, pidfd);
+  const int clone_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  ::munmap(stack, kChildStackBytes);
+  if (pid < 0) return absl::ErrnoToStatus(clone_errno, "clone");
+  return pid;
 }
 
 absl::StatusOr<SpawnedProcess> SpawnSandboxed(const SpawnSpec& spec) {
@@ -166,36 +183,19 @@ absl::StatusOr<SpawnedProcess> SpawnSandboxed(const SpawnSpec& spec) {
       .failed_errno = 0,
   };
 
-  void* stack = ::mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  if (stack == MAP_FAILED) {
-    return absl::ResourceExhaustedError(absl::StrCat("mmap: ", std::strerror(errno)));
-  }
-  int flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD;
+  int flags = CLONE_PIDFD;
   if (spec.new_network_namespace) flags |= CLONE_NEWNET;
   if (spec.new_ipc_namespace) flags |= CLONE_NEWIPC;
-
-  sigset_t all;
-  sigset_t previous;
-  ::sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &previous);
   int pidfd = -1;
-  const pid_t pid =
-      CloneDirect(ChildMain, static_cast<char*>(stack) + kChildStackBytes, flags, &args, &pidfd);
-  const int clone_errno = errno;
-  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  ::munmap(stack, kChildStackBytes);
+  const absl::StatusOr<pid_t> pid = CloneVforkChild(ChildMain, flags, &args, &pidfd);
+  if (!pid.ok()) return pid.status();
 
-  if (pid < 0) {
-    return absl::InternalError(absl::StrCat("clone: ", std::strerror(clone_errno)));
-  }
-  SpawnedProcess process{.pid = pid, .pidfd = UniqueFd(pidfd)};
+  SpawnedProcess process{.pid = *pid, .pidfd = UniqueFd(pidfd)};
   if (args.failed_step != nullptr) {
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (::waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
     }
-    return absl::InternalError(
-        absl::StrCat(args.failed_step, ": ", std::strerror(args.failed_errno)));
+    return absl::ErrnoToStatus(args.failed_errno, args.failed_step);
   }
   return process;
 }

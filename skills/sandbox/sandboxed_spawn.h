@@ -66,6 +66,13 @@ struct SpawnedProcess {
 // the child; with CLONE_PIDFD, *pidfd receives the child's pidfd.
 pid_t CloneDirect(int (*fn)(void*), void* stack_top, int flags, void* arg, int* pidfd = nullptr);
 
+// Runs `fn(arg)` in a child made with clone(CLONE_VM | CLONE_VFORK | SIGCHLD | `flags`) on a
+// stack of its own, and returns its pid once it has exec'd or exited. Every signal is blocked
+// in the calling thread meanwhile, and the child starts with that mask: Herald's handlers must
+// not run on the memory the child borrows. With CLONE_PIDFD in `flags`, *pidfd receives the
+// child's pidfd. Fails naming "mmap" or "clone" and the errno.
+absl::StatusOr<pid_t> CloneVforkChild(int (*fn)(void*), int flags, void* arg, int* pidfd = nullptr);
+
 // Fails naming the step that failed ("setsid", "landlock_restrict_self", "execve", ...) and
 // its errno; the child has then exited and been reaped.
 absl::StatusOr<SpawnedProcess> SpawnSandboxed(const SpawnSpec& spec);

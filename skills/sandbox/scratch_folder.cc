@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <filesystem>
 #include <system_error>
 #include <vector>
@@ -20,15 +19,13 @@ absl::StatusOr<std::string> CreateScratchFolder(const std::string& root,
   std::vector<char> buffer(path.begin(), path.end());
   buffer.push_back('\0');
   if (::mkdtemp(buffer.data()) == nullptr) {
-    return absl::InternalError(
-        absl::StrCat("creating a scratch folder under ", root, ": ", std::strerror(errno)));
+    return absl::ErrnoToStatus(errno, absl::StrCat("creating a scratch folder under ", root));
   }
   path.assign(buffer.data());
   if (owner.has_value() && ::chown(path.c_str(), owner->first, owner->second) != 0) {
     const int error = errno;
     ::rmdir(path.c_str());
-    return absl::InternalError(
-        absl::StrCat("chown of the scratch folder ", path, ": ", std::strerror(error)));
+    return absl::ErrnoToStatus(error, absl::StrCat("chown of the scratch folder ", path));
   }
   return path;
 }

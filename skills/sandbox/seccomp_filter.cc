@@ -14,6 +14,7 @@
 
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "skills/sandbox/unique_fd.h"
@@ -130,8 +131,9 @@ struct ContextDeleter {
   void operator()(void* ctx) const { seccomp_release(ctx); }
 };
 
-absl::Status Failed(const char* what, int rc) {
-  return absl::InternalError(absl::StrCat("seccomp: ", what, ": ", std::strerror(-rc)));
+// libseccomp returns -errno.
+absl::Status Failed(const std::string& what, int rc) {
+  return absl::ErrnoToStatus(-rc, absl::StrCat("seccomp: ", what));
 }
 
 class FilterBuilder {
@@ -153,7 +155,7 @@ class FilterBuilder {
  private:
   absl::Status Check(const char* name, int rc) {
     if (rc == 0) return absl::OkStatus();
-    return absl::InternalError(absl::StrCat("seccomp: rule for ", name, ": ", std::strerror(-rc)));
+    return Failed(absl::StrCat("rule for ", name), rc);
   }
 
   scmp_filter_ctx ctx_;
@@ -270,7 +272,7 @@ absl::StatusOr<SeccompProgram> BuildSeccompFilter(const SeccompOptions& options)
   // libseccomp 2.5 exports to a file descriptor only.
   UniqueFd memory(::memfd_create("herald-seccomp", MFD_CLOEXEC));
   if (!memory.valid()) {
-    return absl::InternalError(absl::StrCat("seccomp: memfd_create: ", std::strerror(errno)));
+    return absl::ErrnoToStatus(errno, "seccomp: memfd_create");
   }
   if (int rc = seccomp_export_bpf(ctx.get(), memory.get()); rc != 0) return Failed("export", rc);
   const off_t size = ::lseek(memory.get(), 0, SEEK_END);

@@ -1,9 +1,10 @@
 // Interactive sandboxed runs (SandboxRequest::keep_stdin_open): what MCP servers need.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
-#include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "skills/sandbox/sandbox_runner.h"
@@ -28,13 +29,14 @@ class SandboxInteractiveTest : public ::testing::Test {
     workers_.join();
   }
 
-  bool RunUntil(const std::function<bool()>& done, absl::Duration timeout = absl::Seconds(10)) {
-    const absl::Time deadline = absl::Now() + timeout;
-    while (!done() && absl::Now() < deadline) {
-      io_.restart();
-      io_.run_for(std::chrono::milliseconds(5));
-    }
-    return done();
+  bool RunUntil(const std::function<bool()>& done) { return testing::RunUntil(io_, done); }
+
+  // Runs the loop until everything posted to it so far has run: a marker posted now runs after
+  // those handlers (one thread runs the loop, in order).
+  bool RunPosted() {
+    bool reached = false;
+    asio::post(io_, [&reached] { reached = true; });
+    return RunUntil([&reached] { return reached; });
   }
 
   SandboxRequest Cat() {
@@ -93,8 +95,9 @@ TEST_F(SandboxInteractiveTest, WritingToAProgramThatExitedIsHarmless) {
   ASSERT_TRUE(RunUntil([&] { return result.has_value(); }));
   run->Write("too late\n");  // no SIGPIPE, no crash
   run->CloseInput();
-  io_.restart();
-  io_.run_for(std::chrono::milliseconds(50));
+  // Write and CloseInput post to the loop; once what they posted has run, they did all they
+  // will ever do.
+  ASSERT_TRUE(RunPosted());
   EXPECT_EQ((*result)->exit_code, 0);
 }
 
@@ -120,11 +123,14 @@ TEST_F(SandboxInteractiveTest, NoTimeoutIsForInteractiveRunsOnly) {
 }
 
 TEST_F(SandboxInteractiveTest, CancelEndsALongLivedRun) {
+  std::string streamed;
   std::optional<absl::StatusOr<SandboxResult>> result;
-  std::shared_ptr<RunHandle> run =
-      runner_->Run(Cat(), nullptr, [&](absl::StatusOr<SandboxResult> r) { result = std::move(r); });
-  io_.restart();
-  io_.run_for(std::chrono::milliseconds(100));
+  std::shared_ptr<RunHandle> run = runner_->Run(
+      Cat(), [&](std::string_view chunk) { streamed.append(chunk); },
+      [&](absl::StatusOr<SandboxResult> r) { result = std::move(r); });
+  // Cancelled once it is up and serving (its echo says so), not while it is being prepared.
+  run->Write("ready\n");
+  ASSERT_TRUE(RunUntil([&] { return streamed == "ready\n"; }));
   run->Cancel();
   ASSERT_TRUE(RunUntil([&] { return result.has_value(); }));
   ASSERT_TRUE(result->ok());

@@ -152,14 +152,10 @@ class Bystander {
   pid_t pid_ = -1;
 };
 
-// Whether anything is left of the process group `pgid`, waiting (up to 5 s) for SIGKILLed
-// processes to be reaped by init.
+// Whether nothing is left of the process group `pgid`, waiting for SIGKILLed processes to be
+// reaped by init (no event says when: it is asked again every few milliseconds).
 bool GroupIsGone(pid_t pgid) {
-  for (int i = 0; i < 500; ++i) {
-    if (::kill(-pgid, 0) != 0 && errno == ESRCH) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
+  return testing::WaitUntil([pgid] { return ::kill(-pgid, 0) != 0 && errno == ESRCH; });
 }
 
 TEST_F(SandboxRunnerTest, RunsAProgramAndReturnsWhatItPrinted) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
 namespace herald::skills::sandbox::testing {
@@ -75,6 +76,22 @@ absl::StatusOr<SandboxResult> RunToEnd(asio::io_context& io, SandboxRunner& runn
   io.run();
   if (!outcome.has_value()) return absl::InternalError("the run never finished");
   return *std::move(outcome);
+}
+
+bool RunUntil(asio::io_context& io, const std::function<bool()>& condition,
+              absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!condition() && absl::Now() < deadline) {
+    io.restart();
+    io.run_for(std::chrono::milliseconds(5));
+  }
+  return condition();
+}
+
+bool WaitUntil(const std::function<bool()>& condition, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!condition() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(10));
+  return condition();
 }
 
 }  // namespace herald::skills::sandbox::testing
