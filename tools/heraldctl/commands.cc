@@ -13,6 +13,7 @@
 #include "component/version.h"
 #include "tools/heraldctl/conversation_argument.h"
 #include "tools/heraldctl/enum_names.h"
+#include "tools/heraldctl/help_text.h"
 #include "tools/heraldctl/output.h"
 #include "tools/heraldctl/secret_input.h"
 #include "tools/heraldctl/table.h"
@@ -36,6 +37,16 @@ int PageSize(int64_t limit, int64_t collected) {
 grpc::Status RepeatedPageToken() {
   return grpc::Status(grpc::StatusCode::INTERNAL,
                       "the server returned the same page token twice; stopped paging");
+}
+
+// Moves a page's items to `all` until `all` holds `limit` of them (0: no limit).
+template <typename Item>
+void KeepUpTo(int64_t limit, google::protobuf::RepeatedPtrField<Item>* page,
+              google::protobuf::RepeatedPtrField<Item>* all) {
+  for (Item& item : *page) {
+    if (limit > 0 && all->size() >= limit) break;
+    *all->Add() = std::move(item);
+  }
 }
 
 }  // namespace
@@ -80,16 +91,39 @@ grpc::Status CommandRunner::Call(const std::function<grpc::Status(grpc::ClientCo
   return call(context.get());
 }
 
-bool CommandRunner::AwaitConnection() {
+template <typename Page, typename Request, typename Fetch, typename Take>
+grpc::Status CommandRunner::FetchPages(Request request, int64_t limit, const Fetch& fetch,
+                                       const Take& take) {
+  int64_t kept = 0;
+  std::string page_token;
+  do {
+    request.set_page_size(PageSize(limit, kept));
+    request.set_page_token(page_token);
+    Page page;
+    grpc::Status status =
+        Call([&](grpc::ClientContext* context) { return fetch(context, request, &page); });
+    if (!status.ok()) return status;
+    if (!page.next_page_token().empty() && page.next_page_token() == page_token) {
+      return RepeatedPageToken();
+    }
+    page_token = page.next_page_token();
+    kept = take(page);
+  } while (!page_token.empty() && (limit == 0 || kept < limit));
+  return grpc::Status::OK;
+}
+
+grpc::Status CommandRunner::AwaitConnection() {
   auto deadline = std::chrono::system_clock::now() + absl::ToChronoMilliseconds(options_.timeout);
   grpc_connectivity_state state = channel_->GetState(/*try_to_connect=*/true);
   while (state != GRPC_CHANNEL_READY && state != GRPC_CHANNEL_TRANSIENT_FAILURE &&
          state != GRPC_CHANNEL_SHUTDOWN) {
-    if (!channel_->WaitForStateChange(state, deadline)) return false;
+    if (!channel_->WaitForStateChange(state, deadline)) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "cannot connect within --timeout");
+    }
     state = channel_->GetState(/*try_to_connect=*/true);
   }
   // On a failure the call itself reports the reason.
-  return true;
+  return grpc::Status::OK;
 }
 
 ExitCode CommandRunner::Fail(const grpc::Status& status) {
@@ -132,6 +166,13 @@ std::string CommandRunner::Redacted(std::string_view text) const {
 void CommandRunner::Print(std::string_view text) {
   out_ << Redacted(text);
   out_.flush();
+}
+
+void CommandRunner::PrintStreamed(const std::string& text, bool* at_line_start) {
+  std::string clean = CleanForTerminal(text, /*keep_line_breaks=*/true);
+  if (clean.empty()) return;
+  Print(clean);
+  *at_line_start = clean.back() == '\n';
 }
 
 void CommandRunner::Warn(std::string_view text) {
@@ -242,9 +283,7 @@ ExitCode CommandRunner::Execute(const EventsCommand& command) {
   for (v1::EventType type : command.types) request.add_types(type);
   request.set_jid(command.jid);
   request.set_conversation(command.conversation);
-  if (!AwaitConnection()) {
-    return Fail(grpc::Status(grpc::StatusCode::UNAVAILABLE, "cannot connect within --timeout"));
-  }
+  if (grpc::Status connected = AwaitConnection(); !connected.ok()) return Fail(connected);
   std::unique_ptr<grpc::ClientContext> context = NewContext(/*unary=*/false);
   Interrupt::Registration registration(interrupt_, context.get());
   std::unique_ptr<grpc::ClientReader<v1::Event>> reader = admin_->Subscribe(context.get(), request);
@@ -260,52 +299,41 @@ ExitCode CommandRunner::Execute(const EventsCommand& command) {
 // --- SessionService ------------------------------------------------------------------------
 
 ExitCode CommandRunner::Execute(const SessionsListCommand& command) {
+  v1::ListSessionsRequest request;
+  request.set_kind(command.kind);
   v1::ListSessionsResponse all;
-  std::string page_token;
-  do {
-    v1::ListSessionsRequest request;
-    request.set_kind(command.kind);
-    request.set_page_size(PageSize(command.limit, all.conversations_size()));
-    request.set_page_token(page_token);
-    v1::ListSessionsResponse page;
-    grpc::Status status = Call([&](grpc::ClientContext* context) {
-      return sessions_->ListSessions(context, request, &page);
-    });
-    if (!status.ok()) return Fail(status);
-    if (!page.next_page_token().empty() && page.next_page_token() == page_token) {
-      return Fail(RepeatedPageToken());
-    }
-    for (v1::Conversation& conversation : *page.mutable_conversations()) {
-      if (command.limit > 0 && all.conversations_size() >= command.limit) break;
-      *all.add_conversations() = std::move(conversation);
-    }
-    page_token = page.next_page_token();
-  } while (!page_token.empty() && (command.limit == 0 || all.conversations_size() < command.limit));
+  grpc::Status status = FetchPages<v1::ListSessionsResponse>(
+      request, command.limit,
+      [&](grpc::ClientContext* context, const v1::ListSessionsRequest& page_request,
+          v1::ListSessionsResponse* page) {
+        return sessions_->ListSessions(context, page_request, page);
+      },
+      [&](v1::ListSessionsResponse& page) {
+        KeepUpTo(command.limit, page.mutable_conversations(), all.mutable_conversations());
+        return all.conversations_size();
+      });
+  if (!status.ok()) return Fail(status);
   return Succeed(all, RenderSessions(all));
 }
 
 ExitCode CommandRunner::Execute(const SessionsHistoryCommand& command) {
   // Pages go back in time from the newest entry, each oldest first.
+  v1::GetHistoryRequest request;
+  *request.mutable_key() = command.conversation;
   std::vector<v1::GetHistoryResponse> pages;
   int64_t collected = 0;
-  std::string page_token;
-  do {
-    v1::GetHistoryRequest request;
-    *request.mutable_key() = command.conversation;
-    request.set_page_size(PageSize(command.limit, collected));
-    request.set_page_token(page_token);
-    v1::GetHistoryResponse page;
-    grpc::Status status = Call([&](grpc::ClientContext* context) {
-      return sessions_->GetHistory(context, request, &page);
-    });
-    if (!status.ok()) return Fail(status);
-    if (!page.next_page_token().empty() && page.next_page_token() == page_token) {
-      return Fail(RepeatedPageToken());
-    }
-    collected += page.entries_size();
-    page_token = page.next_page_token();
-    pages.push_back(std::move(page));
-  } while (!page_token.empty() && (command.limit == 0 || collected < command.limit));
+  grpc::Status status = FetchPages<v1::GetHistoryResponse>(
+      request, command.limit,
+      [&](grpc::ClientContext* context, const v1::GetHistoryRequest& page_request,
+          v1::GetHistoryResponse* page) {
+        return sessions_->GetHistory(context, page_request, page);
+      },
+      [&](v1::GetHistoryResponse& page) {
+        collected += page.entries_size();
+        pages.push_back(std::move(page));
+        return collected;
+      });
+  if (!status.ok()) return Fail(status);
 
   v1::GetHistoryResponse history;
   for (auto page = pages.rbegin(); page != pages.rend(); ++page) {
@@ -369,9 +397,7 @@ ExitCode CommandRunner::Execute(const ConverseCommand& command) {
   v1::ConverseRequest request;
   request.set_conversation(command.conversation);
   request.set_text(command.text);
-  if (!AwaitConnection()) {
-    return Fail(grpc::Status(grpc::StatusCode::UNAVAILABLE, "cannot connect within --timeout"));
-  }
+  if (grpc::Status connected = AwaitConnection(); !connected.ok()) return Fail(connected);
   std::unique_ptr<grpc::ClientContext> context = NewContext(/*unary=*/false);
   Interrupt::Registration registration(interrupt_, context.get());
   std::unique_ptr<grpc::ClientReader<v1::RunEvent>> reader =
@@ -381,12 +407,6 @@ ExitCode CommandRunner::Execute(const ConverseCommand& command) {
   bool at_line_start = true;  // nothing printed, or the last text ended a line
   std::optional<v1::RunCompleted> completed;
   std::optional<v1::RunFailed> failed;
-  auto print_text = [&](const std::string& text) {
-    std::string clean = CleanForTerminal(text, /*keep_line_breaks=*/true);
-    if (clean.empty()) return;
-    Print(clean);
-    at_line_start = clean.back() == '\n';
-  };
   v1::RunEvent event;
   while (reader->Read(&event)) {
     if (event.has_completed()) completed = event.completed();
@@ -396,10 +416,10 @@ ExitCode CommandRunner::Execute(const ConverseCommand& command) {
       continue;
     }
     if (event.has_text_delta()) {
-      print_text(event.text_delta().text());
+      PrintStreamed(event.text_delta().text(), &at_line_start);
       streamed_text = true;
     } else if (event.has_completed() && !streamed_text) {
-      print_text(event.completed().text());
+      PrintStreamed(event.completed().text(), &at_line_start);
     } else if (std::string notice = RenderRunNotice(event); !notice.empty()) {
       // stdout carries the answer alone; a notice mid-line starts its own line on stderr.
       Warn(at_line_start ? notice : "\n" + notice);
@@ -426,35 +446,27 @@ ExitCode CommandRunner::Execute(const ConverseCommand& command) {
 // --- QuotaService --------------------------------------------------------------------------
 
 ExitCode CommandRunner::Execute(const UsageCommand& command) {
+  v1::GetUsageRequest request;
+  request.set_jid(command.jid);
+  request.set_model(command.model);
+  request.set_window(command.window);
   v1::GetUsageResponse all;
-  std::string page_token;
   bool first = true;
-  do {
-    v1::GetUsageRequest request;
-    request.set_jid(command.jid);
-    request.set_model(command.model);
-    request.set_window(command.window);
-    request.set_page_size(PageSize(command.limit, all.rows_size()));
-    request.set_page_token(page_token);
-    v1::GetUsageResponse page;
-    grpc::Status status = Call(
-        [&](grpc::ClientContext* context) { return quota_->GetUsage(context, request, &page); });
-    if (!status.ok()) return Fail(status);
-    if (!page.next_page_token().empty() && page.next_page_token() == page_token) {
-      return Fail(RepeatedPageToken());
-    }
-    if (first) {
-      // Every page names the same window; keep the first's bounds.
-      *all.mutable_window_start() = page.window_start();
-      if (page.has_window_end()) *all.mutable_window_end() = page.window_end();
-      first = false;
-    }
-    for (v1::UsageRow& row : *page.mutable_rows()) {
-      if (command.limit > 0 && all.rows_size() >= command.limit) break;
-      *all.add_rows() = std::move(row);
-    }
-    page_token = page.next_page_token();
-  } while (!page_token.empty() && (command.limit == 0 || all.rows_size() < command.limit));
+  grpc::Status status = FetchPages<v1::GetUsageResponse>(
+      request, command.limit,
+      [&](grpc::ClientContext* context, const v1::GetUsageRequest& page_request,
+          v1::GetUsageResponse* page) { return quota_->GetUsage(context, page_request, page); },
+      [&](v1::GetUsageResponse& page) {
+        if (first) {
+          // Every page names the same window; keep the first's bounds.
+          *all.mutable_window_start() = page.window_start();
+          if (page.has_window_end()) *all.mutable_window_end() = page.window_end();
+          first = false;
+        }
+        KeepUpTo(command.limit, page.mutable_rows(), all.mutable_rows());
+        return all.rows_size();
+      });
+  if (!status.ok()) return Fail(status);
   return Succeed(all, RenderUsage(all, command.window));
 }
 
@@ -495,26 +507,20 @@ ExitCode CommandRunner::Execute(const LimitsRemoveCommand& command) {
 // --- SkillService --------------------------------------------------------------------------
 
 ExitCode CommandRunner::Execute(const SkillsListCommand& command) {
+  v1::ListSkillsRequest request;
+  request.set_query(command.query);
   v1::ListSkillsResponse all;
-  std::string page_token;
-  do {
-    v1::ListSkillsRequest request;
-    request.set_query(command.query);
-    request.set_page_size(PageSize(command.limit, all.skills_size()));
-    request.set_page_token(page_token);
-    v1::ListSkillsResponse page;
-    grpc::Status status = Call(
-        [&](grpc::ClientContext* context) { return skills_->ListSkills(context, request, &page); });
-    if (!status.ok()) return Fail(status);
-    if (!page.next_page_token().empty() && page.next_page_token() == page_token) {
-      return Fail(RepeatedPageToken());
-    }
-    for (v1::Skill& skill : *page.mutable_skills()) {
-      if (command.limit > 0 && all.skills_size() >= command.limit) break;
-      *all.add_skills() = std::move(skill);
-    }
-    page_token = page.next_page_token();
-  } while (!page_token.empty() && (command.limit == 0 || all.skills_size() < command.limit));
+  grpc::Status status = FetchPages<v1::ListSkillsResponse>(
+      request, command.limit,
+      [&](grpc::ClientContext* context, const v1::ListSkillsRequest& page_request,
+          v1::ListSkillsResponse* page) {
+        return skills_->ListSkills(context, page_request, page);
+      },
+      [&](v1::ListSkillsResponse& page) {
+        KeepUpTo(command.limit, page.mutable_skills(), all.mutable_skills());
+        return all.skills_size();
+      });
+  if (!status.ok()) return Fail(status);
   return Succeed(all, RenderSkills(all));
 }
 
@@ -523,9 +529,7 @@ ExitCode CommandRunner::Execute(const SkillsRunCommand& command) {
   request.set_name(command.name);
   request.set_arguments_json(command.arguments_json);
   request.set_conversation(command.conversation);
-  if (!AwaitConnection()) {
-    return Fail(grpc::Status(grpc::StatusCode::UNAVAILABLE, "cannot connect within --timeout"));
-  }
+  if (grpc::Status connected = AwaitConnection(); !connected.ok()) return Fail(connected);
   std::unique_ptr<grpc::ClientContext> context = NewContext(/*unary=*/false);
   Interrupt::Registration registration(interrupt_, context.get());
   std::unique_ptr<grpc::ClientReader<v1::ExecuteSkillEvent>> reader =
@@ -539,10 +543,7 @@ ExitCode CommandRunner::Execute(const SkillsRunCommand& command) {
     if (options_.json) {
       Print(JsonLine(event));
     } else if (event.has_output()) {
-      std::string clean = CleanForTerminal(event.output().text(), /*keep_line_breaks=*/true);
-      if (clean.empty()) continue;
-      Print(clean);
-      at_line_start = clean.back() == '\n';
+      PrintStreamed(event.output().text(), &at_line_start);
     }
   }
   grpc::Status status = reader->Finish();

@@ -28,9 +28,9 @@
 #include "proto/herald/v1/quota.grpc.pb.h"
 #include "proto/herald/v1/session.grpc.pb.h"
 #include "proto/herald/v1/skill.grpc.pb.h"
-#include "tools/heraldctl/command_line.h"
 #include "tools/heraldctl/exit_code.h"
 #include "tools/heraldctl/interrupt.h"
+#include "tools/heraldctl/invocation.h"
 
 namespace herald::heraldctl {
 
@@ -78,16 +78,25 @@ class CommandRunner {
   std::unique_ptr<grpc::ClientContext> NewContext(bool unary) const;
   // One unary call, interruptible.
   grpc::Status Call(const std::function<grpc::Status(grpc::ClientContext*)>& call);
+  // Follows page tokens from `request` on: `fetch(context, request, &page)` makes the call for
+  // one page, `take(page)` keeps what it holds and says how many items are kept in all. Stops
+  // when the server has no more pages or `limit` (0: none) items are kept; a server that
+  // repeats a page token is an error, not an endless loop.
+  template <typename Page, typename Request, typename Fetch, typename Take>
+  grpc::Status FetchPages(Request request, int64_t limit, const Fetch& fetch, const Take& take);
   // Before a stream: waits until the channel is connected or has failed, within the timeout,
-  // so that an unreachable server is reported rather than waited on.
-  bool AwaitConnection();
+  // so that an unreachable server is reported rather than waited on (UNAVAILABLE).
+  grpc::Status AwaitConnection();
   // Prints what went wrong and says how to exit.
   ExitCode Fail(const grpc::Status& status);
   // The unary answer: `human` unless --json.
   ExitCode Succeed(const google::protobuf::Message& response, const std::string& human);
 
   void Print(std::string_view text);  // stdout, flushed
-  void Warn(std::string_view text);   // stderr, flushed
+  // Streamed text (an answer, a skill's output) as it arrives, cleaned for the terminal;
+  // `at_line_start` says whether what is printed so far ends a line.
+  void PrintStreamed(const std::string& text, bool* at_line_start);
+  void Warn(std::string_view text);  // stderr, flushed
   std::string Redacted(std::string_view text) const;
 
   std::shared_ptr<grpc::Channel> channel_;

@@ -12,6 +12,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "tools/heraldctl/argument_checks.h"
 #include "tools/heraldctl/target.h"
 
 namespace herald::heraldctl {
@@ -51,13 +52,10 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
   if (token.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--token-file '", path, "' is empty"));
   }
-  for (char c : token) {
-    unsigned char byte = static_cast<unsigned char>(c);
-    if (byte <= 0x20 || byte >= 0x7f) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the token in --token-file '", path,
-          "' has characters a header cannot carry (spaces, control characters or non-ASCII)"));
-    }
+  if (!IsVisibleAscii(token)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the token in --token-file '", path,
+        "' has characters a header cannot carry (spaces, control characters or non-ASCII)"));
   }
   return token;
 }

@@ -3,7 +3,7 @@
 // The gRPC channel heraldctl talks to Herald over, built from the connection options: a unix
 // socket, plaintext TCP on loopback (or anywhere with --insecure), or TLS with the system's
 // roots or --ca, and a client certificate for mTLS. The bearer token is not part of the
-// channel; each call carries it (CallContext in commands.h).
+// channel; each call carries it (CommandRunner::NewContext in commands.h).
 //
 //   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = OpenChannel(options.connection);
 //   if (!channel.ok()) { ...a usage error: exit 2... }
@@ -14,7 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "grpcpp/channel.h"
-#include "tools/heraldctl/command_line.h"
+#include "tools/heraldctl/invocation.h"
 
 namespace herald::heraldctl {
 

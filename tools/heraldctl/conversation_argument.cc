@@ -5,14 +5,13 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
+#include "tools/heraldctl/argument_checks.h"
 
 namespace herald::heraldctl {
 namespace {
 
 constexpr size_t kMaxJidBytes = 3071;  // RFC 7622: three parts of at most 1023 bytes
 constexpr size_t kMaxApiNameBytes = 64;
-
-bool IsControlOrSpace(unsigned char c) { return c <= 0x20 || c == 0x7f; }
 
 // A bare JID: a JID argument without a resource.
 absl::Status CheckBareJid(std::string_view text, std::string_view what) {
@@ -27,17 +26,10 @@ absl::Status CheckBareJid(std::string_view text, std::string_view what) {
 }  // namespace
 
 absl::Status CheckJidArgument(std::string_view text, std::string_view what) {
-  if (text.empty()) return absl::InvalidArgumentError(absl::StrCat(AbslView(what), " is empty"));
   if (text.size() > kMaxJidBytes) {
     return absl::InvalidArgumentError(absl::StrCat(AbslView(what), " is longer than 3071 bytes"));
   }
-  for (char c : text) {
-    if (IsControlOrSpace(static_cast<unsigned char>(c))) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(AbslView(what), " contains whitespace or a control character"));
-    }
-  }
-  return absl::OkStatus();
+  return CheckWord(text, what);
 }
 
 absl::StatusOr<std::string> ParseApiConversationName(std::string_view text) {

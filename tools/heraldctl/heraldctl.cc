@@ -4,9 +4,11 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "tools/heraldctl/command_line.h"
 #include "tools/heraldctl/commands.h"
 #include "tools/heraldctl/connection.h"
 #include "tools/heraldctl/exit_code.h"
+#include "tools/heraldctl/help_text.h"
 
 namespace herald::heraldctl {
 namespace {

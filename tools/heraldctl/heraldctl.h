@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/heraldctl/command_line.h"
+#include "tools/heraldctl/global_flags.h"
 #include "tools/heraldctl/interrupt.h"
 
 namespace herald::heraldctl {

@@ -4,26 +4,27 @@ namespace herald::heraldctl {
 
 Interrupt::Registration::Registration(Interrupt* interrupt, grpc::ClientContext* context)
     : interrupt_(interrupt) {
-  if (interrupt_ == nullptr) return;
-  std::lock_guard<std::mutex> lock(interrupt_->mu_);
-  interrupt_->active_ = context;
-  if (interrupt_->triggered_) context->TryCancel();
+  if (interrupt_ != nullptr) interrupt_->SetActive(context);
 }
 
 Interrupt::Registration::~Registration() {
-  if (interrupt_ == nullptr) return;
-  std::lock_guard<std::mutex> lock(interrupt_->mu_);
-  interrupt_->active_ = nullptr;
+  if (interrupt_ != nullptr) interrupt_->SetActive(nullptr);
+}
+
+void Interrupt::SetActive(grpc::ClientContext* context) {
+  absl::MutexLock lock(&mu_);
+  active_ = context;
+  if (active_ != nullptr && triggered_) active_->TryCancel();
 }
 
 void Interrupt::Trigger() {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   triggered_ = true;
   if (active_ != nullptr) active_->TryCancel();
 }
 
 bool Interrupt::triggered() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return triggered_;
 }
 

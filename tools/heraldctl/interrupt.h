@@ -13,12 +13,13 @@
 //   if (interrupt.triggered()) { ... }
 #pragma once
 
-#include <mutex>
-
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "grpcpp/client_context.h"
 
 namespace herald::heraldctl {
 
+// Shared by the signal thread (Trigger) and the thread making calls (the rest).
 class Interrupt {
  public:
   // Keeps `context` cancellable by `interrupt` (which may be null: no interruption) while it
@@ -34,14 +35,17 @@ class Interrupt {
     Interrupt* interrupt_;
   };
 
-  // Thread-safe; cancels the registered call, if any, and every later one.
-  void Trigger();
-  bool triggered() const;
+  // Cancels the registered call, if any, and every later one.
+  void Trigger() ABSL_LOCKS_EXCLUDED(mu_);
+  bool triggered() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  mutable std::mutex mu_;
-  bool triggered_ = false;                 // guarded by mu_
-  grpc::ClientContext* active_ = nullptr;  // guarded by mu_
+  // For Registration: `context` (null: none) is the call to cancel.
+  void SetActive(grpc::ClientContext* context) ABSL_LOCKS_EXCLUDED(mu_);
+
+  mutable absl::Mutex mu_;
+  bool triggered_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::ClientContext* active_ ABSL_GUARDED_BY(mu_) = nullptr;
 };
 
 }  // namespace herald::heraldctl

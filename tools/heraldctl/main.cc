@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "tools/heraldctl/command_line.h"
 #include "tools/heraldctl/exit_code.h"
+#include "tools/heraldctl/global_flags.h"
 #include "tools/heraldctl/heraldctl.h"
 #include "tools/heraldctl/interrupt.h"
 

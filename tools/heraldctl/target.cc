@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "component/base/absl_string_view.h"
+#include "tools/heraldctl/argument_checks.h"
 
 namespace herald::heraldctl {
 namespace {
@@ -36,11 +37,8 @@ bool Target::IsLoopback() const {
 
 absl::StatusOr<Target> ParseTarget(std::string_view text) {
   Target target;
-  for (char c : text) {
-    unsigned char byte = static_cast<unsigned char>(c);
-    if (byte <= 0x20 || byte == 0x7f) {
-      return absl::InvalidArgumentError("--target contains whitespace or a control character");
-    }
+  if (HasSpaceOrControl(text)) {
+    return absl::InvalidArgumentError("--target contains whitespace or a control character");
   }
   if (text.substr(0, 5) == "unix:") {
     target.is_unix = true;

@@ -25,14 +25,14 @@
 // status. ProvideCredentials answers the names it stored; Received() has the values sent.
 #pragma once
 
-#include <condition_variable>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "google/protobuf/message.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
@@ -132,11 +132,11 @@ class FakeHerald {
   std::unique_ptr<Services> services_;
   std::unique_ptr<grpc::Server> server_;
 
-  mutable std::mutex mu_;
-  std::condition_variable changed_;
-  std::map<std::string, Script> scripts_;   // guarded by mu_
-  std::vector<ReceivedCall> calls_;         // guarded by mu_
-  std::vector<v1::PendingAction> pending_;  // guarded by mu_
+  // The test's thread scripts and reads; gRPC's threads serve the calls.
+  mutable absl::Mutex mu_;
+  std::map<std::string, Script> scripts_ ABSL_GUARDED_BY(mu_);
+  std::vector<ReceivedCall> calls_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::PendingAction> pending_ ABSL_GUARDED_BY(mu_);
 };
 
 template <typename Event>
@@ -148,7 +148,7 @@ grpc::Status FakeHerald::Stream(const std::string& method, grpc::ServerContext* 
   grpc::Status status;
   bool hold_open = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     Script& script = scripts_[method];
     for (const auto& answer : script.answers) {
       Event event;

@@ -46,7 +46,9 @@ class Process {
     int in[2] = {-1, -1};
     EXPECT_EQ(pipe(out), 0);
     EXPECT_EQ(pipe(err), 0);
-    if (input) EXPECT_EQ(pipe(in), 0);
+    if (input) {
+      EXPECT_EQ(pipe(in), 0);
+    }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     if (input) {

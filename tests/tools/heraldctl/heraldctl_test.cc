@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -24,6 +23,7 @@
 #include "proto/herald/v1/session.pb.h"
 #include "proto/herald/v1/skill.pb.h"
 #include "tests/tools/heraldctl/fake_herald.h"
+#include "tests/tools/heraldctl/wait_until.h"
 
 namespace herald::heraldctl {
 namespace {
@@ -33,6 +33,8 @@ using ::testing::ElementsAre;
 using testing::FakeHerald;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing::UnreadBytes;
+using testing::WaitUntil;
 
 constexpr char kToken[] = "s3cr3t-t0ken-f0r-tests";
 constexpr int64_t kJan2 = 1735787045;  // 2025-01-02 03:04:05 UTC
@@ -956,6 +958,9 @@ TEST_F(HeraldctlTest, SkillsCredentialsForAnActionThatIsGoneOrAnApproval) {
 TEST_F(HeraldctlTest, InterruptingTheWaitForAValueExits130WithoutCallingHerald) {
   int pipe_fds[2];
   ASSERT_EQ(pipe(pipe_fds), 0);  // the write end stays open: the read waits
+  // Half a value without its line break: once heraldctl has taken these bytes from the pipe, it
+  // is waiting for the rest, and that is when the interrupt comes.
+  ASSERT_EQ(write(pipe_fds[1], "half", 4), 4);
   Interrupt interrupt;
   std::ostringstream out;
   std::ostringstream err;
@@ -965,13 +970,16 @@ TEST_F(HeraldctlTest, InterruptingTheWaitForAValueExits130WithoutCallingHerald) 
         {"--target", herald_.target(), "skills", "credentials", "--owner", "a@b", "GITHUB_TOKEN"},
         {}, pipe_fds[0], out, err, &interrupt);
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(WaitUntil([&] { return UnreadBytes(pipe_fds[0]) == 0; }))
+      << "heraldctl never read its stdin";
   interrupt.Trigger();
   heraldctl.join();
   close(pipe_fds[0]);
   close(pipe_fds[1]);
   EXPECT_EQ(code, 130);
   EXPECT_EQ(err.str(), "heraldctl: interrupted\n");
+  // No call: heraldctl has returned, so a call it has not made by now it never makes; there is
+  // nothing left to watch for.
   EXPECT_EQ(herald_.CallCount("ProvideCredentials"), 0u);
 }
 

@@ -8,19 +8,21 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <sstream>
 #include <string>
 #include <thread>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/tools/heraldctl/wait_until.h"
 
 namespace herald::heraldctl {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing::UnreadBytes;
+using testing::WaitUntil;
 
 // A pipe holding `text`, its write end closed; returns the read end.
 int PipeWith(const std::string& text) {
@@ -68,11 +70,14 @@ TEST(SecretInputTest, RefusesEmptyNulAndOverlongValuesWithoutQuotingThem) {
 TEST(SecretInputTest, AnInterruptEndsTheWait) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
+  // Half a value without its line break: once Read has taken these bytes from the pipe, it is
+  // waiting for the rest, and that is when the interrupt comes.
+  ASSERT_EQ(write(fds[1], "half", 4), 4);
   Interrupt interrupt;
   std::ostringstream prompt;
   SecretInput input(fds[0], prompt, &interrupt);
   std::thread trigger([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    EXPECT_TRUE(WaitUntil([&] { return UnreadBytes(fds[0]) == 0; })) << "Read never read";
     interrupt.Trigger();
   });
   absl::StatusOr<std::string> value = input.Read("A");
@@ -113,17 +118,16 @@ TEST(SecretInputTest, OnATerminalPromptsAndReadsWithTheEchoOff) {
   absl::StatusOr<std::string> value;
   std::thread reader([&] { value = input.Read("API_KEY"); });
   // Types the value once the echo is off, as a person would after the prompt.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (EchoIsOn(terminal) && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_FALSE(EchoIsOn(terminal)) << "the echo was never turned off";
+  ASSERT_TRUE(WaitUntil([&] { return !EchoIsOn(terminal); })) << "the echo was never turned off";
   ASSERT_EQ(write(master, "hunter2-typed\n", 14), 14);
   reader.join();
 
   ASSERT_TRUE(value.ok()) << value.status();
   EXPECT_EQ(*value, "hunter2-typed");
   EXPECT_EQ(prompt.str(), "API_KEY: \n") << "the prompt, and the line break the Enter did not echo";
+  // No echo: this looks once, without waiting, and that is enough. A terminal echoes a byte as
+  // it takes it in, before any reader can have the line; the reader has had it (and returned),
+  // so an echo would be in the master's buffer already.
   EXPECT_THAT(Screen(master), Not(HasSubstr("hunter2"))) << "the value was echoed";
   EXPECT_TRUE(EchoIsOn(terminal)) << "the echo was not restored";
   close(terminal);
