@@ -10,7 +10,9 @@
 // nor values ever appear in a Status message or a log line. Deleted values are overwritten on
 // disk (secure_delete, and the write-ahead log is checkpointed and truncated after each change).
 //
-// All methods block on disk and are thread-safe; run them on the worker pool.
+// All methods block on disk and are thread-safe; run them on the worker pool. The parts:
+// credential_checks.h (what Put accepts), sealing_key.h (the key and its id), sealed_value.h
+// (AES-256-GCM), key_rotation.h (what Open checks and re-seals).
 //
 //   CredentialStore::Options options;
 //   options.path = "./data/credentials.db";
@@ -31,6 +33,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "skills/credentials/credential_checks.h"  // the limits Put enforces
 
 namespace herald::base {
 class SqliteDatabase;
@@ -42,11 +45,6 @@ namespace herald::skills {
 namespace credentials_internal {
 struct SealingKey;  // 32 key bytes and their id; wiped when destroyed
 }  // namespace credentials_internal
-
-// The limits Put enforces.
-inline constexpr size_t kMaxCredentialValueBytes = 8192;
-inline constexpr size_t kMaxCredentialNameBytes = 64;
-inline constexpr size_t kMaxCredentialOwnerBytes = 3071;  // a JID's longest
 
 class CredentialStore {
  public:
@@ -73,19 +71,22 @@ class CredentialStore {
   // room's JID, or "api:NAME";
   // `name`: an environment-variable name, [A-Z_][A-Z0-9_]{0,63}; `value`: 1 to 8192 bytes, no
   // NUL. InvalidArgument otherwise (the message never quotes the value).
-  absl::Status Put(std::string_view owner, std::string_view name, std::string_view value);
+  absl::Status Put(std::string_view owner, std::string_view name, std::string_view value)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // The values of those of `names` the owner has; absent ones are missing from the map.
   // DataLoss (naming the owner and the name) when a row fails to authenticate; the owner's
   // other entries still open.
   absl::StatusOr<std::map<std::string, std::string>> Get(std::string_view owner,
-                                                         const std::vector<std::string>& names);
+                                                         const std::vector<std::string>& names)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // Removes an entry; false when there was none.
-  absl::StatusOr<bool> Delete(std::string_view owner, std::string_view name);
+  absl::StatusOr<bool> Delete(std::string_view owner, std::string_view name)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // The names the owner has, sorted.
-  absl::StatusOr<std::vector<std::string>> Names(std::string_view owner);
+  absl::StatusOr<std::vector<std::string>> Names(std::string_view owner) ABSL_LOCKS_EXCLUDED(mu_);
 
   // How many entries Open moved from a previous key to the current one.
   int resealed_at_open() const { return resealed_at_open_; }

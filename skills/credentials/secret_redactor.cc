@@ -4,11 +4,11 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/hex.h"
 #include "nlohmann/json.hpp"
 
 namespace herald::skills {
@@ -30,13 +30,6 @@ struct Span {
   std::vector<const std::string*> names;
 };
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // The length of the percent-encoded form of `value` at text[pos], or 0. Each byte may appear
 // as itself, as %XX in either case, or (a space) as '+', so partly encoded forms match too.
 size_t MatchPercentEncoded(std::string_view text, size_t pos, std::string_view value) {
@@ -44,8 +37,8 @@ size_t MatchPercentEncoded(std::string_view text, size_t pos, std::string_view v
   for (const char byte : value) {
     if (p >= text.size()) return 0;
     if (text[p] == '%' && p + 2 < text.size()) {
-      const int high = HexValue(text[p + 1]);
-      const int low = HexValue(text[p + 2]);
+      const int high = base::HexDigitValue(text[p + 1]);
+      const int low = base::HexDigitValue(text[p + 2]);
       if (high >= 0 && low >= 0 && static_cast<unsigned char>(byte) == high * 16 + low) {
         p += 3;
         continue;
@@ -69,12 +62,12 @@ bool StartsPercentEncoded(std::string_view text, size_t pos, std::string_view va
     if (p >= text.size()) return true;
     if (text[p] == '%') {
       if (p + 1 == text.size()) return true;  // "%" or "%X" may still become this byte
-      const int high = HexValue(text[p + 1]);
+      const int high = base::HexDigitValue(text[p + 1]);
       if (high >= 0 && p + 2 == text.size() && static_cast<unsigned char>(byte) >> 4 == high) {
         return true;
       }
       if (high >= 0 && p + 2 < text.size()) {
-        const int low = HexValue(text[p + 2]);
+        const int low = base::HexDigitValue(text[p + 2]);
         if (low >= 0 && static_cast<unsigned char>(byte) == high * 16 + low) {
           p += 3;
           continue;
@@ -104,8 +97,8 @@ std::string JsonEscaped(const std::string& value) {
 // credential "user:token"), the characters that depend on the value alone, at each of the
 // three alignments it can start at.
 std::vector<std::string> LiteralForms(const std::string& value) {
-  const std::string hex = absl::BytesToHexString(value);
-  std::vector<std::string> forms = {value, JsonEscaped(value), hex, absl::AsciiStrToUpper(hex)};
+  std::vector<std::string> forms = {value, JsonEscaped(value), base::HexEncode(value),
+                                    base::HexEncode(value, base::HexCase::kUpper)};
   std::string standard = absl::Base64Escape(value);
   std::string web_safe = absl::WebSafeBase64Escape(value);  // unpadded
   forms.push_back(standard);
