@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/conversation_ref.h"
 #include "glog/logging.h"
 #include "skills/credentials/secret_redactor.h"
 #include "skills/external/skill_protocol.h"
@@ -56,16 +57,9 @@ std::string SignalName(int signal) {
 }  // namespace
 
 std::string DescribeConversation(const base::ConversationRef& conversation) {
+  // A call outside any conversation has no address: the skill reads "".
   if (conversation.address.empty()) return "";
-  switch (conversation.kind) {
-    case base::ConversationRef::Kind::kDirect:
-      return absl::StrCat("direct:", conversation.address);
-    case base::ConversationRef::Kind::kRoom:
-      return absl::StrCat("room:", conversation.address);
-    case base::ConversationRef::Kind::kApi:
-      return absl::StrCat("api:", conversation.address);
-  }
-  return "";
+  return base::ConversationName(conversation);
 }
 
 std::optional<absl::Status> DescribeStoppedRun(std::string_view skill,
