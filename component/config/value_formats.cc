@@ -91,7 +91,6 @@ bool IsValidBareJid(std::string_view text, bool require_localpart) {
   return IsValidLocalpart(text.substr(0, at)) && IsValidDomain(text.substr(at + 1));
 }
 
-
 bool IsValidModelReference(std::string_view text) {
   size_t colon = text.find(':');
   if (colon == std::string_view::npos) return false;

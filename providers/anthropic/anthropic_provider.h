@@ -16,8 +16,8 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "providers/llm_options.h"
 #include "providers/http/http_client.h"
+#include "providers/llm_options.h"
 #include "providers/provider.h"
 #include "providers/wire/http_call.h"
 

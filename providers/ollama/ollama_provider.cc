@@ -6,8 +6,9 @@
 
 namespace herald::providers {
 
-absl::StatusOr<std::unique_ptr<OllamaProvider>> OllamaProvider::Create(
-    HttpClient* http, const OllamaOptions& config, const LlmOptions& llm) {
+absl::StatusOr<std::unique_ptr<OllamaProvider>> OllamaProvider::Create(HttpClient* http,
+                                                                       const OllamaOptions& config,
+                                                                       const LlmOptions& llm) {
   return Create(http, config, HttpCallOptionsFrom(llm));
 }
 

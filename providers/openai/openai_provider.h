@@ -18,8 +18,8 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "providers/llm_options.h"
 #include "providers/http/http_client.h"
+#include "providers/llm_options.h"
 #include "providers/provider.h"
 #include "providers/wire/http_call.h"
 
@@ -28,11 +28,13 @@ namespace herald::providers {
 class OpenAiProvider : public LlmProvider {
  public:
   // Fails when base_url is not an http(s) URL. An empty API key is allowed.
-  static absl::StatusOr<std::unique_ptr<OpenAiProvider>> Create(
-      HttpClient* http, const HostedProviderOptions& config, const LlmOptions& llm);
+  static absl::StatusOr<std::unique_ptr<OpenAiProvider>> Create(HttpClient* http,
+                                                                const HostedProviderOptions& config,
+                                                                const LlmOptions& llm);
   // The same with explicit HTTP settings (tests use short backoffs).
-  static absl::StatusOr<std::unique_ptr<OpenAiProvider>> Create(
-      HttpClient* http, const HostedProviderOptions& config, const HttpCallOptions& options);
+  static absl::StatusOr<std::unique_ptr<OpenAiProvider>> Create(HttpClient* http,
+                                                                const HostedProviderOptions& config,
+                                                                const HttpCallOptions& options);
 
   std::string_view name() const override { return "openai"; }
   void Complete(const LlmRequest& request, OnText on_text, Done done) override;

@@ -98,8 +98,8 @@ std::string ModelRef::ToString() const { return absl::StrCat(provider, ":", mode
 class ModelRouter::Impl {
  public:
   Impl(absl::flat_hash_map<std::string, std::unique_ptr<LlmProvider>> providers,
-       const LlmOptions& config, ModelRef default_model,
-       absl::flat_hash_map<Tier, ModelRef> tiers, std::vector<ModelRef> fallback)
+       const LlmOptions& config, ModelRef default_model, absl::flat_hash_map<Tier, ModelRef> tiers,
+       std::vector<ModelRef> fallback)
       : default_model_(std::move(default_model)),
         tiers_(std::move(tiers)),
         fallback_(std::move(fallback)),

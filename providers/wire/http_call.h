@@ -23,8 +23,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "providers/llm_options.h"
 #include "providers/http/http_client.h"
+#include "providers/llm_options.h"
 #include "providers/provider.h"
 #include "providers/wire/wire.h"
 

@@ -28,8 +28,7 @@ std::optional<absl::StatusOr<LlmResponse>> Ask(ModelRouter& router, Tier tier, s
 }
 
 TEST(CreateModelRouterTest, AnswersWithTheScriptedDemoWhenNoModelIsConfigured) {
-  absl::StatusOr<std::unique_ptr<ModelRouter>> router =
-      CreateModelRouter(LlmOptions{}, nullptr);
+  absl::StatusOr<std::unique_ptr<ModelRouter>> router = CreateModelRouter(LlmOptions{}, nullptr);
   ASSERT_TRUE(router.ok()) << router.status();
   EXPECT_EQ((*router)->ModelFor(Tier::kDefault), (ModelRef{"scripted", "demo"}));
   std::optional<absl::StatusOr<LlmResponse>> answer = Ask(**router, Tier::kDefault, "hello");
