@@ -247,12 +247,15 @@ int Serve(const std::string& path) {
   int exit_code = base::kExitOk;
   std::unique_ptr<xmpp::XmppSession> session;
   auto act = [&session](xmpp::OutboundAction action) { session->Perform(std::move(action)); };
+  // What turns read from [llm], [skills] and [server]; a reload replaces it.
+  agent::TurnOptions turn_options = config::TurnOptionsFrom(*config);
   agent::RuntimeServices services{.io = io,
                                   .workers = workers,
                                   .memory = **store,
                                   .router = **router,
                                   .skills = registry,
-                                  .config = *config,
+                                  .options = config->agent,
+                                  .turn = turn_options,
                                   .act = act,
                                   .connection = connection,
                                   .events = &events,
@@ -301,6 +304,7 @@ int Serve(const std::string& path) {
       .config = *config,
       .config_path = path,
       .runtime = services,
+      .turn = &turn_options,
       .connection_state = [&session] { return session->state(); },
       .own_jid = [&session] { return session->own_jid(); },
       .version = kVersion,
@@ -342,7 +346,8 @@ int Serve(const std::string& path) {
                                                              .rooms = rooms,
                                                              .skills = registry,
                                                              .ledger = usage->get(),
-                                                             .events = &events});
+                                                             .events = &events,
+                                                             .turn = &turn_options});
       if (!report.ok()) {
         LOG(ERROR) << "herald: SIGHUP: the configuration was not reloaded: " << report.status();
       } else {

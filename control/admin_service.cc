@@ -32,7 +32,7 @@ v1::ConnectionState ConnectionStateMessage(xmpp::ConnectionState state) {
   return v1::CONNECTION_STATE_UNSPECIFIED;
 }
 
-void SetAllowlist(const config::AgentConfig& agent, v1::Allowlist* out) {
+void SetAllowlist(const agent::AgentOptions& agent, v1::Allowlist* out) {
   out->clear_jids();
   out->clear_domains();
   out->clear_admin_jids();
@@ -71,9 +71,9 @@ absl::StatusOr<xmpp::Jid> RoomJid(const std::string& text, const std::string& fi
   return *jid;
 }
 
-const config::RoomConfig* FindRoom(const std::vector<config::RoomConfig>& rooms,
-                                   const std::string& bare) {
-  for (const config::RoomConfig& room : rooms) {
+const agent::RoomSettings* FindRoom(const std::vector<agent::RoomSettings>& rooms,
+                                    const std::string& bare) {
+  for (const agent::RoomSettings& room : rooms) {
     if (NormalizedJidEntry(room.jid) == bare) return &room;
   }
   return nullptr;
@@ -181,7 +181,8 @@ grpc::ServerUnaryReactor* AdminService::ReloadConfig(grpc::CallbackServerContext
                                                 .rooms = services.rooms,
                                                 .skills = services.skills,
                                                 .ledger = &services.ledger,
-                                                .events = &services.events});
+                                                .events = &services.events,
+                                                .turn = services.turn});
           if (!report.ok()) {
             call->Finish(absl::FailedPreconditionError(
                 absl::StrCat("the configuration was not reloaded: ", report.status().message())));
@@ -287,7 +288,7 @@ grpc::ServerUnaryReactor* AdminService::ListRooms(grpc::CallbackServerContext* c
   control_.OnLoop([this, call, response] {
     ControlServices& services = control_.services();
     std::vector<std::string> listed;
-    for (const config::RoomConfig& room : services.config.rooms) {
+    for (const agent::RoomSettings& room : services.config.rooms) {
       v1::Room* out = response->add_rooms();
       out->set_jid(room.jid);
       out->set_activation(room.activation);
@@ -323,7 +324,7 @@ grpc::ServerUnaryReactor* AdminService::JoinRoom(grpc::CallbackServerContext* co
   absl::StatusOr<xmpp::Jid> jid = RoomJid(request->room().jid(), "room.jid");
   if (!jid.ok()) return call->Finish(jid.status());
   call->set_target(jid->BareString());
-  config::RoomConfig room;
+  agent::RoomSettings room;
   room.jid = jid->BareString();
   if (!request->room().nick().empty()) room.nick = request->room().nick();
   if (room.nick.size() > 1023 || std::any_of(room.nick.begin(), room.nick.end(), [](char c) {
@@ -340,8 +341,8 @@ grpc::ServerUnaryReactor* AdminService::JoinRoom(grpc::CallbackServerContext* co
       control_, call, [room](RuntimeState& state) { state.JoinRoom(room); },
       [this, call, room, jid = jid->Bare()] {
         ControlServices& services = control_.services();
-        std::vector<config::RoomConfig>& rooms = services.config.rooms;
-        auto it = std::find_if(rooms.begin(), rooms.end(), [&](const config::RoomConfig& r) {
+        std::vector<agent::RoomSettings>& rooms = services.config.rooms;
+        auto it = std::find_if(rooms.begin(), rooms.end(), [&](const agent::RoomSettings& r) {
           return NormalizedJidEntry(r.jid) == room.jid;
         });
         if (it != rooms.end()) {
@@ -383,9 +384,9 @@ grpc::ServerUnaryReactor* AdminService::LeaveRoom(grpc::CallbackServerContext* c
         control_, call, [room = jid.BareString()](RuntimeState& state) { state.LeaveRoom(room); },
         [this, call, jid] {
           ControlServices& services = control_.services();
-          std::vector<config::RoomConfig>& rooms = services.config.rooms;
+          std::vector<agent::RoomSettings>& rooms = services.config.rooms;
           rooms.erase(std::remove_if(rooms.begin(), rooms.end(),
-                                     [&](const config::RoomConfig& r) {
+                                     [&](const agent::RoomSettings& r) {
                                        return NormalizedJidEntry(r.jid) == jid.BareString();
                                      }),
                       rooms.end());

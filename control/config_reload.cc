@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/agent/access_policy.h"
+#include "component/config/module_options.h"
 #include "component/xmpp/jid.h"
 #include "glog/logging.h"
 
@@ -19,11 +20,12 @@ int SeverityFor(const std::string& level) {
   return google::GLOG_ERROR;
 }
 
-bool SameRoom(const config::RoomConfig& a, const config::RoomConfig& b) {
+bool SameRoom(const agent::RoomSettings& a, const agent::RoomSettings& b) {
   return a.jid == b.jid && a.nick == b.nick && a.activation == b.activation;
 }
 
-bool SameRooms(const std::vector<config::RoomConfig>& a, const std::vector<config::RoomConfig>& b) {
+bool SameRooms(const std::vector<agent::RoomSettings>& a,
+               const std::vector<agent::RoomSettings>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), SameRoom);
 }
 
@@ -44,7 +46,8 @@ bool SameTokens(const std::vector<config::ControlToken>& a,
          });
 }
 
-bool SameProvider(const providers::HostedProviderOptions& a, const providers::HostedProviderOptions& b) {
+bool SameProvider(const providers::HostedProviderOptions& a,
+                  const providers::HostedProviderOptions& b) {
   return a.api_key == b.api_key && a.base_url == b.base_url;
 }
 
@@ -109,9 +112,8 @@ std::vector<std::string> RestartOnlyChanges(const config::Config& old,
   check("skills.mcp",
         k.mcp.size() == j.mcp.size() &&
             std::equal(k.mcp.begin(), k.mcp.end(), j.mcp.begin(),
-                       [](const skills::mcp::McpServerOptions& a, const skills::mcp::McpServerOptions& b) {
-                         return a.SameSettings(b);
-                       }));
+                       [](const skills::mcp::McpServerOptions& a,
+                          const skills::mcp::McpServerOptions& b) { return a.SameSettings(b); }));
 
   const providers::LlmOptions& l = old.llm;
   const providers::LlmOptions& n = fresh.llm;
@@ -147,17 +149,17 @@ std::vector<std::string> RestartOnlyChanges(const config::Config& old,
 }
 
 // Leaves the rooms `now` no longer has (or has with other settings) and joins the new ones.
-void ApplyRooms(const std::vector<config::RoomConfig>& before,
-                const std::vector<config::RoomConfig>& now, agent::RoomManager& rooms) {
-  auto find = [](const std::vector<config::RoomConfig>& list, const std::string& jid) {
+void ApplyRooms(const std::vector<agent::RoomSettings>& before,
+                const std::vector<agent::RoomSettings>& now, agent::RoomManager& rooms) {
+  auto find = [](const std::vector<agent::RoomSettings>& list, const std::string& jid) {
     const std::string wanted = NormalizedJidEntry(jid);
-    for (const config::RoomConfig& room : list) {
+    for (const agent::RoomSettings& room : list) {
       if (NormalizedJidEntry(room.jid) == wanted) return &room;
     }
-    return static_cast<const config::RoomConfig*>(nullptr);
+    return static_cast<const agent::RoomSettings*>(nullptr);
   };
-  for (const config::RoomConfig& room : before) {
-    const config::RoomConfig* kept = find(now, room.jid);
+  for (const agent::RoomSettings& room : before) {
+    const agent::RoomSettings* kept = find(now, room.jid);
     if (kept != nullptr && SameRoom(*kept, room)) continue;
     absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(room.jid);
     if (!jid.ok()) continue;
@@ -165,8 +167,8 @@ void ApplyRooms(const std::vector<config::RoomConfig>& before,
       LOG(WARNING) << "reload: could not leave " << room.jid << ": " << left;
     }
   }
-  for (const config::RoomConfig& room : now) {
-    const config::RoomConfig* had = find(before, room.jid);
+  for (const agent::RoomSettings& room : now) {
+    const agent::RoomSettings* had = find(before, room.jid);
     if (had != nullptr && SameRoom(*had, room)) continue;
     if (absl::Status joined = rooms.Join(room); !joined.ok() && !absl::IsAlreadyExists(joined)) {
       LOG(WARNING) << "reload: could not join " << room.jid << ": " << joined;
@@ -200,8 +202,8 @@ absl::StatusOr<ReloadReport> ApplyReloadedConfig(config::Config fresh, const Run
   auto applied = [&report](const char* name, bool same) {
     if (!same) report.applied.push_back(name);
   };
-  const config::AgentConfig& a = live.agent;
-  const config::AgentConfig& b = fresh.agent;
+  const agent::AgentOptions& a = live.agent;
+  const agent::AgentOptions& b = fresh.agent;
   applied("agent.name", a.name == b.name);
   applied("agent.allowed_jids", a.allowed_jids == b.allowed_jids);
   applied("agent.allowed_domains", a.allowed_domains == b.allowed_domains);
@@ -224,7 +226,7 @@ absl::StatusOr<ReloadReport> ApplyReloadedConfig(config::Config fresh, const Run
   applied("llm.stream", live.llm.stream == fresh.llm.stream);
 
   // The agent settings read once at start keep their running values.
-  config::AgentConfig agent = fresh.agent;
+  agent::AgentOptions agent = fresh.agent;
   agent.dev_command_jids = a.dev_command_jids;
   agent.rate_limit_per_minute = a.rate_limit_per_minute;
   agent.injection_policy = a.injection_policy;
@@ -258,6 +260,7 @@ absl::StatusOr<ReloadReport> ApplyReloadedConfig(config::Config fresh, const Run
   live.log = fresh.log;
   live.llm.max_tokens = fresh.llm.max_tokens;
   live.llm.stream = fresh.llm.stream;
+  if (targets.turn != nullptr) *targets.turn = config::TurnOptionsFrom(live);
   targets.agent.SetPolicy(*std::move(policy));
 
   const std::string applied_list = absl::StrJoin(report.applied, ",");

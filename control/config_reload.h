@@ -52,6 +52,8 @@ struct ReloadTargets {
   skills::SkillRegistry& skills;
   ledger::UsageLedger* ledger = nullptr;  // may be null (tests)
   events::EventBus* events = nullptr;     // may be null (tests)
+  // What turns read ([llm] max_tokens, [skills.approvals] ...); may be null (tests).
+  agent::TurnOptions* turn = nullptr;
 };
 
 // Applies `fresh` (as LoadConfigFile returned it) with `state` laid over its allowlist and

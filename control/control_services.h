@@ -48,6 +48,9 @@ struct ControlServices {
   std::string config_path;
   // Start time, the connection line and the counters GetStatus reports (I/O loop).
   agent::RuntimeServices& runtime;
+  // What turns read ([llm] max_tokens, [skills.approvals] ...); a reload replaces it. May be
+  // null (tests).
+  agent::TurnOptions* turn = nullptr;
   // The XMPP session's state and own address (I/O loop): e.g.
   //   [&] { return session->state(); }   [&] { return session->own_jid(); }
   std::function<xmpp::ConnectionState()> connection_state;

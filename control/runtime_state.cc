@@ -111,9 +111,9 @@ void RuntimeState::DisallowDomain(const std::string& domain) {
   Erase(add_domains, domain);
 }
 
-void RuntimeState::JoinRoom(const config::RoomConfig& room) {
+void RuntimeState::JoinRoom(const agent::RoomSettings& room) {
   Erase(leave_rooms, room.jid);
-  for (config::RoomConfig& joined : join_rooms) {
+  for (agent::RoomSettings& joined : join_rooms) {
     if (joined.jid == room.jid) {
       joined = room;
       return;
@@ -124,7 +124,7 @@ void RuntimeState::JoinRoom(const config::RoomConfig& room) {
 
 void RuntimeState::LeaveRoom(const std::string& room) {
   join_rooms.erase(std::remove_if(join_rooms.begin(), join_rooms.end(),
-                                  [&](const config::RoomConfig& r) { return r.jid == room; }),
+                                  [&](const agent::RoomSettings& r) { return r.jid == room; }),
                    join_rooms.end());
   Insert(leave_rooms, room);
 }
@@ -202,7 +202,7 @@ absl::StatusOr<RuntimeState> LoadRuntimeState(const std::string& path) {
             !s.ok()) {
           return s;
         }
-        config::RoomConfig room;
+        agent::RoomSettings room;
         for (auto [key, out] : {std::pair<const char*, std::string*>{"jid", &room.jid},
                                 {"nick", &room.nick},
                                 {"activation", &room.activation}}) {
@@ -231,7 +231,7 @@ absl::StatusOr<RuntimeState> LoadRuntimeState(const std::string& path) {
 
 absl::Status SaveRuntimeState(const std::string& path, const RuntimeState& state) {
   nlohmann::json rooms_join = nlohmann::json::array();
-  for (const config::RoomConfig& room : state.join_rooms) {
+  for (const agent::RoomSettings& room : state.join_rooms) {
     rooms_join.push_back({{"jid", room.jid}, {"nick", room.nick}, {"activation", room.activation}});
   }
   nlohmann::json document = {
@@ -272,17 +272,18 @@ void ApplyRuntimeState(const RuntimeState& state, config::Config& config) {
   for (const std::string& domain : state.remove_domains) {
     EraseNormalized(domains, NormalizedDomainEntry(domain), NormalizedDomainEntry);
   }
-  std::vector<config::RoomConfig>& rooms = config.rooms;
+  std::vector<agent::RoomSettings>& rooms = config.rooms;
   for (const std::string& leave : state.leave_rooms) {
     const std::string room = NormalizedJidEntry(leave);
-    rooms.erase(std::remove_if(
-                    rooms.begin(), rooms.end(),
-                    [&](const config::RoomConfig& r) { return NormalizedJidEntry(r.jid) == room; }),
+    rooms.erase(std::remove_if(rooms.begin(), rooms.end(),
+                               [&](const agent::RoomSettings& r) {
+                                 return NormalizedJidEntry(r.jid) == room;
+                               }),
                 rooms.end());
   }
-  for (const config::RoomConfig& join : state.join_rooms) {
+  for (const agent::RoomSettings& join : state.join_rooms) {
     const std::string room = NormalizedJidEntry(join.jid);
-    auto it = std::find_if(rooms.begin(), rooms.end(), [&](const config::RoomConfig& r) {
+    auto it = std::find_if(rooms.begin(), rooms.end(), [&](const agent::RoomSettings& r) {
       return NormalizedJidEntry(r.jid) == room;
     });
     if (it != rooms.end()) {

@@ -37,7 +37,7 @@ struct RuntimeState {
   std::vector<std::string> remove_jids;
   std::vector<std::string> add_domains;
   std::vector<std::string> remove_domains;
-  std::vector<config::RoomConfig> join_rooms;
+  std::vector<agent::RoomSettings> join_rooms;
   std::vector<std::string> leave_rooms;  // bare room JIDs
 
   // Records a change; a later change of the same entry replaces an earlier one.
@@ -45,7 +45,7 @@ struct RuntimeState {
   void DisallowJid(const std::string& jid);
   void AllowDomain(const std::string& domain);
   void DisallowDomain(const std::string& domain);
-  void JoinRoom(const config::RoomConfig& room);
+  void JoinRoom(const agent::RoomSettings& room);
   void LeaveRoom(const std::string& room);
 
   bool empty() const;

@@ -19,7 +19,7 @@ absl::StatusOr<std::string> NormalisedBareJid(std::string_view entry, std::strin
 
 }  // namespace
 
-absl::StatusOr<AccessPolicy> AccessPolicy::Create(const config::AgentConfig& agent) {
+absl::StatusOr<AccessPolicy> AccessPolicy::Create(const agent::AgentOptions& agent) {
   AccessPolicy policy;
   for (const std::string& entry : agent.allowed_jids) {
     if (entry == "*") {

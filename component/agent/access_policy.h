@@ -14,7 +14,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
-#include "component/config/config.h"
+#include "component/agent/agent_options.h"
 #include "component/xmpp/jid.h"
 
 namespace herald::agent {
@@ -22,7 +22,7 @@ namespace herald::agent {
 class AccessPolicy {
  public:
   // Fails when an entry is not a bare JID, a domain or "*".
-  static absl::StatusOr<AccessPolicy> Create(const config::AgentConfig& agent);
+  static absl::StatusOr<AccessPolicy> Create(const agent::AgentOptions& agent);
 
   bool Allows(const xmpp::Jid& sender) const;
   bool IsAdmin(const xmpp::Jid& sender) const;

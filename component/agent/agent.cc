@@ -125,9 +125,9 @@ std::optional<bool> YesOrNo(std::string_view body) {
 Agent::Agent(AccessPolicy policy, RuntimeServices& services)
     : policy_(std::move(policy)),
       services_(services),
-      rate_limiter_(services.config.agent.rate_limit_per_minute),
-      screen_(services.config.agent) {
-  for (const std::string& jid : services.config.agent.dev_command_jids) {
+      rate_limiter_(services.options.rate_limit_per_minute),
+      screen_(services.options) {
+  for (const std::string& jid : services.options.dev_command_jids) {
     absl::StatusOr<xmpp::Jid> parsed = xmpp::Jid::Parse(jid);
     if (parsed.ok()) dev_jids_.insert(parsed->BareString());
   }
@@ -181,7 +181,7 @@ absl::StatusOr<std::string> Agent::Converse(std::string_view name, std::string t
         "conversation: a name has 1 to 64 letters, digits, '.', '_' or '-' (not '.' first)");
   }
   if (text.empty()) return absl::InvalidArgumentError("text: empty");
-  if (text.size() > static_cast<size_t>(services_.config.server.max_stanza_bytes)) {
+  if (text.size() > static_cast<size_t>(services_.turn.max_message_bytes)) {
     return absl::InvalidArgumentError("text: longer than [server] max_stanza_bytes");
   }
   Conversation& conversation = ConversationFor(
@@ -223,7 +223,7 @@ void Agent::SendAsAgent(const xmpp::Jid& to, const xmpp::Jid& from, std::string 
   Conversation& conversation = ConversationFor(ref);
   const memory::MemoryEntry entry{.time = services_.clock(),
                                   .role = "assistant",
-                                  .author = services_.config.agent.name,
+                                  .author = services_.options.name,
                                   .text = body};
   services_.act(xmpp::SendMessage{.to = to, .body = std::move(body), .type = "chat", .from = from});
   memory::MemoryStore* store = &services_.memory;
@@ -352,7 +352,7 @@ asio::awaitable<void> Agent::RunCommand(Conversation& conversation, SlashCommand
       return Counts{history->size(), sessions->size()};
     };
     absl::StatusOr<Counts> counts = co_await Offload(conversation.files(), std::move(work1));
-    reply = absl::StrCat(services_.config.agent.name, " ", kVersion, ", up ",
+    reply = absl::StrCat(services_.options.name, " ", kVersion, ", up ",
                          FormatUptime(services_.clock() - services_.started), ", connected as ",
                          services_.connection, ".\nModel: ",
                          services_.router.ModelFor(providers::Tier::kDefault).ToString(), ".");
@@ -431,7 +431,7 @@ asio::awaitable<void> Agent::RunCommand(Conversation& conversation, SlashCommand
         services_.router.ModelFor(providers::Tier::kVision).ToString(), ".");
   } else if (command.name == "identity") {
     const std::string name = absl::AsciiStrToLower(AbslView(command.args));
-    const std::string agent_name = services_.config.agent.name;
+    const std::string agent_name = services_.options.name;
     if (name.empty()) {
       struct Identities {
         std::string source;
@@ -608,7 +608,7 @@ void Agent::Refuse(const xmpp::Jid& sender, const xmpp::Jid& to, std::string_vie
   const std::string bare = sender.BareString();
   LOG(INFO) << "access: refused a " << what << " from " << bare
             << " (not in [agent] allowed_jids / allowed_domains)";
-  if (services_.config.agent.unallowed != config::RefusalMode::kReply) return;
+  if (services_.options.unallowed != agent::RefusalMode::kReply) return;
   const absl::Time now = services_.clock();
   auto it = refused_at_.find(bare);
   if (it != refused_at_.end() && now - it->second < kRefusalInterval) return;
@@ -703,7 +703,7 @@ asio::awaitable<void> Agent::StoreCredentials(std::string action_id, IncomingMes
 std::string Agent::ApprovalCommand(const SlashCommand& command, const IncomingMessage& message) {
   if (command.name == "safemode") {
     const std::string mode = absl::AsciiStrToLower(command.args);
-    const std::vector<std::string>& configured = services_.config.skills.approvals.safe_mode_jids;
+    const std::vector<std::string>& configured = services_.turn.approvals.safe_mode_jids;
     const bool by_config =
         std::find(configured.begin(), configured.end(), message.author) != configured.end();
     if (mode == "on") {

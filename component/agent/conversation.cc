@@ -92,7 +92,7 @@ Conversation::Conversation(RuntimeServices& services, ConversationRef ref, std::
       files_(asio::make_strand(services.workers.get_executor())) {}
 
 bool Conversation::Enqueue(IncomingMessage message) {
-  const size_t limit = static_cast<size_t>(std::max(1, services_.config.agent.mailbox_limit));
+  const size_t limit = static_cast<size_t>(std::max(1, services_.options.mailbox_limit));
   if (mailbox_.size() >= limit) return false;
   mailbox_.push_back(std::move(message));
   if (!running_) {
@@ -170,7 +170,7 @@ void Conversation::Publish(events::EventType type, const std::string& run_id, st
 asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint64_t generation) {
   const std::string turn_id = absl::StrCat(id_, "/", ++next_turn_);
   const std::string run_id = message.run_id.empty() ? turn_id : message.run_id;
-  const config::Config& config = services_.config;
+  const AgentOptions& options = services_.options;
   const absl::Time started = services_.clock();
   ConversationRef ref = ref_;
   ref.thread = message.thread;
@@ -212,13 +212,13 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   // Memory: close an idle session, read the session and the prompt's parts, record the
   // message — one trip to this conversation's strand of the worker pool.
   memory::MemoryStore* store = &services_.memory;
-  const size_t history_size = static_cast<size_t>(std::max(0, config.agent.history_messages));
-  const absl::Duration idle = absl::Minutes(config.agent.session_idle_minutes);
+  const size_t history_size = static_cast<size_t>(std::max(0, options.history_messages));
+  const absl::Duration idle = absl::Minutes(options.session_idle_minutes);
   const MemoryEntry user_entry{
       .time = message.received, .role = "user", .author = message.author, .text = message.body};
-  const std::string agent_name = config.agent.name;
+  const std::string agent_name = options.name;
   auto work1 = [store, ref, history_size, idle, user_entry, agent_name,
-                carry_over = config.agent.carry_over_summary]() -> absl::StatusOr<TurnMemory> {
+                carry_over = options.carry_over_summary]() -> absl::StatusOr<TurnMemory> {
     TurnMemory loaded;
     if (idle > absl::ZeroDuration()) {
       absl::StatusOr<std::optional<absl::Time>> last = store->LastActivity(ref);
@@ -297,11 +297,11 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     request.messages.front().text = absl::StrCat(CarriedOverNotes(memory->prompt.context), "\n\n",
                                                  request.messages.front().text);
   }
-  request.max_tokens = config.llm.max_tokens;
-  request.stream = config.llm.stream;
+  request.max_tokens = services_.turn.max_tokens;
+  request.stream = services_.turn.stream;
 
   const std::vector<providers::ToolSpec> tools = services_.skills.EnabledTools();
-  const int max_rounds = std::max(0, config.agent.max_tool_rounds);
+  const int max_rounds = std::max(0, options.max_tool_rounds);
   providers::Usage usage;
   std::string answer;
   std::string model;

@@ -23,8 +23,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
+#include "component/agent/agent_options.h"
 #include "component/agent/run_events.h"
-#include "component/config/config.h"
 #include "component/events/event_bus.h"
 #include "component/ledger/audit_log.h"
 #include "component/ledger/usage_ledger.h"
@@ -47,7 +47,10 @@ struct RuntimeServices {
   memory::MemoryStore& memory;
   providers::ModelRouter& router;
   skills::SkillRegistry& skills;
-  const config::Config& config;
+  // The runtime's options, as the configuration in force says (a reload replaces them
+  // between turns; a running turn keeps what it read).
+  const AgentOptions& options;
+  const TurnOptions& turn;
   std::function<void(xmpp::OutboundAction)> act;
   std::function<absl::Time()> clock = absl::Now;
   absl::Time started = absl::Now();

@@ -45,7 +45,7 @@ InjectionPolicy ParsePolicy(std::string_view text) {
 
 }  // namespace
 
-InjectionScreen::InjectionScreen(const config::AgentConfig& agent)
+InjectionScreen::InjectionScreen(const agent::AgentOptions& agent)
     : policy_(ParsePolicy(agent.injection_policy)) {
   for (std::string_view phrase : kBuiltInPhrases) phrases_.push_back(Normalise(phrase));
   for (const std::string& phrase : agent.injection_phrases) {

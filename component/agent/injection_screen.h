@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "component/config/config.h"
+#include "component/agent/agent_options.h"
 
 namespace herald::agent {
 
@@ -33,7 +33,7 @@ struct ScreenResult {
 
 class InjectionScreen {
  public:
-  explicit InjectionScreen(const config::AgentConfig& agent);
+  explicit InjectionScreen(const agent::AgentOptions& agent);
 
   ScreenResult Check(std::string_view text) const;
   InjectionPolicy policy() const { return policy_; }

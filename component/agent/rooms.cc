@@ -63,7 +63,7 @@ RoomManager::Room::Room(asio::io_context& io, xmpp::Jid jid, std::string nick, b
       join_timer(io),
       ping_timer(io) {}
 
-RoomManager::RoomManager(asio::io_context& io, std::vector<config::RoomConfig> rooms,
+RoomManager::RoomManager(asio::io_context& io, std::vector<agent::RoomSettings> rooms,
                          const AccessPolicy* policy, ActionSink act, TurnSink on_turn,
                          RoomOptions options)
     : io_(io),
@@ -72,7 +72,7 @@ RoomManager::RoomManager(asio::io_context& io, std::vector<config::RoomConfig> r
       on_turn_(std::move(on_turn)),
       options_(std::move(options)),
       default_nick_(rooms.empty() || rooms.front().nick.empty() ? "herald" : rooms.front().nick) {
-  for (config::RoomConfig& config : rooms) {
+  for (agent::RoomSettings& config : rooms) {
     absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(config.jid);
     if (!jid.ok() || jid->local().empty()) {
       LOG(ERROR) << "rooms: skipping [[rooms]] jid '" << config.jid << "': not a room's address";
@@ -137,7 +137,7 @@ std::string RoomManager::NickIn(const xmpp::Jid& room) const {
   return found == nullptr ? "" : found->nick;
 }
 
-absl::Status RoomManager::Join(const config::RoomConfig& config) {
+absl::Status RoomManager::Join(const agent::RoomSettings& config) {
   absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(config.jid);
   if (!jid.ok() || jid->local().empty() || !jid->resource().empty()) {
     return absl::InvalidArgumentError(

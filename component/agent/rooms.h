@@ -40,8 +40,8 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "component/agent/access_policy.h"
+#include "component/agent/agent_options.h"
 #include "component/base/backoff.h"
-#include "component/config/config.h"
 #include "component/xmpp/events.h"
 #include "component/xmpp/jid.h"
 
@@ -72,7 +72,7 @@ class RoomManager {
 
   // `policy` may be null (then no invitation is accepted); it must outlive the manager.
   // Rooms whose JID does not parse are logged and skipped (the config loader refuses them).
-  RoomManager(asio::io_context& io, std::vector<config::RoomConfig> rooms,
+  RoomManager(asio::io_context& io, std::vector<agent::RoomSettings> rooms,
               const AccessPolicy* policy, ActionSink act, TurnSink on_turn,
               RoomOptions options = {});
   ~RoomManager();
@@ -88,7 +88,7 @@ class RoomManager {
   // InvalidArgument for an address that is not a bare room JID or a bad activation,
   // AlreadyExists for a known room; the room is joined now when online, else at the next
   // SessionOnline. Leave: NotFound for an unknown room; sends unavailable presence when in.
-  absl::Status Join(const config::RoomConfig& room);
+  absl::Status Join(const agent::RoomSettings& room);
   absl::Status Leave(const xmpp::Jid& room);
   // Whether a message in `room` starts a turn for every message ("all") or only mentions.
   bool AnswersAll(const xmpp::Jid& room) const;

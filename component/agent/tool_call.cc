@@ -56,7 +56,7 @@ skills::ApprovalFacts FactsOf(const skills::Skill& skill) {
 
 bool InSafeMode(const RuntimeServices& services, const std::string& user) {
   if (user.empty()) return false;
-  const std::vector<std::string>& configured = services.config.skills.approvals.safe_mode_jids;
+  const std::vector<std::string>& configured = services.turn.approvals.safe_mode_jids;
   return services.safe_mode_jids.contains(user) ||
          std::find(configured.begin(), configured.end(), user) != configured.end();
 }
@@ -209,11 +209,11 @@ asio::awaitable<providers::ToolResult> RunToolCall(const ToolCallTurn& turn,
   skills::Skill* skill = *checked;
   const std::string conversation = base::ConversationName(turn.ref);
   const bool in_chat = !turn.chat_user.empty();
-  const config::SkillsConfig& config = services.config.skills;
+  const TurnOptions& turn_options = services.turn;
 
   // 2. Approval.
   const bool safe_mode = InSafeMode(services, turn.chat_user);
-  if (skills::NeedsApproval(config.approvals, FactsOf(*skill), safe_mode)) {
+  if (skills::NeedsApproval(turn_options.approvals, FactsOf(*skill), safe_mode)) {
     if (services.pending_actions == nullptr) {
       refuse(absl::StrCat("Running ", call.name,
                           " needs a person's approval, and no one can be "
@@ -232,14 +232,15 @@ asio::awaitable<providers::ToolResult> RunToolCall(const ToolCallTurn& turn,
                                     Shortened(call.arguments.dump(), kShownArgumentsBytes),
                                     safe_mode ? " (safe mode)" : "")};
     // (Named, not temporaries: g++ 12 mishandles class temporaries in a co_await.)
-    const absl::Duration timeout = absl::Seconds(config.approvals.timeout_seconds);
-    const std::string prompt = ApprovalPrompt(action, in_chat, config.approvals.timeout_seconds);
+    const absl::Duration timeout = absl::Seconds(turn_options.approvals.timeout_seconds);
+    const std::string prompt =
+        ApprovalPrompt(action, in_chat, turn_options.approvals.timeout_seconds);
     const ActionResolution answer = co_await Pause(turn, call, action, timeout, prompt);
     if (turn.cancelled()) co_return result;
     if (answer.outcome != Outcome::kApproved) {
       if (answer.outcome == Outcome::kTimedOut) {
         refuse(absl::StrCat("No one approved running ", call.name, " within ",
-                            Minutes(config.approvals.timeout_seconds),
+                            Minutes(turn_options.approvals.timeout_seconds),
                             ", so it did not run. Ask the user before trying again."));
       } else {
         refuse(absl::StrCat("The user did not approve running ", call.name, ", so it did not run",
@@ -304,7 +305,7 @@ asio::awaitable<providers::ToolResult> RunToolCall(const ToolCallTurn& turn,
           .skill = call.name,
           .description = absl::StrCat(call.name, " needs ", absl::StrJoin(missing_names, ", ")),
           .credentials = missing};
-      const absl::Duration timeout = absl::Seconds(config.credential_timeout_seconds);
+      const absl::Duration timeout = absl::Seconds(turn_options.credential_timeout_seconds);
       const std::string prompt = CredentialPrompt(call.name, missing, in_chat);
       const ActionResolution answer = co_await Pause(turn, call, action, timeout, prompt);
       if (turn.cancelled()) co_return result;

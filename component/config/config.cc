@@ -367,7 +367,8 @@ std::vector<std::string> JidList(Binder& b, const Section& s, std::string_view k
   return out;
 }
 
-void BindAgent(Binder& b, const Section& root, const ServerConfig& server, AgentConfig& agent) {
+void BindAgent(Binder& b, const Section& root, const ServerConfig& server,
+               agent::AgentOptions& agent) {
   Section s = b.Sub(root, "agent");
   b.NonEmptyString(s, "name", &agent.name);
   agent.allowed_jids = JidList(b, s, "allowed_jids", /*allow_star=*/true);
@@ -397,9 +398,10 @@ void BindAgent(Binder& b, const Section& root, const ServerConfig& server, Agent
     if (!own_domain.empty()) agent.allowed_domains.push_back(absl::AsciiStrToLower(own_domain));
   }
 
-  b.Enum<RefusalMode>(s, "unallowed",
-                      {{"silent", RefusalMode::kSilent}, {"reply", RefusalMode::kReply}},
-                      &agent.unallowed);
+  b.Enum<agent::RefusalMode>(
+      s, "unallowed",
+      {{"silent", agent::RefusalMode::kSilent}, {"reply", agent::RefusalMode::kReply}},
+      &agent.unallowed);
 
   // The runtime (A1-A6).
   b.Integer(s, "max_tool_rounds", 1, 50, &agent.max_tool_rounds);
@@ -549,7 +551,7 @@ void BindLlm(Binder& b, const Section& root, providers::LlmOptions& llm) {
   b.Integer(s, "circuit_breaker_cooldown_seconds", 1, 3600, &llm.circuit_breaker_cooldown_seconds);
 }
 
-void BindRooms(Binder& b, const toml::table& root, std::vector<RoomConfig>& rooms) {
+void BindRooms(Binder& b, const toml::table& root, std::vector<agent::RoomSettings>& rooms) {
   const toml::array* array = root.get_as<toml::array>("rooms");
   if (array == nullptr) return;
   absl::flat_hash_set<std::string> seen;
@@ -559,7 +561,7 @@ void BindRooms(Binder& b, const toml::table& root, std::vector<RoomConfig>& room
     s.path = absl::StrCat("rooms[", i, "]");
     s.line = (*array)[i].source().begin.line;
     if (s.table == nullptr) continue;
-    RoomConfig room;
+    agent::RoomSettings room;
     if (!b.Has(s, "jid")) {
       b.Error(s.line, absl::StrCat(s.path,
                                    ".jid is required (the room's address, such as "

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "component/agent/agent_options.h"
 #include "providers/llm_options.h"
 #include "skills/approvals/approval_rules.h"
 #include "skills/mcp/mcp_server_options.h"
@@ -62,42 +63,12 @@ struct ServerConfig {
   std::vector<std::string> muc_services;
 };
 
-// What a JID or domain outside the allowlists gets (SPEC §9: nothing reaches the agent).
-enum class RefusalMode { kSilent, kReply };
-
-struct AgentConfig {
-  std::string name = "Herald";
-  std::vector<std::string> allowed_jids;     // bare JIDs; "*" = anyone from an allowed domain
-  std::vector<std::string> allowed_domains;  // default: the server's own domain; "*" = any
-  std::vector<std::string> admin_jids;
-  std::vector<std::string> dev_command_jids;
-  RefusalMode unallowed = RefusalMode::kSilent;
-
-  // The agent runtime (A1–A6).
-  int max_tool_rounds = 6;          // LLM rounds with tools before one final call without
-  int mailbox_limit = 8;            // messages waiting per conversation before "busy"
-  int rate_limit_per_minute = 20;   // messages per sender per minute; 0 = unlimited
-  int session_idle_minutes = 240;   // a new session after this much silence; 0 = never
-  int history_messages = 40;        // past messages of the session sent to the model
-  bool carry_over_summary = false;  // summarise an ending session into context.md (light tier)
-  // Prompt-injection screen: "refuse" | "flag" (tell the model) | "log" | "off".
-  std::string injection_policy = "flag";
-  // Extra case-insensitive phrases the screen treats as injection, beside the built-in ones.
-  std::vector<std::string> injection_phrases;
-};
-
 struct LogConfig {
   std::string level = "info";  // "debug" | "info" | "warning" | "error"
 };
 
 // The sections SPEC §5 fixes for later features are parsed and kept as raw, validated
 // values so that a config written for the full product is accepted today.
-
-struct RoomConfig {
-  std::string jid;
-  std::string nick = "herald";
-  std::string activation = "mention";  // "mention" | "all"
-};
 
 struct MemoryConfig {
   std::string path = "./data/memory";
@@ -187,11 +158,11 @@ struct ControlConfig {
 struct Config {
   std::string source_path;  // the file it was read from, for messages
   ServerConfig server;
-  AgentConfig agent;
+  agent::AgentOptions agent;
   LogConfig log;
   providers::LlmOptions llm;
   MemoryConfig memory;
-  std::vector<RoomConfig> rooms;
+  std::vector<agent::RoomSettings> rooms;
   QuotaConfig quota;
   SkillsConfig skills;
   ControlConfig control;

@@ -78,4 +78,12 @@ skills::BuiltinOptions BuiltinOptionsFrom(const SkillsConfig& skills) {
   return options;
 }
 
+agent::TurnOptions TurnOptionsFrom(const Config& config) {
+  return agent::TurnOptions{.max_tokens = config.llm.max_tokens,
+                            .stream = config.llm.stream,
+                            .approvals = config.skills.approvals,
+                            .credential_timeout_seconds = config.skills.credential_timeout_seconds,
+                            .max_message_bytes = config.server.max_stanza_bytes};
+}
+
 }  // namespace herald::config

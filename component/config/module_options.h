@@ -1,13 +1,15 @@
 // component/config/module_options.h
 //
 // What each module is given, made from the configuration: the XMPP session's options from
-// [server], the builtin skills' from [skills.url_fetch] and [skills.web_search]. This is the
+// [server], the builtin skills' from [skills.url_fetch] and [skills.web_search], a turn's from
+// [llm], [skills] and [server]. This is the
 // one place that turns TOML's shapes (seconds as integers, names as strings) into the types
 // the modules take, so that no module below component/config includes it.
 //
 //   absl::StatusOr<xmpp::SessionOptions> session =
 //       SessionOptionsFrom(config.server, config.agent.name, kVersion);
 //   skills::BuiltinOptions builtins = BuiltinOptionsFrom(config.skills);
+//   agent::TurnOptions turn = TurnOptionsFrom(config);
 #pragma once
 
 #include <string>
@@ -26,5 +28,8 @@ absl::StatusOr<xmpp::SessionOptions> SessionOptionsFrom(const ServerConfig& serv
                                                         std::string name, std::string version);
 
 skills::BuiltinOptions BuiltinOptionsFrom(const SkillsConfig& skills);
+
+// What each turn needs from [llm], [skills] and [server].
+agent::TurnOptions TurnOptionsFrom(const Config& config);
 
 }  // namespace herald::config

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
+#include "component/config/module_options.h"
 #include "component/version.h"
 #include "control/auth.h"
 #include "providers/scripted/scripted_provider.h"
@@ -69,6 +70,15 @@ class SlowSkill : public skills::Skill {
 }  // namespace
 
 std::string TokenFor(const std::string& name) { return absl::StrCat("token-of-", name); }
+
+bool PollUntil(const std::function<bool()>& condition, absl::Duration limit) {
+  const absl::Time deadline = absl::Now() + limit;
+  while (!condition()) {
+    if (absl::Now() >= deadline) return false;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  return true;
+}
 
 ControlTestEnv::ControlTestEnv() : slow_(std::make_shared<SlowSkillState>()) {
   char pattern[] = "/tmp/herald-control-test-XXXXXX";
@@ -249,6 +259,7 @@ state_path = "DIR/state/runtime-state.json"
   if (!credentials.ok()) return credentials.status();
   credentials_ = *std::move(credentials);
 
+  turn_ = config::TurnOptionsFrom(config_);
   auto act = [this](xmpp::OutboundAction action) {
     std::lock_guard<std::mutex> lock(actions_mu_);
     actions_.push_back(std::move(action));
@@ -259,7 +270,8 @@ state_path = "DIR/state/runtime-state.json"
                              .memory = *memory_,
                              .router = *router_,
                              .skills = registry_,
-                             .config = config_,
+                             .options = config_.agent,
+                             .turn = turn_,
                              .act = act,
                              .connection = "component agent.localhost",
                              .events = &events_,
@@ -287,6 +299,7 @@ state_path = "DIR/state/runtime-state.json"
                       .config = config_,
                       .config_path = config_path_,
                       .runtime = *runtime_,
+                      .turn = &turn_,
                       .connection_state = [] { return xmpp::ConnectionState::kOnline; },
                       .own_jid = [] { return xmpp::Jid::Parse("agent.localhost").value(); },
                       .version = kVersion,

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "component/agent/agent.h"
 #include "component/agent/rooms.h"
 #include "component/config/config.h"
@@ -76,6 +77,11 @@ reply = "I only know hello, shout and wait."
 
 // The bearer value of a test token.
 std::string TokenFor(const std::string& name);
+
+// Polls `condition` every 5 ms until it holds (true) or `limit` has passed (false). For a wait,
+// `limit` is generous and only keeps a broken test from hanging; for a watch over something
+// that must not happen, it is the length of the watch, and the caller says why it is enough.
+bool PollUntil(const std::function<bool()>& condition, absl::Duration limit);
 
 struct EnvOptions {
   // "tcp" (127.0.0.1, port 0) or "unix" (a socket in the temporary folder).
@@ -130,6 +136,7 @@ class ControlTestEnv {
   std::string dir_;
   std::string config_path_;
   config::Config config_;
+  agent::TurnOptions turn_;  // what turns read; a reload replaces it
   // Before the loop, so that handlers still queued on the loop (a turn's coroutine frames,
   // which hold strands of the pool) are destroyed while the pool exists.
   std::unique_ptr<asio::thread_pool> workers_;

@@ -9,7 +9,7 @@ xmpp::Jid J(std::string_view text) { return xmpp::Jid::Parse(text).value(); }
 
 AccessPolicy Policy(std::vector<std::string> jids, std::vector<std::string> domains,
                     std::vector<std::string> admins = {}) {
-  config::AgentConfig agent;
+  agent::AgentOptions agent;
   agent.allowed_jids = std::move(jids);
   agent.allowed_domains = std::move(domains);
   agent.admin_jids = std::move(admins);
@@ -65,7 +65,7 @@ TEST(AccessPolicyTest, AdminsAreAllowedAndRecognised) {
 }
 
 TEST(AccessPolicyTest, RefusesAnAllowlistEntryThatIsNotABareJid) {
-  config::AgentConfig agent;
+  agent::AgentOptions agent;
   agent.allowed_jids = {"alice@localhost/phone"};
   absl::StatusOr<AccessPolicy> policy = AccessPolicy::Create(agent);
   ASSERT_FALSE(policy.ok());

@@ -25,7 +25,6 @@
 #include "absl/time/time.h"
 #include "component/agent/agent.h"
 #include "component/base/event_loop.h"
-#include "component/config/config.h"
 #include "component/events/event_bus.h"
 #include "component/ledger/usage_ledger.h"
 #include "component/memory/memory_store.h"
@@ -46,22 +45,22 @@ class AgentFixture : public ::testing::Test {
     dir_ = pattern;
     store_ = memory::MemoryStore::Open(dir_).value();
 
-    config_.agent.name = "Herald";
-    config_.agent.allowed_jids = {"alice@localhost", "bob@localhost", "dev@localhost"};
-    config_.agent.allowed_domains = {"localhost"};
-    config_.agent.dev_command_jids = {"dev@localhost"};
-    config_.agent.max_tool_rounds = 3;
-    config_.agent.mailbox_limit = 2;
-    config_.agent.rate_limit_per_minute = 100;
-    config_.agent.injection_policy = "flag";
-    config_.llm.default_model = "fake:model";
-    config_.llm.stream = false;
+    options_.name = "Herald";
+    options_.allowed_jids = {"alice@localhost", "bob@localhost", "dev@localhost"};
+    options_.allowed_domains = {"localhost"};
+    options_.dev_command_jids = {"dev@localhost"};
+    options_.max_tool_rounds = 3;
+    options_.mailbox_limit = 2;
+    options_.rate_limit_per_minute = 100;
+    options_.injection_policy = "flag";
+    llm_.default_model = "fake:model";
+    turn_.stream = false;
 
     auto model = std::make_unique<ScriptedModel>(io_);
     model_ = model.get();
     std::vector<std::unique_ptr<providers::LlmProvider>> providers;
     providers.push_back(std::move(model));
-    router_ = providers::ModelRouter::Create(config_.llm, std::move(providers)).value();
+    router_ = providers::ModelRouter::Create(llm_, std::move(providers)).value();
     ASSERT_TRUE(registry_.Register(std::make_unique<ShoutSkill>()).ok());
     ASSERT_TRUE(registry_.SetEnabled({"shout"}).ok());
     MakeAgent();
@@ -74,14 +73,15 @@ class AgentFixture : public ::testing::Test {
         .memory = *store_,
         .router = *router_,
         .skills = registry_,
-        .config = config_,
+        .options = options_,
+        .turn = turn_,
         .act = [this](xmpp::OutboundAction action) { actions_.push_back(std::move(action)); },
         .clock = [this] { return now_; },
         .started = now_,
         .connection = "component agent.localhost",
         .events = &bus_});
     bus_.Subscribe([this](const events::EventPtr& event) { events_.push_back(event); });
-    agent_ = std::make_unique<Agent>(AccessPolicy::Create(config_.agent).value(), *services_);
+    agent_ = std::make_unique<Agent>(AccessPolicy::Create(options_).value(), *services_);
   }
 
   void TearDown() override {
@@ -188,7 +188,9 @@ class AgentFixture : public ::testing::Test {
   ScriptedModel* model_ = nullptr;
   std::unique_ptr<providers::ModelRouter> router_;
   skills::SkillRegistry registry_;
-  config::Config config_;
+  AgentOptions options_;
+  TurnOptions turn_;
+  providers::LlmOptions llm_;
   std::unique_ptr<RuntimeServices> services_;
   std::unique_ptr<Agent> agent_;
   std::vector<xmpp::OutboundAction> actions_;

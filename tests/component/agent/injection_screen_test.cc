@@ -6,7 +6,7 @@ namespace herald::agent {
 namespace {
 
 InjectionScreen Screen(std::string policy = "flag", std::vector<std::string> extra = {}) {
-  config::AgentConfig agent;
+  agent::AgentOptions agent;
   agent.injection_policy = std::move(policy);
   agent.injection_phrases = std::move(extra);
   return InjectionScreen(agent);

@@ -33,8 +33,8 @@ Jid J(std::string_view text) { return Jid::Parse(text).value(); }
 const Jid kLobby = J("lobby@conference.localhost");
 const Jid kDev = J("dev@conference.localhost");
 
-config::RoomConfig Room(std::string jid, std::string nick, std::string activation) {
-  config::RoomConfig room;
+agent::RoomSettings Room(std::string jid, std::string nick, std::string activation) {
+  agent::RoomSettings room;
   room.jid = std::move(jid);
   room.nick = std::move(nick);
   room.activation = std::move(activation);
@@ -57,13 +57,13 @@ RoomOptions Fast() {
 class RoomsTest : public ::testing::Test {
  protected:
   RoomsTest() {
-    config::AgentConfig agent;
+    agent::AgentOptions agent;
     agent.allowed_jids = {"alice@localhost"};
     agent.allowed_domains = {"localhost"};
     policy_ = std::make_unique<AccessPolicy>(AccessPolicy::Create(agent).value());
   }
 
-  void Start(std::vector<config::RoomConfig> rooms, RoomOptions options = Fast()) {
+  void Start(std::vector<agent::RoomSettings> rooms, RoomOptions options = Fast()) {
     manager_ = std::make_unique<RoomManager>(
         io_, std::move(rooms), policy_.get(),
         [this](xmpp::OutboundAction action) { actions_.push_back(std::move(action)); },

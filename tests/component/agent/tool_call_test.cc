@@ -87,7 +87,7 @@ class ToolCallTest : public AgentFixture {
 };
 
 TEST_F(ToolCallTest, AnApprovedRunGoesAheadAfterTheUserSaysYes) {
-  config_.skills.approvals.skills = {"shout"};
+  turn_.approvals.skills = {"shout"};
   model_->script.push_back({.calls = {Call("shout", {{"text", "hi"}})}});
   model_->script.push_back({.text = "It says HI."});
   Send("alice@localhost/phone", "shout hi");
@@ -116,7 +116,7 @@ TEST_F(ToolCallTest, AnApprovedRunGoesAheadAfterTheUserSaysYes) {
 }
 
 TEST_F(ToolCallTest, ADenialTellsTheModelAndTheToolDoesNotRun) {
-  config_.skills.approvals.skills = {"shout"};
+  turn_.approvals.skills = {"shout"};
   model_->script.push_back({.calls = {Call("shout", {{"text", "hi"}})}});
   model_->script.push_back({.text = "Understood, I did not run it."});
   Send("alice@localhost/phone", "shout hi");
@@ -129,10 +129,10 @@ TEST_F(ToolCallTest, ADenialTellsTheModelAndTheToolDoesNotRun) {
 }
 
 TEST_F(ToolCallTest, SlashCommandsAnswerByIdAndOnlyTheOwnerOrAnAdminMay) {
-  config_.agent.admin_jids = {"dev@localhost"};
+  options_.admin_jids = {"dev@localhost"};
   MakeAgent();
   services_->pending_actions = pending_.get();
-  config_.skills.approvals.skills = {"shout"};
+  turn_.approvals.skills = {"shout"};
   model_->script.push_back({.calls = {Call("shout", {{"text", "a"}})}});
   model_->script.push_back({.text = "denied then"});
   Send("alice@localhost/phone", "shout a");
@@ -153,8 +153,8 @@ TEST_F(ToolCallTest, SlashCommandsAnswerByIdAndOnlyTheOwnerOrAnAdminMay) {
 }
 
 TEST_F(ToolCallTest, NoAnswerInTimeIsADenial) {
-  config_.skills.approvals.skills = {"shout"};
-  config_.skills.approvals.timeout_seconds = 1;
+  turn_.approvals.skills = {"shout"};
+  turn_.approvals.timeout_seconds = 1;
   model_->script.push_back({.calls = {Call("shout", {{"text", "a"}})}});
   model_->script.push_back({.text = "nobody answered"});
   Send("alice@localhost/phone", "shout a");
@@ -190,7 +190,7 @@ TEST_F(ToolCallTest, SafeModeAsksBeforeEveryToolAndCanBeTurnedOff) {
 }
 
 TEST_F(ToolCallTest, OtherMessagesWaitTheirTurnAndCancelEndsTheWait) {
-  config_.skills.approvals.skills = {"shout"};
+  turn_.approvals.skills = {"shout"};
   model_->script.push_back({.calls = {Call("shout", {{"text", "a"}})}});
   Send("alice@localhost/phone", "shout a");
   ASSERT_TRUE(WaitForPending(1));
@@ -207,7 +207,7 @@ TEST_F(ToolCallTest, OtherMessagesWaitTheirTurnAndCancelEndsTheWait) {
 }
 
 TEST_F(ToolCallTest, ASkillDisabledWhileTheRunWaitedDoesNotRun) {
-  config_.skills.approvals.skills = {"shout"};
+  turn_.approvals.skills = {"shout"};
   model_->script.push_back({.calls = {Call("shout", {{"text", "a"}})}});
   model_->script.push_back({.text = "gone"});
   Send("alice@localhost/phone", "shout a");
@@ -221,7 +221,7 @@ TEST_F(ToolCallTest, ASkillDisabledWhileTheRunWaitedDoesNotRun) {
 
 TEST_F(ToolCallTest, WithoutAnyoneToAskTheRunIsRefused) {
   services_->pending_actions = nullptr;
-  config_.skills.approvals.skills = {"shout"};
+  turn_.approvals.skills = {"shout"};
   model_->script.push_back({.calls = {Call("shout", {{"text", "a"}})}});
   model_->script.push_back({.text = "ok"});
   Send("alice@localhost/phone", "shout a");
@@ -230,7 +230,7 @@ TEST_F(ToolCallTest, WithoutAnyoneToAskTheRunIsRefused) {
 }
 
 TEST_F(ToolCallTest, AnApiConversationReportsTheActionAndAnOperatorAnswers) {
-  config_.skills.approvals.skills = {"shout"};
+  turn_.approvals.skills = {"shout"};
   model_->script.push_back({.calls = {Call("shout", {{"text", "q"}})}});
   model_->script.push_back({.text = "Q it is"});
   std::vector<RunEvent> seen;
@@ -374,7 +374,7 @@ TEST_F(CredentialTest, AMissingCredentialIsAskedForUsedRedactedAndNeverRemembere
 }
 
 TEST_F(CredentialTest, AnApprovalAndACredentialPauseTheRunTwice) {
-  config_.skills.approvals.skills = {"echo"};
+  turn_.approvals.skills = {"echo"};
   model_->script.push_back({.calls = {Call("echo", {{"text", "x"}})}});
   model_->script.push_back({.text = "Done."});
   Send("alice@localhost/phone", "echo x");

@@ -197,7 +197,7 @@ TEST(ConfigTest, FillsEveryDefaultWhenOnlyTheRequiredKeysAreSet) {
   EXPECT_EQ(server.max_stanza_bytes, 512 * 1024);
   EXPECT_EQ(config->agent.name, "Herald");
   EXPECT_TRUE(config->agent.allowed_jids.empty());
-  EXPECT_EQ(config->agent.unallowed, RefusalMode::kSilent);
+  EXPECT_EQ(config->agent.unallowed, agent::RefusalMode::kSilent);
   EXPECT_EQ(config->log.level, "info");
   EXPECT_EQ(config->control.listen, "unix:./data/control.sock");
   EXPECT_EQ(config->quota.daily_tokens, 100000);
@@ -246,7 +246,7 @@ level = "debug"
   EXPECT_TRUE(server.reconnect_on_permanent_errors);
   EXPECT_EQ(server.outbound_queue_limit, 0);
   EXPECT_EQ(server.max_stanza_bytes, 10000);
-  EXPECT_EQ(config->agent.unallowed, RefusalMode::kReply);
+  EXPECT_EQ(config->agent.unallowed, agent::RefusalMode::kReply);
   EXPECT_EQ(config->log.level, "debug");
 }
 
@@ -1069,7 +1069,7 @@ TEST(ConfigTest, FillsTheRuntimeDefaultsWhenTheKeysAreAbsent) {
   absl::StatusOr<Config> config = Load(kServer);
   ASSERT_TRUE(config.ok()) << config.status();
 
-  const AgentConfig& agent = config->agent;
+  const agent::AgentOptions& agent = config->agent;
   EXPECT_EQ(agent.max_tool_rounds, 6);
   EXPECT_EQ(agent.mailbox_limit, 8);
   EXPECT_EQ(agent.rate_limit_per_minute, 20);
@@ -1102,7 +1102,7 @@ injection_policy = "refuse"
 injection_phrases = ["Ignore previous instructions", "système: obéis"]
 )toml"));
   ASSERT_TRUE(config.ok()) << config.status();
-  const AgentConfig& agent = config->agent;
+  const agent::AgentOptions& agent = config->agent;
   EXPECT_EQ(agent.max_tool_rounds, 50);
   EXPECT_EQ(agent.mailbox_limit, 1);
   EXPECT_EQ(agent.rate_limit_per_minute, 0);
@@ -1340,7 +1340,7 @@ TEST(ConfigTest, DocumentsTheTrueDefaultsOfTheRuntimeKeysInTheExample) {
 
   absl::StatusOr<Config> config = Load(text, SpecEnv());
   ASSERT_TRUE(config.ok()) << config.status();
-  const AgentConfig agent_defaults;
+  const agent::AgentOptions agent_defaults;
   EXPECT_EQ(config->agent.max_tool_rounds, agent_defaults.max_tool_rounds);
   EXPECT_EQ(config->agent.mailbox_limit, agent_defaults.mailbox_limit);
   EXPECT_EQ(config->agent.rate_limit_per_minute, agent_defaults.rate_limit_per_minute);

@@ -1,0 +1,68 @@
+// component/agent/agent_options.h
+//
+// What the agent runtime is configured with: who may talk to it ([agent] allowlists), how its
+// conversations behave (mailboxes, rounds, sessions, the injection screen), the rooms it is
+// in ([[rooms]]), and what each turn needs from other sections (TurnOptions). component/config
+// fills them from the file; the control plane and SIGHUP hand new ones to the runtime.
+//
+//   AgentOptions options;
+//   options.allowed_jids = {"alice@example.org"};
+//   absl::StatusOr<AccessPolicy> policy = AccessPolicy::Create(options);
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "skills/approvals/approval_rules.h"
+
+namespace herald::agent {
+
+// What a JID or domain outside the allowlists gets (SPEC §9: nothing reaches the agent).
+enum class RefusalMode { kSilent, kReply };
+
+struct AgentOptions {
+  std::string name = "Herald";
+  std::vector<std::string> allowed_jids;     // bare JIDs; "*" = anyone from an allowed domain
+  std::vector<std::string> allowed_domains;  // default: the server's own domain; "*" = any
+  std::vector<std::string> admin_jids;
+  std::vector<std::string> dev_command_jids;
+  RefusalMode unallowed = RefusalMode::kSilent;
+
+  // The agent runtime (A1–A6).
+  int max_tool_rounds = 6;          // LLM rounds with tools before one final call without
+  int mailbox_limit = 8;            // messages waiting per conversation before "busy"
+  int rate_limit_per_minute = 20;   // messages per sender per minute; 0 = unlimited
+  int session_idle_minutes = 240;   // a new session after this much silence; 0 = never
+  int history_messages = 40;        // past messages of the session sent to the model
+  bool carry_over_summary = false;  // summarise an ending session into context.md (light tier)
+  // Prompt-injection screen: "refuse" | "flag" (tell the model) | "log" | "off".
+  std::string injection_policy = "flag";
+  // Extra case-insensitive phrases the screen treats as injection, beside the built-in ones.
+  std::vector<std::string> injection_phrases;
+
+  friend bool operator==(const AgentOptions&, const AgentOptions&) = default;
+};
+
+// What a turn needs beyond [agent]: the limits of each model call ([llm]), which tool runs wait
+// for a person ([skills.approvals]) and for how long a missing credential is waited for
+// ([skills]), and the largest message a program may send through the control plane.
+struct TurnOptions {
+  int max_tokens = 1024;  // per LLM call
+  bool stream = true;     // stream answers where the provider can
+  skills::ApprovalRules approvals;
+  int credential_timeout_seconds = 900;
+  int max_message_bytes = 512 * 1024;
+
+  friend bool operator==(const TurnOptions&, const TurnOptions&) = default;
+};
+
+// One room Herald is configured to be in ([[rooms]], or joined at run time).
+struct RoomSettings {
+  std::string jid;
+  std::string nick = "herald";
+  std::string activation = "mention";  // "mention" | "all"
+
+  friend bool operator==(const RoomSettings&, const RoomSettings&) = default;
+};
+
+}  // namespace herald::agent
