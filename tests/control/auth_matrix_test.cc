@@ -3,10 +3,12 @@
 // with the documented status and message; and the table covers every RPC the protos declare.
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -25,7 +27,10 @@ namespace {
 namespace v1 = ::herald::v1;
 using testing::ControlTestEnv;
 
-// Reads a server stream to its end (or until the deadline) and returns its status.
+// The bound on a wait for the server to settle a call; it only keeps a broken test from hanging.
+constexpr absl::Duration kSettled = absl::Seconds(20);
+
+// Reads a server stream to its end (or until it is cancelled) and returns its status.
 template <typename Reader, typename Message>
 grpc::Status Drain(Reader reader) {
   Message message;
@@ -171,9 +176,27 @@ class AuthMatrixTest : public ::testing::Test {
          }},
         {methods::kSubscribe,
          [&](auto* c) {
-           // An allowed subscription streams until its deadline.
-           c->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
-           return Drain<decltype(admin_->Subscribe(c, {})), v1::Event>(admin_->Subscribe(c, {}));
+           // A refused subscription ends at once; an allowed one streams until it is ended.
+           // The server puts an allowed one on the event bus: once it is there, it was let
+           // through, and the test cancels it.
+           const size_t before = env_.events().subscriber_count();
+           auto reader = admin_->Subscribe(c, {});
+           std::atomic<bool> ended{false};
+           grpc::Status status;
+           std::thread reading([&] {
+             status = Drain<decltype(reader), v1::Event>(std::move(reader));
+             ended = true;
+           });
+           const bool settled = testing::PollUntil(
+               [&] { return ended || env_.events().subscriber_count() > before; }, kSettled);
+           c->TryCancel();
+           reading.join();
+           EXPECT_TRUE(settled) << "Subscribe was neither refused nor put on the event bus";
+           // The server takes a cancelled subscription off the bus; the next call counts from
+           // there.
+           EXPECT_TRUE(testing::PollUntil(
+               [&] { return env_.events().subscriber_count() == before; }, kSettled));
+           return status;
          }},
         {methods::kVerifyAudit,
          [&](auto* c) {

@@ -40,12 +40,27 @@ using testing::EnvOptions;
 
 // Waits (up to 20 s) for `condition`; the bound only keeps a broken test from hanging.
 bool WaitFor(const std::function<bool()>& condition) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(20);
-  while (!condition()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(5));
+  return testing::PollUntil(condition, absl::Seconds(20));
+}
+
+// How long a test watches the memory file for the answer of a cancelled run, once the
+// conversation is idle. A turn that kept its answer would write it (one Offload to the
+// conversation's strand of the worker pool) before the turn ends, so by the time the
+// conversation is idle it would already be in the file; the watch is for a write a regression
+// left un-awaited: one task posted to an idle worker pool and one small write() to a local
+// file (the entry can be read before the fdatasync that follows it), well under a millisecond,
+// a few under the sanitizers. 500 ms is two orders of magnitude more.
+constexpr absl::Duration kKeptAnswerWatch = absl::Milliseconds(500);
+
+// Whether an entry of `ref`'s history in `memory` mentions `text`.
+bool HistoryMentions(memory::MemoryStore& memory, const base::ConversationRef& ref,
+                     const std::string& text) {
+  auto history = memory.History(ref, 100);
+  if (!history.ok()) return false;
+  for (const memory::MemoryEntry& entry : *history) {
+    if (absl::StrContains(entry.text, text)) return true;
   }
-  return true;
+  return false;
 }
 
 base::ConversationRef Direct(const std::string& jid) {
@@ -192,7 +207,9 @@ TEST_F(ControlServerTest, ClientCancellingConverseCancelsTheRun) {
   ASSERT_TRUE(WaitFor([&] { return env_.slow_skill_runs() == 1; }));
   env_.ReleaseSlowSkill();
   ASSERT_TRUE(WaitFor([&] { return !Busy(Api("patient")); }));
-  absl::SleepFor(absl::Milliseconds(100));  // let a wrongly kept answer reach the file
+  // Watched for kKeptAnswerWatch (which says why that is enough); ends early if it shows up.
+  testing::PollUntil([&] { return HistoryMentions(env_.memory(), Api("patient"), "released"); },
+                     kKeptAnswerWatch);
   auto history = env_.memory().History(Api("patient"), 100);
   ASSERT_TRUE(history.ok());
   for (const memory::MemoryEntry& entry : *history) {
@@ -1189,7 +1206,9 @@ TEST(ControlServerShutdownTest, ARunningStreamPastTheGraceIsCancelledAndItsRunWi
     return busy;
   };
   ASSERT_TRUE(WaitFor([&] { return !busy(); }));
-  absl::SleepFor(absl::Milliseconds(100));  // let a wrongly kept answer reach the file
+  // Watched for kKeptAnswerWatch (which says why that is enough); ends early if it shows up.
+  testing::PollUntil([&] { return HistoryMentions(env.memory(), Api("endless"), "released"); },
+                     kKeptAnswerWatch);
   auto history = env.memory().History(Api("endless"), 100);
   ASSERT_TRUE(history.ok());
   for (const memory::MemoryEntry& entry : *history) {

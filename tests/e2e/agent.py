@@ -203,8 +203,12 @@ class Agent:
     def detach(self):
         """Leaves the agent running after this process exits; returns how to stop it."""
         _LIVE.discard(self)
-        return (f"kill -TERM -- -{self.proc.pid}; sleep 1; kill -KILL -- -{self.proc.pid} "
-                f"2>/dev/null; rm -rf {self.dir}")
+        group = self.proc.pid
+        # SIGTERM, then up to 10 s for Herald's graceful stop (streams get their grace), then
+        # SIGKILL for whatever is left.
+        return (f"kill -TERM -- -{group}; "
+                f"for _ in $(seq 50); do kill -0 -- -{group} 2>/dev/null || break; sleep 0.2; "
+                f"done; kill -KILL -- -{group} 2>/dev/null; rm -rf {self.dir}")
 
     def log(self):
         try:

@@ -28,6 +28,7 @@ MUC_USER = MUC + "#user"
 MUC_OWNER = MUC + "#owner"
 DISCO_INFO = "http://jabber.org/protocol/disco#info"
 DELAY = "urn:xmpp:delay"
+PING = "urn:xmpp:ping"
 
 
 class ClientError(RuntimeError):
@@ -121,7 +122,14 @@ class Client:
     # Messages.
     def send(self, to, body):
         self.xmpp.send_message(mto=to, mbody=body, mtype="chat")
-        self._run(asyncio.sleep(0), 1, "send")  # let the loop write it
+        self._run(self._written(), 10, "send")
+
+    async def _written(self):
+        """Returns once every stanza sent so far has left for the server: slixmpp's send
+        queue has handed it to the transport, and the transport has handed it to the socket."""
+        await self.xmpp.waiting_queue.join()
+        while self.xmpp.transport is not None and self.xmpp.transport.get_write_buffer_size():
+            await asyncio.sleep(0.005)
 
     def replies_from(self, peer, within, count=None):
         """Bodies of chat messages from peer's bare JID arriving within `within` seconds.
@@ -142,9 +150,23 @@ class Client:
         return got[0] if got else None
 
     def discard_pending(self):
-        self._run(asyncio.sleep(0.05), 1, "read pending")
+        """Drops the messages that reached us before now.
+
+        "Before now" is one ping round trip to our own server (XEP-0199): the server answers
+        after what it already had for us, and the stream is read in order, so by the answer
+        every such message is in the inbox.
+        """
+        self._run(self._server_round_trip(), 10, "read pending")
         while self._inbox is not None and not self._inbox.empty():
             self._inbox.get_nowait()
+
+    async def _server_round_trip(self):
+        iq = self.xmpp.make_iq_get(ito=self.jid.domain)
+        ET.SubElement(iq.xml, f"{{{PING}}}ping")
+        try:
+            await iq.send()
+        except IqError:
+            pass  # an error is an answer too, and comes in the same order
 
     async def _collect(self, peer, within, count):
         peer = slixmpp.JID(peer).bare
@@ -245,7 +267,7 @@ class Client:
         if reason:
             ET.SubElement(invite, f"{{{MUC_USER}}}reason").text = reason
         msg.send()
-        self._run(asyncio.sleep(0), 1, "send")
+        self._run(self._written(), 10, "send")
 
     def occupant_arrives(self, room, nick, within):
         """Whether nick enters room (an available presence) within `within` seconds."""
@@ -268,7 +290,7 @@ class Client:
 
     def say_in_room(self, room, body):
         self.xmpp.send_message(mto=slixmpp.JID(room).bare, mbody=body, mtype="groupchat")
-        self._run(asyncio.sleep(0), 1, "send")
+        self._run(self._written(), 10, "send")
 
     def room_messages(self, room, within, count=None):
         """(nick, body) of live groupchat messages of others in room within `within` seconds.

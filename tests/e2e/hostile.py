@@ -62,8 +62,14 @@ class HostileServer:
             raise RuntimeError(f"the hostile component could not connect: {problem}")
 
     def send_raw(self, xml):
+        """Writes xml on the stream; returns once it has left for the server (the transport
+        has handed it to the socket)."""
         self.xmpp.send_raw(xml)
-        self._loop.run_until_complete(asyncio.sleep(0.05))
+        self._loop.run_until_complete(asyncio.wait_for(self._written(), 10))
+
+    async def _written(self):
+        while self.xmpp.transport is not None and self.xmpp.transport.get_write_buffer_size():
+            await asyncio.sleep(0.005)
 
     def stanzas_to(self, jid, within):
         """The stanzas addressed to jid's bare address that arrive within `within` seconds."""

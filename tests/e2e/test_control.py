@@ -19,11 +19,19 @@ import unittest
 from agent import Agent, agent_program, component_config, runtime_sections
 from client import Client
 from fake_llm import FakeLlm, fake_llm_program
-from servers import Prosody, tail
+from servers import Prosody, tail, wait_until
 
 ONLINE = 20.0
 ANSWER = 15.0
+# How long a JID that is not allowed listens for a reply that must not come. An allowed /ping
+# is answered within milliseconds on loopback (no model is involved), and an answer to a
+# refused one would come as fast: 3 s is hundreds of times more.
 SILENCE = 3.0
+# How long the fake LLM is watched for a request that must not come once Herald has answered
+# that a limit is reached. Herald checks the limit where it would call the model, so a call
+# that went ahead anyway is sent before or beside that answer, over loopback to a fake that
+# answers and logs it within milliseconds: 1 s is two orders of magnitude more.
+LLM_SILENCE = 1.0
 TOKEN = "e2e-operator-token"  # the bearer token; only its SHA-256 is in the config
 SOCKET = "data/control.sock"  # relative to the agent's folder
 
@@ -137,6 +145,25 @@ class ProsodyControlTest(unittest.TestCase):
         self.assertNotIn(TOKEN, result.stdout + result.stderr, "heraldctl printed the token")
         return result.returncode, result.stdout, result.stderr
 
+    def usage_once_recorded(self, jid, window):
+        """`heraldctl --json usage` for jid once it counts a call, or as it is after ANSWER
+        seconds: Herald records a call's usage on a worker right after the call."""
+        out = ""
+
+        def recorded():
+            nonlocal out
+            _, out, _ = self.heraldctl("--json", "usage", "--jid", jid, "--window", window)
+            return any(row.get("jid") == jid and int(row.get("calls", 0)) > 0
+                       for row in json.loads(out).get("rows", []))
+
+        wait_until(recorded, ANSWER, interval=0.1)
+        return out
+
+    def limit_reached(self, jid):
+        """Whether a limit on jid is reached, as the ledger Herald admits calls by says."""
+        _, out, _ = self.heraldctl("--json", "limits", "list", "--jid", jid)
+        return any(state.get("reached") for state in json.loads(out).get("limits", []))
+
     def wait_online(self, client):
         deadline = time.monotonic() + ONLINE
         while time.monotonic() < deadline:
@@ -204,10 +231,13 @@ class ProsodyControlTest(unittest.TestCase):
         self.wait_online(alice)
         self.assertEqual(self.ask(alice, "first"), "you said: first")
         before = len(self.llm.requests())
-        time.sleep(0.5)  # the usage is recorded by a worker right after the call
+        # The usage is recorded by a worker right after the call; the limit is reached once
+        # the ledger counts it.
+        wait_until(lambda: self.limit_reached("alice@localhost"), ANSWER, interval=0.1)
         reply = self.ask(alice, "second")
         self.assertIn("daily limit of 1 tokens", reply)
-        time.sleep(1.0)
+        # Watched for LLM_SILENCE (which says why that is enough); ends early if one comes.
+        wait_until(lambda: len(self.llm.requests()) > before, LLM_SILENCE)
         self.assertEqual(len(self.llm.requests()), before,
                          "the blocked message reached the LLM")
         code, out, _ = self.heraldctl("--json", "usage", "--jid", "alice@localhost")
@@ -219,9 +249,7 @@ class ProsodyControlTest(unittest.TestCase):
         alice = self.client("alice")
         self.wait_online(alice)
         self.ask(alice, "count me")
-        time.sleep(0.5)  # the usage is recorded by a worker right after the call
-        _, before, _ = self.heraldctl("--json", "usage", "--jid", "alice@localhost",
-                                      "--window", "lifetime")
+        before = self.usage_once_recorded("alice@localhost", "lifetime")
         self.assertIn("alice@localhost", before)
         self.assertEqual(agent.restart(), 0, self.diagnosis())
         self.wait_for_socket()

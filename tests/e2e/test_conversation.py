@@ -26,7 +26,8 @@ from servers import Ejabberd, Prosody, free_port, tail
 # Generous bounds: they only matter when something is broken.
 ONLINE = 20.0         # agent start + connect + one /ping round trip
 ANSWER = 15.0         # one turn through the fake LLM (two calls for a tool round)
-SILENCE = 3.0         # how long a message that must not be answered is watched
+SILENCE = 3.0         # how long a message that must not be answered is watched (an
+                      # answered one, through the fake LLM, takes milliseconds on loopback)
 ROOM_READY = 20.0     # Herald has created (or joined) its room
 FILES = 5.0           # the memory write that follows a reply
 SLOW = 5              # seconds the fake takes for a "slow" message (fake_llm_main's flag)

@@ -20,10 +20,12 @@ from servers import Ejabberd, Prosody, make_certificates, tail
 # Generous bounds: they only matter when something is broken.
 FIRST_PONG = 20.0      # agent start + connect + one round trip
 SILENCE = 3.0          # how long a refused sender listens for a reply that must not come
+                       # (an allowed /ping is answered within milliseconds on loopback)
 DOWNTIME = 1.5        # how long the restarted server stays down
 AFTER_RESTART = 30.0   # server back up + the agent's backoff (max 2 s in the config)
 SECRET_EXIT = 15.0     # a refused secret must end the process, not loop
 UNTRUSTED = 8.0        # how long an agent given the wrong CA is watched for an answer
+                       # (its reconnection delay is at most 2 s: several attempts)
 
 
 class _AgentOnServer:

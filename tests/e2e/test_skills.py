@@ -11,6 +11,7 @@ nothing else: not the answer, the memory files, the log or the audit log.
     tests/e2e/run bazel-bin/component/herald test_skills
 """
 
+import json
 import os
 import shutil
 import stat
@@ -20,10 +21,12 @@ import unittest
 
 from agent import Agent, agent_program, component_config, runtime_sections
 from client import Client
-from servers import Prosody, tail
+from memory_files import read_history, user_folder
+from servers import Prosody, tail, wait_until
 
 ONLINE = 20.0
 ANSWER = 15.0
+FILES = 5.0       # the memory write that follows a reply; the audit log's writer thread
 SECRET = "wk-e2e-7f3a9c1d55"
 
 RULES = """
@@ -143,6 +146,22 @@ state_path = "data/runtime-state.json"
                 return
         self.fail(f"herald did not answer /ping\n{self.diagnosis()}")
 
+    def audited(self, action, outcome):
+        """Whether the audit log holds an entry of action with outcome."""
+        try:
+            with open(os.path.join(self.agent.dir, "data", "audit.log")) as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            return False
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue  # a line still being written
+            if entry.get("action") == action and entry.get("outcome") == outcome:
+                return True
+        return False
+
     def say(self, body, count):
         """Sends body and returns the next `count` replies."""
         self.alice.send(self.herald, body)
@@ -182,8 +201,14 @@ state_path = "data/runtime-state.json"
         self.assertEqual(no, "OK, I won't run weather.")
         self.assertIn("did not approve running weather", answer)
 
-        # The key went nowhere but the skill's environment and the sealed store.
-        time.sleep(0.5)
+        # The key went nowhere but the skill's environment and the sealed store. Once what the
+        # runs above write is on disk: the last answer in alice's history (written right after
+        # the reply) and the denial in the audit log (written by its writer thread).
+        history = os.path.join(user_folder(self.agent.memory_dir, "alice@localhost"),
+                               "history.md")
+        wait_until(lambda: any(e.role == "assistant" and e.text == answer
+                               for e in read_history(history))
+                   and self.audited("skill approval", "denied"), FILES)
         for folder, _, files in os.walk(self.agent.dir):
             for name in files:
                 path = os.path.join(folder, name)
