@@ -1,0 +1,139 @@
+// component/config/bind_control.cc
+//
+// [quota] and [control]: token limits and prices, the control plane's listener, tokens and files.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "component/config/bind_sections.h"
+#include "component/config/toml_binder.h"
+#include "component/config/value_formats.h"
+
+namespace herald::config {
+
+void BindQuota(Binder& b, const Section& root, QuotaConfig& quota) {
+  Section s = b.Sub(root, "quota");
+  b.Integer(s, "daily_tokens", 0, std::numeric_limits<int64_t>::max(), &quota.daily_tokens);
+  b.NonEmptyString(s, "path", &quota.path);
+  const toml::node* prices_node = b.Node(s, "prices");
+  const toml::array* prices = prices_node != nullptr ? prices_node->as_array() : nullptr;
+  if (prices == nullptr) return;
+  absl::flat_hash_set<std::string> models;
+  for (size_t i = 0; i < prices->size(); ++i) {
+    Section p;
+    p.table = (*prices)[i].as_table();
+    p.path = absl::StrCat("quota.prices[", i, "]");
+    p.line = (*prices)[i].source().begin.line;
+    if (p.table == nullptr) continue;
+    ModelPrice price;
+    if (!b.Has(p, "model")) {
+      b.Error(p.line, absl::StrCat(p.path, ".model is required (\"<provider>:<model>\")"));
+    } else if (b.NonEmptyString(p, "model", &price.model) && !models.insert(price.model).second) {
+      b.Error(p, "model",
+              absl::StrCat(p.path, ".model ", b.Shown(b.Node(p, "model")), " already has a price"));
+    }
+    for (auto [key, out] :
+         {std::pair<std::string_view, double*>{"input_per_mtok", &price.input_per_mtok},
+          std::pair<std::string_view, double*>{"output_per_mtok", &price.output_per_mtok}}) {
+      const toml::node* node = b.Node(p, key);
+      if (node == nullptr || !node->is_number()) continue;
+      const double value = node->is_integer() ? static_cast<double>(node->as_integer()->get())
+                                              : node->as_floating_point()->get();
+      if (!(value >= 0 && value < 1e9)) {
+        b.Error(p, key,
+                absl::StrCat(Binder::Path(p, key),
+                             " must be a price in USD per million tokens, "
+                             "0 or more"));
+        continue;
+      }
+      *out = value;
+    }
+    quota.prices.push_back(std::move(price));
+  }
+}
+
+void BindControl(Binder& b, const Section& root, ControlConfig& control) {
+  Section s = b.Sub(root, "control");
+  b.NonEmptyString(s, "tls_cert", &control.tls_cert);
+  b.NonEmptyString(s, "tls_key", &control.tls_key);
+  b.NonEmptyString(s, "tls_client_ca", &control.tls_client_ca);
+  if (control.tls_cert.empty() != control.tls_key.empty()) {
+    b.Error(s, control.tls_cert.empty() ? "tls_key" : "tls_cert",
+            "control.tls_cert and control.tls_key must be set together");
+  }
+  if (!control.tls_client_ca.empty() && control.tls_cert.empty()) {
+    b.Error(s, "tls_client_ca",
+            "control.tls_client_ca (mTLS) needs control.tls_cert and control.tls_key");
+  }
+  b.NonEmptyString(s, "audit_path", &control.audit_path);
+  b.NonEmptyString(s, "state_path", &control.state_path);
+  b.Integer(s, "shutdown_grace_seconds", 0, 3600, &control.shutdown_grace_seconds);
+  b.Integer(s, "subscriber_queue_limit", 1, 1 << 20, &control.subscriber_queue_limit);
+  const bool tls = !control.tls_cert.empty() && !control.tls_key.empty();
+  if (b.String(s, "listen", &control.listen)) {
+    if (absl::Status status = CheckControlListenAddress(control.listen, tls); !status.ok()) {
+      b.Error(s, "listen",
+              absl::StrCat("control.listen ", b.Shown(b.Node(s, "listen")),
+                           " is not usable: ", status.message()));
+    }
+  }
+  const toml::node* tokens_node = b.Node(s, "tokens");
+  const toml::array* tokens = tokens_node != nullptr ? tokens_node->as_array() : nullptr;
+  if (tokens == nullptr) return;
+  absl::flat_hash_set<std::string> names;
+  for (size_t i = 0; i < tokens->size(); ++i) {
+    Section t;
+    t.table = (*tokens)[i].as_table();
+    t.path = absl::StrCat("control.tokens[", i, "]");
+    t.line = (*tokens)[i].source().begin.line;
+    if (t.table == nullptr) continue;
+    ControlToken token;
+    if (!b.Has(t, "name")) {
+      b.Error(t.line, absl::StrCat(t.path,
+                                   ".name is required (it names the caller in the "
+                                   "audit log)"));
+    } else if (b.NonEmptyString(t, "name", &token.name) && !names.insert(token.name).second) {
+      b.Error(t, "name",
+              absl::StrCat(t.path, ".name ", b.Shown(b.Node(t, "name")),
+                           " is used by an earlier token"));
+    }
+    constexpr absl::string_view kHashHint =
+        "store the SHA-256 of the token as 64 lowercase hex digits (e.g. the output of "
+        "`printf %s \"$TOKEN\" | sha256sum`), never the token itself";
+    if (!b.Has(t, "token_sha256")) {
+      b.Error(t.line, absl::StrCat(t.path, ".token_sha256 is required: ", kHashHint));
+    } else if (b.String(t, "token_sha256", &token.token_sha256) &&
+               !IsLowercaseSha256Hex(token.token_sha256)) {
+      // The value is never shown: it may well be the token itself.
+      b.Error(t, "token_sha256",
+              absl::StrCat(t.path, ".token_sha256 is not a SHA-256 digest: ", kHashHint));
+      token.token_sha256.clear();
+    }
+    if (!b.Has(t, "scopes")) {
+      b.Error(t.line, absl::StrCat(t.path,
+                                   ".scopes is required: a list among \"read\", \"operate\", "
+                                   "\"execute\", \"admin\""));
+    } else {
+      std::vector<Binder::Element> scopes = b.StringList(t, "scopes");
+      if (scopes.empty()) {
+        b.Error(t, "scopes", absl::StrCat(t.path, ".scopes must name at least one scope"));
+      }
+      for (Binder::Element& scope : scopes) {
+        if (scope.value != "read" && scope.value != "operate" && scope.value != "execute" &&
+            scope.value != "admin") {
+          b.ElementError(scope, absl::StrCat(scope.path,
+                                             " must be one of \"read\", \"operate\", "
+                                             "\"execute\", \"admin\"; got ",
+                                             b.Shown(scope.node)));
+          continue;
+        }
+        token.scopes.push_back(scope.value);
+      }
+    }
+    control.tokens.push_back(std::move(token));
+  }
+}
+
+}  // namespace herald::config

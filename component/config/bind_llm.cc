@@ -1,0 +1,143 @@
+// component/config/bind_llm.cc
+//
+// [log] and [llm]: the log level, the models, their providers and how calls to them are made.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "component/config/bind_sections.h"
+#include "component/config/toml_binder.h"
+#include "component/config/value_formats.h"
+
+namespace herald::config {
+
+void BindLog(Binder& b, const Section& root, LogConfig& log) {
+  Section s = b.Sub(root, "log");
+  std::string_view level;
+  if (b.Has(s, "level") &&
+      b.Enum<std::string_view>(
+          s, "level",
+          {{"debug", "debug"}, {"info", "info"}, {"warning", "warning"}, {"error", "error"}},
+          &level)) {
+    log.level = std::string(level);
+  }
+}
+
+namespace {
+
+std::string ErrnoText(int error) { return std::generic_category().message(error); }
+
+std::string ModelReferenceRule() {
+  std::vector<std::string> providers(std::begin(kKnownProviders), std::end(kKnownProviders));
+  return absl::StrCat("\"<provider>:<model>\" with a provider among ",
+                      absl::StrJoin(providers, ", "));
+}
+
+void BindHostedProvider(Binder& b, const Section& llm, std::string_view key,
+                        providers::HostedProviderOptions& provider) {
+  Section s = b.Sub(llm, key);
+  b.String(s, "api_key", &provider.api_key);
+  if (b.String(s, "base_url", &provider.base_url) && !IsValidHttpUrl(provider.base_url)) {
+    b.Error(s, "base_url",
+            absl::StrCat(Binder::Path(s, "base_url"), " must be an http:// or https:// URL; got ",
+                         b.Shown(b.Node(s, "base_url"))));
+  }
+}
+
+// The scripted provider reads its rules when it starts; a file that cannot be used is reported
+// now, beside the config's other problems, rather than when the first message arrives.
+void BindScripted(Binder& b, const Section& llm, providers::ScriptedProviderOptions& scripted) {
+  Section s = b.Sub(llm, "scripted");
+  std::string path;
+  if (!b.String(s, "rules_file", &path) || path.empty()) return;  // empty: the built-in rules
+  const std::string prefix =
+      absl::StrCat(Binder::Path(s, "rules_file"), " ", b.Shown(b.Node(s, "rules_file")));
+  if (path.find('\0') != std::string::npos) {
+    b.Error(s, "rules_file", absl::StrCat(prefix, " must not contain a NUL byte"));
+    return;
+  }
+  // stat first: opening a device or a FIFO, even to check it, can have effects of its own.
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) {
+    int error = errno;
+    b.Error(s, "rules_file", absl::StrCat(prefix, " cannot be used: ", ErrnoText(error)));
+    return;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    b.Error(s, "rules_file", absl::StrCat(prefix, " is not a regular file"));
+    return;
+  }
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    int error = errno;
+    b.Error(s, "rules_file", absl::StrCat(prefix, " cannot be read: ", ErrnoText(error)));
+    return;
+  }
+  close(fd);
+  scripted.rules_file = std::move(path);
+}
+
+}  // namespace
+
+void BindLlm(Binder& b, const Section& root, providers::LlmOptions& llm) {
+  Section s = b.Sub(root, "llm");
+  if (b.String(s, "default", &llm.default_model) && !IsValidModelReference(llm.default_model)) {
+    b.Error(s, "default",
+            absl::StrCat("llm.default must be ", ModelReferenceRule(), "; got ",
+                         b.Shown(b.Node(s, "default"))));
+  }
+  for (Binder::Element& element : b.StringList(s, "fallback")) {
+    if (!IsValidModelReference(element.value)) {
+      b.ElementError(element, absl::StrCat(element.path, " must be ", ModelReferenceRule(),
+                                           "; got ", b.Shown(element.node)));
+      continue;
+    }
+    llm.fallback.push_back(element.value);
+  }
+  Section tiers = b.Sub(s, "tiers");
+  for (std::string_view tier : {"heavy", "standard", "light", "vision"}) {
+    std::string model;
+    if (!b.String(tiers, tier, &model)) continue;
+    if (!IsValidModelReference(model)) {
+      b.Error(tiers, tier,
+              absl::StrCat(Binder::Path(tiers, tier), " must be ", ModelReferenceRule(), "; got ",
+                           b.Shown(b.Node(tiers, tier))));
+      continue;
+    }
+    llm.tiers[std::string(tier)] = std::move(model);
+  }
+  BindHostedProvider(b, s, "anthropic", llm.anthropic);
+  BindHostedProvider(b, s, "openai", llm.openai);
+  Section ollama = b.Sub(s, "ollama");
+  if (b.String(ollama, "host", &llm.ollama.host) && !IsValidHttpUrl(llm.ollama.host)) {
+    b.Error(ollama, "host",
+            absl::StrCat("llm.ollama.host must be an http:// or https:// URL; got ",
+                         b.Shown(b.Node(ollama, "host"))));
+  }
+  BindScripted(b, s, llm.scripted);
+
+  b.Integer(s, "max_tokens", 1, 200'000, &llm.max_tokens);
+  b.Bool(s, "stream", &llm.stream);
+  bool timeouts_ok = b.Integer(s, "connect_timeout_seconds", 1, 300, &llm.connect_timeout_seconds);
+  timeouts_ok &= b.Integer(s, "request_timeout_seconds", 1, 3600, &llm.request_timeout_seconds);
+  // The request timeout covers the whole call, connection included.
+  if (timeouts_ok && llm.request_timeout_seconds < llm.connect_timeout_seconds) {
+    b.Error(b.Has(s, "request_timeout_seconds") ? b.Line(s, "request_timeout_seconds")
+                                                : b.Line(s, "connect_timeout_seconds"),
+            absl::StrCat("llm.request_timeout_seconds (", llm.request_timeout_seconds,
+                         ") must be at least llm.connect_timeout_seconds (",
+                         llm.connect_timeout_seconds, ")"));
+  }
+  b.Integer(s, "max_retries", 0, 10, &llm.max_retries);
+  b.Integer(s, "circuit_breaker_failures", 1, 100, &llm.circuit_breaker_failures);
+  b.Integer(s, "circuit_breaker_cooldown_seconds", 1, 3600, &llm.circuit_breaker_cooldown_seconds);
+}
+
+}  // namespace herald::config
