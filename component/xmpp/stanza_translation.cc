@@ -1,0 +1,341 @@
+// component/xmpp/stanza_translation.cc
+//
+// Stanzas to InboundEvents and OutboundActions to stanzas (see the header).
+#include "component/xmpp/stanza_translation.h"
+
+#include <utility>
+#include <variant>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "component/base/absl_string_view.h"
+#include "component/xmpp/body_split.h"
+#include "component/xmpp/namespaces.h"
+#include "component/xmpp/raw_stanza.h"
+#include "component/xmpp/stanza.h"
+#include "component/xmpp/xml_writer.h"
+#include "glog/logging.h"
+
+namespace herald::xmpp {
+namespace {
+
+const char* ContentNamespace(SessionMode mode) {
+  return mode == SessionMode::kComponent ? ns::kComponentAccept : ns::kClient;
+}
+
+// An invitation in `message` (mediated or direct) from `from`, put in `out`; false when the
+// message holds none. A malformed one is logged and dropped, still counted as an invitation.
+bool TranslateInvite(const XmlElement& message, const Jid& from, InboundMessage& out) {
+  if (const XmlElement* x = message.FindChild("x", ns::kMucUser)) {
+    const XmlElement* invite = x->FindChild("invite", ns::kMucUser);
+    if (invite == nullptr) return false;  // e.g. the marker of a private message in a room
+    // XEP-0045 §7.8.2: the room relays the invitation and names the inviter.
+    absl::StatusOr<Jid> inviter = Jid::Parse(invite->Attr("from"));
+    if (from.local().empty() || !from.IsBare() || !inviter.ok()) {
+      LOG(WARNING) << "XMPP: ignoring a malformed room invitation from " << from.ToString();
+      return true;
+    }
+    out.mediated_invite = RoomInvite{.room = from,
+                                     .inviter = inviter->Bare(),
+                                     .password = x->ChildText("password"),
+                                     .reason = invite->ChildText("reason")};
+    return true;
+  }
+  if (const XmlElement* x = message.FindChild("x", ns::kConference)) {
+    // XEP-0249: the inviter writes to us directly and names the room.
+    absl::StatusOr<Jid> room = Jid::Parse(x->Attr("jid"));
+    if (!room.ok() || room->local().empty()) {
+      LOG(WARNING) << "XMPP: ignoring a direct room invitation without a valid room from "
+                   << from.ToString();
+      return true;
+    }
+    out.event = RoomInvite{.room = room->Bare(),
+                           .inviter = from.Bare(),
+                           .password = std::string(x->Attr("password")),
+                           .reason = std::string(x->Attr("reason"))};
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
+  InboundMessage out;
+  const std::string_view type = message.Attr("type");
+  if (type == "error" || type == "headline") return out;
+  absl::StatusOr<Jid> from = Jid::Parse(message.Attr("from"));
+  if (!from.ok()) {
+    LOG(WARNING) << "XMPP: dropping a message with an invalid sender address: "
+                 << from.status().message();
+    return out;
+  }
+  // Invitations often carry a human-readable body too; they are invitations, not chat.
+  if (TranslateInvite(message, *from, out)) return out;
+  const XmlElement* body = message.FindChild("body");
+  if (body == nullptr) return out;  // chat states, receipts... nothing to answer
+  if (type == "groupchat") {
+    // Without a nick it is the room itself speaking (subject, announcements): not a turn.
+    if (from->resource().empty()) return out;
+    out.event = GroupMessage{.room = from->Bare(),
+                             .nick = from->resource(),
+                             .id = std::string(message.Attr("id")),
+                             .body = body->Text(),
+                             .thread = message.ChildText("thread"),
+                             .delayed = message.FindChild("delay", ns::kDelay) != nullptr ||
+                                        message.FindChild("x", ns::kLegacyDelay) != nullptr};
+    return out;
+  }
+  absl::StatusOr<Jid> to = Jid::Parse(message.Attr("to"));
+  out.event = ChatMessage{.from = std::move(*from),
+                          .to = to.ok() ? std::move(*to) : own_jid,
+                          .id = std::string(message.Attr("id")),
+                          .type = type.empty() ? "normal" : std::string(type),
+                          .body = body->Text(),
+                          .thread = message.ChildText("thread")};
+  return out;
+}
+
+std::optional<InboundEvent> TranslatePresence(const XmlElement& presence, const Jid& own_jid,
+                                              const absl::flat_hash_set<std::string>& rooms) {
+  const std::string_view type = presence.Attr("type");
+  absl::StatusOr<Jid> from = Jid::Parse(presence.Attr("from"));
+  if (!from.ok()) return std::nullopt;
+  if (type == "subscribe") {
+    absl::StatusOr<Jid> to = Jid::Parse(presence.Attr("to"));
+    return SubscriptionRequest{.from = from->Bare(), .to = to.ok() ? *to : own_jid};
+  }
+  if (type == "error") {
+    // A room answers a join it refuses (nick taken, banned, members only...) with an error
+    // presence that need not carry any MUC payload; it can only be about our own occupant.
+    if (!rooms.contains(from->BareString())) return std::nullopt;
+    const XmlElement* error = presence.FindChild("error");
+    return RoomPresence{.room = from->Bare(),
+                        .nick = from->resource(),
+                        .available = false,
+                        .self = true,
+                        .error_condition = std::string(error != nullptr ? ErrorCondition(*error)
+                                                                        : "undefined-condition")};
+  }
+  if (!type.empty() && type != "unavailable") return std::nullopt;
+  const XmlElement* x = presence.FindChild("x", ns::kMucUser);
+  if (x == nullptr || from->resource().empty()) return std::nullopt;
+  RoomPresence event{.room = from->Bare(), .nick = from->resource(), .available = type.empty()};
+  for (const XmlNode& node : x->children()) {
+    if (node.element == nullptr || node.element->name() != "status" ||
+        node.element->xmlns() != ns::kMucUser) {
+      continue;
+    }
+    int code = 0;
+    if (!absl::SimpleAtoi(AbslView(node.element->Attr("code")), &code) || code < 100 ||
+        code > 999) {
+      continue;
+    }
+    if (event.status_codes.size() >= kMaxStatusCodes) break;
+    event.status_codes.push_back(code);
+    if (code == 110) event.self = true;
+  }
+  return event;
+}
+
+RosterReceived TranslateRoster(const XmlElement& result) {
+  RosterReceived roster;
+  if (const XmlElement* query = result.FindChild("query", ns::kRoster)) {
+    for (const XmlNode& node : query->children()) {
+      if (node.element == nullptr || node.element->name() != "item") continue;
+      absl::StatusOr<Jid> jid = Jid::Parse(node.element->Attr("jid"));
+      if (!jid.ok()) continue;
+      roster.items.push_back(
+          RosterItem{.jid = *jid,
+                     .subscription = std::string(node.element->Attr("subscription")),
+                     .ask_pending = node.element->Attr("ask") == "subscribe"});
+    }
+  }
+  return roster;
+}
+
+std::optional<XmlElement> AnswerIqRequest(const XmlElement& iq, SessionMode mode,
+                                          const Jid& account, const IqResponder& responder) {
+  if (mode == SessionMode::kClient && iq.Attr("type") == "set" &&
+      iq.FindChild("query", ns::kRoster) != nullptr) {
+    // A roster push (RFC 6121 §2.1.6) is only legitimate from our own account.
+    absl::StatusOr<Jid> from = Jid::Parse(iq.Attr("from"));
+    if (!iq.HasAttr("from") || (from.ok() && from->BareEquals(account))) {
+      return MakeIqResult(iq);
+    }
+  }
+  return responder.Answer(iq);
+}
+
+std::optional<SelfPingResult> TranslateSelfPingAnswer(const XmlElement& iq, const Jid& occupant) {
+  absl::StatusOr<Jid> from = Jid::Parse(iq.Attr("from"));
+  if (!from.ok() || !(*from == occupant)) return std::nullopt;
+  SelfPingResult result{.occupant = occupant};
+  if (iq.Attr("type") == "result") {
+    result.joined = true;
+  } else {
+    const XmlElement* error = iq.FindChild("error");
+    result.condition = error != nullptr ? ErrorCondition(*error) : "undefined-condition";
+    // XEP-0410 §4: these come from the occupant's client, reached through the room, so the
+    // occupant is still there; every other error means the room no longer knows it.
+    result.joined =
+        result.condition == "service-unavailable" || result.condition == "feature-not-implemented";
+  }
+  return result;
+}
+
+std::optional<XmlElement> OversizedStanzaError(const XmlElement& head) {
+  const std::string_view type = head.Attr("type");
+  const bool answerable = (head.name() == "message" && type != "error") ||
+                          (head.name() == "iq" && (type == "get" || type == "set"));
+  if (!answerable || !head.HasAttr("from")) return std::nullopt;
+  return MakeStanzaError(head, "modify", "policy-violation");
+}
+
+bool IsChatState(std::string_view state) {
+  return state == "active" || state == "composing" || state == "paused" || state == "inactive" ||
+         state == "gone";
+}
+
+std::string SerializeStanza(XmlElement stanza, const OutboundContext& context) {
+  // XEP-0114: the server routes a component's stanzas by their from; never omit it.
+  if (context.mode == SessionMode::kComponent && !stanza.HasAttr("from")) {
+    stanza.SetAttr("from", context.own_jid.ToString());
+  }
+  std::string xml;
+  AppendXml(stanza, ContentNamespace(context.mode), xml);
+  return xml;
+}
+
+std::vector<std::string> SerializeChatMessage(const SendMessage& message,
+                                              const OutboundContext& context) {
+  if (!message.chat_state.empty() && !IsChatState(message.chat_state)) {
+    LOG(WARNING) << "XMPP: not a chat state: '" << message.chat_state << "'; sent without";
+  }
+  auto build = [&](std::string_view body, bool last) {
+    XmlElement stanza("message");
+    stanza.SetAttr("to", message.to.ToString())
+        .SetAttr("type", message.type)
+        .SetAttr("id", context.next_id());
+    if (!message.from.empty()) {
+      stanza.SetAttr("from", message.from.ToString());
+    } else if (context.mode == SessionMode::kComponent) {
+      stanza.SetAttr("from", context.own_jid.ToString());  // XEP-0114: the server routes by it
+    }
+    stanza.AddChild("body").AddText(body);
+    if (!message.thread.empty()) stanza.AddChild("thread").AddText(message.thread);
+    if (last && IsChatState(message.chat_state)) {
+      stanza.AddChild(message.chat_state, ns::kChatStates);
+    }
+    std::string xml;
+    AppendXml(stanza, ContentNamespace(context.mode), xml);
+    return xml;
+  };
+  std::vector<std::string> out;
+  std::string whole = build(message.body, /*last=*/true);
+  const size_t cap = context.max_stanza_bytes;
+  if (whole.size() <= cap) {
+    out.push_back(std::move(whole));
+    return out;
+  }
+  // Too large for the server: several messages, each within the cap, cut after a line where
+  // possible; past kMaxMessageParts the rest is left out and the last part says so.
+  const size_t overhead = build("", /*last=*/true).size();
+  if (overhead + kMessageNoteReserve + 16 > cap) {
+    LOG(WARNING) << "XMPP: dropped a message to " << message.to.ToString()
+                 << ": its addresses and thread alone exceed max_outbound_stanza_bytes (" << cap
+                 << ")";
+    return out;
+  }
+  std::vector<std::string_view> pieces =
+      SplitBody(message.body, cap - overhead - kMessageNoteReserve);
+  std::string note;
+  if (pieces.size() > kMaxMessageParts) {
+    size_t left_out = 0;
+    for (size_t i = kMaxMessageParts; i < pieces.size(); ++i) left_out += pieces[i].size();
+    pieces.resize(kMaxMessageParts);
+    note = absl::StrCat("\n[… ", left_out, " more bytes were not sent: the message is too long]");
+  }
+  LOG(INFO) << "XMPP: a " << message.body.size() << "-byte message to " << message.to.ToString()
+            << " goes out as " << pieces.size() << " messages (max_outbound_stanza_bytes " << cap
+            << (note.empty() ? ")" : ", the rest cut)");
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const bool last = i + 1 == pieces.size();
+    out.push_back(build(
+        last && !note.empty() ? absl::StrCat(AbslView(pieces[i]), note) : std::string(pieces[i]),
+        last));
+  }
+  return out;
+}
+
+std::vector<std::string> SerializeAction(OutboundAction action, const OutboundContext& context,
+                                         absl::flat_hash_set<std::string>& rooms) {
+  std::vector<std::string> out;
+  if (auto* message = std::get_if<SendMessage>(&action)) {
+    return SerializeChatMessage(*message, context);
+  } else if (auto* presence = std::get_if<SendPresence>(&action)) {
+    XmlElement stanza("presence");
+    if (!presence->to.empty()) stanza.SetAttr("to", presence->to.ToString());
+    if (!presence->type.empty()) stanza.SetAttr("type", presence->type);
+    if (!presence->from.empty()) stanza.SetAttr("from", presence->from.ToString());
+    out.push_back(SerializeStanza(std::move(stanza), context));
+  } else if (auto* state = std::get_if<SendChatState>(&action)) {
+    if (!IsChatState(state->state)) {
+      LOG(WARNING) << "XMPP: not a chat state: '" << state->state << "'; nothing sent";
+      return out;
+    }
+    XmlElement stanza("message");
+    const bool to_room = state->to.IsBare() && rooms.contains(state->to.BareString());
+    stanza.SetAttr("to", state->to.ToString()).SetAttr("type", to_room ? "groupchat" : "chat");
+    if (!state->from.empty()) stanza.SetAttr("from", state->from.ToString());
+    stanza.AddChild(state->state, ns::kChatStates);
+    // A notification is stale a moment later; archives and offline storage have no use for it.
+    stanza.AddChild("no-store", ns::kHints);
+    out.push_back(SerializeStanza(std::move(stanza), context));
+  } else if (auto* join = std::get_if<JoinRoom>(&action)) {
+    // The nick becomes a resource: it must be one, or the server would refuse the stanza.
+    absl::StatusOr<Jid> occupant =
+        Jid::Parse(absl::StrCat(join->room.BareString(), "/", AbslView(join->nick)));
+    if (join->room.local().empty() || !occupant.ok() || occupant->resource() != join->nick) {
+      LOG(WARNING) << "XMPP: cannot join " << join->room.BareString() << " as '" << join->nick
+                   << "': not a valid room and nick";
+      return out;
+    }
+    XmlElement stanza("presence");
+    stanza.SetAttr("to", occupant->ToString());
+    if (!join->from.empty()) stanza.SetAttr("from", join->from.ToString());
+    if (join->leave) {
+      stanza.SetAttr("type", "unavailable");
+      rooms.erase(join->room.BareString());
+    } else {
+      XmlElement& x = stanza.AddChild("x", ns::kMuc);
+      // XEP-0045 §7.2.14: no history replay; what was said before Herald came is not a turn.
+      x.AddChild("history").SetAttr("maxchars", "0");
+      if (!join->password.empty()) x.AddChild("password").AddText(join->password);
+      rooms.insert(join->room.BareString());
+    }
+    out.push_back(SerializeStanza(std::move(stanza), context));
+  } else if (std::holds_alternative<SelfPing>(action)) {
+    LOG(DFATAL) << "XMPP: a SelfPing is sent with SelfPingRequest, not SerializeAction";
+  } else if (auto* raw = std::get_if<SendRawStanza>(&action)) {
+    // Checked by the caller already; checked again because a bad one would end the stream.
+    absl::Status valid = ValidateRawStanza(raw->xml);
+    if (!valid.ok()) {
+      LOG(WARNING) << "XMPP: raw stanza refused: " << valid.message();
+      return out;
+    }
+    out.push_back(std::move(raw->xml));
+  }
+  return out;
+}
+
+XmlElement SelfPingRequest(const SelfPing& ping, std::string_view id) {
+  XmlElement iq("iq");
+  iq.SetAttr("type", "get").SetAttr("id", id).SetAttr("to", ping.occupant.ToString());
+  if (!ping.from.empty()) iq.SetAttr("from", ping.from.ToString());
+  iq.AddChild("ping", ns::kPing);
+  return iq;
+}
+
+}  // namespace herald::xmpp

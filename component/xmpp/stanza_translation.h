@@ -1,0 +1,114 @@
+// component/xmpp/stanza_translation.h
+//
+// The translation between stanzas and the agent's events, with nothing of the connection in
+// it: no socket, no coroutine, no session state beyond what is passed in. A stanza of an
+// established stream becomes the InboundEvent it means, or nothing (errors, headlines, chat
+// states without a body, the room's own announcements, anything from an invalid address);
+// an OutboundAction becomes the serialized stanzas to queue, each within the outbound size
+// limit (a long body is split into several messages). XmppSession owns the state these
+// functions read (its own JID, the rooms it joined, pending self-pings) and the I/O.
+//
+//   InboundMessage in = TranslateMessage(stanza, own_jid);
+//   if (in.event) sink(*std::move(in.event));
+//   for (std::string& xml : SerializeAction(std::move(action), context, rooms)) Enqueue(xml);
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "component/xmpp/events.h"
+#include "component/xmpp/iq_responder.h"
+#include "component/xmpp/jid.h"
+#include "component/xmpp/session_error.h"
+#include "component/xmpp/xml_element.h"
+
+namespace herald::xmpp {
+
+// A hostile room could list thousands of status codes; real ones carry a handful.
+inline constexpr size_t kMaxStatusCodes = 16;
+// A message body too long for one stanza goes out as at most this many messages.
+inline constexpr size_t kMaxMessageParts = 8;
+// Room left in the last part for the note that says the rest was cut.
+inline constexpr size_t kMessageNoteReserve = 128;
+
+// --- Inbound ---
+
+// What a <message/> means to Herald.
+struct InboundMessage {
+  // A ChatMessage, a GroupMessage or a direct (XEP-0249) RoomInvite.
+  std::optional<InboundEvent> event;
+  // A mediated (XEP-0045 §7.8.2) invitation: the room names the inviter, so it may be
+  // reported only once the room's service is known to be trusted (muc_services.h).
+  std::optional<RoomInvite> mediated_invite;
+};
+
+// A <message/>; `own_jid` is the recipient of a chat message without a valid to.
+InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid);
+
+// A <presence/>: a SubscriptionRequest (to defaults to `own_jid`) or a room occupant's
+// RoomPresence. An error presence counts only from one of `rooms` (bare JIDs Herald joined):
+// it can only be the room refusing our own join.
+std::optional<InboundEvent> TranslatePresence(const XmlElement& presence, const Jid& own_jid,
+                                              const absl::flat_hash_set<std::string>& rooms);
+
+// The roster in the result of a roster get; items with an invalid JID are left out.
+RosterReceived TranslateRoster(const XmlElement& result);
+
+// The answer owed to a get or set IQ addressed to Herald (nullopt: none). In client mode a
+// roster push from Herald's own `account` (or from no one: the server) is acknowledged; the
+// rest is what `responder` answers (disco, ping, version, or an error).
+std::optional<XmlElement> AnswerIqRequest(const XmlElement& iq, SessionMode mode,
+                                          const Jid& account, const IqResponder& responder);
+
+// What `iq` (a result or error) says of the XEP-0410 self-ping sent to `occupant`, or nullopt
+// when it does not come from the occupant itself (ids are guessable: anyone else is ignored).
+std::optional<SelfPingResult> TranslateSelfPingAnswer(const XmlElement& iq, const Jid& occupant);
+
+// The policy-violation error owed to the sender of a stanza the parser read past for its size
+// or depth (`head`: its start tag): a message that is not an error, or a get/set IQ, with a
+// from. Nullopt for the rest.
+std::optional<XmlElement> OversizedStanzaError(const XmlElement& head);
+
+// --- Outbound ---
+
+// What serializing an action reads of the session.
+struct OutboundContext {
+  SessionMode mode = SessionMode::kComponent;
+  // The from of a stanza that has none, in component mode (XEP-0114: the server routes by it).
+  Jid own_jid;
+  // No stanza larger than this is produced (SessionOptions::max_outbound_stanza_bytes).
+  size_t max_stanza_bytes = 64 * 1024;
+  // A fresh stanza id for each message.
+  std::function<std::string()> next_id;
+};
+
+// True for the XEP-0085 states: active, composing, paused, inactive, gone.
+bool IsChatState(std::string_view state);
+
+// `stanza` as written on the stream of context.mode (in its content namespace), with
+// from = own_jid added in component mode when it has none.
+std::string SerializeStanza(XmlElement stanza, const OutboundContext& context);
+
+// A SendMessage as one message, or, when its body makes it larger than
+// context.max_stanza_bytes, as up to kMaxMessageParts messages cut after a line where
+// possible, the last saying how much was left out. None when even an empty body would not fit.
+std::vector<std::string> SerializeChatMessage(const SendMessage& message,
+                                              const OutboundContext& context);
+
+// The stanzas that perform `action`, in order; none (and a log line) when it cannot be sent:
+// an unknown chat state, an invalid room or nick, a raw stanza that fails ValidateRawStanza.
+// A JoinRoom adds its room to `rooms` (or removes it when leaving): a chat state to one of
+// `rooms` is a groupchat message. Not for a SelfPing, whose answer the session awaits
+// (SelfPingRequest).
+std::vector<std::string> SerializeAction(OutboundAction action, const OutboundContext& context,
+                                         absl::flat_hash_set<std::string>& rooms);
+
+// The XEP-0410 ping <iq type='get' id=`id`/> to ping.occupant.
+XmlElement SelfPingRequest(const SelfPing& ping, std::string_view id);
+
+}  // namespace herald::xmpp
