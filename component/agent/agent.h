@@ -4,9 +4,10 @@
 // answers with OutboundActions. For every message it first checks the sender against the
 // AccessPolicy (a refused sender gets silence, or with [agent] unallowed = "reply" one short
 // refusal per hour, and a log line; nothing of theirs goes further), then the per-sender
-// rate limit, then whether it is a slash command (answered by the runtime, zero LLM calls,
-// no chat states), then the prompt-injection screen; what is left goes to the sender's
-// Conversation actor. Presence subscriptions of allowed JIDs are accepted and returned.
+// rate limit, then whether it answers a run waiting for the sender (pending_answers.h), then
+// whether it is a slash command (the table in slash_commands.h: answered by the runtime, zero
+// LLM calls, no chat states), then the prompt-injection screen; what is left goes to the
+// sender's Conversation actor. Presence subscriptions of allowed JIDs are accepted and returned.
 // Room messages arrive through OnRoomTurn once the room manager decided to answer them.
 //
 // Everything runs on the I/O loop.
@@ -16,7 +17,6 @@
 #pragma once
 
 #include <asio.hpp>
-#include <map>
 #include <memory>
 #include <string>
 
@@ -79,24 +79,13 @@ class Agent {
   void OnSubscriptionRequest(const xmpp::SubscriptionRequest& request);
   void OnRoster(const xmpp::RosterReceived& roster);
   void Refuse(const xmpp::Jid& sender, const xmpp::Jid& to, std::string_view what);
-  void Say(const IncomingMessage& to, std::string body);
   // Counts a message that reached `conversation` and publishes message_received.
   void Received(const Conversation& conversation, const std::string& jid, std::string summary,
                 const std::string& run_id = "");
+  // Answers a slash command (slash_commands.h) and says the reply.
   asio::awaitable<void> RunCommand(Conversation& conversation, SlashCommand command,
                                    IncomingMessage message);
-  // A 1:1 message that answers a run waiting for its sender (tool_call.h): yes/no to an
-  // approval, or the secrets a credentials request asked for. True when it was such an
-  // answer (then it goes no further: a secret is never stored in memory, logged or shown to
-  // the model).
-  bool AnswerPendingAction(const IncomingMessage& message);
-  asio::awaitable<void> StoreCredentials(std::string action_id, IncomingMessage message,
-                                         std::map<std::string, std::string> values);
-  // /approve ID, /deny ID [reason], /safemode [on|off].
-  std::string ApprovalCommand(const SlashCommand& command, const IncomingMessage& message);
   Conversation& ConversationFor(const base::ConversationRef& ref);
-  // /usage [jid]: the figures of the sender (or, for an admin, of `args`) and their limits.
-  asio::awaitable<std::string> UsageReport(const IncomingMessage& message, const std::string& args);
 
   AccessPolicy policy_;
   RuntimeServices& services_;

@@ -85,6 +85,14 @@ RunEvent Failed(RunEvent::Failure failure, std::string text) {
 
 }  // namespace
 
+void SayTo(RuntimeServices& services, const IncomingMessage& to, std::string body) {
+  services.act(xmpp::SendMessage{.to = to.reply_to,
+                                 .body = std::move(body),
+                                 .type = to.type,
+                                 .thread = to.thread,
+                                 .from = to.own});
+}
+
 Conversation::Conversation(RuntimeServices& services, ConversationRef ref, std::string id)
     : services_(services),
       ref_(std::move(ref)),

@@ -95,6 +95,10 @@ struct IncomingMessage {
   std::string run_id;  // "" = the conversation picks one
 };
 
+// The runtime's own short answer to `to` (a command's reply, "busy", "slow down"): from the
+// address it was sent to, in its thread and type, with no chat state. On the I/O loop.
+void SayTo(RuntimeServices& services, const IncomingMessage& to, std::string body);
+
 class Conversation {
  public:
   Conversation(RuntimeServices& services, base::ConversationRef ref, std::string id);

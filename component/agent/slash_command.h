@@ -1,9 +1,8 @@
 // component/agent/slash_command.h
 //
 // Parsing of the runtime's slash commands (A3). A message is a command when its first
-// non-blank character is '/', followed by a word; commands are answered by the runtime with
-// zero LLM calls, and an unknown command gets the help text rather than the model. Whether a
-// sender may run a command (dev commands) is decided by the runtime.
+// non-blank character is '/', followed by a word. Which commands exist, who may run them and
+// how they are answered is the table in slash_commands.h.
 //
 //   std::optional<SlashCommand> command = ParseSlashCommand("/history 5");
 //   command->name;   // "history"
@@ -23,12 +22,5 @@ struct SlashCommand {
 
 // nullopt when `body` is not a command: "/" alone, "//x", "/ x" and "/1" are plain text.
 std::optional<SlashCommand> ParseSlashCommand(std::string_view body);
-
-// Commands everyone may use; dev commands (debug, raw) need [agent] dev_command_jids.
-bool IsKnownCommand(std::string_view name);
-bool IsDevCommand(std::string_view name);
-
-// The /help text.
-std::string HelpText(bool show_dev_commands);
 
 }  // namespace herald::agent

@@ -1,3 +1,4 @@
+// What counts as a slash command message; the commands themselves: slash_commands_test.cc.
 #include "component/agent/slash_command.h"
 
 #include "gtest/gtest.h"
@@ -25,21 +26,6 @@ TEST(SlashCommandTest, PlainTextIsNotACommand) {
   EXPECT_FALSE(ParseSlashCommand("/ ping").has_value());
   EXPECT_FALSE(ParseSlashCommand("//ping").has_value());
   EXPECT_FALSE(ParseSlashCommand("/1 is a fraction").has_value());
-}
-
-TEST(SlashCommandTest, KnowsWhichCommandsAreForDevelopers) {
-  EXPECT_TRUE(IsKnownCommand("ping"));
-  EXPECT_TRUE(IsKnownCommand("raw"));
-  EXPECT_FALSE(IsKnownCommand("sudo"));
-  EXPECT_TRUE(IsDevCommand("raw"));
-  EXPECT_TRUE(IsDevCommand("debug"));
-  EXPECT_FALSE(IsDevCommand("history"));
-}
-
-TEST(SlashCommandTest, HelpShowsDevCommandsOnlyToDevelopers) {
-  EXPECT_EQ(HelpText(false).find("/raw"), std::string::npos);
-  EXPECT_NE(HelpText(true).find("/raw"), std::string::npos);
-  EXPECT_NE(HelpText(false).find("/new"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,115 @@
+#include "component/agent/slash_commands.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "component/agent/pending_answers.h"
+#include "component/agent/session_commands.h"
+#include "component/agent/usage_report.h"
+#include "component/base/absl_string_view.h"
+#include "component/xmpp/raw_stanza.h"
+#include "glog/logging.h"
+
+namespace herald::agent {
+namespace {
+
+asio::awaitable<std::string> Help(const CommandContext& context) {
+  co_return HelpText(context.dev);
+}
+
+asio::awaitable<std::string> Ping(const CommandContext&) { co_return "pong"; }
+
+asio::awaitable<std::string> Tier(const CommandContext& context) {
+  const providers::ModelRouter& router = context.services.router;
+  co_return absl::StrCat("This conversation is answered by ",
+                         router.ModelFor(providers::Tier::kDefault).ToString(), ". Tiers: heavy ",
+                         router.ModelFor(providers::Tier::kHeavy).ToString(), ", standard ",
+                         router.ModelFor(providers::Tier::kStandard).ToString(), ", light ",
+                         router.ModelFor(providers::Tier::kLight).ToString(), ", vision ",
+                         router.ModelFor(providers::Tier::kVision).ToString(), ".");
+}
+
+asio::awaitable<std::string> Cancel(const CommandContext& context) {
+  co_return context.conversation.Cancel() ? "Cancelled." : "There is nothing to cancel.";
+}
+
+asio::awaitable<std::string> Debug(const CommandContext& context) {
+  Conversation& conversation = context.conversation;
+  conversation.debug = !conversation.debug;
+  co_return conversation.debug ? "Debug notes on." : "Debug notes off.";
+}
+
+asio::awaitable<std::string> Raw(const CommandContext& context) {
+  const std::string& xml = context.command.args;
+  absl::Status valid = xmpp::ValidateRawStanza(xml);
+  if (!valid.ok()) co_return absl::StrCat("Not sent: ", valid.message());
+  LOG(WARNING) << "dev: " << context.message.author << " sent a raw stanza";
+  context.services.act(xmpp::SendRawStanza{.xml = xml});
+  co_return "Sent.";
+}
+
+// In /help order.
+constexpr CommandEntry kCommands[] = {
+    {"help", Who::kAnyone, "", "this list", &Help},
+    {"ping", Who::kAnyone, "", "check that Herald is reachable (answers pong)", &Ping},
+    {"status", Who::kAnyone, "", "uptime, connection, model and this session's size",
+     &StatusCommand},
+    {"new", Who::kAnyone, "", "archive this session and start a fresh one", &NewSessionCommand},
+    {"reset", Who::kAnyone, "", "the same as /new", &NewSessionCommand},
+    {"forget", Who::kAnyone, "", "erase this session and what Herald remembers of you",
+     &ForgetCommand},
+    {"history", Who::kAnyone, "[n]", "the last n messages of this session (default 10)",
+     &HistoryCommand},
+    {"context", Who::kAnyone, "", "what Herald carries over between sessions (context.md)",
+     &ContextCommand},
+    {"tier", Who::kAnyone, "", "which model answers this conversation", &Tier},
+    {"identity", Who::kAnyone, "[name]", "show or choose the identity Herald speaks with",
+     &IdentityCommand},
+    {"cancel", Who::kAnyone, "", "stop the answer being worked on", &Cancel},
+    {"usage", Who::kAnyone, "", "your token usage and limits (admins: /usage <jid> for anyone's)",
+     &UsageReport},
+    {"approve", Who::kAnyone, "<id>", "let a waiting tool run go ahead (the id is in the question)",
+     &ApproveCommand},
+    {"deny", Who::kAnyone, "<id> [reason]", "refuse a waiting tool run", &DenyCommand},
+    {"safemode", Who::kAnyone, "[on|off]", "ask before every tool run (safe mode), or stop asking",
+     &SafeModeCommand},
+    {"debug", Who::kDev, "", "toggle model, token and timing notes after each answer", &Debug},
+    {"raw", Who::kDev, "<xml>", "send a raw stanza", &Raw},
+};
+
+}  // namespace
+
+const CommandEntry* FindCommand(std::string_view name) {
+  for (const CommandEntry& entry : kCommands) {
+    if (entry.name == name) return &entry;
+  }
+  return nullptr;
+}
+
+bool IsKnownCommand(std::string_view name) { return FindCommand(name) != nullptr; }
+
+bool IsDevCommand(std::string_view name) {
+  const CommandEntry* entry = FindCommand(name);
+  return entry != nullptr && entry->who == Who::kDev;
+}
+
+std::string HelpText(bool show_dev_commands) {
+  std::string text = "Commands:";
+  for (const CommandEntry& entry : kCommands) {
+    if (entry.who == Who::kDev && !show_dev_commands) continue;
+    absl::StrAppend(&text, "\n  /", AbslView(entry.name), entry.arguments.empty() ? "" : " ",
+                    AbslView(entry.arguments), "  ", AbslView(entry.help));
+  }
+  absl::StrAppend(&text, "\nAnything else goes to the model.");
+  return text;
+}
+
+asio::awaitable<std::string> RunSlashCommand(const CommandContext& context) {
+  const CommandEntry* entry = FindCommand(context.command.name);
+  if (entry == nullptr || (entry->who == Who::kDev && !context.dev)) {
+    co_return absl::StrCat("Unknown command /", context.command.name, ".\n", HelpText(context.dev));
+  }
+  std::string reply = co_await entry->run(context);
+  co_return reply;
+}
+
+}  // namespace herald::agent

@@ -1,0 +1,74 @@
+// component/agent/slash_commands.h
+//
+// The runtime's slash commands (A3) as one table. Each row names a command, says who may run
+// it, gives its /help line and points at the function that answers it; /help, the answer to
+// an unknown command and the permission check all read the same rows, so adding a command is
+// one row and one function. Commands are answered by the runtime with zero LLM calls; a
+// command the sender may not run is answered as if it did not exist.
+//
+// The handlers live by what they touch: session_commands.h (the conversation's memory),
+// usage_report.h (/usage), pending_answers.h (/approve, /deny, /safemode) and
+// slash_commands.cc (the rest). They run on the I/O loop; file work goes to the
+// conversation's strand.
+//
+//   std::optional<SlashCommand> command = ParseSlashCommand(body);   // slash_command.h
+//   const CommandContext context{.services = services, ..., .command = *command};
+//   std::string reply = co_await RunSlashCommand(context);
+#pragma once
+
+#include <asio.hpp>
+#include <string>
+#include <string_view>
+
+#include "component/agent/access_policy.h"
+#include "component/agent/conversation.h"
+#include "component/agent/slash_command.h"
+#include "component/base/conversation_ref.h"
+
+namespace herald::agent {
+
+// Who may run a command as a whole. (Admins are not a row's audience: being an admin widens
+// what some commands accept — /usage <jid>, /approve of someone else's run — and those
+// handlers check it.)
+enum class Who {
+  kAnyone,
+  kDev,  // [agent] dev_command_jids
+};
+
+// What a handler may use. Everything is owned by the caller and outlives the handler.
+struct CommandContext {
+  RuntimeServices& services;
+  const AccessPolicy& policy;
+  Conversation& conversation;
+  // The session the command is about: the conversation in the message's thread.
+  const base::ConversationRef& session;
+  const IncomingMessage& message;
+  const SlashCommand& command;
+  // The sender may run developer commands (and /help lists them).
+  bool dev = false;
+};
+
+// Answers one command: the reply the sender gets.
+using CommandHandler = asio::awaitable<std::string> (*)(const CommandContext& context);
+
+struct CommandEntry {
+  std::string_view name;       // without the '/'
+  Who who;                     // who may run it
+  std::string_view arguments;  // as /help shows them, e.g. "[n]" or "<id> [reason]"
+  std::string_view help;       // the /help line
+  CommandHandler run;
+};
+
+// The row of the command called `name`, or nullptr.
+const CommandEntry* FindCommand(std::string_view name);
+bool IsKnownCommand(std::string_view name);
+bool IsDevCommand(std::string_view name);
+
+// The /help text: every row in table order, the developer rows only when asked for.
+std::string HelpText(bool show_dev_commands);
+
+// Runs context.command's handler; a command that does not exist, or that the sender may not
+// run, gets "Unknown command /name." and the help text.
+asio::awaitable<std::string> RunSlashCommand(const CommandContext& context);
+
+}  // namespace herald::agent

@@ -1,0 +1,79 @@
+// The table of slash commands: which exist, which are for developers, and the /help text it
+// produces (pinned word for word: it is what users read).
+#include "component/agent/slash_commands.h"
+
+#include "gtest/gtest.h"
+
+namespace herald::agent {
+namespace {
+
+TEST(SlashCommandsTest, KnowsWhichCommandsAreForDevelopers) {
+  EXPECT_TRUE(IsKnownCommand("ping"));
+  EXPECT_TRUE(IsKnownCommand("raw"));
+  EXPECT_FALSE(IsKnownCommand("sudo"));
+  EXPECT_TRUE(IsDevCommand("raw"));
+  EXPECT_TRUE(IsDevCommand("debug"));
+  EXPECT_FALSE(IsDevCommand("history"));
+}
+
+TEST(SlashCommandsTest, HelpShowsDevCommandsOnlyToDevelopers) {
+  EXPECT_EQ(HelpText(false).find("/raw"), std::string::npos);
+  EXPECT_NE(HelpText(true).find("/raw"), std::string::npos);
+  EXPECT_NE(HelpText(false).find("/new"), std::string::npos);
+}
+
+TEST(SlashCommandsTest, HelpTextListsEveryCommandInTableOrder) {
+  EXPECT_EQ(HelpText(false),
+            "Commands:\n"
+            "  /help  this list\n"
+            "  /ping  check that Herald is reachable (answers pong)\n"
+            "  /status  uptime, connection, model and this session's size\n"
+            "  /new  archive this session and start a fresh one\n"
+            "  /reset  the same as /new\n"
+            "  /forget  erase this session and what Herald remembers of you\n"
+            "  /history [n]  the last n messages of this session (default 10)\n"
+            "  /context  what Herald carries over between sessions (context.md)\n"
+            "  /tier  which model answers this conversation\n"
+            "  /identity [name]  show or choose the identity Herald speaks with\n"
+            "  /cancel  stop the answer being worked on\n"
+            "  /usage  your token usage and limits (admins: /usage <jid> for anyone's)\n"
+            "  /approve <id>  let a waiting tool run go ahead (the id is in the question)\n"
+            "  /deny <id> [reason]  refuse a waiting tool run\n"
+            "  /safemode [on|off]  ask before every tool run (safe mode), or stop asking\n"
+            "Anything else goes to the model.");
+  EXPECT_EQ(HelpText(true),
+            "Commands:\n"
+            "  /help  this list\n"
+            "  /ping  check that Herald is reachable (answers pong)\n"
+            "  /status  uptime, connection, model and this session's size\n"
+            "  /new  archive this session and start a fresh one\n"
+            "  /reset  the same as /new\n"
+            "  /forget  erase this session and what Herald remembers of you\n"
+            "  /history [n]  the last n messages of this session (default 10)\n"
+            "  /context  what Herald carries over between sessions (context.md)\n"
+            "  /tier  which model answers this conversation\n"
+            "  /identity [name]  show or choose the identity Herald speaks with\n"
+            "  /cancel  stop the answer being worked on\n"
+            "  /usage  your token usage and limits (admins: /usage <jid> for anyone's)\n"
+            "  /approve <id>  let a waiting tool run go ahead (the id is in the question)\n"
+            "  /deny <id> [reason]  refuse a waiting tool run\n"
+            "  /safemode [on|off]  ask before every tool run (safe mode), or stop asking\n"
+            "  /debug  toggle model, token and timing notes after each answer\n"
+            "  /raw <xml>  send a raw stanza\n"
+            "Anything else goes to the model.");
+}
+
+TEST(SlashCommandsTest, EveryRowHasAHandlerAndAHelpLine) {
+  for (std::string_view name :
+       {"help", "ping", "status", "new", "reset", "forget", "history", "context", "tier",
+        "identity", "cancel", "usage", "approve", "deny", "safemode", "debug", "raw"}) {
+    const CommandEntry* entry = FindCommand(name);
+    ASSERT_NE(entry, nullptr) << name;
+    EXPECT_NE(entry->run, nullptr) << name;
+    EXPECT_FALSE(entry->help.empty()) << name;
+  }
+  EXPECT_EQ(FindCommand("sudo"), nullptr);
+}
+
+}  // namespace
+}  // namespace herald::agent
