@@ -1,0 +1,758 @@
+// The pure translation between stanzas and the agent's events: inbound stanzas (messages,
+// presence, IQs, invitations, stanzas too large to read) into InboundEvents and answers, and
+// OutboundActions into the serialized stanzas the session queues. No socket, no I/O loop.
+#include "component/xmpp/stanza_translation.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "component/xmpp/iq_responder.h"
+#include "component/xmpp/namespaces.h"
+#include "component/xmpp/stanza.h"
+#include "component/xmpp/stream_parser.h"
+#include "component/xmpp/xml_element.h"
+#include "gtest/gtest.h"
+
+namespace herald::xmpp {
+namespace {
+
+// Parses stanzas the way the session receives them, on a stream whose content namespace is
+// `xmlns` (serialized outbound stanzas leave it implicit, as on the wire).
+class Stanzas : public StreamParser::Handler {
+ public:
+  explicit Stanzas(std::string_view xml, std::string_view xmlns = ns::kComponentAccept) {
+    StreamParser parser(StreamLimits{}, this);
+    const std::string stream =
+        absl::StrCat("<stream:stream xmlns='", std::string(xmlns),
+                     "' xmlns:stream='http://etherx.jabber.org/streams'>", std::string(xml));
+    ok_ = parser.Feed(stream).ok();
+  }
+  void OnStreamOpen(const XmlElement&, std::string_view) override {}
+  void OnStanza(std::unique_ptr<XmlElement> stanza) override {
+    stanzas_.push_back(std::move(stanza));
+  }
+  void OnStreamClose() override {}
+
+  bool ok() const { return ok_; }
+  size_t size() const { return stanzas_.size(); }
+  const XmlElement& at(size_t i) const { return *stanzas_.at(i); }
+
+ private:
+  bool ok_ = false;
+  std::vector<std::unique_ptr<XmlElement>> stanzas_;
+};
+
+// The one stanza in `xml`; the test fails when there is not exactly one.
+XmlElement One(std::string_view xml, std::string_view xmlns = ns::kComponentAccept) {
+  Stanzas stanzas(xml, xmlns);
+  EXPECT_TRUE(stanzas.ok()) << xml;
+  EXPECT_EQ(stanzas.size(), 1u) << xml;
+  if (stanzas.size() != 1) return XmlElement("nothing");
+  return stanzas.at(0).Clone();
+}
+
+Jid J(std::string_view text) { return Jid::Parse(text).value(); }
+
+const Jid kOwnJid = J("herald.localhost");
+
+template <typename T>
+const T* As(const std::optional<InboundEvent>& event) {
+  return event.has_value() ? std::get_if<T>(&*event) : nullptr;
+}
+
+std::string_view ErrorOf(const XmlElement& reply) {
+  const XmlElement* error = reply.FindChild("error");
+  return error == nullptr ? "" : ErrorCondition(*error);
+}
+
+// --- Messages ---
+
+TEST(TranslateMessageTest, AChatMessageBecomesAChatMessageWithItsSenderBodyAndThread) {
+  InboundMessage in = TranslateMessage(
+      One("<message from='alice@localhost/phone' to='herald.localhost' type='chat' id='m1'>"
+          "<body>ping &amp; pong</body><thread>t-1</thread></message>"),
+      kOwnJid);
+  const ChatMessage* chat = As<ChatMessage>(in.event);
+  ASSERT_NE(chat, nullptr);
+  EXPECT_EQ(chat->from, J("alice@localhost/phone"));
+  EXPECT_EQ(chat->to, kOwnJid);
+  EXPECT_EQ(chat->id, "m1");
+  EXPECT_EQ(chat->type, "chat");
+  EXPECT_EQ(chat->body, "ping & pong");
+  EXPECT_EQ(chat->thread, "t-1");
+  EXPECT_FALSE(in.mediated_invite.has_value());
+}
+
+TEST(TranslateMessageTest, AMessageWithoutATypeIsNormal) {
+  InboundMessage in = TranslateMessage(
+      One("<message from='alice@localhost' to='bot@herald.localhost'><body>hi</body></message>"),
+      kOwnJid);
+  const ChatMessage* chat = As<ChatMessage>(in.event);
+  ASSERT_NE(chat, nullptr);
+  EXPECT_EQ(chat->type, "normal");
+  EXPECT_EQ(chat->to, J("bot@herald.localhost"));
+}
+
+TEST(TranslateMessageTest, AMessageWithoutAValidRecipientIsAddressedToHerald) {
+  for (const char* to : {"", " to=''", " to='@@'"}) {
+    InboundMessage in =
+        TranslateMessage(One(absl::StrCat("<message from='alice@localhost'", to,
+                                          " type='chat'><body>hi</body>", "</message>")),
+                         kOwnJid);
+    const ChatMessage* chat = As<ChatMessage>(in.event);
+    ASSERT_NE(chat, nullptr) << to;
+    EXPECT_EQ(chat->to, kOwnJid) << to;
+  }
+}
+
+TEST(TranslateMessageTest, ErrorAndHeadlineMessagesAreNotTurns) {
+  for (const char* type : {"error", "headline"}) {
+    InboundMessage in = TranslateMessage(One(absl::StrCat("<message from='alice@localhost' type='",
+                                                          type, "'><body>x</body></message>")),
+                                         kOwnJid);
+    EXPECT_FALSE(in.event.has_value()) << type;
+    EXPECT_FALSE(in.mediated_invite.has_value()) << type;
+  }
+}
+
+TEST(TranslateMessageTest, AMessageWithoutABodyIsNothingToAnswer) {
+  InboundMessage in =
+      TranslateMessage(One("<message from='alice@localhost' type='chat'>"
+                           "<composing xmlns='http://jabber.org/protocol/chatstates'/></message>"),
+                       kOwnJid);
+  EXPECT_FALSE(in.event.has_value());
+}
+
+TEST(TranslateMessageTest, AMessageFromAnInvalidOrMissingAddressIsDropped) {
+  for (const char* from : {"", " from=''", " from='alice@'", " from='@localhost'"}) {
+    InboundMessage in = TranslateMessage(
+        One(absl::StrCat("<message", from, " type='chat'><body>x</body></message>")), kOwnJid);
+    EXPECT_FALSE(in.event.has_value()) << from;
+  }
+}
+
+TEST(TranslateMessageTest, AGroupchatMessageFromAnOccupantBecomesAGroupMessage) {
+  InboundMessage in = TranslateMessage(
+      One("<message from='room@conference.localhost/Alice' type='groupchat' id='g1'>"
+          "<body>Herald, hello</body><thread>th</thread></message>"),
+      kOwnJid);
+  const GroupMessage* group = As<GroupMessage>(in.event);
+  ASSERT_NE(group, nullptr);
+  EXPECT_EQ(group->room, J("room@conference.localhost"));
+  EXPECT_EQ(group->nick, "Alice");
+  EXPECT_EQ(group->id, "g1");
+  EXPECT_EQ(group->body, "Herald, hello");
+  EXPECT_EQ(group->thread, "th");
+  EXPECT_FALSE(group->delayed);
+}
+
+TEST(TranslateMessageTest, HistoryReplayedOnJoinIsMarkedDelayed) {
+  for (const char* delay : {"<delay xmlns='urn:xmpp:delay' stamp='2024-01-01T00:00:00Z'/>",
+                            "<x xmlns='jabber:x:delay' stamp='20240101T00:00:00'/>"}) {
+    InboundMessage in = TranslateMessage(
+        One(absl::StrCat("<message from='room@conference.localhost/Alice' type='groupchat'>",
+                         "<body>old</body>", delay, "</message>")),
+        kOwnJid);
+    const GroupMessage* group = As<GroupMessage>(in.event);
+    ASSERT_NE(group, nullptr) << delay;
+    EXPECT_TRUE(group->delayed) << delay;
+  }
+}
+
+TEST(TranslateMessageTest, TheRoomSpeakingForItselfIsNotATurn) {
+  InboundMessage in = TranslateMessage(
+      One("<message from='room@conference.localhost' type='groupchat'>"
+          "<body>The room is now non-anonymous</body><subject>topic</subject></message>"),
+      kOwnJid);
+  EXPECT_FALSE(in.event.has_value());
+}
+
+TEST(TranslateMessageTest, APrivateMessageThroughARoomIsAChatMessage) {
+  InboundMessage in = TranslateMessage(
+      One("<message from='room@conference.localhost/Alice' type='chat'><body>psst</body>"
+          "<x xmlns='http://jabber.org/protocol/muc#user'/></message>"),
+      kOwnJid);
+  const ChatMessage* chat = As<ChatMessage>(in.event);
+  ASSERT_NE(chat, nullptr);
+  EXPECT_EQ(chat->from, J("room@conference.localhost/Alice"));
+  EXPECT_EQ(chat->body, "psst");
+}
+
+// --- Invitations ---
+
+TEST(TranslateMessageTest, AMediatedInvitationIsHeldBackForTheTrustCheckNotChat) {
+  InboundMessage in =
+      TranslateMessage(One("<message from='room@conference.localhost' to='herald.localhost'>"
+                           "<body>alice invites you</body>"
+                           "<x xmlns='http://jabber.org/protocol/muc#user'>"
+                           "<invite from='alice@localhost/phone'><reason>join us</reason></invite>"
+                           "<password>s3cret</password></x></message>"),
+                       kOwnJid);
+  EXPECT_FALSE(in.event.has_value());
+  ASSERT_TRUE(in.mediated_invite.has_value());
+  EXPECT_EQ(in.mediated_invite->room, J("room@conference.localhost"));
+  EXPECT_EQ(in.mediated_invite->inviter, J("alice@localhost"));
+  EXPECT_EQ(in.mediated_invite->reason, "join us");
+  EXPECT_EQ(in.mediated_invite->password, "s3cret");
+}
+
+TEST(TranslateMessageTest, AMalformedMediatedInvitationIsDroppedAndNotTakenForChat) {
+  for (const char* message :
+       {// Not from a room: a full JID.
+        "<message from='room@conference.localhost/nick'><body>b</body>"
+        "<x xmlns='http://jabber.org/protocol/muc#user'><invite from='alice@localhost'/></x>"
+        "</message>",
+        // Not from a room: a bare domain.
+        "<message from='conference.localhost'><body>b</body>"
+        "<x xmlns='http://jabber.org/protocol/muc#user'><invite from='alice@localhost'/></x>"
+        "</message>",
+        // No valid inviter.
+        "<message from='room@conference.localhost'><body>b</body>"
+        "<x xmlns='http://jabber.org/protocol/muc#user'><invite from='@@'/></x></message>"}) {
+    InboundMessage in = TranslateMessage(One(message), kOwnJid);
+    EXPECT_FALSE(in.event.has_value()) << message;
+    EXPECT_FALSE(in.mediated_invite.has_value()) << message;
+  }
+}
+
+TEST(TranslateMessageTest, ADirectInvitationNamesItsSenderAsTheInviter) {
+  InboundMessage in = TranslateMessage(
+      One("<message from='alice@localhost/phone' to='herald.localhost'><body>come</body>"
+          "<x xmlns='jabber:x:conference' jid='Room@Conference.Localhost/ignored' "
+          "password='pw' reason='team chat'/></message>"),
+      kOwnJid);
+  EXPECT_FALSE(in.mediated_invite.has_value());
+  const RoomInvite* invite = As<RoomInvite>(in.event);
+  ASSERT_NE(invite, nullptr);
+  EXPECT_EQ(invite->room, J("room@conference.localhost"));
+  EXPECT_EQ(invite->inviter, J("alice@localhost"));
+  EXPECT_EQ(invite->password, "pw");
+  EXPECT_EQ(invite->reason, "team chat");
+}
+
+TEST(TranslateMessageTest, ADirectInvitationWithoutAValidRoomIsDropped) {
+  for (const char* jid : {"", "conference.localhost", "@@"}) {
+    InboundMessage in = TranslateMessage(
+        One(absl::StrCat("<message from='alice@localhost'><body>come</body>",
+                         "<x xmlns='jabber:x:conference' jid='", jid, "'/></message>")),
+        kOwnJid);
+    EXPECT_FALSE(in.event.has_value()) << jid;
+    EXPECT_FALSE(in.mediated_invite.has_value()) << jid;
+  }
+}
+
+// --- Presence ---
+
+const absl::flat_hash_set<std::string> kNoRooms;
+
+TEST(TranslatePresenceTest, ASubscriptionRequestComesFromTheBareSender) {
+  std::optional<InboundEvent> event = TranslatePresence(
+      One("<presence from='alice@localhost/phone' to='bot@herald.localhost' type='subscribe'/>"),
+      kOwnJid, kNoRooms);
+  const SubscriptionRequest* request = As<SubscriptionRequest>(event);
+  ASSERT_NE(request, nullptr);
+  EXPECT_EQ(request->from, J("alice@localhost"));
+  EXPECT_EQ(request->to, J("bot@herald.localhost"));
+}
+
+TEST(TranslatePresenceTest, ASubscriptionRequestWithoutARecipientIsToHerald) {
+  std::optional<InboundEvent> event = TranslatePresence(
+      One("<presence from='alice@localhost' type='subscribe'/>"), kOwnJid, kNoRooms);
+  const SubscriptionRequest* request = As<SubscriptionRequest>(event);
+  ASSERT_NE(request, nullptr);
+  EXPECT_EQ(request->to, kOwnJid);
+}
+
+TEST(TranslatePresenceTest, AnOccupantsPresenceCarriesItsStatusCodesAndWhetherItIsUs) {
+  std::optional<InboundEvent> event =
+      TranslatePresence(One("<presence from='room@conference.localhost/herald'>"
+                            "<x xmlns='http://jabber.org/protocol/muc#user'>"
+                            "<item affiliation='none' role='participant'/>"
+                            "<status code='110'/><status code='201'/></x></presence>"),
+                        kOwnJid, kNoRooms);
+  const RoomPresence* presence = As<RoomPresence>(event);
+  ASSERT_NE(presence, nullptr);
+  EXPECT_EQ(presence->room, J("room@conference.localhost"));
+  EXPECT_EQ(presence->nick, "herald");
+  EXPECT_TRUE(presence->available);
+  EXPECT_TRUE(presence->self);
+  EXPECT_EQ(presence->status_codes, (std::vector<int>{110, 201}));
+  EXPECT_TRUE(presence->error_condition.empty());
+}
+
+TEST(TranslatePresenceTest, AnOccupantLeavingIsUnavailableWithTheReason) {
+  std::optional<InboundEvent> event = TranslatePresence(
+      One("<presence from='room@conference.localhost/bob' type='unavailable'>"
+          "<x xmlns='http://jabber.org/protocol/muc#user'><status code='307'/></x></presence>"),
+      kOwnJid, kNoRooms);
+  const RoomPresence* presence = As<RoomPresence>(event);
+  ASSERT_NE(presence, nullptr);
+  EXPECT_EQ(presence->nick, "bob");
+  EXPECT_FALSE(presence->available);
+  EXPECT_FALSE(presence->self);
+  EXPECT_EQ(presence->status_codes, (std::vector<int>{307}));
+}
+
+TEST(TranslatePresenceTest, BogusStatusCodesAreSkippedAndAFloodIsCut) {
+  std::string statuses =
+      "<status code='abc'/><status code='42'/><status code='1000'/><status/>"
+      "<status xmlns='urn:other' code='110'/>";
+  for (int i = 0; i < 40; ++i) statuses += "<status code='170'/>";
+  std::optional<InboundEvent> event =
+      TranslatePresence(One(absl::StrCat("<presence from='room@conference.localhost/bob'>",
+                                         "<x xmlns='http://jabber.org/protocol/muc#user'>",
+                                         statuses, "</x></presence>")),
+                        kOwnJid, kNoRooms);
+  const RoomPresence* presence = As<RoomPresence>(event);
+  ASSERT_NE(presence, nullptr);
+  EXPECT_EQ(presence->status_codes, std::vector<int>(kMaxStatusCodes, 170));
+  EXPECT_FALSE(presence->self);  // a 110 outside the MUC namespace is not ours
+}
+
+TEST(TranslatePresenceTest, AnErrorFromARoomWeJoinedIsTheRoomRefusingUs) {
+  const absl::flat_hash_set<std::string> rooms = {"room@conference.localhost"};
+  std::optional<InboundEvent> event = TranslatePresence(
+      One("<presence from='room@conference.localhost/herald' type='error'>"
+          "<error type='cancel'><conflict xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/>"
+          "</error></presence>"),
+      kOwnJid, rooms);
+  const RoomPresence* presence = As<RoomPresence>(event);
+  ASSERT_NE(presence, nullptr);
+  EXPECT_EQ(presence->room, J("room@conference.localhost"));
+  EXPECT_EQ(presence->nick, "herald");
+  EXPECT_FALSE(presence->available);
+  EXPECT_TRUE(presence->self);
+  EXPECT_EQ(presence->error_condition, "conflict");
+}
+
+TEST(TranslatePresenceTest, AnErrorWithoutAConditionIsUndefined) {
+  const absl::flat_hash_set<std::string> rooms = {"room@conference.localhost"};
+  std::optional<InboundEvent> event = TranslatePresence(
+      One("<presence from='room@conference.localhost/herald' type='error'/>"), kOwnJid, rooms);
+  const RoomPresence* presence = As<RoomPresence>(event);
+  ASSERT_NE(presence, nullptr);
+  EXPECT_EQ(presence->error_condition, "undefined-condition");
+}
+
+TEST(TranslatePresenceTest, AnErrorFromAnywhereElseIsIgnored) {
+  std::optional<InboundEvent> event = TranslatePresence(
+      One("<presence from='other@conference.localhost/herald' type='error'>"
+          "<error type='cancel'><conflict xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/>"
+          "</error></presence>"),
+      kOwnJid, {"room@conference.localhost"});
+  EXPECT_FALSE(event.has_value());
+}
+
+TEST(TranslatePresenceTest, PresenceThatIsNotAboutARoomOccupantIsNotReported) {
+  for (const char* presence :
+       {"<presence from='alice@localhost/phone'/>",
+        "<presence from='alice@localhost/phone' type='unavailable'/>",
+        "<presence from='room@conference.localhost'>"
+        "<x xmlns='http://jabber.org/protocol/muc#user'/></presence>",
+        "<presence from='room@conference.localhost/bob' type='subscribed'>"
+        "<x xmlns='http://jabber.org/protocol/muc#user'/></presence>",
+        "<presence from='alice@localhost' type='probe'/>", "<presence type='subscribe'/>",
+        "<presence from='@@' type='subscribe'/>"}) {
+    EXPECT_FALSE(TranslatePresence(One(presence), kOwnJid, kNoRooms).has_value()) << presence;
+  }
+}
+
+// --- IQs ---
+
+IqResponder Responder() {
+  IqResponder responder({.category = "component", .type = "generic", .name = "Herald"}, "1.0");
+  return responder;
+}
+
+TEST(AnswerIqRequestTest, APingIsAnsweredWithAResultToTheAsker) {
+  std::optional<XmlElement> reply =
+      AnswerIqRequest(One("<iq from='localhost' to='herald.localhost' type='get' id='p1'>"
+                          "<ping xmlns='urn:xmpp:ping'/></iq>"),
+                      SessionMode::kComponent, Jid(), Responder());
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(reply->Attr("type"), "result");
+  EXPECT_EQ(reply->Attr("id"), "p1");
+  EXPECT_EQ(reply->Attr("to"), "localhost");
+  EXPECT_EQ(reply->Attr("from"), "herald.localhost");
+}
+
+TEST(AnswerIqRequestTest, AnUnknownRequestIsServiceUnavailable) {
+  std::optional<XmlElement> reply =
+      AnswerIqRequest(One("<iq from='alice@localhost/a' type='get' id='q'>"
+                          "<query xmlns='urn:example:unknown'/></iq>"),
+                      SessionMode::kComponent, Jid(), Responder());
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(reply->Attr("type"), "error");
+  EXPECT_EQ(ErrorOf(*reply), "service-unavailable");
+}
+
+TEST(AnswerIqRequestTest, ResultsAndErrorsAreNeverAnswered) {
+  for (const char* type : {"result", "error"}) {
+    EXPECT_FALSE(
+        AnswerIqRequest(One(absl::StrCat("<iq from='alice@localhost' type='", type, "' id='x'/>")),
+                        SessionMode::kComponent, Jid(), Responder())
+            .has_value())
+        << type;
+  }
+}
+
+TEST(AnswerIqRequestTest, ARosterPushFromOurOwnAccountOrTheServerIsAcknowledged) {
+  const Jid account = J("herald@localhost");
+  for (const char* from : {" from='herald@localhost'", " from='herald@localhost/other'", ""}) {
+    std::optional<XmlElement> reply = AnswerIqRequest(
+        One(absl::StrCat("<iq", from, " type='set' id='push'>",
+                         "<query xmlns='jabber:iq:roster'><item jid='alice@localhost'/></query>",
+                         "</iq>"),
+            ns::kClient),
+        SessionMode::kClient, account, Responder());
+    ASSERT_TRUE(reply.has_value()) << from;
+    EXPECT_EQ(reply->Attr("type"), "result") << from;
+    EXPECT_EQ(reply->Attr("id"), "push") << from;
+  }
+}
+
+TEST(AnswerIqRequestTest, ARosterPushFromAStrangerOrToAComponentIsRefused) {
+  const std::string push =
+      "<iq from='mallory@evil.example' type='set' id='push'>"
+      "<query xmlns='jabber:iq:roster'><item jid='mallory@evil.example'/></query></iq>";
+  std::optional<XmlElement> client = AnswerIqRequest(One(push, ns::kClient), SessionMode::kClient,
+                                                     J("herald@localhost"), Responder());
+  ASSERT_TRUE(client.has_value());
+  EXPECT_EQ(client->Attr("type"), "error");
+  std::optional<XmlElement> component =
+      AnswerIqRequest(One(push), SessionMode::kComponent, Jid(), Responder());
+  ASSERT_TRUE(component.has_value());
+  EXPECT_EQ(component->Attr("type"), "error");
+}
+
+TEST(TranslateRosterTest, TheRosterListsEachValidItem) {
+  RosterReceived roster =
+      TranslateRoster(One("<iq type='result' id='r1'><query xmlns='jabber:iq:roster'>"
+                          "<item jid='alice@localhost' subscription='both'/>"
+                          "<item jid='bob@localhost' subscription='none' ask='subscribe'/>"
+                          "<item jid='@@' subscription='both'/>"
+                          "<group>not an item</group>"
+                          "</query></iq>",
+                          ns::kClient));
+  ASSERT_EQ(roster.items.size(), 2u);
+  EXPECT_EQ(roster.items[0].jid, J("alice@localhost"));
+  EXPECT_EQ(roster.items[0].subscription, "both");
+  EXPECT_FALSE(roster.items[0].ask_pending);
+  EXPECT_EQ(roster.items[1].jid, J("bob@localhost"));
+  EXPECT_EQ(roster.items[1].subscription, "none");
+  EXPECT_TRUE(roster.items[1].ask_pending);
+}
+
+TEST(TranslateRosterTest, AResultWithoutARosterIsAnEmptyRoster) {
+  EXPECT_TRUE(TranslateRoster(One("<iq type='result' id='r1'/>", ns::kClient)).items.empty());
+}
+
+// --- Self-pings (XEP-0410) ---
+
+const Jid kOccupant = J("room@conference.localhost/herald");
+
+TEST(TranslateSelfPingAnswerTest, AResultMeansWeAreStillInTheRoom) {
+  std::optional<SelfPingResult> result = TranslateSelfPingAnswer(
+      One("<iq from='room@conference.localhost/herald' type='result' id='h1'/>"), kOccupant);
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->occupant, kOccupant);
+  EXPECT_TRUE(result->joined);
+  EXPECT_TRUE(result->condition.empty());
+}
+
+TEST(TranslateSelfPingAnswerTest, TheOccupantsOwnClientRefusingThePingStillMeansJoined) {
+  for (const char* condition : {"service-unavailable", "feature-not-implemented"}) {
+    std::optional<SelfPingResult> result = TranslateSelfPingAnswer(
+        One(absl::StrCat("<iq from='room@conference.localhost/herald' type='error' id='h1'>",
+                         "<error type='cancel'><", condition,
+                         " xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></iq>")),
+        kOccupant);
+    ASSERT_TRUE(result.has_value()) << condition;
+    EXPECT_TRUE(result->joined) << condition;
+    EXPECT_EQ(result->condition, condition);
+  }
+}
+
+TEST(TranslateSelfPingAnswerTest, AnyOtherErrorMeansTheRoomNoLongerKnowsUs) {
+  std::optional<SelfPingResult> result = TranslateSelfPingAnswer(
+      One("<iq from='room@conference.localhost/herald' type='error' id='h1'>"
+          "<error type='cancel'><not-acceptable xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/>"
+          "</error></iq>"),
+      kOccupant);
+  ASSERT_TRUE(result.has_value());
+  EXPECT_FALSE(result->joined);
+  EXPECT_EQ(result->condition, "not-acceptable");
+
+  result = TranslateSelfPingAnswer(
+      One("<iq from='room@conference.localhost/herald' type='error' id='h1'/>"), kOccupant);
+  ASSERT_TRUE(result.has_value());
+  EXPECT_FALSE(result->joined);
+  EXPECT_EQ(result->condition, "undefined-condition");
+}
+
+TEST(TranslateSelfPingAnswerTest, AnAnswerFromAnyoneButTheOccupantIsIgnored) {
+  for (const char* from : {"room@conference.localhost/other", "room@conference.localhost",
+                           "mallory@evil.example/herald", "@@"}) {
+    EXPECT_FALSE(TranslateSelfPingAnswer(
+                     One(absl::StrCat("<iq from='", from, "' type='result' id='h1'/>")), kOccupant)
+                     .has_value())
+        << from;
+  }
+  EXPECT_FALSE(TranslateSelfPingAnswer(One("<iq type='result' id='h1'/>"), kOccupant).has_value());
+}
+
+// --- Stanzas too large to read ---
+
+TEST(OversizedStanzaErrorTest, TheSenderOfAnOversizedMessageOrRequestIsToldPolicyViolation) {
+  for (const char* head : {"<message from='alice@localhost/a' to='herald.localhost' id='m'/>",
+                           "<message from='alice@localhost/a' type='groupchat'/>",
+                           "<iq from='alice@localhost/a' type='get' id='q'/>",
+                           "<iq from='alice@localhost/a' type='set' id='q'/>"}) {
+    std::optional<XmlElement> error = OversizedStanzaError(One(head));
+    ASSERT_TRUE(error.has_value()) << head;
+    EXPECT_EQ(error->Attr("type"), "error") << head;
+    EXPECT_EQ(error->Attr("to"), "alice@localhost/a") << head;
+    EXPECT_EQ(ErrorOf(*error), "policy-violation") << head;
+    EXPECT_EQ(error->FindChild("error")->Attr("type"), "modify") << head;
+  }
+}
+
+TEST(OversizedStanzaErrorTest, ErrorsResultsPresenceAndAnonymousStanzasGetNoAnswer) {
+  for (const char* head : {"<message from='alice@localhost/a' type='error'/>",
+                           "<iq from='alice@localhost/a' type='result' id='q'/>",
+                           "<iq from='alice@localhost/a' type='error' id='q'/>",
+                           "<presence from='alice@localhost/a'/>", "<message to='x@localhost'/>",
+                           "<iq type='get' id='q'/>"}) {
+    EXPECT_FALSE(OversizedStanzaError(One(head)).has_value()) << head;
+  }
+}
+
+// --- Outbound ---
+
+struct Outbound {
+  explicit Outbound(SessionMode mode = SessionMode::kComponent, size_t cap = 64 * 1024) {
+    context.mode = mode;
+    context.own_jid = mode == SessionMode::kComponent ? kOwnJid : J("herald@localhost/herald");
+    context.max_stanza_bytes = cap;
+    context.next_id = [this] { return absl::StrCat("h", ++ids); };
+  }
+  const char* xmlns() const {
+    return context.mode == SessionMode::kComponent ? ns::kComponentAccept : ns::kClient;
+  }
+  std::vector<std::string> Serialize(OutboundAction action) {
+    return SerializeAction(std::move(action), context, rooms);
+  }
+
+  int ids = 0;
+  OutboundContext context;
+  absl::flat_hash_set<std::string> rooms;
+};
+
+TEST(SerializeActionTest, AMessageIsOneStanzaWithItsBodyThreadAndChatState) {
+  Outbound out;
+  std::vector<std::string> xml = out.Serialize(SendMessage{.to = J("alice@localhost/phone"),
+                                                           .body = "pong <&>",
+                                                           .thread = "t-1",
+                                                           .chat_state = "active"});
+  ASSERT_EQ(xml.size(), 1u);
+  EXPECT_EQ(xml[0].find("xmlns='jabber:component:accept'"), std::string::npos);
+  XmlElement message = One(xml[0]);
+  EXPECT_EQ(message.name(), "message");
+  EXPECT_EQ(message.Attr("to"), "alice@localhost/phone");
+  EXPECT_EQ(message.Attr("type"), "chat");
+  EXPECT_EQ(message.Attr("id"), "h1");
+  EXPECT_EQ(message.Attr("from"), "herald.localhost");  // XEP-0114: the server routes by it
+  EXPECT_EQ(message.ChildText("body"), "pong <&>");
+  EXPECT_EQ(message.ChildText("thread"), "t-1");
+  EXPECT_NE(message.FindChild("active", ns::kChatStates), nullptr);
+}
+
+TEST(SerializeActionTest, AClientLeavesTheSenderToTheServerUnlessOneIsGiven) {
+  Outbound out(SessionMode::kClient);
+  XmlElement plain =
+      One(out.Serialize(SendMessage{.to = J("alice@localhost"), .body = "a"}).at(0), ns::kClient);
+  EXPECT_FALSE(plain.HasAttr("from"));
+  XmlElement from = One(out.Serialize(SendMessage{.to = J("alice@localhost"),
+                                                  .body = "b",
+                                                  .from = J("herald@localhost/other")})
+                            .at(0),
+                        ns::kClient);
+  EXPECT_EQ(from.Attr("from"), "herald@localhost/other");
+  EXPECT_EQ(from.Attr("id"), "h2");
+}
+
+TEST(SerializeActionTest, AMessageWithAnUnknownChatStateGoesOutWithoutOne) {
+  Outbound out;
+  XmlElement message = One(
+      out.Serialize(SendMessage{.to = J("alice@localhost"), .body = "hi", .chat_state = "dancing"})
+          .at(0));
+  EXPECT_EQ(message.ChildText("body"), "hi");
+  EXPECT_EQ(message.FindChildByNamespace(ns::kChatStates), nullptr);
+}
+
+TEST(SerializeActionTest, ALongBodyIsSplitIntoMessagesThatEachFitAndTogetherSayItAll) {
+  Outbound out(SessionMode::kComponent, /*cap=*/1024);
+  std::string body;
+  for (int i = 0; i < 40; ++i) absl::StrAppend(&body, "line ", i, " of a long answer & more\n");
+  ASSERT_GT(body.size(), 1024u);
+  std::vector<std::string> xml =
+      out.Serialize(SendMessage{.to = J("alice@localhost"), .body = body, .chat_state = "active"});
+  ASSERT_GT(xml.size(), 1u);
+  ASSERT_LE(xml.size(), kMaxMessageParts);
+  std::string joined;
+  absl::flat_hash_set<std::string> ids;
+  for (size_t i = 0; i < xml.size(); ++i) {
+    EXPECT_LE(xml[i].size(), 1024u);
+    XmlElement message = One(xml[i]);
+    joined += message.ChildText("body");
+    ids.insert(std::string(message.Attr("id")));
+    // The chat state goes with the last part only.
+    EXPECT_EQ(message.FindChild("active", ns::kChatStates) != nullptr, i + 1 == xml.size());
+  }
+  EXPECT_EQ(joined, body);
+  EXPECT_EQ(ids.size(), xml.size());
+}
+
+TEST(SerializeActionTest, ABodyBeyondTheLastPartIsCutAndTheLastPartSaysSo) {
+  Outbound out(SessionMode::kComponent, /*cap=*/1024);
+  const std::string body(20 * 1024, 'x');
+  std::vector<std::string> xml =
+      out.Serialize(SendMessage{.to = J("alice@localhost"), .body = body});
+  ASSERT_EQ(xml.size(), kMaxMessageParts);
+  for (const std::string& part : xml) EXPECT_LE(part.size(), 1024u);
+  const std::string last = One(xml.back()).ChildText("body");
+  EXPECT_NE(last.find("more bytes were not sent: the message is too long"), std::string::npos);
+}
+
+TEST(SerializeActionTest, AMessageWhoseAddressesAloneExceedTheLimitIsDropped) {
+  Outbound out(SessionMode::kComponent, /*cap=*/200);
+  std::vector<std::string> xml = out.Serialize(SendMessage{
+      .to = J("alice@localhost"), .body = std::string(500, 'x'), .thread = std::string(150, 't')});
+  EXPECT_TRUE(xml.empty());
+}
+
+TEST(SerializeActionTest, PresenceCarriesItsRecipientAndType) {
+  Outbound out;
+  XmlElement presence =
+      One(out.Serialize(SendPresence{.to = J("alice@localhost"), .type = "subscribed"}).at(0));
+  EXPECT_EQ(presence.name(), "presence");
+  EXPECT_EQ(presence.Attr("to"), "alice@localhost");
+  EXPECT_EQ(presence.Attr("type"), "subscribed");
+  EXPECT_EQ(presence.Attr("from"), "herald.localhost");
+
+  XmlElement available = One(out.Serialize(SendPresence{}).at(0));
+  EXPECT_FALSE(available.HasAttr("to"));
+  EXPECT_FALSE(available.HasAttr("type"));
+}
+
+TEST(SerializeActionTest, AChatStateIsGroupchatToAJoinedRoomAndChatToAPerson) {
+  Outbound out;
+  out.rooms.insert("room@conference.localhost");
+  XmlElement to_room =
+      One(out.Serialize(SendChatState{.to = J("room@conference.localhost"), .state = "composing"})
+              .at(0));
+  EXPECT_EQ(to_room.Attr("type"), "groupchat");
+  EXPECT_NE(to_room.FindChild("composing", ns::kChatStates), nullptr);
+  EXPECT_NE(to_room.FindChild("no-store", ns::kHints), nullptr);
+  EXPECT_EQ(to_room.FindChild("body"), nullptr);
+
+  XmlElement to_person =
+      One(out.Serialize(SendChatState{.to = J("alice@localhost"), .state = "paused"}).at(0));
+  EXPECT_EQ(to_person.Attr("type"), "chat");
+  // A private message to an occupant is a person, not the room.
+  XmlElement to_occupant =
+      One(out.Serialize(SendChatState{.to = J("room@conference.localhost/bob"), .state = "paused"})
+              .at(0));
+  EXPECT_EQ(to_occupant.Attr("type"), "chat");
+}
+
+TEST(SerializeActionTest, AnUnknownChatStateIsNotSent) {
+  Outbound out;
+  EXPECT_TRUE(out.Serialize(SendChatState{.to = J("alice@localhost"), .state = "typing"}).empty());
+  EXPECT_TRUE(out.Serialize(SendChatState{.to = J("alice@localhost"), .state = ""}).empty());
+}
+
+TEST(SerializeActionTest, JoiningARoomAsksForNoHistoryAndRemembersTheRoom) {
+  Outbound out;
+  XmlElement join = One(out.Serialize(JoinRoom{.room = J("room@conference.localhost"),
+                                               .nick = "Herald Bot",
+                                               .password = "s3cret & <x>"})
+                            .at(0));
+  EXPECT_EQ(join.name(), "presence");
+  EXPECT_EQ(join.Attr("to"), "room@conference.localhost/Herald Bot");
+  EXPECT_FALSE(join.HasAttr("type"));
+  const XmlElement* x = join.FindChild("x", ns::kMuc);
+  ASSERT_NE(x, nullptr);
+  ASSERT_NE(x->FindChild("history"), nullptr);
+  EXPECT_EQ(x->FindChild("history")->Attr("maxchars"), "0");
+  EXPECT_EQ(x->ChildText("password"), "s3cret & <x>");
+  EXPECT_TRUE(out.rooms.contains("room@conference.localhost"));
+}
+
+TEST(SerializeActionTest, LeavingARoomIsUnavailablePresenceAndForgetsTheRoom) {
+  Outbound out;
+  out.rooms.insert("room@conference.localhost");
+  XmlElement leave =
+      One(out.Serialize(
+                 JoinRoom{.room = J("room@conference.localhost"), .nick = "herald", .leave = true})
+              .at(0));
+  EXPECT_EQ(leave.Attr("type"), "unavailable");
+  EXPECT_EQ(leave.FindChild("x", ns::kMuc), nullptr);
+  EXPECT_FALSE(out.rooms.contains("room@conference.localhost"));
+}
+
+TEST(SerializeActionTest, AJoinWithoutAValidRoomOrNickIsNotSent) {
+  Outbound out;
+  EXPECT_TRUE(out.Serialize(JoinRoom{.room = J("room@conference.localhost"), .nick = ""}).empty());
+  EXPECT_TRUE(out.Serialize(JoinRoom{.room = J("conference.localhost"), .nick = "h"}).empty());
+  EXPECT_TRUE(out.rooms.empty());
+}
+
+TEST(SerializeActionTest, AValidRawStanzaGoesOutAsItIsAndAnInvalidOneNot) {
+  Outbound out;
+  const std::string raw = "<message to='alice@localhost'><body>raw</body></message>";
+  EXPECT_EQ(out.Serialize(SendRawStanza{.xml = raw}), std::vector<std::string>{raw});
+  EXPECT_TRUE(out.Serialize(SendRawStanza{.xml = "<message>"}).empty());
+  EXPECT_TRUE(out.Serialize(SendRawStanza{.xml = "</stream:stream>"}).empty());
+  EXPECT_TRUE(out.Serialize(SendRawStanza{.xml = "<a/><b/>"}).empty());
+}
+
+TEST(SerializeStanzaTest, AComponentStampsItsAddressOnlyWhereThereIsNone) {
+  Outbound out;
+  XmlElement reply("iq");
+  reply.SetAttr("type", "result").SetAttr("id", "1");
+  EXPECT_EQ(One(SerializeStanza(std::move(reply), out.context)).Attr("from"), "herald.localhost");
+  XmlElement own("iq");
+  own.SetAttr("type", "result").SetAttr("from", "bot@herald.localhost");
+  EXPECT_EQ(One(SerializeStanza(std::move(own), out.context)).Attr("from"), "bot@herald.localhost");
+
+  Outbound client(SessionMode::kClient);
+  XmlElement plain("presence");
+  const std::string xml = SerializeStanza(std::move(plain), client.context);
+  EXPECT_EQ(xml, "<presence/>");
+}
+
+TEST(SelfPingRequestTest, IsAPingToOurOwnOccupant) {
+  XmlElement iq = SelfPingRequest(SelfPing{.occupant = kOccupant}, "h7");
+  EXPECT_EQ(iq.name(), "iq");
+  EXPECT_EQ(iq.Attr("type"), "get");
+  EXPECT_EQ(iq.Attr("id"), "h7");
+  EXPECT_EQ(iq.Attr("to"), "room@conference.localhost/herald");
+  EXPECT_FALSE(iq.HasAttr("from"));
+  EXPECT_NE(iq.FindChild("ping", ns::kPing), nullptr);
+}
+
+TEST(IsChatStateTest, KnowsTheFiveStatesOfXep0085) {
+  for (const char* state : {"active", "composing", "paused", "inactive", "gone"}) {
+    EXPECT_TRUE(IsChatState(state)) << state;
+  }
+  for (const char* state : {"", "typing", "Active"}) EXPECT_FALSE(IsChatState(state)) << state;
+}
+
+}  // namespace
+}  // namespace herald::xmpp
