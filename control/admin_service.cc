@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "component/agent/access_policy.h"
 #include "component/xmpp/jid.h"
@@ -413,26 +414,28 @@ grpc::ServerWriteReactor<v1::Event>* AdminService::Subscribe(grpc::CallbackServe
 
   // The stream's two registrations, undone when it ends (possibly before they were made).
   struct Subscription {
-    std::mutex mu;
-    bool over = false;
-    uint64_t bus_id = 0;
-    uint64_t registry_id = 0;
+    absl::Mutex mu;
+    bool over ABSL_GUARDED_BY(mu) = false;
+    uint64_t bus_id ABSL_GUARDED_BY(mu) = 0;  // 0 until registered (the bus counts from 1)
+    uint64_t registry_id ABSL_GUARDED_BY(mu) = 0;
   };
   auto subscription = std::make_shared<Subscription>();
-  auto unsubscribe = [this, subscription] {
-    control_.services().events.Unsubscribe(subscription->bus_id);
-    control_.RemoveSubscriber(subscription->registry_id);
+  auto unsubscribe = [this](uint64_t bus_id, uint64_t registry_id) {
+    control_.services().events.Unsubscribe(bus_id);
+    control_.RemoveSubscriber(registry_id);
   };
   auto [writer, reactor] = StreamWriter<v1::Event>::Create(
       {.on_cancel = nullptr,
        .on_done = [subscription, unsubscribe, audit](const grpc::Status& status) {
-         bool registered;
+         uint64_t bus_id;
+         uint64_t registry_id;
          {
-           std::lock_guard<std::mutex> lock(subscription->mu);
+           absl::MutexLock lock(&subscription->mu);
            subscription->over = true;
-           registered = subscription->bus_id != 0;
+           bus_id = subscription->bus_id;
+           registry_id = subscription->registry_id;
          }
-         if (registered) unsubscribe();
+         if (bus_id != 0) unsubscribe(bus_id, registry_id);
          audit(status);
        }});
 
@@ -462,12 +465,12 @@ grpc::ServerWriteReactor<v1::Event>* AdminService::Subscribe(grpc::CallbackServe
   const uint64_t registry_id = control_.AddSubscriber(writer);
   bool over;
   {
-    std::lock_guard<std::mutex> lock(subscription->mu);
+    absl::MutexLock lock(&subscription->mu);
     subscription->bus_id = bus_id;
     subscription->registry_id = registry_id;
     over = subscription->over;
   }
-  if (over) unsubscribe();
+  if (over) unsubscribe(bus_id, registry_id);
   if (control_.shutting_down()) {
     writer->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "Herald is shutting down"));
   }

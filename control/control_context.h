@@ -22,14 +22,15 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "control/auth.h"
 #include "control/control_services.h"
 #include "control/stream_writer.h"
@@ -114,11 +115,11 @@ class ControlContext {
 
   // Live Subscribe streams.
   using EventWriter = StreamWriter<v1::Event>;
-  uint64_t AddSubscriber(std::weak_ptr<EventWriter> writer);
-  void RemoveSubscriber(uint64_t id);
-  size_t subscriber_count() const;
+  uint64_t AddSubscriber(std::weak_ptr<EventWriter> writer) ABSL_LOCKS_EXCLUDED(subscribers_mu_);
+  void RemoveSubscriber(uint64_t id) ABSL_LOCKS_EXCLUDED(subscribers_mu_);
+  size_t subscriber_count() const ABSL_LOCKS_EXCLUDED(subscribers_mu_);
   // Ends every Subscribe stream with `status` after what it has queued.
-  void FinishSubscribers(const grpc::Status& status);
+  void FinishSubscribers(const grpc::Status& status) ABSL_LOCKS_EXCLUDED(subscribers_mu_);
 
  private:
   ControlServices& services_;
@@ -127,9 +128,9 @@ class ControlContext {
   asio::strand<asio::thread_pool::executor_type> state_strand_;
   std::atomic<bool> shutting_down_{false};
 
-  mutable std::mutex subscribers_mu_;
-  std::map<uint64_t, std::weak_ptr<EventWriter>> subscribers_;  // guarded by subscribers_mu_
-  uint64_t next_subscriber_ = 1;                                // guarded by subscribers_mu_
+  mutable absl::Mutex subscribers_mu_;
+  std::map<uint64_t, std::weak_ptr<EventWriter>> subscribers_ ABSL_GUARDED_BY(subscribers_mu_);
+  uint64_t next_subscriber_ ABSL_GUARDED_BY(subscribers_mu_) = 1;
 };
 
 }  // namespace herald::control

@@ -4,15 +4,16 @@
 #include <atomic>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "component/agent/tool_call.h"
 #include "component/base/absl_string_view.h"
@@ -53,21 +54,21 @@ std::vector<std::string> Chunks(const std::string& text) {
 class Cancellation {
  public:
   bool cancelled() const { return cancelled_.load(); }
-  void Cancel() {
+  void Cancel() ABSL_LOCKS_EXCLUDED(mu_) {
     cancelled_ = true;
-    std::lock_guard lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (run_ != nullptr) run_->Cancel();
   }
-  void Attach(std::shared_ptr<skills::sandbox::RunHandle> run) {
-    std::lock_guard lock(mu_);
+  void Attach(std::shared_ptr<skills::sandbox::RunHandle> run) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
     run_ = std::move(run);
     if (cancelled_.load() && run_ != nullptr) run_->Cancel();
   }
 
  private:
   std::atomic<bool> cancelled_{false};
-  std::mutex mu_;
-  std::shared_ptr<skills::sandbox::RunHandle> run_;
+  absl::Mutex mu_;
+  std::shared_ptr<skills::sandbox::RunHandle> run_ ABSL_GUARDED_BY(mu_);
 };
 
 std::shared_ptr<v1::ExecuteSkillEvent> Finished(const absl::Status& status, absl::Time started) {

@@ -23,9 +23,11 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace herald::control {
 
@@ -51,15 +53,17 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
       Hooks hooks) {
     std::shared_ptr<StreamWriter> writer(new StreamWriter(std::move(hooks)));
     auto* reactor = new Reactor(writer);
+    absl::MutexLock lock(&writer->mu_);
     writer->reactor_ = reactor;
     return {writer, reactor};
   }
 
   // Queues `message` unless `limit` messages already wait (kFull) or the stream is finishing
   // or over (kClosed).
-  PushResult Push(MessagePtr message, size_t limit = static_cast<size_t>(-1)) {
+  PushResult Push(MessagePtr message, size_t limit = static_cast<size_t>(-1))
+      ABSL_LOCKS_EXCLUDED(mu_) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (finishing_ || cancelled_ || done_) return PushResult::kClosed;
       if (queue_.size() >= limit) return PushResult::kFull;
       queue_.push_back(std::move(message));
@@ -72,9 +76,10 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
   // written): it returns the merged message, or nullptr to queue `message` on its own.
   PushResult PushOrMerge(
       MessagePtr message,
-      const std::function<MessagePtr(const Message& last, const Message& next)>& merge) {
+      const std::function<MessagePtr(const Message& last, const Message& next)>& merge)
+      ABSL_LOCKS_EXCLUDED(mu_) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (finishing_ || cancelled_ || done_) return PushResult::kClosed;
       if (!queue_.empty()) {
         if (MessagePtr merged = merge(*queue_.back(), *message)) {
@@ -90,9 +95,10 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
 
   // Ends the stream with `status` once what is queued (and then `last`, when given) has been
   // written; with drop_queued, what is queued is discarded first. Only the first call counts.
-  void Finish(grpc::Status status, MessagePtr last = nullptr, bool drop_queued = false) {
+  void Finish(grpc::Status status, MessagePtr last = nullptr, bool drop_queued = false)
+      ABSL_LOCKS_EXCLUDED(mu_) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (finishing_ || done_) return;
       finishing_ = true;
       if (drop_queued) queue_.clear();
@@ -102,13 +108,13 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
     Pump();
   }
 
-  size_t queued() const {
-    std::lock_guard<std::mutex> lock(mu_);
+  size_t queued() const ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
     return queue_.size();
   }
 
-  bool over() const {
-    std::lock_guard<std::mutex> lock(mu_);
+  bool over() const ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
     return finishing_ || cancelled_ || done_;
   }
 
@@ -132,13 +138,13 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
   // Starts the next write, or the finish, when nothing is in flight. The decision is taken
   // under the lock and acted on outside it: while a write is in flight or the finish has not
   // been sent, gRPC cannot end the call, so the reactor is alive.
-  void Pump() {
+  void Pump() ABSL_LOCKS_EXCLUDED(mu_) {
     Reactor* reactor = nullptr;
     const Message* next = nullptr;
     bool more = false;
     std::optional<grpc::Status> finish;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (in_flight_ != nullptr || finish_sent_ || reactor_ == nullptr) return;
       if (!queue_.empty()) {
         in_flight_ = std::move(queue_.front());
@@ -163,10 +169,10 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
     }
   }
 
-  void WriteDone(bool ok) {
+  void WriteDone(bool ok) ABSL_LOCKS_EXCLUDED(mu_) {
     bool cancel = false;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       in_flight_ = nullptr;
       if (!ok && !cancelled_) {
         // The stream broke under the write: the client is gone.
@@ -180,10 +186,10 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
     Pump();
   }
 
-  void Cancelled() {
+  void Cancelled() ABSL_LOCKS_EXCLUDED(mu_) {
     bool cancel = false;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (!cancelled_) {
         cancelled_ = true;
         cancel = true;
@@ -195,21 +201,21 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
     Pump();
   }
 
-  void CallOnCancel() {
+  void CallOnCancel() ABSL_LOCKS_EXCLUDED(mu_) {
     std::function<void()> on_cancel;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       on_cancel = std::move(hooks_.on_cancel);
       hooks_.on_cancel = nullptr;
     }
     if (on_cancel) on_cancel();
   }
 
-  void Done() {
+  void Done() ABSL_LOCKS_EXCLUDED(mu_) {
     grpc::Status status;
     std::function<void(const grpc::Status&)> on_done;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       done_ = true;
       reactor_ = nullptr;
       queue_.clear();
@@ -221,16 +227,18 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
     if (on_done) on_done(status);
   }
 
-  mutable std::mutex mu_;
-  Hooks hooks_;                               // guarded by mu_
-  Reactor* reactor_ = nullptr;                // null after OnDone; guarded by mu_
-  std::deque<MessagePtr> queue_;              // guarded by mu_
-  MessagePtr in_flight_;                      // guarded by mu_
-  std::optional<grpc::Status> final_status_;  // guarded by mu_
-  bool finishing_ = false;                    // Finish was called; guarded by mu_
-  bool cancelled_ = false;                    // guarded by mu_
-  bool finish_sent_ = false;                  // guarded by mu_
-  bool done_ = false;                         // guarded by mu_
+  // Hooks and queue are reached from producers and gRPC threads alike; the callbacks are
+  // called outside mu_.
+  mutable absl::Mutex mu_;
+  Hooks hooks_ ABSL_GUARDED_BY(mu_);
+  Reactor* reactor_ ABSL_GUARDED_BY(mu_) = nullptr;  // null after OnDone
+  std::deque<MessagePtr> queue_ ABSL_GUARDED_BY(mu_);
+  MessagePtr in_flight_ ABSL_GUARDED_BY(mu_);
+  std::optional<grpc::Status> final_status_ ABSL_GUARDED_BY(mu_);
+  bool finishing_ ABSL_GUARDED_BY(mu_) = false;  // Finish was called
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+  bool finish_sent_ ABSL_GUARDED_BY(mu_) = false;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // A server-streaming call refused before it started (bad token, bad request): finishes at

@@ -19,12 +19,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
 namespace herald::events {
@@ -66,13 +67,14 @@ class EventBus {
   using Listener = std::function<void(const EventPtr& event)>;
 
   // Returns the id to unsubscribe with.
-  uint64_t Subscribe(Listener listener);
-  void Unsubscribe(uint64_t id);
-  size_t subscriber_count() const;
+  uint64_t Subscribe(Listener listener) ABSL_LOCKS_EXCLUDED(mu_);
+  void Unsubscribe(uint64_t id) ABSL_LOCKS_EXCLUDED(mu_);
+  size_t subscriber_count() const ABSL_LOCKS_EXCLUDED(mu_);
 
-  void Publish(Event event);
+  // Calls the listeners outside mu_, so a listener may Subscribe or Unsubscribe.
+  void Publish(Event event) ABSL_LOCKS_EXCLUDED(mu_);
 
-  uint64_t published() const;
+  uint64_t published() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Entry {
@@ -81,11 +83,11 @@ class EventBus {
   };
   using Listeners = std::vector<Entry>;
 
-  mutable std::mutex mutex_;
+  mutable absl::Mutex mu_;
   // Copy-on-write: Publish takes a snapshot and calls the listeners outside the lock.
-  std::shared_ptr<const Listeners> listeners_ = std::make_shared<Listeners>();
-  uint64_t next_id_ = 1;
-  uint64_t sequence_ = 0;
+  std::shared_ptr<const Listeners> listeners_ ABSL_GUARDED_BY(mu_) = std::make_shared<Listeners>();
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
+  uint64_t sequence_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace herald::events

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <optional>
 #include <utility>
 
@@ -23,7 +22,7 @@ constexpr size_t kMaxPending = 65536;
 constexpr size_t kMaxBatch = 1024;
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kMaxHeadBytes = 4096;
-constexpr auto kRetryAfterFailure = std::chrono::seconds(1);
+constexpr absl::Duration kRetryAfterFailure = absl::Seconds(1);
 
 std::string HeadPath(const std::string& path) { return path + ".head"; }
 
@@ -471,12 +470,11 @@ AuditLog::AuditLog(std::string path, int log_fd, int folder_fd, ChainState state
 
 AuditLog::~AuditLog() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  wake_writer_.notify_all();
   writer_.join();
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (!pending_.empty()) {
     LOG(ERROR) << "audit log " << path_ << ": " << pending_.size()
                << " entries could not be written before stopping: " << last_error_;
@@ -487,26 +485,25 @@ AuditLog::~AuditLog() {
 
 void AuditLog::Append(AuditEntry entry) {
   if (entry.time == absl::Time()) entry.time = absl::Now();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (pending_.size() >= kMaxPending) {
-      ++dropped_;
-      return;
-    }
-    pending_.push_back(std::move(entry));
-    ++appended_;
+  absl::MutexLock lock(&mu_);
+  if (pending_.size() >= kMaxPending) {
+    ++dropped_;
+    return;
   }
-  wake_writer_.notify_one();
+  pending_.push_back(std::move(entry));
+  ++appended_;
 }
 
 absl::Status AuditLog::Flush() { return FlushPending(); }
 
 absl::Status AuditLog::FlushPending() const {
-  std::unique_lock<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   const uint64_t target = appended_;
   const uint64_t failures = failures_;
-  wake_writer_.notify_one();
-  progress_.wait(lock, [&] { return durable_ >= target || failures_ != failures; });
+  const auto written_or_failed = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return durable_ >= target || failures_ != failures;
+  };
+  mu_.Await(absl::Condition(&written_or_failed));
   return durable_ >= target ? absl::OkStatus() : last_error_;
 }
 
@@ -515,36 +512,39 @@ absl::StatusOr<AuditVerifyReport> AuditLog::Verify() const {
   return VerifyFiles(path_, /*log_may_grow=*/true);
 }
 
-void AuditLog::WriterLoop() {
-  std::unique_lock<std::mutex> lock(mu_);
-  for (;;) {
-    wake_writer_.wait(lock, [&] { return stopping_ || !pending_.empty() || dropped_ > 0; });
-    if (pending_.empty() && dropped_ == 0) return;  // stopping, and all written
+bool AuditLog::WriterHasWork() const { return stopping_ || !pending_.empty() || dropped_ > 0; }
 
+void AuditLog::WriterLoop() {
+  for (;;) {
     // One batch: everything queued (up to kMaxBatch), written with one write and one sync.
     std::vector<AuditEntry> batch;
-    const uint64_t dropped = std::exchange(dropped_, 0);
-    if (dropped > 0) {
-      batch.push_back(AuditEntry{
-          .time = absl::Now(),
-          .actor = "herald",
-          .action = "audit.dropped",
-          .outcome = "RESOURCE_EXHAUSTED",
-          .detail =
-              absl::StrCat(dropped, " entries were dropped while the log could not be written")});
+    uint64_t dropped = 0;
+    size_t taken = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(this, &AuditLog::WriterHasWork));
+      if (pending_.empty() && dropped_ == 0) return;  // stopping, and all written
+      dropped = std::exchange(dropped_, 0);
+      if (dropped > 0) {
+        batch.push_back(AuditEntry{
+            .time = absl::Now(),
+            .actor = "herald",
+            .action = "audit.dropped",
+            .outcome = "RESOURCE_EXHAUSTED",
+            .detail =
+                absl::StrCat(dropped, " entries were dropped while the log could not be written")});
+      }
+      taken = std::min(pending_.size(), kMaxBatch);
+      batch.reserve(batch.size() + taken);
+      for (size_t i = 0; i < taken; ++i) {
+        batch.push_back(std::move(pending_.front()));
+        pending_.pop_front();
+      }
     }
-    const size_t taken = std::min(pending_.size(), kMaxBatch);
-    batch.reserve(batch.size() + taken);
-    for (size_t i = 0; i < taken; ++i) {
-      batch.push_back(std::move(pending_.front()));
-      pending_.pop_front();
-    }
-    lock.unlock();
     const absl::Status status = WriteBatch(batch);
-    lock.lock();
+    absl::MutexLock lock(&mu_);
     if (status.ok()) {
-      durable_ += taken;
-      progress_.notify_all();
+      durable_ += taken;  // wakes Flush (mu_'s waiters re-check their conditions on unlock)
       continue;
     }
     // Keep the entries, in order, for the next attempt.
@@ -552,10 +552,9 @@ void AuditLog::WriterLoop() {
     dropped_ += dropped;
     last_error_ = status;
     ++failures_;
-    progress_.notify_all();
     LOG(ERROR) << "audit log " << path_ << ": cannot write " << taken << " entries: " << status;
     if (stopping_) return;
-    wake_writer_.wait_for(lock, kRetryAfterFailure, [&] { return stopping_; });
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), kRetryAfterFailure);
   }
 }
 

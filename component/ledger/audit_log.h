@@ -22,17 +22,17 @@
 //   absl::StatusOr<AuditVerifyReport> offline = AuditLog::Verify("./data/audit.log");
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "component/ledger/audit_format.h"
 
@@ -66,7 +66,7 @@ class AuditLog {
   // (FailedPrecondition).
   static absl::StatusOr<std::unique_ptr<AuditLog>> Open(const std::string& path);
   // Writes what is still queued (one attempt), then stops the writer thread.
-  ~AuditLog();
+  ~AuditLog() ABSL_LOCKS_EXCLUDED(mu_);
   AuditLog(const AuditLog&) = delete;
   AuditLog& operator=(const AuditLog&) = delete;
 
@@ -74,11 +74,11 @@ class AuditLog {
   // CanonicalAuditEntry(entry). While the log cannot be written (disk full), at most 65536
   // entries wait; further ones are dropped and counted, and the count is written as an entry
   // ("audit.dropped") as soon as writing works again.
-  void Append(AuditEntry entry);
+  void Append(AuditEntry entry) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Returns once everything appended before the call is durable (written, fdatasynced, and
   // the head replaced), or with the error that prevents it.
-  absl::Status Flush();
+  absl::Status Flush() ABSL_LOCKS_EXCLUDED(mu_);
 
   // Reads the log and its head in full and checks every entry and the chain; a changed,
   // removed, inserted or reordered entry, entries cut off the end, and a changed head are all
@@ -89,7 +89,7 @@ class AuditLog {
   static absl::StatusOr<AuditVerifyReport> Verify(const std::string& path);
   // Flushes first, then checks the log up to the entry its head records at that moment (all
   // that was appended before the call) while the writer goes on appending after it.
-  absl::StatusOr<AuditVerifyReport> Verify() const;
+  absl::StatusOr<AuditVerifyReport> Verify() const ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::string& path() const { return path_; }
 
@@ -102,10 +102,13 @@ class AuditLog {
 
   AuditLog(std::string path, int log_fd, int folder_fd, ChainState state);
 
-  void WriterLoop();
-  // Encodes, writes and makes durable one batch, then replaces the head. Writer thread only.
-  absl::Status WriteBatch(const std::vector<AuditEntry>& batch);
-  absl::Status FlushPending() const;
+  void WriterLoop() ABSL_LOCKS_EXCLUDED(mu_);
+  // What the writer waits for: something to write, or the order to stop.
+  bool WriterHasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Encodes, writes and makes durable one batch, then replaces the head. Writer thread only,
+  // without mu_: Append goes on queueing while a batch is written.
+  absl::Status WriteBatch(const std::vector<AuditEntry>& batch) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status FlushPending() const ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::string path_;
   const std::string head_path_;
@@ -114,17 +117,16 @@ class AuditLog {
 
   ChainState chain_;  // the writer thread's alone once it runs
 
-  // The queue between Append and the writer.
-  mutable std::mutex mu_;
-  mutable std::condition_variable wake_writer_;
-  mutable std::condition_variable progress_;
-  std::deque<AuditEntry> pending_;  // guarded by mu_
-  uint64_t appended_ = 0;           // entries accepted; guarded by mu_
-  uint64_t durable_ = 0;            // of those, durable; guarded by mu_
-  uint64_t dropped_ = 0;            // refused since the last write; guarded by mu_
-  uint64_t failures_ = 0;           // failed batch writes so far; guarded by mu_
-  absl::Status last_error_;         // of the last failed write; guarded by mu_
-  bool stopping_ = false;           // guarded by mu_
+  // The queue between Append and the writer. The writer waits on mu_ for WriterHasWork();
+  // Flush waits on it for durable_ to reach what was appended (or for a failed write).
+  mutable absl::Mutex mu_;
+  std::deque<AuditEntry> pending_ ABSL_GUARDED_BY(mu_);
+  uint64_t appended_ ABSL_GUARDED_BY(mu_) = 0;    // entries accepted
+  uint64_t durable_ ABSL_GUARDED_BY(mu_) = 0;     // of those, durable
+  uint64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;     // refused since the last write
+  uint64_t failures_ ABSL_GUARDED_BY(mu_) = 0;    // failed batch writes so far
+  absl::Status last_error_ ABSL_GUARDED_BY(mu_);  // of the last failed write
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread writer_;
 };
 

@@ -29,15 +29,16 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "component/base/sqlite_database.h"
 #include "component/ledger/page_token.h"
@@ -139,20 +140,21 @@ class UsageLedger {
   // and to Check's counters. InvalidArgument for an empty or over-long jid or model, one with
   // control characters, negative token counts or more than 2^40 in one call, or an infinite
   // time. Blocking SQLite I/O: call it from a worker thread.
-  absl::Status Record(const UsageRecord& record);
+  absl::Status Record(const UsageRecord& record) ABSL_LOCKS_EXCLUDED(db_mu_, state_mu_);
 
   // One page of the totals in the window of kind query.window containing query.at, one row per
   // (jid, model), ordered stably by (jid, model). InvalidArgument for a page_token that this
   // ledger did not give for this same query (same jid and model filters, window kind and window).
-  absl::StatusOr<UsagePage> Usage(const UsageQuery& query) const;
+  absl::StatusOr<UsagePage> Usage(const UsageQuery& query) const ABSL_LOCKS_EXCLUDED(db_mu_);
 
   // Limits persist in the database, durably before these return. SetLimit replaces the limit
   // with the same (jid, model, window); InvalidArgument on a bad limit (both jid and model "",
   // negative max_tokens, bad names). RemoveLimit: NotFound if there is none.
-  absl::Status SetLimit(const Limit& limit);
-  absl::Status RemoveLimit(const std::string& jid, const std::string& model, Window window);
+  absl::Status SetLimit(const Limit& limit) ABSL_LOCKS_EXCLUDED(db_mu_, state_mu_);
+  absl::Status RemoveLimit(const std::string& jid, const std::string& model, Window window)
+      ABSL_LOCKS_EXCLUDED(db_mu_, state_mu_);
   // The explicit limits (not the default), ordered by (jid, model, window).
-  std::vector<Limit> Limits() const;
+  std::vector<Limit> Limits() const ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // Whether a call by `jid` to `model` may go ahead at `now`. Memory only (no SQLite, no
   // blocking I/O): call it on the I/O loop before every LLM call. The limits that apply are
@@ -160,50 +162,59 @@ class UsageLedger {
   // and the default daily limit unless the JID has its own (jid, "", day) limit. A limit is
   // reached when used >= max_tokens; checking comes before the call, so the call that crosses
   // a limit is served and the next one is not.
-  Decision Check(std::string_view jid, std::string_view model, absl::Time now) const;
+  Decision Check(std::string_view jid, std::string_view model, absl::Time now) const
+      ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // Every limit that can apply to this jid, with its state: its own limits, the per-model
   // limits for every JID, and the default (is_default) unless replaced. For /usage.
-  std::vector<LimitState> LimitStates(std::string_view jid, absl::Time now) const;
+  std::vector<LimitState> LimitStates(std::string_view jid, absl::Time now) const
+      ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // Config reload: the [quota] daily_tokens default (0 = none), and the price table used for
   // the cost of calls recorded from now on (stored costs do not change).
-  void SetDefaultDailyTokens(int64_t tokens);
-  void SetPrices(PriceTable prices);
-  int64_t default_daily_tokens() const;
+  void SetDefaultDailyTokens(int64_t tokens) ABSL_LOCKS_EXCLUDED(state_mu_);
+  void SetPrices(PriceTable prices) ABSL_LOCKS_EXCLUDED(state_mu_);
+  int64_t default_daily_tokens() const ABSL_LOCKS_EXCLUDED(state_mu_);
 
  private:
   UsageLedger(std::unique_ptr<base::SqliteDatabase> db, PriceTable prices,
               int64_t default_daily_tokens, std::string page_token_key);
 
-  absl::Status LoadLimits();
-  absl::Status LoadCounters();
-  absl::Status PrepareStatements();
-  absl::Status WriteRecord(const UsageRecord& record, const PriceTable::Estimate& cost);
+  absl::Status LoadLimits() ABSL_LOCKS_EXCLUDED(db_mu_, state_mu_);
+  absl::Status LoadCounters() ABSL_LOCKS_EXCLUDED(db_mu_, state_mu_);
+  absl::Status PrepareStatements() ABSL_LOCKS_EXCLUDED(db_mu_);
+  absl::Status WriteRecord(const UsageRecord& record, const PriceTable::Estimate& cost)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_mu_);
 
-  // Requires state_mu_.
-  LimitState StateOf(const Limit& limit, absl::Time now, bool is_default) const;
-  std::optional<Limit> DefaultLimitFor(std::string_view jid) const;
-  void StoreLimitInMemory(const Limit& limit);
-  void EraseLimitInMemory(const std::string& jid, const std::string& model, Window window);
+  LimitState StateOf(const Limit& limit, absl::Time now, bool is_default) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
+  std::optional<Limit> DefaultLimitFor(std::string_view jid) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
+  void StoreLimitInMemory(const Limit& limit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
+  void EraseLimitInMemory(const std::string& jid, const std::string& model, Window window)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
 
   const PageTokenCodec page_tokens_;
 
-  // The SQLite connection and its prepared statements.
-  mutable std::mutex db_mu_;
-  std::unique_ptr<base::SqliteDatabase> db_;                        // guarded by db_mu_
-  std::optional<base::SqliteStatement> begin_, commit_, rollback_;  // guarded by db_mu_
-  std::optional<base::SqliteStatement> add_usage_;                  // guarded by db_mu_
-  mutable std::optional<base::SqliteStatement> usage_pages_[4];     // by filter; guarded by db_mu_
+  // The SQLite connection and its prepared statements. Taken before state_mu_ when both are
+  // held (LoadLimits, LoadCounters).
+  mutable absl::Mutex db_mu_ ABSL_ACQUIRED_BEFORE(state_mu_);
+  std::unique_ptr<base::SqliteDatabase> db_ ABSL_GUARDED_BY(db_mu_);
+  std::optional<base::SqliteStatement> begin_ ABSL_GUARDED_BY(db_mu_);
+  std::optional<base::SqliteStatement> commit_ ABSL_GUARDED_BY(db_mu_);
+  std::optional<base::SqliteStatement> rollback_ ABSL_GUARDED_BY(db_mu_);
+  std::optional<base::SqliteStatement> add_usage_ ABSL_GUARDED_BY(db_mu_);
+  // By filter: bit 0 set when the query names a jid, bit 1 when it names a model.
+  mutable std::optional<base::SqliteStatement> usage_pages_[4] ABSL_GUARDED_BY(db_mu_);
 
   // What Check reads.
-  mutable std::mutex state_mu_;
-  UsageCounters counters_;  // guarded by state_mu_
-  // Limits with a jid, by jid; limits for a model and every JID. Guarded by state_mu_.
-  absl::flat_hash_map<std::string, std::vector<Limit>> jid_limits_;
-  std::vector<Limit> model_limits_;
-  int64_t default_daily_tokens_;  // guarded by state_mu_
-  PriceTable prices_;             // guarded by state_mu_
+  mutable absl::Mutex state_mu_;
+  UsageCounters counters_ ABSL_GUARDED_BY(state_mu_);
+  // Limits with a jid, by jid; limits for a model and every JID.
+  absl::flat_hash_map<std::string, std::vector<Limit>> jid_limits_ ABSL_GUARDED_BY(state_mu_);
+  std::vector<Limit> model_limits_ ABSL_GUARDED_BY(state_mu_);
+  int64_t default_daily_tokens_ ABSL_GUARDED_BY(state_mu_);
+  PriceTable prices_ ABSL_GUARDED_BY(state_mu_);
 };
 
 }  // namespace herald::ledger

@@ -17,9 +17,9 @@
 #pragma once
 
 #include <functional>
-#include <mutex>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 
@@ -47,17 +47,17 @@ class CircuitBreaker {
 
   explicit CircuitBreaker(Options options, Clock clock = absl::Now);
 
-  Admission Admit();
-  void Record(Admission admission, Outcome outcome);
+  Admission Admit() ABSL_LOCKS_EXCLUDED(mu_);
+  void Record(Admission admission, Outcome outcome) ABSL_LOCKS_EXCLUDED(mu_);
 
-  State state() const;
+  State state() const ABSL_LOCKS_EXCLUDED(mu_);
   // While open: how long until the next trial is let through; zero otherwise.
-  absl::Duration RemainingCooldown() const;
+  absl::Duration RemainingCooldown() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   const Options options_;
   const Clock clock_;
-  mutable std::mutex mu_;
+  mutable absl::Mutex mu_;
   State state_ ABSL_GUARDED_BY(mu_) = State::kClosed;
   int consecutive_failures_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Time opened_at_ ABSL_GUARDED_BY(mu_);
