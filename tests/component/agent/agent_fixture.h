@@ -3,7 +3,10 @@
 // AgentFixture: the agent runtime end to end below the XMPP layer, for tests — a real
 // MemoryStore in a temporary folder, a real SkillRegistry with ShoutSkill enabled, an
 // EventBus whose events the test keeps, and a ModelRouter over ScriptedModel. Outbound
-// XMPP actions are recorded; helpers run the I/O loop until something happened.
+// XMPP actions are recorded; helpers run the I/O loop until something happened (a message
+// went out, every conversation is idle, a conversation's file work is done, the ledger has
+// the calls), never for a fixed time — except WatchFor, for tests that prove something did
+// not happen.
 //
 //   class AgentTest : public AgentFixture {};
 //   TEST_F(AgentTest, Answers) { Send("alice@localhost/phone", "hi");
@@ -21,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "component/agent/agent.h"
@@ -118,30 +122,56 @@ class AgentFixture : public ::testing::Test {
     return out;
   }
 
-  // Runs the loop until `count` messages went out (or 10 s passed).
-  bool WaitForMessages(size_t count, std::string_view to_bare = "") {
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  // Runs the loop until `done()` holds (or `timeout` passed); whether it held.
+  bool RunUntil(const std::function<bool()>& done, absl::Duration timeout = kWait) {
+    const absl::Time deadline = absl::Now() + timeout;
     io_.restart();  // a released work guard may have stopped the loop
-    auto guard = asio::make_work_guard(io_);
-    while (Messages(to_bare).size() < count && absl::Now() < deadline) {
-      io_.run_for(std::chrono::milliseconds(5));
-    }
-    return Messages(to_bare).size() >= count;
-  }
-
-  // Runs the loop until `done()` holds (or 10 s passed).
-  bool RunUntil(const std::function<bool()>& done) {
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
-    io_.restart();
     auto guard = asio::make_work_guard(io_);
     while (!done() && absl::Now() < deadline) io_.run_for(std::chrono::milliseconds(5));
     return done();
   }
 
-  void Settle(absl::Duration d = absl::Milliseconds(200)) {
+  // Runs the loop until `count` messages went out (to `to_bare`, if given).
+  bool WaitForMessages(size_t count, std::string_view to_bare = "") {
+    return RunUntil([&] { return Messages(to_bare).size() >= count; });
+  }
+
+  // Runs the loop until no conversation has a turn running or a message queued. A turn has
+  // written both sides to memory (and its usage is on its way to the ledger) before it ends,
+  // and a cancelled turn ends once the model call it waited for came back.
+  bool WaitForIdle() {
+    return RunUntil([&] {
+      for (const Agent::LoadedConversation& conversation : agent_->LoadedConversations()) {
+        if (conversation.busy || conversation.queued > 0) return false;
+      }
+      return true;
+    });
+  }
+
+  // Runs the loop until the file work queued so far for the conversation of `jid` (its
+  // strand of the worker pool: memory appends, archives) is done — a marker posted behind it
+  // has run.
+  bool WaitForFileWork(const std::string& jid) {
+    Conversation* conversation =
+        agent_->FindConversation({.kind = base::ConversationRef::Kind::kDirect, .address = jid});
+    if (conversation == nullptr) return true;
+    auto done = std::make_shared<absl::Notification>();
+    asio::post(conversation->files(), [done] { done->Notify(); });
+    return RunUntil([&] { return done->HasBeenNotified(); });
+  }
+
+  // Runs the loop until the ledger recorded `calls` LLM calls paid by `jid` (usage is
+  // recorded on the worker pool after each call).
+  bool WaitForRecordedCalls(const std::string& jid, int64_t calls) {
+    return RunUntil([&] { return RecordedCalls(jid) >= calls; });
+  }
+
+  // Runs the loop for `watch` whatever happens. Only for a test that proves something did
+  // NOT happen; it says there why `watch` is long enough.
+  void WatchFor(absl::Duration watch) {
     io_.restart();
     auto guard = asio::make_work_guard(io_);
-    io_.run_for(absl::ToChronoNanoseconds(d));
+    io_.run_for(absl::ToChronoNanoseconds(watch));
   }
 
   std::vector<memory::MemoryEntry> History(std::string jid) {
@@ -163,18 +193,28 @@ class AgentFixture : public ::testing::Test {
     return types;
   }
 
-  // Runs the loop until the sink saw a last event (completed or failed), or 10 s passed.
+  // Runs the loop until the sink saw a last event (completed or failed).
   bool WaitForRunEnd(const std::vector<RunEvent>& seen) {
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
-    io_.restart();
-    auto guard = asio::make_work_guard(io_);
-    auto ended = [&] {
+    return RunUntil([&] {
       return !seen.empty() && (seen.back().kind == RunEvent::Kind::kCompleted ||
                                seen.back().kind == RunEvent::Kind::kFailed);
-    };
-    while (!ended() && absl::Now() < deadline) io_.run_for(std::chrono::milliseconds(5));
-    return ended();
+    });
   }
+
+  // The LLM calls the ledger holds for `jid`, all time.
+  int64_t RecordedCalls(const std::string& jid) const {
+    absl::StatusOr<ledger::UsagePage> page = ledger_->Usage(
+        {.jid = jid, .window = ledger::Window::kLifetime, .at = now_, .page_size = 1000});
+    int64_t calls = 0;
+    if (page.ok()) {
+      for (const ledger::UsageRow& row : page->rows) calls += row.calls;
+    }
+    return calls;
+  }
+
+  // How long a wait for something that should happen may take: generous, for a loaded CI
+  // machine; a passing test never waits it out.
+  static constexpr absl::Duration kWait = absl::Seconds(10);
 
   // First, so it ends last: everything below runs on it (component/base/event_loop.h).
   base::EventLoop loop_{2};

@@ -54,7 +54,7 @@ TEST_F(AgentTest, AnswersAMessageFromTheModelAndRemembersBothSides) {
   EXPECT_EQ(model_->requests[0].messages[0].text, "hi there");
   EXPECT_NE(model_->requests[0].system.find("Herald"), std::string::npos);
 
-  Settle();
+  ASSERT_TRUE(WaitForIdle());  // the turn saves both sides before it ends
   std::vector<memory::MemoryEntry> history = History("alice@localhost");
   ASSERT_EQ(history.size(), 2u);
   EXPECT_EQ(history[0].role, "user");
@@ -68,7 +68,7 @@ TEST_F(AgentTest, TheNextTurnSeesTheSessionSoFar) {
   model_->script.push_back({.text = "second answer"});
   Send("alice@localhost/phone", "one");
   ASSERT_TRUE(WaitForMessages(1));
-  Settle();
+  ASSERT_TRUE(WaitForIdle());
   Send("alice@localhost/phone", "two");
   ASSERT_TRUE(WaitForMessages(2));
   const LlmRequest& second = model_->requests[1];
@@ -93,7 +93,7 @@ TEST_F(AgentTest, RunsAToolAndFeedsItsResultBack) {
   EXPECT_EQ(results.tool_results[0].tool_call_id, "call-1");
   EXPECT_EQ(results.tool_results[0].content, "QUIET");
   EXPECT_FALSE(results.tool_results[0].is_error);
-  Settle();
+  ASSERT_TRUE(WaitForIdle());
   std::vector<memory::MemoryEntry> history = History("alice@localhost");
   ASSERT_EQ(history.size(), 3u);
   EXPECT_EQ(history[1].role, "tool");
@@ -176,11 +176,11 @@ TEST_F(AgentTest, NewArchivesTheSessionAndTheModelStartsAfresh) {
   model_->script.push_back({.text = "remembered"});
   Send("alice@localhost/phone", "my name is Alice");
   ASSERT_TRUE(WaitForMessages(1));
-  Settle();
+  ASSERT_TRUE(WaitForIdle());
   Send("alice@localhost/phone", "/new");
   ASSERT_TRUE(WaitForMessages(2));
   EXPECT_NE(Messages()[1].body.find("sessions/"), std::string::npos);
-  Settle();
+  ASSERT_TRUE(WaitForFileWork("alice@localhost"));
   EXPECT_TRUE(History("alice@localhost").empty());
   EXPECT_EQ(store_
                 ->ListSessions(
@@ -198,10 +198,10 @@ TEST_F(AgentTest, ForgetErasesTheSessionAndContext) {
   ASSERT_TRUE(store_->WriteContext(alice, "likes tea").ok());
   Send("alice@localhost/phone", "secret");
   ASSERT_TRUE(WaitForMessages(1));
-  Settle();
+  ASSERT_TRUE(WaitForIdle());
   Send("alice@localhost/phone", "/forget");
   ASSERT_TRUE(WaitForMessages(2));
-  Settle();
+  ASSERT_TRUE(WaitForFileWork("alice@localhost"));
   EXPECT_TRUE(History("alice@localhost").empty());
   EXPECT_EQ(store_->ReadContext(alice).value(), "");
 }
@@ -210,11 +210,11 @@ TEST_F(AgentTest, AnIdleSessionIsArchivedBeforeTheNextMessage) {
   options_.session_idle_minutes = 30;
   Send("alice@localhost/phone", "morning");
   ASSERT_TRUE(WaitForMessages(1));
-  Settle();
+  ASSERT_TRUE(WaitForIdle());
   now_ += absl::Hours(2);
   Send("alice@localhost/phone", "evening");
   ASSERT_TRUE(WaitForMessages(2));
-  Settle();
+  ASSERT_TRUE(WaitForIdle());
   EXPECT_EQ(model_->requests.back().messages.size(), 1u);
   EXPECT_EQ(History("alice@localhost").size(), 2u);  // "evening" and its answer
 }
@@ -252,7 +252,7 @@ TEST_F(AgentTest, ACarriedOverSummaryLeavesToolOutputOutAndReachesTheModelAsQuot
 TEST_F(AgentTest, ThreadsAreSeparateSessions) {
   Send("alice@localhost/phone", "in thread one", "t1");
   ASSERT_TRUE(WaitForMessages(1));
-  Settle();
+  ASSERT_TRUE(WaitForIdle());
   Send("alice@localhost/phone", "in thread two", "t2");
   ASSERT_TRUE(WaitForMessages(2));
   EXPECT_EQ(model_->requests.back().messages.size(), 1u);
@@ -305,7 +305,10 @@ TEST_F(AgentTest, AFailingModelGetsAnApologyWithAReferenceAndNoInternals) {
 TEST_F(AgentTest, NothingFromARefusedSenderReachesTheModelOrMemory) {
   Send("eve@evil.example/pc", "hello");
   Send("mallory@localhost/pc", "/ping");
-  Settle();
+  // Nothing to wait for: a refused sender is turned away inside Send() and no work is
+  // started. Had a reply or a turn been started anyway, it would show within a few ms (the
+  // scripted model answers at once); 200 ms of running the loop is ample.
+  WatchFor(absl::Milliseconds(200));
   EXPECT_TRUE(model_->requests.empty());
   EXPECT_TRUE(actions_.empty());
   EXPECT_TRUE(History("eve@evil.example").empty());
@@ -333,7 +336,10 @@ TEST_F(AgentTest, AFloodingSenderIsWarnedOnceAndNotServed) {
   MakeAgent();
   for (int i = 0; i < 10; ++i) Send("alice@localhost/phone", "/ping");
   ASSERT_TRUE(WaitForMessages(3));
-  Settle();
+  // The admitted /pings and the warning are answered on the loop without any file work, so
+  // a reply to a message that got through the limit would already be queued; 200 ms of
+  // running the loop is ample to see it.
+  WatchFor(absl::Milliseconds(200));
   std::vector<xmpp::SendMessage> replies = Messages();
   ASSERT_EQ(replies.size(), 3u);
   int warnings = 0;
@@ -348,7 +354,9 @@ TEST_F(AgentTest, CancelDropsTheRunningAnswer) {
   Send("alice@localhost/phone", "/cancel");
   ASSERT_TRUE(WaitForMessages(1));
   EXPECT_EQ(Messages()[0].body, "Cancelled.");
-  Settle(absl::Milliseconds(500));
+  // The cancelled turn ends when its 300 ms model call comes back and it finds itself
+  // cancelled; after that nothing of it can be sent, so idle is the whole watch.
+  ASSERT_TRUE(WaitForIdle());
   EXPECT_EQ(Messages().size(), 1u);
 }
 
@@ -392,7 +400,7 @@ TEST_F(AgentTest, ConverseStreamsTheRunsEventsAndSendsNothingOverXmpp) {
   EXPECT_TRUE(Messages().empty());
   EXPECT_TRUE(ChatStates().empty());
 
-  Settle();
+  ASSERT_TRUE(WaitForIdle());  // the answer is saved after kCompleted
   const base::ConversationRef api{.kind = base::ConversationRef::Kind::kApi, .address = "nightly"};
   std::vector<memory::MemoryEntry> history = store_->History(api, 10).value();
   ASSERT_EQ(history.size(), 3u);  // the message, the tool call, the answer
@@ -427,7 +435,9 @@ TEST_F(AgentTest, CancelEndsAFollowedRunAndItsQueuedRunsAsCancelled) {
   ASSERT_EQ(second.size(), 1u);
   EXPECT_EQ(second[0].failure, RunEvent::Failure::kCancelled);
   const size_t events_after_cancel = first.size();
-  Settle(absl::Milliseconds(500));
+  // The cancelled run ends when its 300 ms model call comes back; after that nothing of it
+  // can emit or call the model, so idle is the whole watch.
+  ASSERT_TRUE(WaitForIdle());
   EXPECT_EQ(first.size(), events_after_cancel) << "nothing after the end";
   EXPECT_EQ(model_->requests.size(), 1u);
 }
@@ -452,7 +462,7 @@ TEST_F(AgentTest, ABlockLimitAnswersTheLimitMessageAndMakesNoLlmCall) {
   UseLedger(/*default_daily_tokens=*/15);
   Send("alice@localhost/phone", "first");
   ASSERT_TRUE(WaitForMessages(1));
-  Settle();  // the usage (10 in + 5 out) is recorded on the worker pool
+  ASSERT_TRUE(WaitForRecordedCalls("alice@localhost", 1));  // 10 in + 5 out, on the pool
   Send("alice@localhost/phone", "second");
   ASSERT_TRUE(WaitForMessages(2));
   EXPECT_EQ(model_->requests.size(), 1u) << "the blocked turn made no LLM call";
@@ -482,7 +492,7 @@ TEST_F(AgentTest, AWarnLimitIsPublishedOncePerWindowAndServes) {
   for (int i = 0; i < 3; ++i) {
     Send("alice@localhost/phone", absl::StrCat("message ", i));
     ASSERT_TRUE(WaitForMessages(i + 1));
-    Settle(absl::Milliseconds(100));
+    ASSERT_TRUE(WaitForRecordedCalls("alice@localhost", i + 1));
   }
   EXPECT_EQ(model_->requests.size(), 3u);
   int warnings = 0;
@@ -498,7 +508,7 @@ TEST_F(AgentTest, UsageShowsTheSendersFiguresAndOnlyAdminsMayAskForOthers) {
   UseLedger(/*default_daily_tokens=*/100000);
   Send("alice@localhost/phone", "hello");
   ASSERT_TRUE(WaitForMessages(1));
-  Settle();
+  ASSERT_TRUE(WaitForRecordedCalls("alice@localhost", 1));
   Send("alice@localhost/phone", "/usage");
   ASSERT_TRUE(WaitForMessages(2));
   const std::string report = Messages()[1].body;
@@ -521,7 +531,7 @@ TEST_F(AgentTest, SendAsAgentSendsAndRemembersTheMessage) {
   ASSERT_EQ(Messages().size(), 1u);
   EXPECT_EQ(Messages()[0].body, "maintenance at 5");
   EXPECT_EQ(Messages()[0].from.ToString(), "agent.localhost");
-  Settle();
+  ASSERT_TRUE(WaitForFileWork("alice@localhost"));
   std::vector<memory::MemoryEntry> history = History("alice@localhost");
   ASSERT_EQ(history.size(), 1u);
   EXPECT_EQ(history[0].role, "assistant");

@@ -98,8 +98,9 @@ class RoomsTest : public ::testing::Test {
     return true;
   }
 
-  // Runs the loop for `duration` whatever happens.
-  void RunFor(absl::Duration duration) {
+  // Runs the loop for `duration` whatever happens. Only for a test that proves something did
+  // NOT happen; it says there why `duration` is long enough.
+  void WatchFor(absl::Duration duration) {
     const absl::Time deadline = absl::Now() + duration;
     while (absl::Now() < deadline) {
       io_.restart();
@@ -294,7 +295,10 @@ TEST_F(RoomsTest, NeverRejoinsARoomThatBannedIt) {
   JoinLobby();
   Presence(kLobby, "herald", {301, 110}, /*available=*/false);
   EXPECT_FALSE(manager_->IsJoined(kLobby));
-  RunFor(absl::Milliseconds(300));  // several rejoin delays
+  // A kicked room is rejoined after 20-40 ms (Fast(): the upper half of rejoin_initial), and
+  // no rejoin delay exceeds rejoin_max, 160 ms: 300 ms covers the longest delay and several
+  // short ones, so a rejoin that was wrongly scheduled would have been sent.
+  WatchFor(absl::Milliseconds(300));
   EXPECT_FALSE(Has<JoinRoom>());
   Online();  // nor after a reconnect
   EXPECT_FALSE(Has<JoinRoom>());
@@ -305,7 +309,8 @@ TEST_F(RoomsTest, TreatsAForbiddenJoinAsABan) {
   Online();
   ASSERT_EQ(Take<JoinRoom>().size(), 1u);
   Error(kLobby, "herald", "forbidden");
-  RunFor(absl::Milliseconds(300));
+  // As for a ban: 300 ms is longer than rejoin_max (160 ms) and many times rejoin_initial.
+  WatchFor(absl::Milliseconds(300));
   EXPECT_FALSE(Has<JoinRoom>());
 }
 
@@ -348,7 +353,9 @@ TEST_F(RoomsTest, WaitsForTheSessionInsteadOfRejoiningWhenDisconnected) {
   manager_->Handle(xmpp::SelfPingResult{
       .occupant = pings[0].occupant, .joined = false, .condition = "disconnected"});
   EXPECT_FALSE(manager_->IsJoined(kLobby));
-  RunFor(absl::Milliseconds(300));
+  // 300 ms is longer than rejoin_max (160 ms) and six self-ping intervals (50 ms here): a
+  // rejoin or a ping the manager wrongly kept scheduled would have been sent.
+  WatchFor(absl::Milliseconds(300));
   EXPECT_FALSE(Has<JoinRoom>());
   EXPECT_FALSE(Has<xmpp::SelfPing>());
   Online();

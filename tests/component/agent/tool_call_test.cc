@@ -195,14 +195,19 @@ TEST_F(ToolCallTest, OtherMessagesWaitTheirTurnAndCancelEndsTheWait) {
   Send("alice@localhost/phone", "shout a");
   ASSERT_TRUE(WaitForPending(1));
   Send("alice@localhost/phone", "what's the weather?");  // not an answer: queued
-  Settle(absl::Milliseconds(50));
+  // Send() queued it at once, and the run goes on waiting. Were it wrongly taken as an answer
+  // or handed to the model, that would happen on the loop within a few ms (nothing here has a
+  // delay); 200 ms of running the loop is ample.
+  WatchFor(absl::Milliseconds(200));
   EXPECT_EQ(pending_->size(), 1u);
   EXPECT_EQ(model_->requests.size(), 1u);
   Send("alice@localhost/phone", "/cancel");
   ASSERT_TRUE(WaitForMessages(2));
   EXPECT_EQ(Messages()[1].body, "Cancelled.");
   EXPECT_EQ(pending_->size(), 0u);
-  Settle();
+  // The run ends once it sees the wait cancelled; the queued message went with it, so when
+  // the conversation is idle nothing more can reach the model.
+  ASSERT_TRUE(WaitForIdle());
   EXPECT_EQ(model_->requests.size(), 1u) << "the queued message was cancelled with the run";
 }
 
@@ -352,7 +357,7 @@ TEST_F(CredentialTest, AMissingCredentialIsAskedForUsedRedactedAndNeverRemembere
   EXPECT_EQ(Messages()[2].body, "Echoed.");
   const std::string result = LastToolResult();
   EXPECT_TRUE(absl::StrContains(result, "[redacted EXAMPLE_TOKEN]")) << result;
-  Settle();
+  ASSERT_TRUE(WaitForIdle());  // the run saved what it keeps before it ended
   EXPECT_FALSE(absl::StrContains(AllModelInput(), kSecret));
   // Memory, the credential database (sealed), everything Herald wrote.
   EXPECT_FALSE(absl::StrContains(AllFileBytes(dir_), kSecret));
