@@ -61,10 +61,14 @@ struct ServerConfig {
   // MUC services (domains) whose relayed invitations name the inviter truthfully; empty: the
   // ones the server announces by disco.
   std::vector<std::string> muc_services;
+
+  friend bool operator==(const ServerConfig&, const ServerConfig&) = default;
 };
 
 struct LogConfig {
   std::string level = "info";  // "debug" | "info" | "warning" | "error"
+
+  friend bool operator==(const LogConfig&, const LogConfig&) = default;
 };
 
 // The sections SPEC §5 fixes for later features are parsed and kept as raw, validated
@@ -72,6 +76,8 @@ struct LogConfig {
 
 struct MemoryConfig {
   std::string path = "./data/memory";
+
+  friend bool operator==(const MemoryConfig&, const MemoryConfig&) = default;
 };
 
 // One row of the price table: USD per million tokens of a "<provider>:<model>".
@@ -79,12 +85,16 @@ struct ModelPrice {
   std::string model;
   double input_per_mtok = 0;
   double output_per_mtok = 0;
+
+  friend bool operator==(const ModelPrice&, const ModelPrice&) = default;
 };
 
 struct QuotaConfig {
   int64_t daily_tokens = 100000;          // default per-JID daily limit (block); 0 = none
   std::string path = "./data/ledger.db";  // the usage ledger (SQLite)
   std::vector<ModelPrice> prices;         // [[quota.prices]], for cost estimates
+
+  friend bool operator==(const QuotaConfig&, const QuotaConfig&) = default;
 };
 
 // [skills.url_fetch]: the url_fetch builtin (S4; docs/web-skills.md).
@@ -98,6 +108,8 @@ struct UrlFetchConfig {
   // Exempt from the private-address refusal: host names, "*.domain", addresses, networks.
   std::vector<std::string> allow_hosts;
   std::string user_agent = "Herald url_fetch";
+
+  friend bool operator==(const UrlFetchConfig&, const UrlFetchConfig&) = default;
 };
 
 // [skills.web_search]: the web_search builtin (S4; docs/web-skills.md).
@@ -109,6 +121,8 @@ struct WebSearchConfig {
   std::string api_key;  // Tavily's key (required for Tavily); a secret
   int max_results = 5;
   int timeout_seconds = 15;
+
+  friend bool operator==(const WebSearchConfig&, const WebSearchConfig&) = default;
 };
 
 struct SkillsConfig {
@@ -133,12 +147,16 @@ struct SkillsConfig {
   std::string credentials_key_file;
   // Rotation: entries sealed under these keys are re-sealed under the current one at start.
   std::vector<std::string> credentials_previous_key_files;
+
+  friend bool operator==(const SkillsConfig&, const SkillsConfig&) = default;
 };
 
 struct ControlToken {
   std::string name;
   std::string token_sha256;
   std::vector<std::string> scopes;
+
+  friend bool operator==(const ControlToken&, const ControlToken&) = default;
 };
 
 struct ControlConfig {
@@ -153,6 +171,8 @@ struct ControlConfig {
   std::string state_path = "./data/runtime-state.json";  // allowlist and rooms set at run time
   int shutdown_grace_seconds = 5;     // running streams may finish within this at shutdown
   int subscriber_queue_limit = 1024;  // events a Subscribe stream may lag before it is dropped
+
+  friend bool operator==(const ControlConfig&, const ControlConfig&) = default;
 };
 
 struct Config {
@@ -166,6 +186,8 @@ struct Config {
   QuotaConfig quota;
   SkillsConfig skills;
   ControlConfig control;
+
+  friend bool operator==(const Config&, const Config&) = default;
 };
 
 // Looks up an environment variable; nullopt when it is not set.

@@ -1,12 +1,14 @@
 #include "component/config/schema.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/edit_distance.h"
+#include "component/config/config_keys.h"
 
 namespace herald::config {
 namespace {
@@ -214,170 +216,27 @@ const KeySchema* TableSchema::Find(std::string_view name) const {
 }
 
 const TableSchema& ConfigSchema() {
+  // Built once from the declarations: each key goes into the table its path's prefix names,
+  // which is declared before it.
   static const TableSchema* const kRoot = [] {
-    auto* server = new TableSchema{{
-        {"mode", K::kString},
-        {"host", K::kString},
-        {"port", K::kInteger},
-        {"component_domain", K::kString},
-        {"component_secret", K::kString, /*secret=*/true},
-        {"jid", K::kString},
-        {"password", K::kString, /*secret=*/true},
-        {"resource", K::kString},
-        {"starttls", K::kString},
-        {"tls_verify", K::kBoolean},
-        {"tls_ca_file", K::kString},
-        {"whitespace_keepalive_seconds", K::kInteger},
-        {"ping_interval_seconds", K::kInteger},
-        {"ping_timeout_seconds", K::kInteger},
-        {"reconnect_initial_ms", K::kInteger},
-        {"reconnect_max_ms", K::kInteger},
-        {"reconnect_on_permanent_errors", K::kBoolean},
-        {"outbound_queue_limit", K::kInteger},
-        {"max_stanza_bytes", K::kInteger},
-        {"max_outbound_stanza_bytes", K::kInteger},
-        {"muc_services", K::kStringArray},
-    }};
-    auto* agent = new TableSchema{{
-        {"name", K::kString},
-        {"allowed_jids", K::kStringArray},
-        {"allowed_domains", K::kStringArray},
-        {"admin_jids", K::kStringArray},
-        {"dev_command_jids", K::kStringArray},
-        {"unallowed", K::kString},
-        {"max_tool_rounds", K::kInteger},
-        {"mailbox_limit", K::kInteger},
-        {"rate_limit_per_minute", K::kInteger},
-        {"session_idle_minutes", K::kInteger},
-        {"history_messages", K::kInteger},
-        {"carry_over_summary", K::kBoolean},
-        {"injection_policy", K::kString},
-        {"injection_phrases", K::kStringArray},
-    }};
-    auto* log = new TableSchema{{{"level", K::kString}}};
-    auto* tiers = new TableSchema{{
-        {"heavy", K::kString},
-        {"standard", K::kString},
-        {"light", K::kString},
-        {"vision", K::kString},
-    }};
-    auto* hosted_provider = new TableSchema{{
-        {"api_key", K::kString, /*secret=*/true},
-        {"base_url", K::kString},
-    }};
-    auto* ollama = new TableSchema{{{"host", K::kString}}};
-    auto* scripted = new TableSchema{{{"rules_file", K::kString}}};
-    auto* llm = new TableSchema{{
-        {"default", K::kString},
-        {"fallback", K::kStringArray},
-        {"tiers", K::kTable, false, tiers},
-        {"anthropic", K::kTable, false, hosted_provider},
-        {"openai", K::kTable, false, hosted_provider},
-        {"ollama", K::kTable, false, ollama},
-        {"scripted", K::kTable, false, scripted},
-        {"max_tokens", K::kInteger},
-        {"stream", K::kBoolean},
-        {"connect_timeout_seconds", K::kInteger},
-        {"request_timeout_seconds", K::kInteger},
-        {"max_retries", K::kInteger},
-        {"circuit_breaker_failures", K::kInteger},
-        {"circuit_breaker_cooldown_seconds", K::kInteger},
-    }};
-    auto* memory = new TableSchema{{{"path", K::kString}}};
-    auto* room = new TableSchema{{
-        {"jid", K::kString},
-        {"nick", K::kString},
-        {"activation", K::kString},
-    }};
-    auto* price = new TableSchema{{
-        {"model", K::kString},
-        {"input_per_mtok", K::kNumber},
-        {"output_per_mtok", K::kNumber},
-    }};
-    auto* quota = new TableSchema{{
-        {"daily_tokens", K::kInteger},
-        {"path", K::kString},
-        {"prices", K::kTableArray, false, price},
-    }};
-    auto* url_fetch = new TableSchema{{
-        {"max_bytes", K::kInteger},
-        {"max_text_bytes", K::kInteger},
-        {"timeout_seconds", K::kInteger},
-        {"allowed_content_types", K::kStringArray},
-        {"allow_hosts", K::kStringArray},
-        {"user_agent", K::kString},
-    }};
-    auto* web_search = new TableSchema{{
-        {"backend", K::kString},
-        {"url", K::kString},
-        {"api_key", K::kString, /*secret=*/true},
-        {"max_results", K::kInteger},
-        {"timeout_seconds", K::kInteger},
-    }};
-    auto* approvals = new TableSchema{{
-        {"categories", K::kStringArray},
-        {"skills", K::kStringArray},
-        {"exempt_skills", K::kStringArray},
-        {"safe_mode_jids", K::kStringArray},
-        {"timeout_seconds", K::kInteger},
-    }};
-    auto* mcp_server = new TableSchema{{
-        {"name", K::kString},
-        {"command", K::kStringArray},
-        {"capabilities", K::kStringArray},
-        {"environment", K::kStringTable, /*secret=*/true},
-        {"url", K::kString},
-        {"headers", K::kStringTable, /*secret=*/true},
-        {"timeout_seconds", K::kInteger},
-        {"memory_mb", K::kInteger},
-        {"max_processes", K::kInteger},
-        {"enabled", K::kBoolean},
-    }};
-    auto* sandbox = new TableSchema{{
-        {"require", K::kStringArray},
-    }};
-    auto* skills = new TableSchema{{
-        {"enabled", K::kStringArray},
-        {"path", K::kString},
-        {"sandbox_uid_base", K::kInteger},
-        {"sandbox", K::kTable, false, sandbox},
-        {"url_fetch", K::kTable, false, url_fetch},
-        {"web_search", K::kTable, false, web_search},
-        {"mcp", K::kTableArray, false, mcp_server},
-        {"approvals", K::kTable, false, approvals},
-        {"credential_timeout_seconds", K::kInteger},
-        {"credentials_path", K::kString},
-        {"credentials_key_file", K::kString},
-        {"credentials_previous_key_files", K::kStringArray},
-    }};
-    auto* token = new TableSchema{{
-        {"name", K::kString},
-        // A hash, but a careless operator may paste the token itself here.
-        {"token_sha256", K::kString, /*secret=*/true},
-        {"scopes", K::kStringArray},
-    }};
-    auto* control = new TableSchema{{
-        {"listen", K::kString},
-        {"tokens", K::kTableArray, false, token},
-        {"tls_cert", K::kString},
-        {"tls_key", K::kString},
-        {"tls_client_ca", K::kString},
-        {"audit_path", K::kString},
-        {"state_path", K::kString},
-        {"shutdown_grace_seconds", K::kInteger},
-        {"subscriber_queue_limit", K::kInteger},
-    }};
-    return new TableSchema{{
-        {"server", K::kTable, false, server},
-        {"agent", K::kTable, false, agent},
-        {"log", K::kTable, false, log},
-        {"llm", K::kTable, false, llm},
-        {"memory", K::kTable, false, memory},
-        {"rooms", K::kTableArray, false, room},
-        {"quota", K::kTable, false, quota},
-        {"skills", K::kTable, false, skills},
-        {"control", K::kTable, false, control},
-    }};
+    std::map<std::string_view, TableSchema*> tables;
+    auto* root = new TableSchema();
+    tables[""] = root;
+    for (const ConfigKey& key : ConfigKeys()) {
+      const size_t dot = key.path.rfind('.');
+      const std::string_view parent =
+          dot == std::string_view::npos ? std::string_view() : key.path.substr(0, dot);
+      const std::string_view name =
+          dot == std::string_view::npos ? key.path : key.path.substr(dot + 1);
+      KeySchema spec{.name = name, .kind = key.kind, .secret = key.secret};
+      if (key.kind == K::kTable || key.kind == K::kTableArray) {
+        auto* table = new TableSchema();
+        tables[key.path] = table;
+        spec.table = table;
+      }
+      tables.at(parent)->keys.push_back(spec);
+    }
+    return root;
   }();
   return *kRoot;
 }

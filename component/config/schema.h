@@ -3,8 +3,9 @@
 // The shape of Herald's config file: which tables and keys exist and what type each value has.
 // CheckSchema walks a parsed document against it and reports every unknown key or table (with
 // the nearest known name when one is close) and every value of the wrong type, so the code
-// that reads values afterwards can rely on the types. Adding a key to the config means adding
-// it here and reading it in config.cc.
+// that reads values afterwards can rely on the types. The shape is built from the declarations
+// in config_keys.h: adding a key to the config means declaring it there and reading it in the
+// bind_*.cc unit of its table.
 //
 //   Diagnostics diagnostics("herald.toml");
 //   CheckSchema(document, diagnostics);

@@ -35,6 +35,8 @@ struct McpServerOptions {
            timeout_seconds == other.timeout_seconds && memory_mb == other.memory_mb &&
            max_processes == other.max_processes && enabled == other.enabled;
   }
+
+  friend bool operator==(const McpServerOptions&, const McpServerOptions&) = default;
 };
 
 }  // namespace herald::skills::mcp

@@ -1,0 +1,250 @@
+// Tests for the declarations of the config's keys: they are well formed, they cover every field
+// a reload must compare (keeping every declared key reproduces a configuration that sets every
+// key to something other than its default), and each says what a reload does with it.
+#include "component/config/config_keys.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace herald::config {
+namespace {
+
+// Every key of the file set to a value other than its default (client mode, so that the
+// client keys are used; the component keys are still read and checked).
+constexpr std::string_view kEverythingSet = R"toml(
+[server]
+mode = "client"
+host = "xmpp.example.org"
+port = 5223
+component_domain = "agent.example.org"
+component_secret = "component secret"
+jid = "herald@example.org"
+password = "account password"
+resource = "bot"
+starttls = "optional"
+tls_verify = false
+tls_ca_file = "/etc/herald/ca.pem"
+whitespace_keepalive_seconds = 61
+ping_interval_seconds = 121
+ping_timeout_seconds = 31
+reconnect_initial_ms = 1001
+reconnect_max_ms = 60001
+reconnect_on_permanent_errors = true
+outbound_queue_limit = 1001
+max_stanza_bytes = 524289
+max_outbound_stanza_bytes = 65537
+muc_services = ["conference.example.org"]
+
+[agent]
+name = "Other"
+allowed_jids = ["alice@example.org"]
+allowed_domains = ["example.net"]
+admin_jids = ["root@example.org"]
+dev_command_jids = ["dev@example.org"]
+unallowed = "reply"
+max_tool_rounds = 7
+mailbox_limit = 9
+rate_limit_per_minute = 21
+session_idle_minutes = 241
+history_messages = 41
+carry_over_summary = true
+injection_policy = "refuse"
+injection_phrases = ["open sesame"]
+
+[log]
+level = "debug"
+
+[llm]
+default = "openai:gpt-4o"
+fallback = ["ollama:llama3.1:8b"]
+max_tokens = 1025
+stream = false
+connect_timeout_seconds = 11
+request_timeout_seconds = 121
+max_retries = 3
+circuit_breaker_failures = 6
+circuit_breaker_cooldown_seconds = 31
+
+[llm.tiers]
+light = "ollama:llama3.1:8b"
+
+[llm.anthropic]
+api_key = "anthropic key"
+
+[llm.openai]
+api_key = "openai key"
+
+[llm.ollama]
+host = "http://127.0.0.1:11435"
+
+[llm.scripted]
+rules_file = "RULES_FILE"
+
+[memory]
+path = "./elsewhere/memory"
+
+[[rooms]]
+jid = "lobby@conference.example.org"
+
+[quota]
+daily_tokens = 100001
+path = "./elsewhere/ledger.db"
+
+[[quota.prices]]
+model = "openai:gpt-4o"
+input_per_mtok = 2.5
+
+[skills]
+enabled = ["current_time"]
+path = "./elsewhere/skills.d"
+sandbox_uid_base = 2000000001
+credential_timeout_seconds = 901
+credentials_path = "./elsewhere/credentials.db"
+credentials_key_file = "./elsewhere/credentials.key"
+credentials_previous_key_files = ["./elsewhere/old.key"]
+
+[skills.sandbox]
+require = ["seccomp"]
+
+[skills.url_fetch]
+timeout_seconds = 21
+
+[skills.web_search]
+max_results = 6
+
+[[skills.mcp]]
+name = "files"
+url = "http://127.0.0.1:9000/mcp"
+
+[skills.approvals]
+skills = ["shout"]
+
+[control]
+listen = "unix:./elsewhere/control.sock"
+audit_path = "./elsewhere/audit.log"
+state_path = "./elsewhere/runtime-state.json"
+shutdown_grace_seconds = 6
+subscriber_queue_limit = 1025
+tls_cert = "./elsewhere/control.crt"
+tls_key = "./elsewhere/control.key"
+tls_client_ca = "./elsewhere/clients.pem"
+
+[[control.tokens]]
+name = "ops"
+token_sha256 = "e2186dbdb1bb4193608605e84f33208765b5693b55edd4f730a719a100eeea6f"
+scopes = ["read"]
+)toml";
+
+constexpr std::string_view kMinimal = R"toml(
+[server]
+component_domain = "agent.localhost"
+component_secret = "secret"
+)toml";
+
+Config LoadOrDie(std::string_view text) {
+  absl::StatusOr<Config> config =
+      LoadConfigString(text, "herald.toml", [](std::string_view) { return std::nullopt; });
+  EXPECT_TRUE(config.ok()) << config.status();
+  return config.ok() ? *std::move(config) : Config{};
+}
+
+TEST(ConfigKeysTest, EachKeyComesAfterTheTableThatHoldsIt) {
+  std::set<std::string_view> tables = {""};
+  std::set<std::string_view> seen;
+  for (const ConfigKey& key : ConfigKeys()) {
+    EXPECT_TRUE(seen.insert(key.path).second) << key.path << " is declared twice";
+    const size_t dot = key.path.rfind('.');
+    const std::string_view parent =
+        dot == std::string_view::npos ? std::string_view() : key.path.substr(0, dot);
+    EXPECT_TRUE(tables.count(parent)) << key.path << " comes before its table";
+    if (key.kind == ValueKind::kTable || key.kind == ValueKind::kTableArray) {
+      tables.insert(key.path);
+    }
+  }
+}
+
+TEST(ConfigKeysTest, EveryKeyIsInExactlyOneReloadUnit) {
+  // A reload unit's keys have no reload of their own; a key outside every unit is one.
+  std::vector<std::string_view> units;
+  for (const ConfigKey& key : ConfigKeys()) {
+    bool inside_unit = false;
+    for (std::string_view unit : units) {
+      if (key.path.substr(0, unit.size() + 1) == std::string(unit) + ".") inside_unit = true;
+    }
+    const bool container = !key.IsReloadUnit() && key.kind == ValueKind::kTable && !inside_unit;
+    if (inside_unit) {
+      EXPECT_FALSE(key.IsReloadUnit()) << key.path << " is inside a unit and a unit itself";
+    } else if (!container) {
+      EXPECT_TRUE(key.IsReloadUnit()) << key.path << " says nothing of what a reload does";
+    }
+    if (key.IsReloadUnit()) {
+      EXPECT_TRUE(key.same != nullptr && key.keep != nullptr) << key.path;
+      units.push_back(key.path);
+    }
+  }
+}
+
+// kEverythingSet with a rules file that exists (the loader checks that it can be read).
+std::string EverythingSet() {
+  const std::string rules = std::string(std::getenv("TEST_TMPDIR")) + "/rules.toml";
+  std::ofstream(rules) << "";
+  std::string text(kEverythingSet);
+  text.replace(text.find("RULES_FILE"), 10, rules);
+  return text;
+}
+
+TEST(ConfigKeysTest, KeepingEveryKeyReproducesTheRunningConfiguration) {
+  const Config running = LoadOrDie(EverythingSet());
+  Config fresh = LoadOrDie(kMinimal);
+  fresh.source_path = running.source_path;
+  // The test's file sets every key; if it did not, a key it misses would hide here.
+  for (const ConfigKey& key : ConfigKeys()) {
+    if (key.IsReloadUnit()) {
+      EXPECT_FALSE(key.same(running, fresh)) << key.path << " is the same in both files";
+    }
+  }
+  for (const ConfigKey& key : ConfigKeys()) {
+    if (key.IsReloadUnit()) key.keep(running, fresh);
+  }
+  for (const ConfigKey& key : ConfigKeys()) {
+    if (key.IsReloadUnit()) EXPECT_TRUE(key.same(running, fresh)) << key.path;
+  }
+  // Any field no key covers still differs.
+  EXPECT_TRUE(fresh.server == running.server);
+  EXPECT_TRUE(fresh.agent == running.agent);
+  EXPECT_TRUE(fresh.log == running.log);
+  EXPECT_TRUE(fresh.llm == running.llm);
+  EXPECT_TRUE(fresh.memory == running.memory);
+  EXPECT_TRUE(fresh.rooms == running.rooms);
+  EXPECT_TRUE(fresh.quota == running.quota);
+  EXPECT_TRUE(fresh.skills == running.skills);
+  EXPECT_TRUE(fresh.control == running.control);
+  EXPECT_TRUE(fresh == running);
+}
+
+TEST(ConfigKeysTest, SaysWhatAReloadAppliesAndWhatWaitsForARestart) {
+  auto reload_of = [](std::string_view path) {
+    for (const ConfigKey& key : ConfigKeys()) {
+      if (key.path == path) return key.reload;
+    }
+    ADD_FAILURE() << path << " is not declared";
+    return OnReload::kNone;
+  };
+  EXPECT_EQ(reload_of("agent.allowed_jids"), OnReload::kApplies);
+  EXPECT_EQ(reload_of("rooms"), OnReload::kApplies);
+  EXPECT_EQ(reload_of("skills.approvals"), OnReload::kApplies);
+  EXPECT_EQ(reload_of("server.port"), OnReload::kRestart);
+  EXPECT_EQ(reload_of("skills.sandbox.require"), OnReload::kRestart);
+  EXPECT_EQ(reload_of("skills.url_fetch"), OnReload::kRestart);
+  EXPECT_EQ(reload_of("llm.anthropic"), OnReload::kRestart);
+  EXPECT_EQ(reload_of("llm.anthropic.api_key"), OnReload::kNone);
+  EXPECT_EQ(reload_of("server"), OnReload::kNone);
+}
+
+}  // namespace
+}  // namespace herald::config
