@@ -1,37 +1,30 @@
 #include "providers/http/http_client.h"
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
-#include <ctime>
-#include <limits>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
 
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
-#include "component/base/backoff.h"
+#include "providers/http/curl_transfer.h"
+#include "providers/http/retry_rules.h"
 
 namespace herald::providers {
 namespace {
 
-// What Herald holds of one response that is not streamed: providers answer in kilobytes,
-// so anything near this is hostile or broken.
-constexpr size_t kMaxBodyBytes = 16 * 1024 * 1024;
-constexpr size_t kMaxHeaderCount = 128;
-constexpr size_t kMaxHeaderBytes = 64 * 1024;
-constexpr absl::Duration kMaxTimeout = absl::Hours(24);
+using http_internal::CurlTransfer;
+using http_internal::IsRetryableStatus;
+using http_internal::IsRetryableTransportError;
+using http_internal::kMaxTimeout;
+using http_internal::ParseRetryAfter;
 
 absl::Status CurlGlobalInit() {
   static std::once_flag once;
@@ -42,113 +35,6 @@ absl::Status CurlGlobalInit() {
         absl::StrCat("libcurl cannot be initialised: ", curl_easy_strerror(code)));
   }
   return absl::OkStatus();
-}
-
-long ToCurlMilliseconds(absl::Duration d) {
-  return static_cast<long>(
-      absl::ToInt64Milliseconds(std::clamp(d, absl::Milliseconds(1), kMaxTimeout)));
-}
-
-bool IsTokenChar(char c) {
-  return absl::ascii_isalnum(static_cast<unsigned char>(c)) ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-bool IsToken(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), IsTokenChar);
-}
-
-// A header value must not smuggle in another header or end the head early.
-bool IsSafeHeaderValue(std::string_view text) {
-  return text.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
-}
-
-// The media type of a Content-Type value: lower case, without parameters ("text/html").
-std::string MediaType(std::string_view content_type) {
-  absl::string_view type = AbslView(content_type);
-  type = type.substr(0, type.find(';'));
-  return absl::AsciiStrToLower(absl::StripAsciiWhitespace(type));
-}
-
-// `accepted` holds "type/subtype" and "type/*" patterns in lower case.
-bool IsAcceptedMediaType(std::string_view type, const std::vector<std::string>& accepted) {
-  for (const std::string& pattern : accepted) {
-    if (pattern == type) return true;
-    if (absl::EndsWith(pattern, "/*") && type.size() > pattern.size() - 1 &&
-        type.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// An address a request is pinned to (HttpRequest::connect_to_address), in binary form.
-struct PinnedAddress {
-  int family = AF_UNSPEC;
-  in_addr v4{};
-  in6_addr v6{};
-
-  static std::optional<PinnedAddress> Parse(const std::string& text) {
-    PinnedAddress pinned;
-    if (inet_pton(AF_INET, text.c_str(), &pinned.v4) == 1) {
-      pinned.family = AF_INET;
-      return pinned;
-    }
-    if (inet_pton(AF_INET6, text.c_str(), &pinned.v6) == 1) {
-      pinned.family = AF_INET6;
-      return pinned;
-    }
-    return std::nullopt;
-  }
-
-  bool Matches(const sockaddr* address, size_t length) const {
-    if (address == nullptr || address->sa_family != family) return false;
-    if (family == AF_INET && length >= sizeof(sockaddr_in)) {
-      const auto* in = reinterpret_cast<const sockaddr_in*>(address);
-      return std::memcmp(&in->sin_addr, &v4, sizeof(v4)) == 0;
-    }
-    if (family == AF_INET6 && length >= sizeof(sockaddr_in6)) {
-      const auto* in6 = reinterpret_cast<const sockaddr_in6*>(address);
-      return std::memcmp(&in6->sin6_addr, &v6, sizeof(v6)) == 0;
-    }
-    return false;
-  }
-};
-
-bool IsRetryableStatus(long status) { return status == 429 || (status >= 500 && status <= 599); }
-
-bool IsRetryableTransportError(CURLcode code) {
-  switch (code) {
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-    case CURLE_SSL_CONNECT_ERROR:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Retry-After is either delta-seconds or an HTTP date; nullopt when it is neither.
-std::optional<absl::Duration> ParseRetryAfter(std::string_view value) {
-  absl::string_view text = absl::StripAsciiWhitespace(AbslView(value));
-  if (text.empty()) return std::nullopt;
-  if (std::all_of(text.begin(), text.end(), [](char c) { return absl::ascii_isdigit(c); })) {
-    int64_t seconds = 0;
-    // Too many digits to fit is simply "longer than any maximum".
-    if (!absl::SimpleAtoi(text, &seconds)) return absl::InfiniteDuration();
-    return absl::Seconds(seconds);
-  }
-  const std::string date(text);
-  const time_t when = curl_getdate(date.c_str(), nullptr);
-  if (when == -1) return std::nullopt;
-  return std::max(absl::FromTimeT(when) - absl::Now(), absl::ZeroDuration());
 }
 
 }  // namespace
@@ -171,53 +57,8 @@ class HttpClient::Impl {
   size_t in_flight() const { return transfers_.size(); }
 
  private:
-  // One request, across its attempts.
-  struct Transfer {
-    explicit Transfer(asio::io_context& io, const RetryPolicy& retry)
-        : backoff(retry.initial_backoff, retry.max_backoff), retry_timer(io) {}
-    ~Transfer() {
-      if (easy != nullptr) curl_easy_cleanup(easy);
-      if (header_list != nullptr) curl_slist_free_all(header_list);
-      if (connect_to != nullptr) curl_slist_free_all(connect_to);
-    }
-
-    Impl* impl = nullptr;
-    RequestId id = 0;
-    HttpRequest request;
-    Done done;
-    CURL* easy = nullptr;
-    curl_slist* header_list = nullptr;
-    curl_slist* connect_to = nullptr;  // CURLOPT_CONNECT_TO, for a pinned request
-    std::optional<PinnedAddress> pinned;
-    bool attached = false;  // added to the multi handle
-    int attempts = 0;
-    base::Backoff backoff;
-    asio::steady_timer retry_timer;
-    char error[CURL_ERROR_SIZE] = {};
-
-    // Per attempt.
-    bool mode_decided = false;
-    bool streaming = false;
-    bool chunk_delivered = false;  // across attempts: once true, never retried
-    std::string pending_chunk;     // streamed bytes not yet handed to on_body_chunk
-    std::vector<std::pair<std::string, std::string>> headers;
-    size_t header_bytes = 0;
-    std::string body;
-    bool truncated = false;  // stopped on purpose, the response kept (HttpRequest limits)
-    absl::Status abort;      // why Herald stopped the transfer itself
-
-    void ResetAttempt() {
-      mode_decided = false;
-      streaming = false;
-      pending_chunk.clear();
-      headers.clear();
-      header_bytes = 0;
-      body.clear();
-      truncated = false;
-      abort = absl::OkStatus();
-      error[0] = '\0';
-    }
-  };
+  // One request, across its attempts (curl_transfer.h).
+  using Transfer = CurlTransfer;
 
   // One socket of curl's, watched by the loop. Asio never owns the descriptor: it is
   // released before curl closes it.
@@ -234,9 +75,6 @@ class HttpClient::Impl {
   static int OnSocket(CURL* easy, curl_socket_t fd, int what, void* user, void* socket_data);
   static int OnTimer(CURLM* multi, long timeout_ms, void* user);
   static int OnCloseSocket(void* user, curl_socket_t fd);
-  static size_t OnHeader(char* data, size_t size, size_t count, void* user);
-  static size_t OnWrite(char* data, size_t size, size_t count, void* user);
-  static curl_socket_t OnOpenSocket(void* user, curlsocktype purpose, curl_sockaddr* address);
 
   bool Watch(curl_socket_t fd, int what);
   void Unwatch(curl_socket_t fd);
@@ -252,7 +90,6 @@ class HttpClient::Impl {
   void OnAttemptDone(RequestId id, CURLcode result);
   void ScheduleRetry(Transfer& transfer, absl::Duration wait);
   void StartAttempt(Transfer& transfer);
-  absl::Status Configure(Transfer& transfer);
   void Finish(RequestId id, absl::StatusOr<HttpResponse> result);
   void PostDone(Done done, absl::StatusOr<HttpResponse> result);
 
@@ -298,7 +135,7 @@ HttpClient::Impl::~Impl() {
   timer_.cancel();
 }
 
-// --- curl's callbacks: they only record state; user code never runs inside curl ---
+// --- curl's multi callbacks: they only record state; user code never runs inside curl ---
 
 int HttpClient::Impl::OnSocket(CURL*, curl_socket_t fd, int what, void* user, void*) {
   auto* self = static_cast<Impl*>(user);
@@ -330,94 +167,6 @@ int HttpClient::Impl::OnCloseSocket(void* user, curl_socket_t fd) {
   // Deregister before the descriptor number can be reused by anyone else.
   static_cast<Impl*>(user)->Unwatch(fd);
   return close(fd);
-}
-
-size_t HttpClient::Impl::OnHeader(char* data, size_t size, size_t count, void* user) {
-  auto* transfer = static_cast<Transfer*>(user);
-  const size_t length = size * count;
-  absl::string_view line(data, length);
-  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
-  if (absl::StartsWith(line, "HTTP/")) {
-    // A new response head (after 1xx, or the first): only the final one's headers count.
-    transfer->headers.clear();
-    transfer->header_bytes = 0;
-    return length;
-  }
-  if (line.empty()) return length;
-  transfer->header_bytes += length;
-  if (transfer->header_bytes > kMaxHeaderBytes || transfer->headers.size() >= kMaxHeaderCount) {
-    transfer->abort = absl::ResourceExhaustedError(absl::StrCat(
-        "response headers exceed ", kMaxHeaderCount, " lines or ", kMaxHeaderBytes, " bytes"));
-    return 0;
-  }
-  const size_t colon = line.find(':');
-  // Folded continuation lines and garbage are dropped rather than guessed at.
-  if (colon == absl::string_view::npos || colon == 0) return length;
-  transfer->headers.emplace_back(absl::AsciiStrToLower(line.substr(0, colon)),
-                                 std::string(absl::StripAsciiWhitespace(line.substr(colon + 1))));
-  return length;
-}
-
-size_t HttpClient::Impl::OnWrite(char* data, size_t size, size_t count, void* user) {
-  auto* transfer = static_cast<Transfer*>(user);
-  const size_t length = size * count;
-  if (!transfer->mode_decided) {
-    long status = 0;
-    curl_easy_getinfo(transfer->easy, CURLINFO_RESPONSE_CODE, &status);
-    const bool success = status >= 200 && status <= 299;
-    transfer->streaming = transfer->request.on_body_chunk != nullptr && success;
-    transfer->mode_decided = true;
-    const std::vector<std::string>& accepted = transfer->request.accepted_content_types;
-    if (success && !transfer->streaming && !accepted.empty()) {
-      const std::string* content_type = nullptr;
-      for (const auto& [name, value] : transfer->headers) {
-        if (name == "content-type") {
-          content_type = &value;
-          break;
-        }
-      }
-      if (content_type != nullptr && !IsAcceptedMediaType(MediaType(*content_type), accepted)) {
-        transfer->truncated = true;
-        return 0;  // ends the transfer; the head is delivered without the body
-      }
-    }
-  }
-  if (transfer->streaming) {
-    if (transfer->pending_chunk.empty()) transfer->impl->streamed_.push_back(transfer->id);
-    transfer->pending_chunk.append(data, length);
-    transfer->chunk_delivered = true;
-    return length;
-  }
-  const size_t limit =
-      transfer->request.max_body_bytes == 0 ? kMaxBodyBytes : transfer->request.max_body_bytes;
-  if (length > limit - transfer->body.size()) {
-    if (transfer->request.truncate_body) {
-      transfer->body.append(data, limit - transfer->body.size());
-      transfer->truncated = true;
-      return 0;  // ends the transfer; what fits is delivered
-    }
-    transfer->abort = absl::ResourceExhaustedError(
-        limit == kMaxBodyBytes
-            ? absl::StrCat("response body larger than ", kMaxBodyBytes / (1024 * 1024), " MiB")
-            : absl::StrCat("response body larger than ", limit, " bytes"));
-    return 0;
-  }
-  transfer->body.append(data, length);
-  return length;
-}
-
-curl_socket_t HttpClient::Impl::OnOpenSocket(void* user, curlsocktype purpose,
-                                             curl_sockaddr* address) {
-  auto* transfer = static_cast<Transfer*>(user);
-  // Only set for pinned requests. CONNECT_TO already points curl at the pinned address; this
-  // makes sure nothing (a proxy setting, a curl change) can connect anywhere else.
-  if (purpose != CURLSOCKTYPE_IPCXN || !transfer->pinned.has_value() ||
-      !transfer->pinned->Matches(&address->addr, address->addrlen)) {
-    transfer->abort =
-        absl::PermissionDeniedError("connection to an address other than the checked one refused");
-    return CURL_SOCKET_BAD;
-  }
-  return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
 }
 
 // --- the loop side ---
@@ -604,97 +353,15 @@ void HttpClient::Impl::StartAttempt(Transfer& transfer) {
   transfer.attached = true;
 }
 
-absl::Status HttpClient::Impl::Configure(Transfer& transfer) {
-  const HttpRequest& request = transfer.request;
-  if (request.url.empty()) return absl::InvalidArgumentError("HTTP request without a URL");
-  if (!IsToken(request.method)) {
-    return absl::InvalidArgumentError("HTTP method is not a token");
-  }
-  for (const auto& [name, value] : request.headers) {
-    if (!IsToken(name) || !IsSafeHeaderValue(value)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("HTTP header '", IsToken(name) ? name : "?", "' is malformed"));
-    }
-    // curl's syntax for a header sent with an empty value is "Name;".
-    const std::string line =
-        value.empty() ? absl::StrCat(name, ";") : absl::StrCat(name, ": ", value);
-    curl_slist* extended = curl_slist_append(transfer.header_list, line.c_str());
-    if (extended == nullptr) return absl::ResourceExhaustedError("curl_slist_append failed");
-    transfer.header_list = extended;
-  }
-  // Providers answer at once; curl's default wait for "100 Continue" only adds latency.
-  curl_slist* extended = curl_slist_append(transfer.header_list, "Expect:");
-  if (extended == nullptr) return absl::ResourceExhaustedError("curl_slist_append failed");
-  transfer.header_list = extended;
-
-  transfer.easy = curl_easy_init();
-  if (transfer.easy == nullptr) return absl::InternalError("curl_easy_init failed");
-  CURL* easy = transfer.easy;
-  bool ok = true;
-  auto set = [&ok](CURLcode code) { ok = ok && code == CURLE_OK; };
-  set(curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str()));
-  set(curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https"));
-  set(curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L));
-  set(curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L));
-  set(curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
-                       ToCurlMilliseconds(request.connect_timeout)));
-  set(curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, ToCurlMilliseconds(request.total_timeout)));
-  set(curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L));
-  set(curl_easy_setopt(easy, CURLOPT_HTTPHEADER, transfer.header_list));
-  set(curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer.error));
-  set(curl_easy_setopt(easy, CURLOPT_PRIVATE,
-                       reinterpret_cast<char*>(static_cast<uintptr_t>(transfer.id))));
-  set(curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &Impl::OnHeader));
-  set(curl_easy_setopt(easy, CURLOPT_HEADERDATA, &transfer));
-  set(curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &Impl::OnWrite));
-  set(curl_easy_setopt(easy, CURLOPT_WRITEDATA, &transfer));
-  set(curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, &Impl::OnCloseSocket));
-  set(curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, this));
-  if (request.method == "GET") {
-    set(curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L));
-  } else if (request.method == "HEAD") {
-    set(curl_easy_setopt(easy, CURLOPT_NOBODY, 1L));
-  } else {
-    // POST semantics (a body, even empty) under whatever method name was asked for.
-    set(curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
-                         static_cast<curl_off_t>(request.body.size())));
-    set(curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body.data()));
-    if (request.method != "POST") {
-      set(curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, request.method.c_str()));
-    }
-  }
-  if (!request.connect_to_address.empty()) {
-    transfer.pinned = PinnedAddress::Parse(request.connect_to_address);
-    if (!transfer.pinned.has_value()) {
-      return absl::InvalidArgumentError("connect_to_address is not an IP address");
-    }
-    // "::ADDRESS:" = for any host and port of the URL, connect to ADDRESS on the URL's port.
-    const std::string entry = transfer.pinned->family == AF_INET6
-                                  ? absl::StrCat("::[", request.connect_to_address, "]:")
-                                  : absl::StrCat("::", request.connect_to_address, ":");
-    transfer.connect_to = curl_slist_append(nullptr, entry.c_str());
-    if (transfer.connect_to == nullptr) {
-      return absl::ResourceExhaustedError("curl_slist_append failed");
-    }
-    set(curl_easy_setopt(easy, CURLOPT_CONNECT_TO, transfer.connect_to));
-    set(curl_easy_setopt(easy, CURLOPT_FRESH_CONNECT, 1L));
-    set(curl_easy_setopt(easy, CURLOPT_FORBID_REUSE, 1L));
-    set(curl_easy_setopt(easy, CURLOPT_PROXY, ""));
-    set(curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, &Impl::OnOpenSocket));
-    set(curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, &transfer));
-  }
-  if (!ok) return absl::InternalError("libcurl refused an option");
-  return absl::OkStatus();
-}
-
 HttpClient::RequestId HttpClient::Impl::Send(HttpRequest request, Done done) {
   const RequestId id = next_id_++;
   auto transfer = std::make_unique<Transfer>(io_, request.retry);
-  transfer->impl = this;
+  transfer->streamed = &streamed_;
   transfer->id = id;
   transfer->request = std::move(request);
   transfer->done = std::move(done);
-  if (absl::Status status = Configure(*transfer); !status.ok()) {
+  if (absl::Status status = http_internal::ConfigureTransfer(*transfer, &Impl::OnCloseSocket, this);
+      !status.ok()) {
     PostDone(std::move(transfer->done), status);
     return id;
   }
