@@ -13,7 +13,7 @@
 #include "component/agent/blocking_work.h"
 #include "component/agent/system_prompt.h"
 #include "component/base/absl_string_view.h"
-#include "component/version.h"
+#include "component/base/version.h"
 #include "glog/logging.h"
 
 namespace herald::agent {

@@ -1,4 +1,4 @@
-// component/version.h
+// component/base/version.h
 //
 // Herald's release version: reported by `herald --version`, in XEP-0092 answers and (later)
 // by the control plane's status.

@@ -5,7 +5,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "component/version.h"
+#include "component/base/version.h"
 #include "glog/logging.h"
 
 namespace herald::skills::mcp {

@@ -21,7 +21,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "component/version.h"
+#include "component/base/version.h"
 #include "control/runtime_state.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

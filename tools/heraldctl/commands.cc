@@ -10,7 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/time.h"
 #include "component/base/absl_string_view.h"
-#include "component/version.h"
+#include "component/base/version.h"
 #include "tools/heraldctl/conversation_argument.h"
 #include "tools/heraldctl/enum_names.h"
 #include "tools/heraldctl/help_text.h"
