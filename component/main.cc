@@ -20,6 +20,7 @@
 #include "component/agent/access_policy.h"
 #include "component/agent/agent.h"
 #include "component/agent/rooms.h"
+#include "component/agent/runtime.h"
 #include "component/base/event_loop.h"
 #include "component/base/version.h"
 #include "component/config/config.h"
@@ -269,18 +270,9 @@ int Serve(const std::string& path) {
                              agent.OnRoomTurn(message, session->own_jid().Bare());
                              rooms.RecordReply(message.room, message.nick);
                            });
+  agent::Runtime runtime(agent, rooms, &events);
   absl::StatusOr<std::unique_ptr<xmpp::XmppSession>> created = xmpp::XmppSession::Create(
-      io, *std::move(options),
-      [&](xmpp::InboundEvent event) {
-        if (const auto* online = std::get_if<xmpp::SessionOnline>(&event)) {
-          events.Publish(
-              events::Event{.type = events::EventType::kConnectionChanged,
-                            .summary = absl::StrCat("online as ", online->own_jid.ToString()),
-                            .attributes = {{"state", "online"}}});
-        }
-        rooms.Handle(event);
-        agent.Handle(std::move(event));
-      },
+      io, *std::move(options), [&](xmpp::InboundEvent event) { runtime.OnEvent(std::move(event)); },
       [&](const absl::Status& why) {
         exit_code = base::ExitCodeFor(why);
         io.stop();

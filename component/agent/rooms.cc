@@ -7,9 +7,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
-#include "component/xmpp/namespaces.h"
-#include "component/xmpp/xml_element.h"
-#include "component/xmpp/xml_writer.h"
 #include "glog/logging.h"
 
 namespace herald::agent {
@@ -441,19 +438,8 @@ void RoomManager::RecordReply(const xmpp::Jid& room_jid, std::string_view to_nic
 }
 
 void RoomManager::CreateInstantRoom(const Room& room) {
-  // XEP-0045 §10.1.2: an empty submitted form accepts the service's default configuration.
-  xmpp::XmlElement iq("iq");
-  iq.SetAttr("type", "set")
-      .SetAttr("id", absl::StrCat("herald-room-", ++next_id_))
-      .SetAttr("to", room.jid.BareString());
-  if (!own_jid_.empty()) iq.SetAttr("from", own_jid_.ToString());
-  iq.AddChild("query", xmpp::ns::kMucOwner)
-      .AddChild("x", xmpp::ns::kDataForms)
-      .SetAttr("type", "submit");
-  std::string xml;
-  xmpp::AppendXml(iq, "", xml);
   LOG(INFO) << "rooms: created " << room.jid.BareString() << "; accepting its default settings";
-  act_(xmpp::SendRawStanza{.xml = std::move(xml)});
+  act_(xmpp::ConfigureRoom{.room = room.jid, .from = own_jid_});
 }
 
 }  // namespace herald::agent

@@ -121,6 +121,14 @@ struct SelfPing {
   Jid from;
 };
 
+// XEP-0045 §10.1.2: accept the default configuration of a room Herald just created (status
+// 201), which the service keeps locked to everyone else until its owner does: an empty
+// submitted muc#owner form ("instant room").
+struct ConfigureRoom {
+  Jid room;  // bare
+  Jid from;
+};
+
 // A raw stanza from a developer's /raw command, already checked with ValidateRawStanza.
 struct SendRawStanza {
   std::string xml;
@@ -133,7 +141,7 @@ struct SendPresence {
   Jid from;
 };
 
-using OutboundAction =
-    std::variant<SendMessage, SendPresence, SendChatState, JoinRoom, SelfPing, SendRawStanza>;
+using OutboundAction = std::variant<SendMessage, SendPresence, SendChatState, JoinRoom, SelfPing,
+                                    ConfigureRoom, SendRawStanza>;
 
 }  // namespace herald::xmpp

@@ -316,6 +316,13 @@ std::vector<std::string> SerializeAction(OutboundAction action, const OutboundCo
       rooms.insert(join->room.BareString());
     }
     out.push_back(SerializeStanza(std::move(stanza), context));
+  } else if (auto* configure = std::get_if<ConfigureRoom>(&action)) {
+    if (configure->room.local().empty()) {
+      LOG(WARNING) << "XMPP: cannot configure " << configure->room.BareString()
+                   << ": not a room's address";
+      return out;
+    }
+    out.push_back(SerializeStanza(InstantRoomRequest(*configure, context.next_id()), context));
   } else if (std::holds_alternative<SelfPing>(action)) {
     LOG(DFATAL) << "XMPP: a SelfPing is sent with SelfPingRequest, not SerializeAction";
   } else if (auto* raw = std::get_if<SendRawStanza>(&action)) {
@@ -328,6 +335,15 @@ std::vector<std::string> SerializeAction(OutboundAction action, const OutboundCo
     out.push_back(std::move(raw->xml));
   }
   return out;
+}
+
+XmlElement InstantRoomRequest(const ConfigureRoom& configure, std::string_view id) {
+  XmlElement iq("iq");
+  iq.SetAttr("type", "set").SetAttr("id", id).SetAttr("to", configure.room.BareString());
+  if (!configure.from.empty()) iq.SetAttr("from", configure.from.ToString());
+  // An empty submitted form accepts the service's default configuration.
+  iq.AddChild("query", ns::kMucOwner).AddChild("x", ns::kDataForms).SetAttr("type", "submit");
+  return iq;
 }
 
 XmlElement SelfPingRequest(const SelfPing& ping, std::string_view id) {

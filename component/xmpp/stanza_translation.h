@@ -108,6 +108,10 @@ std::vector<std::string> SerializeChatMessage(const SendMessage& message,
 std::vector<std::string> SerializeAction(OutboundAction action, const OutboundContext& context,
                                          absl::flat_hash_set<std::string>& rooms);
 
+// The XEP-0045 §10.1.2 owner form that makes configure.room an instant room: <iq type='set'
+// id=`id`/> with an empty submitted muc#owner data form.
+XmlElement InstantRoomRequest(const ConfigureRoom& configure, std::string_view id);
+
 // The XEP-0410 ping <iq type='get' id=`id`/> to ping.occupant.
 XmlElement SelfPingRequest(const SelfPing& ping, std::string_view id);
 

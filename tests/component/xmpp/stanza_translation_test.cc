@@ -722,6 +722,36 @@ TEST(SerializeActionTest, AValidRawStanzaGoesOutAsItIsAndAnInvalidOneNot) {
   EXPECT_TRUE(out.Serialize(SendRawStanza{.xml = "<a/><b/>"}).empty());
 }
 
+TEST(SerializeActionTest, ConfiguringARoomSubmitsAnEmptyOwnerFormForAnInstantRoom) {
+  Outbound out;
+  std::vector<std::string> xml =
+      out.Serialize(ConfigureRoom{.room = J("room@conference.localhost")});
+  ASSERT_EQ(xml.size(), 1u);
+  XmlElement iq = One(xml[0]);
+  EXPECT_EQ(iq.name(), "iq");
+  EXPECT_EQ(iq.Attr("type"), "set");
+  EXPECT_EQ(iq.Attr("id"), "h1");
+  EXPECT_EQ(iq.Attr("to"), "room@conference.localhost");
+  EXPECT_EQ(iq.Attr("from"), "herald.localhost");  // a component stamps its address
+  const XmlElement* query = iq.FindChild("query", ns::kMucOwner);
+  ASSERT_NE(query, nullptr);
+  const XmlElement* form = query->FindChild("x", ns::kDataForms);
+  ASSERT_NE(form, nullptr);
+  EXPECT_EQ(form->Attr("type"), "submit");
+  EXPECT_TRUE(form->children().empty());  // no field: the service's defaults
+}
+
+TEST(SerializeActionTest, ConfiguringARoomKeepsAGivenFromAndRefusesANonRoom) {
+  Outbound client(SessionMode::kClient);
+  XmlElement iq = One(client
+                          .Serialize(ConfigureRoom{.room = J("room@conference.localhost"),
+                                                   .from = J("herald@localhost/herald")})
+                          .at(0),
+                      client.xmlns());
+  EXPECT_EQ(iq.Attr("from"), "herald@localhost/herald");
+  EXPECT_TRUE(client.Serialize(ConfigureRoom{.room = J("conference.localhost")}).empty());
+}
+
 TEST(SerializeStanzaTest, AComponentStampsItsAddressOnlyWhereThereIsNone) {
   Outbound out;
   XmlElement reply("iq");

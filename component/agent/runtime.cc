@@ -1,0 +1,23 @@
+#include "component/agent/runtime.h"
+
+#include <utility>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+
+namespace herald::agent {
+
+void Runtime::OnEvent(xmpp::InboundEvent event) {
+  if (const auto* online = std::get_if<xmpp::SessionOnline>(&event);
+      online != nullptr && events_ != nullptr) {
+    events_->Publish(
+        events::Event{.type = events::EventType::kConnectionChanged,
+                      .summary = absl::StrCat("online as ", online->own_jid.ToString()),
+                      .attributes = {{"state", "online"}}});
+  }
+  // Rooms first: a room message or presence is theirs; the Agent ignores what is not its own.
+  rooms_.Handle(event);
+  agent_.Handle(std::move(event));
+}
+
+}  // namespace herald::agent

@@ -1,0 +1,38 @@
+// component/agent/runtime.h
+//
+// Runtime is the one entry point for everything the XMPP session reports. Each InboundEvent
+// goes to the room manager (rooms.h: room mechanics and which room messages become turns) and
+// to the Agent (1:1 messages, subscriptions, the roster), and a new stream is published on the
+// event bus. main.cc hands the session a single callback instead of wiring each consumer.
+//
+// Everything runs on the I/O loop, like the Agent and the RoomManager it feeds.
+//
+//   Runtime runtime(agent, rooms, &events);
+//   auto session = XmppSession::Create(io, options,
+//       [&](xmpp::InboundEvent event) { runtime.OnEvent(std::move(event)); }, on_stopped);
+#pragma once
+
+#include "component/agent/agent.h"
+#include "component/agent/rooms.h"
+#include "component/events/event_bus.h"
+#include "component/xmpp/events.h"
+
+namespace herald::agent {
+
+class Runtime {
+ public:
+  // `events` may be null (no connection events are published); all must outlive the runtime.
+  Runtime(Agent& agent, RoomManager& rooms, events::EventBus* events)
+      : agent_(agent), rooms_(rooms), events_(events) {}
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  void OnEvent(xmpp::InboundEvent event);
+
+ private:
+  Agent& agent_;
+  RoomManager& rooms_;
+  events::EventBus* events_;
+};
+
+}  // namespace herald::agent
