@@ -37,7 +37,7 @@ std::string_view EventTypeName(EventType type) {
 }
 
 uint64_t EventBus::Subscribe(Listener listener) {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   auto next = std::make_shared<Listeners>(*listeners_);
   const uint64_t id = next_id_++;
   next->push_back(Entry{id, std::make_shared<const Listener>(std::move(listener))});
@@ -46,7 +46,7 @@ uint64_t EventBus::Subscribe(Listener listener) {
 }
 
 void EventBus::Unsubscribe(uint64_t id) {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   auto next = std::make_shared<Listeners>();
   next->reserve(listeners_->size());
   for (const Entry& entry : *listeners_) {
@@ -56,19 +56,19 @@ void EventBus::Unsubscribe(uint64_t id) {
 }
 
 size_t EventBus::subscriber_count() const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return listeners_->size();
 }
 
 uint64_t EventBus::published() const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return sequence_;
 }
 
 void EventBus::Publish(Event event) {
   std::shared_ptr<const Listeners> listeners;
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     event.sequence = ++sequence_;
     listeners = listeners_;
   }

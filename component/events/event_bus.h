@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "component/base/mutex.h"
 
 namespace herald::events {
 
@@ -83,7 +83,7 @@ class EventBus {
   };
   using Listeners = std::vector<Entry>;
 
-  mutable absl::Mutex mu_;
+  mutable base::Mutex mu_;
   // Copy-on-write: Publish takes a snapshot and calls the listeners outside the lock.
   std::shared_ptr<const Listeners> listeners_ ABSL_GUARDED_BY(mu_) = std::make_shared<Listeners>();
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;

@@ -470,11 +470,11 @@ AuditLog::AuditLog(std::string path, int log_fd, int folder_fd, ChainState state
 
 AuditLog::~AuditLog() {
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     stopping_ = true;
   }
   writer_.join();
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   if (!pending_.empty()) {
     LOG(ERROR) << "audit log " << path_ << ": " << pending_.size()
                << " entries could not be written before stopping: " << last_error_;
@@ -485,7 +485,7 @@ AuditLog::~AuditLog() {
 
 void AuditLog::Append(AuditEntry entry) {
   if (entry.time == absl::Time()) entry.time = absl::Now();
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   if (pending_.size() >= kMaxPending) {
     ++dropped_;
     return;
@@ -497,13 +497,13 @@ void AuditLog::Append(AuditEntry entry) {
 absl::Status AuditLog::Flush() { return FlushPending(); }
 
 absl::Status AuditLog::FlushPending() const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   const uint64_t target = appended_;
   const uint64_t failures = failures_;
   const auto written_or_failed = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return durable_ >= target || failures_ != failures;
   };
-  mu_.Await(absl::Condition(&written_or_failed));
+  mu_.Await(written_or_failed);
   return durable_ >= target ? absl::OkStatus() : last_error_;
 }
 
@@ -521,8 +521,8 @@ void AuditLog::WriterLoop() {
     uint64_t dropped = 0;
     size_t taken = 0;
     {
-      absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(this, &AuditLog::WriterHasWork));
+      base::MutexLock lock(&mu_);
+      mu_.Await([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return WriterHasWork(); });
       if (pending_.empty() && dropped_ == 0) return;  // stopping, and all written
       dropped = std::exchange(dropped_, 0);
       if (dropped > 0) {
@@ -542,7 +542,7 @@ void AuditLog::WriterLoop() {
       }
     }
     const absl::Status status = WriteBatch(batch);
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     if (status.ok()) {
       durable_ += taken;  // wakes Flush (mu_'s waiters re-check their conditions on unlock)
       continue;
@@ -554,7 +554,8 @@ void AuditLog::WriterLoop() {
     ++failures_;
     LOG(ERROR) << "audit log " << path_ << ": cannot write " << taken << " entries: " << status;
     if (stopping_) return;
-    mu_.AwaitWithTimeout(absl::Condition(&stopping_), kRetryAfterFailure);
+    mu_.AwaitWithTimeout([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; },
+                         kRetryAfterFailure);
   }
 }
 

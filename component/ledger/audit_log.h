@@ -32,8 +32,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "component/base/mutex.h"
 #include "component/ledger/audit_format.h"
 
 namespace herald::ledger {
@@ -119,7 +119,7 @@ class AuditLog {
 
   // The queue between Append and the writer. The writer waits on mu_ for WriterHasWork();
   // Flush waits on it for durable_ to reach what was appended (or for a failed write).
-  mutable absl::Mutex mu_;
+  mutable base::Mutex mu_;
   std::deque<AuditEntry> pending_ ABSL_GUARDED_BY(mu_);
   uint64_t appended_ ABSL_GUARDED_BY(mu_) = 0;    // entries accepted
   uint64_t durable_ ABSL_GUARDED_BY(mu_) = 0;     // of those, durable

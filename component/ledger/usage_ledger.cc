@@ -184,7 +184,7 @@ absl::StatusOr<std::unique_ptr<UsageLedger>> UsageLedger::Open(const std::string
 }
 
 absl::Status UsageLedger::PrepareStatements() {
-  absl::MutexLock lock(&db_mu_);
+  base::MutexLock lock(&db_mu_);
   for (auto [statement, sql] : {std::pair{&begin_, "BEGIN IMMEDIATE"},
                                 std::pair{&commit_, "COMMIT"}, std::pair{&rollback_, "ROLLBACK"}}) {
     absl::StatusOr<base::SqliteStatement> prepared = db_->Prepare(sql);
@@ -203,11 +203,11 @@ absl::Status UsageLedger::PrepareStatements() {
 }
 
 absl::Status UsageLedger::LoadLimits() {
-  absl::MutexLock db_lock(&db_mu_);
+  base::MutexLock db_lock(&db_mu_);
   absl::StatusOr<base::SqliteStatement> select =
       db_->Prepare("SELECT jid, model, window, max_tokens, mode FROM limits ORDER BY jid, model");
   if (!select.ok()) return select.status();
-  absl::MutexLock state_lock(&state_mu_);
+  base::MutexLock state_lock(&state_mu_);
   for (;;) {
     absl::StatusOr<bool> row = select->Step();
     if (!row.ok()) return row.status();
@@ -225,14 +225,14 @@ absl::Status UsageLedger::LoadLimits() {
 }
 
 absl::Status UsageLedger::LoadCounters() {
-  absl::MutexLock db_lock(&db_mu_);
+  base::MutexLock db_lock(&db_mu_);
   // SQLite takes the bare columns of a MAX() aggregate from the row holding the maximum: this
   // is each (jid, model)'s latest window of each kind, which is all Check needs.
   absl::StatusOr<base::SqliteStatement> select = db_->Prepare(
       "SELECT window, jid, model, MAX(window_start), input_tokens + output_tokens "
       "FROM usage GROUP BY window, jid, model");
   if (!select.ok()) return select.status();
-  absl::MutexLock state_lock(&state_mu_);
+  base::MutexLock state_lock(&state_mu_);
   for (;;) {
     absl::StatusOr<bool> row = select->Step();
     if (!row.ok()) return row.status();
@@ -260,16 +260,16 @@ absl::Status UsageLedger::Record(const UsageRecord& record) {
   }
   PriceTable::Estimate cost;
   {
-    absl::MutexLock lock(&state_mu_);
+    base::MutexLock lock(&state_mu_);
     cost = prices_.Cost(record.model, record.input_tokens, record.output_tokens);
   }
   {
-    absl::MutexLock lock(&db_mu_);
+    base::MutexLock lock(&db_mu_);
     if (absl::Status s = WriteRecord(record, cost); !s.ok()) return s;
   }
   // Counters only ever hold committed usage. Adding is order-independent, so two Records
   // that commit in one order and count in the other leave the same totals.
-  absl::MutexLock lock(&state_mu_);
+  base::MutexLock lock(&state_mu_);
   counters_.Add(record.jid, record.model, record.time, record.input_tokens + record.output_tokens);
   return absl::OkStatus();
 }
@@ -337,7 +337,7 @@ absl::StatusOr<UsagePage> UsageLedger::Usage(const UsageQuery& query) const {
   }
 
   UsagePage page;
-  absl::MutexLock lock(&db_mu_);
+  base::MutexLock lock(&db_mu_);
   base::SqliteStatement& select =
       *usage_pages_[(query.jid.empty() ? 0 : 1) | (query.model.empty() ? 0 : 2)];
   absl::Cleanup reset = [&select] { select.Reset(); };
@@ -376,7 +376,7 @@ absl::StatusOr<UsagePage> UsageLedger::Usage(const UsageQuery& query) const {
 absl::Status UsageLedger::SetLimit(const Limit& limit) {
   if (absl::Status s = CheckLimit(limit); !s.ok()) return s;
   {
-    absl::MutexLock lock(&db_mu_);
+    base::MutexLock lock(&db_mu_);
     absl::StatusOr<base::SqliteStatement> upsert = db_->Prepare(
         "INSERT OR REPLACE INTO limits (jid, model, window, max_tokens, mode) "
         "VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -393,7 +393,7 @@ absl::Status UsageLedger::SetLimit(const Limit& limit) {
     if (!s.ok()) return s;
     if (!restore.ok()) return restore;
   }
-  absl::MutexLock lock(&state_mu_);
+  base::MutexLock lock(&state_mu_);
   StoreLimitInMemory(limit);
   return absl::OkStatus();
 }
@@ -402,7 +402,7 @@ absl::Status UsageLedger::RemoveLimit(const std::string& jid, const std::string&
                                       Window window) {
   if (!IsWindow(window)) return absl::InvalidArgumentError("window is not valid");
   {
-    absl::MutexLock lock(&db_mu_);
+    base::MutexLock lock(&db_mu_);
     absl::StatusOr<base::SqliteStatement> remove =
         db_->Prepare("DELETE FROM limits WHERE jid = ?1 AND model = ?2 AND window = ?3");
     if (!remove.ok()) return remove.status();
@@ -420,7 +420,7 @@ absl::Status UsageLedger::RemoveLimit(const std::string& jid, const std::string&
                                               "'"));
     }
   }
-  absl::MutexLock lock(&state_mu_);
+  base::MutexLock lock(&state_mu_);
   EraseLimitInMemory(jid, model, window);
   return absl::OkStatus();
 }
@@ -453,7 +453,7 @@ void UsageLedger::EraseLimitInMemory(const std::string& jid, const std::string& 
 }
 
 std::vector<Limit> UsageLedger::Limits() const {
-  absl::MutexLock lock(&state_mu_);
+  base::MutexLock lock(&state_mu_);
   std::vector<Limit> limits = model_limits_;
   for (const auto& [jid, own] : jid_limits_) limits.insert(limits.end(), own.begin(), own.end());
   std::sort(limits.begin(), limits.end(), LimitOrder);
@@ -487,7 +487,7 @@ std::optional<Limit> UsageLedger::DefaultLimitFor(std::string_view jid) const {
 
 Decision UsageLedger::Check(std::string_view jid, std::string_view model, absl::Time now) const {
   Decision decision;
-  absl::MutexLock lock(&state_mu_);
+  base::MutexLock lock(&state_mu_);
   auto consider = [&](const Limit& limit,
                       bool is_default) ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_) {
     LimitState state = StateOf(limit, now, is_default);
@@ -515,7 +515,7 @@ Decision UsageLedger::Check(std::string_view jid, std::string_view model, absl::
 
 std::vector<LimitState> UsageLedger::LimitStates(std::string_view jid, absl::Time now) const {
   std::vector<LimitState> states;
-  absl::MutexLock lock(&state_mu_);
+  base::MutexLock lock(&state_mu_);
   if (std::optional<Limit> fallback = DefaultLimitFor(jid)) {
     states.push_back(StateOf(*fallback, now, true));
   }
@@ -529,17 +529,17 @@ std::vector<LimitState> UsageLedger::LimitStates(std::string_view jid, absl::Tim
 }
 
 void UsageLedger::SetDefaultDailyTokens(int64_t tokens) {
-  absl::MutexLock lock(&state_mu_);
+  base::MutexLock lock(&state_mu_);
   default_daily_tokens_ = std::max<int64_t>(0, tokens);
 }
 
 void UsageLedger::SetPrices(PriceTable prices) {
-  absl::MutexLock lock(&state_mu_);
+  base::MutexLock lock(&state_mu_);
   prices_ = std::move(prices);
 }
 
 int64_t UsageLedger::default_daily_tokens() const {
-  absl::MutexLock lock(&state_mu_);
+  base::MutexLock lock(&state_mu_);
   return default_daily_tokens_;
 }
 

@@ -38,8 +38,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "component/base/mutex.h"
 #include "component/base/sqlite_database.h"
 #include "component/ledger/page_token.h"
 #include "component/ledger/price_table.h"
@@ -198,7 +198,7 @@ class UsageLedger {
 
   // The SQLite connection and its prepared statements. Taken before state_mu_ when both are
   // held (LoadLimits, LoadCounters).
-  mutable absl::Mutex db_mu_ ABSL_ACQUIRED_BEFORE(state_mu_);
+  mutable base::Mutex db_mu_ ABSL_ACQUIRED_BEFORE(state_mu_);
   std::unique_ptr<base::SqliteDatabase> db_ ABSL_GUARDED_BY(db_mu_);
   std::optional<base::SqliteStatement> begin_ ABSL_GUARDED_BY(db_mu_);
   std::optional<base::SqliteStatement> commit_ ABSL_GUARDED_BY(db_mu_);
@@ -208,7 +208,7 @@ class UsageLedger {
   mutable std::optional<base::SqliteStatement> usage_pages_[4] ABSL_GUARDED_BY(db_mu_);
 
   // What Check reads.
-  mutable absl::Mutex state_mu_;
+  mutable base::Mutex state_mu_;
   UsageCounters counters_ ABSL_GUARDED_BY(state_mu_);
   // Limits with a jid, by jid; limits for a model and every JID.
   absl::flat_hash_map<std::string, std::vector<Limit>> jid_limits_ ABSL_GUARDED_BY(state_mu_);

@@ -11,7 +11,7 @@ CircuitBreaker::CircuitBreaker(Options options, Clock clock)
       clock_(std::move(clock)) {}
 
 CircuitBreaker::Admission CircuitBreaker::Admit() {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   switch (state_) {
     case State::kClosed:
       return Admission::kNormal;
@@ -31,7 +31,7 @@ CircuitBreaker::Admission CircuitBreaker::Admit() {
 }
 
 void CircuitBreaker::Record(Admission admission, Outcome outcome) {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   switch (admission) {
     case Admission::kRejected:
       return;
@@ -63,12 +63,12 @@ void CircuitBreaker::Record(Admission admission, Outcome outcome) {
 }
 
 CircuitBreaker::State CircuitBreaker::state() const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return state_;
 }
 
 absl::Duration CircuitBreaker::RemainingCooldown() const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   if (state_ != State::kOpen) return absl::ZeroDuration();
   return std::max(options_.cooldown - (clock_() - opened_at_), absl::ZeroDuration());
 }

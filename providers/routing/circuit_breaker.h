@@ -19,9 +19,9 @@
 #include <functional>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "component/base/mutex.h"
 
 namespace herald::providers {
 
@@ -57,7 +57,7 @@ class CircuitBreaker {
  private:
   const Options options_;
   const Clock clock_;
-  mutable absl::Mutex mu_;
+  mutable base::Mutex mu_;
   State state_ ABSL_GUARDED_BY(mu_) = State::kClosed;
   int consecutive_failures_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Time opened_at_ ABSL_GUARDED_BY(mu_);

@@ -126,7 +126,7 @@ absl::StatusOr<std::unique_ptr<CredentialStore>> CredentialStore::Open(const Opt
   auto store = std::unique_ptr<CredentialStore>(
       new CredentialStore(*std::move(db), *std::move(key), std::move(statements), *resealed));
   if (*resealed > 0) {
-    absl::MutexLock lock(&store->mu_);
+    base::MutexLock lock(&store->mu_);
     store->Checkpoint();
   }
   return store;
@@ -146,7 +146,7 @@ absl::Status CredentialStore::Put(std::string_view owner, std::string_view name,
   absl::StatusOr<SealedValue> sealed = Seal(*key_, owner, name, value);
   if (!sealed.ok()) return sealed.status();
 
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   SqliteStatement& upsert = statements_->upsert;
   absl::Status s = upsert.BindText(1, owner);
   if (s.ok()) s = upsert.BindText(2, name);
@@ -172,7 +172,7 @@ absl::StatusOr<std::map<std::string, std::string>> CredentialStore::Get(
   absl::Cleanup wipe_on_error = [&values] {
     for (auto& [name, value] : values) WipeSecret(value);
   };
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   SqliteStatement& select = statements_->select;
   for (const std::string& name : names) {
     if (values.contains(name)) continue;
@@ -207,7 +207,7 @@ absl::StatusOr<std::map<std::string, std::string>> CredentialStore::Get(
 absl::StatusOr<bool> CredentialStore::Delete(std::string_view owner, std::string_view name) {
   if (absl::Status s = CheckCredentialOwner(owner); !s.ok()) return s;
   if (absl::Status s = CheckCredentialName(name); !s.ok()) return s;
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   SqliteStatement& remove = statements_->remove;
   absl::Status s = remove.BindText(1, owner);
   if (s.ok()) s = remove.BindText(2, name);
@@ -221,7 +221,7 @@ absl::StatusOr<bool> CredentialStore::Delete(std::string_view owner, std::string
 
 absl::StatusOr<std::vector<std::string>> CredentialStore::Names(std::string_view owner) {
   if (absl::Status s = CheckCredentialOwner(owner); !s.ok()) return s;
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   SqliteStatement& select = statements_->names;
   std::vector<std::string> names;
   if (absl::Status s = select.BindText(1, owner); !s.ok()) {

@@ -32,7 +32,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "component/base/mutex.h"
 #include "skills/credentials/credential_checks.h"  // the limits Put enforces
 
 namespace herald::base {
@@ -105,7 +105,7 @@ class CredentialStore {
   // changed pages (which may hold a replaced or deleted value's ciphertext) leave the disk.
   void Checkpoint() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  absl::Mutex mu_;
+  base::Mutex mu_;
   std::unique_ptr<base::SqliteDatabase> db_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Statements> statements_ ABSL_GUARDED_BY(mu_);
   const std::unique_ptr<Key> key_;

@@ -42,7 +42,7 @@ SandboxRunner::SandboxRunner(asio::io_context& io, asio::thread_pool& workers,
     : io_(io), workers_(workers), setup_(std::move(setup)), isolation_(setup_->isolation()) {}
 
 SandboxRunner::~SandboxRunner() {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   for (const std::weak_ptr<SandboxRun>& weak : runs_) {
     if (std::shared_ptr<SandboxRun> run = weak.lock()) run->KillNow();
   }
@@ -57,7 +57,7 @@ std::shared_ptr<RunHandle> SandboxRunner::Run(SandboxRequest request, OnOutput o
   auto run = std::make_shared<SandboxRun>(io_, workers_, setup_, std::move(request),
                                           std::move(on_output), std::move(done));
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     // Forget runs that are over, so the list stays as long as the runs in flight.
     std::erase_if(runs_, [](const std::weak_ptr<SandboxRun>& weak) { return weak.expired(); });
     runs_.push_back(run);

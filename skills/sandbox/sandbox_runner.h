@@ -62,7 +62,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "component/base/mutex.h"
 #include "skills/sandbox/sandbox_options.h"
 #include "skills/sandbox/sandbox_policy.h"
 
@@ -132,7 +132,7 @@ class SandboxRunner {
   absl::Status available_;
 
   // Run is called on the loop and the destructor wherever the runner's owner is destroyed.
-  absl::Mutex mu_;
+  base::Mutex mu_;
   std::vector<std::weak_ptr<SandboxRun>> runs_ ABSL_GUARDED_BY(mu_);  // for the destructor
 };
 

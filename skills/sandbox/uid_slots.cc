@@ -5,7 +5,7 @@ namespace herald::skills::sandbox {
 UidSlots::UidSlots(uid_t base, int count) : base_(base), used_(count, false) {}
 
 std::optional<uid_t> UidSlots::Acquire() {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   for (size_t i = 0; i < used_.size(); ++i) {
     const size_t slot = (next_ + i) % used_.size();
     if (!used_[slot]) {
@@ -18,7 +18,7 @@ std::optional<uid_t> UidSlots::Acquire() {
 }
 
 void UidSlots::Release(uid_t uid) {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   used_[uid - base_] = false;
 }
 

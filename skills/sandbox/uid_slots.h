@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "component/base/mutex.h"
 
 namespace herald::skills::sandbox {
 
@@ -36,7 +36,7 @@ class UidSlots {
 
  private:
   const uid_t base_;
-  absl::Mutex mu_;
+  base::Mutex mu_;
   std::vector<bool> used_ ABSL_GUARDED_BY(mu_);
   size_t next_ ABSL_GUARDED_BY(mu_) = 0;  // where the round-robin search starts
 };

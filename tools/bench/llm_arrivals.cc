@@ -8,20 +8,20 @@
 namespace herald::bench {
 
 void LlmArrivals::Expect(int phase, int count) {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   at_[phase].assign(static_cast<size_t>(count), TimePoint());
   requests_[phase] = 0;
 }
 
 void LlmArrivals::SetDelay(absl::Duration delay) {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   delay_ = delay;
 }
 
 fakes::Answer LlmArrivals::Handle(const fakes::RecordedLlmRequest& request) {
   const TimePoint now = Clock::now();
   std::optional<Token> token = FindToken(request.LastUserText());
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   if (!token.has_value()) {
     ++unknown_;
     return fakes::Answer::Text("no token").WithDelay(delay_);
@@ -37,17 +37,17 @@ fakes::Answer LlmArrivals::Handle(const fakes::RecordedLlmRequest& request) {
 }
 
 std::vector<TimePoint> LlmArrivals::arrivals(int phase) const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return at_[phase];
 }
 
 int LlmArrivals::requests(int phase) const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return requests_[phase];
 }
 
 int LlmArrivals::unknown() const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return unknown_;
 }
 

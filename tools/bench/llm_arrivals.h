@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "component/base/mutex.h"
 #include "tests/fakes/fake_llm_server.h"
 #include "tools/bench/load_clock.h"
 
@@ -42,7 +42,7 @@ class LlmArrivals {
   int unknown() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  mutable absl::Mutex mu_;
+  mutable base::Mutex mu_;
   absl::Duration delay_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();
   std::vector<TimePoint> at_[2] ABSL_GUARDED_BY(mu_);
   int requests_[2] ABSL_GUARDED_BY(mu_) = {0, 0};

@@ -25,22 +25,21 @@ ReplyCollector::~ReplyCollector() {
 }
 
 void ReplyCollector::Expect(int phase, int count) {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   phases_[phase] = PhaseReplies();
   phases_[phase].reply_at.assign(static_cast<size_t>(count), TimePoint());
 }
 
 bool ReplyCollector::WaitAnswered(int phase, int count, TimePoint deadline) {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   const auto answered = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return phases_[phase].answered >= count;
   };
-  return mu_.AwaitWithTimeout(absl::Condition(&answered),
-                              absl::FromChrono(deadline - Clock::now()));
+  return mu_.AwaitWithTimeout(answered, absl::FromChrono(deadline - Clock::now()));
 }
 
 PhaseReplies ReplyCollector::Snapshot(int phase) const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return phases_[phase];
 }
 
@@ -59,7 +58,7 @@ void ReplyCollector::Take(const xmpp::XmlElement& stanza, TimePoint now) {
   const int phase = to.substr(0, 4) == "user" ? kConcurrent : kOverhead;
   const std::string local(to.substr(0, to.find('@')));
   // WaitAnswered's condition is checked again when the lock is let go.
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   PhaseReplies& replies = phases_[phase];
   if (stanza.FindChild("body") == nullptr) {
     if (stanza.FindChild("composing", kChatStatesNs) != nullptr) ++replies.composing;

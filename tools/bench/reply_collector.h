@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "component/base/mutex.h"
 #include "component/xmpp/xml_element.h"
 #include "tests/fakes/fake_xmpp_server.h"
 #include "tools/bench/load_clock.h"
@@ -60,7 +60,7 @@ class ReplyCollector {
 
   fakes::FakeXmppServer& server_;
   const int rate_jids_;
-  mutable absl::Mutex mu_;
+  mutable base::Mutex mu_;
   PhaseReplies phases_[2] ABSL_GUARDED_BY(mu_);
   std::atomic<bool> stop_{false};
   std::thread thread_;  // last: starts once the rest is ready

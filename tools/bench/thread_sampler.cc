@@ -28,34 +28,34 @@ Sampler::~Sampler() { Stop(); }
 
 void Sampler::Stop() {
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     stop_ = true;
   }
   if (thread_.joinable()) thread_.join();
 }
 
 int Sampler::max_threads() const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return max_threads_;
 }
 
 int64_t Sampler::max_rss_kib() const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return max_rss_kib_;
 }
 
 double Sampler::io_loop_running() const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return Fraction(loop_running_, loop_samples_);
 }
 
 double Sampler::workers_in_disk_wait() const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return Fraction(workers_disk_, worker_samples_);
 }
 
 double Sampler::workers_running() const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return Fraction(workers_running_, worker_samples_);
 }
 
@@ -79,14 +79,15 @@ void Sampler::SampleStates() {
 }
 
 void Sampler::Run() {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   while (!stop_) {
     if (std::optional<ProcStatus> status = ReadStatus(pid_)) {
       max_threads_ = std::max(max_threads_, status->threads);
       max_rss_kib_ = std::max(max_rss_kib_, status->rss_kib);
     }
     SampleStates();
-    mu_.AwaitWithTimeout(absl::Condition(&stop_), kSampleEvery);
+    mu_.AwaitWithTimeout([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stop_; },
+                         kSampleEvery);
   }
 }
 

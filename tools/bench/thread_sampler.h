@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "component/base/mutex.h"
 
 namespace herald::bench {
 
@@ -43,7 +43,7 @@ class Sampler {
   void SampleStates() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const pid_t pid_;
-  mutable absl::Mutex mu_;
+  mutable base::Mutex mu_;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   int max_threads_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t max_rss_kib_ ABSL_GUARDED_BY(mu_) = 0;

@@ -12,19 +12,19 @@ Interrupt::Registration::~Registration() {
 }
 
 void Interrupt::SetActive(grpc::ClientContext* context) {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   active_ = context;
   if (active_ != nullptr && triggered_) active_->TryCancel();
 }
 
 void Interrupt::Trigger() {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   triggered_ = true;
   if (active_ != nullptr) active_->TryCancel();
 }
 
 bool Interrupt::triggered() const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return triggered_;
 }
 

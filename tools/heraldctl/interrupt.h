@@ -14,7 +14,7 @@
 #pragma once
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "component/base/mutex.h"
 #include "grpcpp/client_context.h"
 
 namespace herald::heraldctl {
@@ -43,7 +43,7 @@ class Interrupt {
   // For Registration: `context` (null: none) is the call to cancel.
   void SetActive(grpc::ClientContext* context) ABSL_LOCKS_EXCLUDED(mu_);
 
-  mutable absl::Mutex mu_;
+  mutable base::Mutex mu_;
   bool triggered_ ABSL_GUARDED_BY(mu_) = false;
   grpc::ClientContext* active_ ABSL_GUARDED_BY(mu_) = nullptr;
 };

@@ -211,32 +211,32 @@ FakeHerald::~FakeHerald() {
 void FakeHerald::Answer(const std::string& method, const google::protobuf::Message& message) {
   std::unique_ptr<google::protobuf::Message> copy(message.New());
   copy->CopyFrom(message);
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   scripts_[method].answers.push_back(std::move(copy));
 }
 
 void FakeHerald::Fail(const std::string& method, grpc::Status status) {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   scripts_[method].status = std::move(status);
 }
 
 void FakeHerald::HoldOpen(const std::string& method) {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   scripts_[method].hold_open = true;
 }
 
 void FakeHerald::AwaitHolding(const std::string& method) {
   auto holding = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return scripts_[method].holding; };
-  absl::MutexLock lock(&mu_, absl::Condition(&holding));
+  base::MutexLock lock(&mu_, holding);
 }
 
 void FakeHerald::AddPending(const v1::PendingAction& action) {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   pending_.push_back(action);
 }
 
 std::vector<v1::PendingAction> FakeHerald::pending() const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return pending_;
 }
 
@@ -244,7 +244,7 @@ grpc::Status FakeHerald::ListPending(grpc::ServerContext* context,
                                      const v1::ListPendingActionsRequest& request,
                                      v1::ListPendingActionsResponse* response) {
   Record("ListPendingActions", context, request);
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   if (!scripts_["ListPendingActions"].status.ok()) return scripts_["ListPendingActions"].status;
   for (const v1::PendingAction& action : pending_) *response->add_actions() = action;
   return grpc::Status::OK;
@@ -254,7 +254,7 @@ grpc::Status FakeHerald::Answer(const std::string& method, grpc::ServerContext* 
                                 const google::protobuf::Message& request,
                                 const std::string& action_id, bool approve) {
   Record(method, context, request);
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   if (!scripts_[method].status.ok()) return scripts_[method].status;
   if (action_id.empty()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "action_id is empty");
@@ -276,7 +276,7 @@ grpc::Status FakeHerald::Provide(grpc::ServerContext* context,
                                  const v1::ProvideCredentialsRequest& request,
                                  v1::ProvideCredentialsResponse* response) {
   Record("ProvideCredentials", context, request);
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   if (!scripts_["ProvideCredentials"].status.ok()) return scripts_["ProvideCredentials"].status;
   if (request.credentials().empty()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "credentials is empty");
@@ -311,12 +311,12 @@ grpc::Status FakeHerald::Provide(grpc::ServerContext* context,
 }
 
 std::vector<FakeHerald::ReceivedCall> FakeHerald::calls() const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   return calls_;
 }
 
 FakeHerald::ReceivedCall FakeHerald::Received(const std::string& method, size_t index) const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   size_t seen = 0;
   for (const ReceivedCall& call : calls_) {
     if (call.method == method && seen++ == index) return call;
@@ -326,7 +326,7 @@ FakeHerald::ReceivedCall FakeHerald::Received(const std::string& method, size_t 
 }
 
 size_t FakeHerald::CallCount(const std::string& method) const {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   size_t count = 0;
   for (const ReceivedCall& call : calls_) count += call.method == method ? 1 : 0;
   return count;
@@ -334,7 +334,7 @@ size_t FakeHerald::CallCount(const std::string& method) const {
 
 bool FakeHerald::SawCancellation(const std::string& method) {
   auto saw = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return scripts_[method].saw_cancellation; };
-  bool seen = mu_.LockWhenWithTimeout(absl::Condition(&saw), absl::Seconds(30));
+  bool seen = mu_.LockWhenWithTimeout(saw, absl::Seconds(30));
   mu_.Unlock();
   return seen;
 }
@@ -349,19 +349,19 @@ void FakeHerald::Record(const std::string& method, grpc::ServerContext* context,
     call.authorization = std::string(entry->second.data(), entry->second.size());
     ++call.authorization_count;
   }
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   calls_.push_back(std::move(call));
 }
 
 void FakeHerald::Hold(const std::string& method, grpc::ServerContext* context) {
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     scripts_[method].holding = true;
   }
   // The sync API has no cancellation callback; polling is the simple way to wait for it.
   while (!context->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     scripts_[method].saw_cancellation = true;
   }
 }
@@ -372,7 +372,7 @@ grpc::Status FakeHerald::Unary(const std::string& method, grpc::ServerContext* c
   Record(method, context, request);
   bool hold_open = false;
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     Script& script = scripts_[method];
     hold_open = script.hold_open;
     if (!hold_open) {

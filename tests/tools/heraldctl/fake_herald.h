@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "component/base/mutex.h"
 #include "google/protobuf/message.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
@@ -133,7 +133,7 @@ class FakeHerald {
   std::unique_ptr<grpc::Server> server_;
 
   // The test's thread scripts and reads; gRPC's threads serve the calls.
-  mutable absl::Mutex mu_;
+  mutable base::Mutex mu_;
   std::map<std::string, Script> scripts_ ABSL_GUARDED_BY(mu_);
   std::vector<ReceivedCall> calls_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::PendingAction> pending_ ABSL_GUARDED_BY(mu_);
@@ -148,7 +148,7 @@ grpc::Status FakeHerald::Stream(const std::string& method, grpc::ServerContext* 
   grpc::Status status;
   bool hold_open = false;
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     Script& script = scripts_[method];
     for (const auto& answer : script.answers) {
       Event event;
