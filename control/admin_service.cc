@@ -11,10 +11,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
-#include "component/agent/access_policy.h"
 #include "component/xmpp/jid.h"
 #include "control/config_reload.h"
 #include "control/event_messages.h"
+#include "control/runtime_changes.h"
 #include "control/runtime_state.h"
 
 namespace herald::control {
@@ -72,34 +72,51 @@ absl::StatusOr<xmpp::Jid> RoomJid(const std::string& text, const std::string& fi
   return *jid;
 }
 
-const agent::RoomSettings* FindRoom(const std::vector<agent::RoomSettings>& rooms,
-                                    const std::string& bare) {
-  for (const agent::RoomSettings& room : rooms) {
-    if (NormalizedJidEntry(room.jid) == bare) return &room;
-  }
-  return nullptr;
+bool IsConfiguredRoom(const std::vector<agent::RoomSettings>& rooms, const std::string& bare) {
+  return std::any_of(rooms.begin(), rooms.end(), [&](const agent::RoomSettings& room) {
+    return NormalizedJidEntry(room.jid) == bare;
+  });
 }
 
-// Persists `change` to the runtime state file on the state strand, then runs `apply` on the
-// I/O loop; a failed write changes nothing and finishes the call.
-template <typename Change, typename Apply>
-void PersistThenApply(ControlContext& control, std::shared_ptr<UnaryCall> call, Change change,
-                      Apply apply) {
-  control.OnStateStrand(
-      [&control, call, change = std::move(change), apply = std::move(apply)]() mutable {
-        const std::string& path = control.config().state_path;
-        absl::StatusOr<RuntimeState> state = LoadRuntimeState(path);
-        if (!state.ok()) {
-          call->Finish(state.status());
-          return;
-        }
-        change(*state);
-        if (absl::Status saved = SaveRuntimeState(path, *state); !saved.ok()) {
-          call->Finish(saved);
-          return;
-        }
-        control.OnLoop(std::move(apply));
-      });
+LiveRuntime LiveRuntimeOf(ControlServices& services) {
+  return LiveRuntime{.config = services.config,
+                     .agent = services.agent,
+                     .rooms = services.rooms,
+                     .skills = services.skills,
+                     .ledger = &services.ledger,
+                     .turn = services.turn};
+}
+
+// Records `change` in the runtime state file on the state strand, then, on the I/O loop, puts
+// the configuration in force with `change` laid over it (runtime_changes.h), leaving the
+// unlisted rooms too, and hands the outcome to `done`, which finishes the call. A failed
+// write changes nothing and finishes the call.
+template <typename Done>
+void RecordThenPutInForce(ControlContext& control, std::shared_ptr<UnaryCall> call,
+                          RuntimeState change, std::vector<xmpp::Jid> leave_unlisted, Done done) {
+  control.OnStateStrand([&control, call, change = std::move(change),
+                         leave_unlisted = std::move(leave_unlisted),
+                         done = std::move(done)]() mutable {
+    const std::string& path = control.config().state_path;
+    absl::StatusOr<RuntimeState> state = LoadRuntimeState(path);
+    if (!state.ok()) {
+      call->Finish(state.status());
+      return;
+    }
+    state->Record(change);
+    if (absl::Status saved = SaveRuntimeState(path, *state); !saved.ok()) {
+      call->Finish(saved);
+      return;
+    }
+    control.OnLoop([&control, change = std::move(change),
+                    leave_unlisted = std::move(leave_unlisted), done = std::move(done)]() mutable {
+      ControlServices& services = control.services();
+      DesiredRuntime desired{.config = services.config,
+                             .leave_unlisted = std::move(leave_unlisted)};
+      ApplyRuntimeState(change, desired.config);
+      done(PutInForce(std::move(desired), LiveRuntimeOf(services)));
+    });
+  });
 }
 
 }  // namespace
@@ -255,29 +272,15 @@ grpc::ServerUnaryReactor* AdminService::UpdateAllowlist(grpc::CallbackServerCont
   targets.insert(targets.end(), change.remove_domains.begin(), change.remove_domains.end());
   call->set_target(absl::StrJoin(targets, ","));
 
-  PersistThenApply(
-      control_, call,
-      [change](RuntimeState& state) {
-        for (const std::string& jid : change.add_jids) state.AllowJid(jid);
-        for (const std::string& jid : change.remove_jids) state.DisallowJid(jid);
-        for (const std::string& domain : change.add_domains) state.AllowDomain(domain);
-        for (const std::string& domain : change.remove_domains) state.DisallowDomain(domain);
-      },
-      [this, call, response, change] {
-        ControlServices& services = control_.services();
-        config::Config updated = services.config;
-        ApplyRuntimeState(change, updated);
-        absl::StatusOr<agent::AccessPolicy> policy = agent::AccessPolicy::Create(updated.agent);
-        if (!policy.ok()) {
-          call->Finish(InvalidArgument(std::string(policy.status().message())));
-          return;
-        }
-        services.config.agent.allowed_jids = updated.agent.allowed_jids;
-        services.config.agent.allowed_domains = updated.agent.allowed_domains;
-        services.agent.SetPolicy(*std::move(policy));
-        SetAllowlist(services.config.agent, response);
-        call->Finish(grpc::Status::OK);
-      });
+  RecordThenPutInForce(control_, call, change, /*leave_unlisted=*/{},
+                       [this, call, response](absl::StatusOr<ConfigChange> done) {
+                         if (!done.ok()) {
+                           call->Finish(InvalidArgument(std::string(done.status().message())));
+                           return;
+                         }
+                         SetAllowlist(control_.services().config.agent, response);
+                         call->Finish(grpc::Status::OK);
+                       });
   return call->reactor();
 }
 
@@ -338,29 +341,25 @@ grpc::ServerUnaryReactor* AdminService::JoinRoom(grpc::CallbackServerContext* co
   if (room.activation != "mention" && room.activation != "all") {
     return call->Finish(InvalidArgument("room.activation must be \"mention\" or \"all\""));
   }
-  PersistThenApply(
-      control_, call, [room](RuntimeState& state) { state.JoinRoom(room); },
-      [this, call, room, jid = jid->Bare()] {
-        ControlServices& services = control_.services();
-        std::vector<agent::RoomSettings>& rooms = services.config.rooms;
-        auto it = std::find_if(rooms.begin(), rooms.end(), [&](const agent::RoomSettings& r) {
-          return NormalizedJidEntry(r.jid) == room.jid;
-        });
-        if (it != rooms.end()) {
-          const bool same = it->nick == room.nick && it->activation == room.activation;
-          *it = room;
-          if (same) {
-            call->Finish(grpc::Status::OK);
-            return;
-          }
-          // New settings: leave, then join again with them.
-          services.rooms.Leave(jid).IgnoreError();
-        } else {
-          rooms.push_back(room);
-        }
-        absl::Status joined = services.rooms.Join(room);
-        call->Finish(joined.ok() || absl::IsAlreadyExists(joined) ? absl::OkStatus() : joined);
-      });
+  // A known room with the same settings changes nothing; one with new settings is left and
+  // joined again with them (runtime_changes.h).
+  RuntimeState change;
+  change.JoinRoom(room);
+  RecordThenPutInForce(control_, call, std::move(change), /*leave_unlisted=*/{},
+                       [call, room](absl::StatusOr<ConfigChange> done) {
+                         if (!done.ok()) {
+                           call->Finish(done.status());
+                           return;
+                         }
+                         for (const RoomFailure& failure : done->room_failures) {
+                           if (failure.step == RoomFailure::Step::kJoin &&
+                               NormalizedJidEntry(failure.room) == room.jid) {
+                             call->Finish(failure.status);
+                             return;
+                           }
+                         }
+                         call->Finish(grpc::Status::OK);
+                       });
   return call->reactor();
 }
 
@@ -375,26 +374,21 @@ grpc::ServerUnaryReactor* AdminService::LeaveRoom(grpc::CallbackServerContext* c
   control_.OnLoop([this, call, jid = jid->Bare()] {
     ControlServices& services = control_.services();
     const std::vector<xmpp::Jid> known = services.rooms.Rooms();
-    if (FindRoom(services.config.rooms, jid.BareString()) == nullptr &&
+    if (!IsConfiguredRoom(services.config.rooms, jid.BareString()) &&
         std::find(known.begin(), known.end(), jid) == known.end()) {
       call->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND,
                                 absl::StrCat("Herald is not in room ", jid.BareString())));
       return;
     }
-    PersistThenApply(
-        control_, call, [room = jid.BareString()](RuntimeState& state) { state.LeaveRoom(room); },
-        [this, call, jid] {
-          ControlServices& services = control_.services();
-          std::vector<agent::RoomSettings>& rooms = services.config.rooms;
-          rooms.erase(std::remove_if(rooms.begin(), rooms.end(),
-                                     [&](const agent::RoomSettings& r) {
-                                       return NormalizedJidEntry(r.jid) == jid.BareString();
-                                     }),
-                      rooms.end());
-          // NotFound: a configured room the manager no longer knew; gone either way.
-          services.rooms.Leave(jid).IgnoreError();
-          call->Finish(grpc::Status::OK);
-        });
+    // A room joined on an invitation is in no configuration: it is left as well.
+    RuntimeState change;
+    change.LeaveRoom(jid.BareString());
+    RecordThenPutInForce(control_, call, std::move(change), /*leave_unlisted=*/{jid},
+                         [call](absl::StatusOr<ConfigChange> done) {
+                           // A room that could not be left is gone from the configuration
+                           // either way.
+                           call->Finish(done.ok() ? absl::OkStatus() : done.status());
+                         });
   });
   return call->reactor();
 }

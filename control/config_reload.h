@@ -2,22 +2,15 @@
 //
 // Reloading the configuration without dropping the XMPP stream (C6; AdminService.ReloadConfig
 // and SIGHUP). The file is read and validated in full first; when it is bad nothing changes
-// and the error says why. Otherwise what can change at run time is applied at once:
+// and the error says why. Otherwise the file's configuration, with the runtime state laid over
+// its allowlists and rooms (runtime_state.h), is put in force through the one path every
+// change of the running configuration takes (runtime_changes.h): what can change at run time
+// is applied at once, every other changed setting is listed as needing a restart and keeps its
+// running value. docs/configuration.md lists which is which, from the key declarations.
 //
-//   agent.*            allowlists (with the runtime state laid over them, runtime_state.h),
-//                      admins, name, refusal mode, loop and mailbox limits, session settings
-//                      -> the live config and Agent::SetPolicy
-//   [[rooms]]          rooms added are joined, rooms removed are left, changed ones rejoined
-//   quota.daily_tokens, quota.prices -> the ledger
-//   skills.enabled     -> the registry
-//   log.level          -> glog
-//   llm.max_tokens, llm.stream -> read by every turn
-//
-// and every other changed setting is listed as needing a restart (server.*, control.*,
-// memory.path, quota.path, the LLM providers, models, timeouts and retries, and the
-// agent settings the runtime reads once at start: dev_command_jids, rate_limit_per_minute,
-// injection_policy, injection_phrases); the running process keeps the old value of those. A
-// CONFIG_RELOADED event says what happened.
+// What is a reload's own is the reporting: the error names the file and the table
+// ("config.toml: [agent] ..."), a room that could not be left or joined is logged, and one
+// log line and a CONFIG_RELOADED event say what was applied and what needs a restart.
 //
 // Everything runs on the I/O loop (the Agent, RoomManager, registry and Config live there).
 //
@@ -35,6 +28,7 @@
 #include "component/config/config.h"
 #include "component/events/event_bus.h"
 #include "component/ledger/usage_ledger.h"
+#include "control/runtime_changes.h"
 #include "control/runtime_state.h"
 #include "skills/registry.h"
 

@@ -129,6 +129,15 @@ void RuntimeState::LeaveRoom(const std::string& room) {
   Insert(leave_rooms, room);
 }
 
+void RuntimeState::Record(const RuntimeState& change) {
+  for (const std::string& jid : change.add_jids) AllowJid(jid);
+  for (const std::string& jid : change.remove_jids) DisallowJid(jid);
+  for (const std::string& domain : change.add_domains) AllowDomain(domain);
+  for (const std::string& domain : change.remove_domains) DisallowDomain(domain);
+  for (const agent::RoomSettings& room : change.join_rooms) JoinRoom(room);
+  for (const std::string& room : change.leave_rooms) LeaveRoom(room);
+}
+
 bool RuntimeState::empty() const {
   return add_jids.empty() && remove_jids.empty() && add_domains.empty() && remove_domains.empty() &&
          join_rooms.empty() && leave_rooms.empty();

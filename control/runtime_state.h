@@ -47,6 +47,8 @@ struct RuntimeState {
   void DisallowDomain(const std::string& domain);
   void JoinRoom(const agent::RoomSettings& room);
   void LeaveRoom(const std::string& room);
+  // Records every change `change` holds, as the calls above would, in their order.
+  void Record(const RuntimeState& change);
 
   bool empty() const;
 };
