@@ -16,12 +16,14 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "component/base/version.h"
+#include "component/xmpp/events.h"
 #include "control/runtime_state.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -1012,6 +1014,94 @@ TEST_F(ControlServerTest, RoomsAreJoinedAndLeftAtRunTimeAndPersisted) {
   grpc::Status status = admin_->JoinRoom(Context("administrator").get(), join, &joined);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_TRUE(absl::StartsWith(status.error_message(), "room.activation"));
+}
+
+// The room presence Herald sent since the `from`th action: "join room/nick", "leave room/nick".
+std::vector<std::string> RoomPresence(const ControlTestEnv& env, size_t from) {
+  std::vector<std::string> presence;
+  const std::vector<xmpp::OutboundAction> actions = env.actions();
+  for (size_t i = from; i < actions.size(); ++i) {
+    if (const auto* join = std::get_if<xmpp::JoinRoom>(&actions[i])) {
+      presence.push_back(
+          absl::StrCat(join->leave ? "leave " : "join ", join->room.BareString(), "/", join->nick));
+    }
+  }
+  return presence;
+}
+
+TEST_F(ControlServerTest, JoinRoomRejoinsAKnownRoomOnlyWhenItsSettingsChange) {
+  env_.OnLoop([&] {
+    env_.services().rooms.Handle(
+        xmpp::SessionOnline{.own_jid = xmpp::Jid::Parse("agent.localhost").value()});
+  });
+  v1::JoinRoomRequest join;
+  join.mutable_room()->set_jid("lobby@conference.localhost");
+  v1::JoinRoomResponse joined;
+  size_t before = env_.actions().size();
+  ASSERT_TRUE(admin_->JoinRoom(Context("administrator").get(), join, &joined).ok());
+  EXPECT_EQ(RoomPresence(env_, before),
+            std::vector<std::string>{"join lobby@conference.localhost/herald"});
+
+  before = env_.actions().size();
+  ASSERT_TRUE(admin_->JoinRoom(Context("administrator").get(), join, &joined).ok());
+  EXPECT_TRUE(RoomPresence(env_, before).empty());
+
+  join.mutable_room()->set_nick("bot");
+  before = env_.actions().size();
+  ASSERT_TRUE(admin_->JoinRoom(Context("administrator").get(), join, &joined).ok());
+  EXPECT_EQ(RoomPresence(env_, before),
+            (std::vector<std::string>{"leave lobby@conference.localhost/herald",
+                                      "join lobby@conference.localhost/bot"}));
+}
+
+TEST_F(ControlServerTest, LeaveRoomLeavesARoomJoinedOnAnInvitation) {
+  const xmpp::Jid party = xmpp::Jid::Parse("party@conference.localhost").value();
+  env_.OnLoop([&] {
+    env_.services().rooms.Handle(
+        xmpp::SessionOnline{.own_jid = xmpp::Jid::Parse("agent.localhost").value()});
+    env_.services().rooms.Handle(
+        xmpp::RoomInvite{.room = party, .inviter = xmpp::Jid::Parse("alice@localhost").value()});
+  });
+  v1::ListRoomsResponse rooms;
+  ASSERT_TRUE(admin_->ListRooms(Context("reader").get(), {}, &rooms).ok());
+  ASSERT_EQ(rooms.rooms_size(), 1);
+
+  v1::LeaveRoomRequest leave;
+  leave.set_jid("party@conference.localhost");
+  v1::LeaveRoomResponse left;
+  const size_t before = env_.actions().size();
+  ASSERT_TRUE(admin_->LeaveRoom(Context("administrator").get(), leave, &left).ok());
+  EXPECT_EQ(RoomPresence(env_, before),
+            std::vector<std::string>{"leave party@conference.localhost/herald"});
+  ASSERT_TRUE(admin_->ListRooms(Context("reader").get(), {}, &rooms).ok());
+  EXPECT_EQ(rooms.rooms_size(), 0);
+  absl::StatusOr<RuntimeState> state = LoadRuntimeState(env_.config().control.state_path);
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_EQ(state->leave_rooms, std::vector<std::string>{"party@conference.localhost"});
+}
+
+TEST_F(ControlServerTest, AReloadAfterRuntimeChangesFindsThemAlreadyInForce) {
+  v1::UpdateAllowlistRequest allow;
+  allow.add_add_jids("carol@localhost");
+  v1::Allowlist allowlist;
+  ASSERT_TRUE(admin_->UpdateAllowlist(Context("administrator").get(), allow, &allowlist).ok());
+  v1::JoinRoomRequest join;
+  join.mutable_room()->set_jid("lobby@conference.localhost");
+  v1::JoinRoomResponse joined;
+  ASSERT_TRUE(admin_->JoinRoom(Context("administrator").get(), join, &joined).ok());
+
+  v1::ReloadConfigResponse response;
+  ASSERT_TRUE(admin_->ReloadConfig(Context("administrator").get(), {}, &response).ok());
+  EXPECT_EQ(response.applied_size(), 0);
+  EXPECT_EQ(response.requires_restart_size(), 0);
+  bool carol = false;
+  env_.OnLoop(
+      [&] { carol = env_.agent().policy().Allows(xmpp::Jid::Parse("carol@localhost").value()); });
+  EXPECT_TRUE(carol);
+  v1::ListRoomsResponse rooms;
+  ASSERT_TRUE(admin_->ListRooms(Context("reader").get(), {}, &rooms).ok());
+  ASSERT_EQ(rooms.rooms_size(), 1);
+  EXPECT_EQ(rooms.rooms(0).jid(), "lobby@conference.localhost");
 }
 
 TEST_F(ControlServerTest, SubscribeStreamsMatchingEventsAndStopsWhenCancelled) {

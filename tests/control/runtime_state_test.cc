@@ -51,6 +51,25 @@ TEST_F(RuntimeStateTest, ChangesRoundTripAndTheLastChangeOfAnEntryWins) {
   EXPECT_EQ(back->leave_rooms, std::vector<std::string>{"tech@conference.localhost"});
 }
 
+TEST_F(RuntimeStateTest, RecordingAChangeRecordsEachOfItsEntriesOverTheEarlierOnes) {
+  RuntimeState state;
+  state.AllowJid("bob@localhost");
+  state.JoinRoom({.jid = "tech@conference.localhost"});
+  RuntimeState change;
+  change.DisallowJid("bob@localhost");
+  change.AllowDomain("example.org");
+  change.LeaveRoom("tech@conference.localhost");
+  change.JoinRoom({.jid = "lobby@conference.localhost", .nick = "bot", .activation = "all"});
+  state.Record(change);
+  EXPECT_TRUE(state.add_jids.empty());
+  EXPECT_EQ(state.remove_jids, std::vector<std::string>{"bob@localhost"});
+  EXPECT_EQ(state.add_domains, std::vector<std::string>{"example.org"});
+  ASSERT_EQ(state.join_rooms.size(), 1u);
+  EXPECT_EQ(state.join_rooms[0].jid, "lobby@conference.localhost");
+  EXPECT_EQ(state.join_rooms[0].nick, "bot");
+  EXPECT_EQ(state.leave_rooms, std::vector<std::string>{"tech@conference.localhost"});
+}
+
 TEST_F(RuntimeStateTest, TheStateIsLaidOverTheConfigurationLists) {
   config::Config config;
   config.agent.allowed_jids = {"Alice@Localhost", "bob@localhost"};
