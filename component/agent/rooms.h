@@ -1,18 +1,18 @@
 // component/agent/rooms.h
 //
-// RoomManager is Herald's behaviour in group chats (X9, XEP-0045): it joins the configured
-// [[rooms]] without history replay each time the session comes online, follows its own
-// occupant's presence, and gets back in by itself — with exponential backoff and jitter —
-// after a kick (307), a room shutdown (332), an error or a lost connection; a ban (301 or
-// <forbidden/>) is respected and not retried. A taken nick is tried again as "nick_",
-// "nick__", ... A joined room is self-pinged (XEP-0410) after `self_ping_interval` without
-// traffic, and rejoined when the room no longer knows Herald. Invitations are accepted from
-// JIDs the AccessPolicy allows and ignored (and logged) from anyone else.
+// RoomManager is Herald's policy in group chats (X9, XEP-0045): which rooms to be in (the
+// configured [[rooms]], those added at run time, and those an allowed JID invited Herald to,
+// up to `max_invited_rooms`; invitations from anyone else are ignored and logged), and which
+// room messages become turns: never replayed history, never Herald's own echo, every message
+// in rooms with activation "all", only those that mention Herald's nick in rooms with
+// "mention". It also breaks reply loops with other bots: after `loop_replies` replies to one
+// occupant within `loop_window`, that occupant is ignored for `loop_pause`.
 //
-// It decides which room messages become turns: never replayed history, never Herald's own
-// echo, every message in rooms with activation "all", only those that mention Herald's nick
-// in rooms with "mention". It also breaks reply loops with other bots: after `loop_replies`
-// replies to one occupant within `loop_window`, that occupant is ignored for `loop_pause`.
+// How to get into a room and stay there — joining without history, rejoining with backoff
+// after a kick or an error, respecting a ban, nick conflicts, self-pings (XEP-0410), instant
+// rooms — is the XMPP layer's MucClient (component/xmpp/muc/muc_client.h), which this class
+// owns and feeds: it tells it EnterRoom / LeaveRoom and hears RoomJoined, RoomLeft,
+// JoinFailed and NickChanged, never a status code or a stanza.
 //
 // Everything runs on the Asio loop passed in; all methods must be called on its thread.
 //
@@ -27,7 +27,6 @@
 
 #include <asio.hpp>
 #include <cstddef>
-#include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -41,12 +40,15 @@
 #include "absl/time/time.h"
 #include "component/agent/access_policy.h"
 #include "component/agent/agent_options.h"
-#include "component/base/backoff.h"
 #include "component/xmpp/events.h"
 #include "component/xmpp/jid.h"
+#include "component/xmpp/muc/muc_client.h"
+#include "component/xmpp/muc/room_events.h"
 
 namespace herald::agent {
 
+// The self-ping, rejoin, join-timeout and nick-suffix settings are handed to MucClient
+// (xmpp::muc::MucOptions); the rest is the agent's own.
 struct RoomOptions {
   absl::Duration self_ping_interval = absl::Minutes(5);
   absl::Duration rejoin_initial = absl::Seconds(2);
@@ -100,72 +102,40 @@ class RoomManager {
   std::vector<xmpp::Jid> Rooms() const;
 
  private:
-  enum class State { kIdle, kJoining, kJoined, kWaiting, kBanned };
-
   struct Occupant {
     std::deque<absl::Time> replies;  // within loop_window
     absl::Time paused_until = absl::InfinitePast();
   };
 
-  struct Room : std::enable_shared_from_this<Room> {
-    Room(asio::io_context& io, xmpp::Jid jid, std::string nick, bool all, bool invited,
-         const RoomOptions& options);
-
+  struct Room {
     xmpp::Jid jid;  // bare
     std::string base_nick;
-    std::string nick;  // base_nick plus the underscores a conflict added
+    std::string nick;  // as MucClient last reported it
     bool all = false;  // activation "all"
     bool invited = false;
-    std::string password;
-    State state = State::kIdle;
-    int nick_suffix = 0;
-    base::Backoff backoff;
-    // One timer for "join unanswered" and "time to rejoin"; the other for self-pings. A
-    // generation per timer makes a completion that was already queued when the timer was
-    // re-armed harmless.
-    asio::steady_timer join_timer;
-    uint64_t join_generation = 0;
-    asio::steady_timer ping_timer;
-    uint64_t ping_generation = 0;
-    bool ping_pending = false;
-    absl::Time last_traffic = absl::InfinitePast();
+    bool joined = false;                                   // between RoomJoined and RoomLeft
     absl::flat_hash_map<std::string, Occupant> occupants;  // by nick
   };
 
   Room* Find(const xmpp::Jid& room) const;
-  Room& Add(xmpp::Jid jid, std::string nick, bool all, bool invited);
+  // Adds the room and tells MucClient to enter it (`why`, if any, is logged).
+  Room& Add(xmpp::Jid jid, std::string nick, bool all, bool invited, std::string password = "",
+            std::string why = "");
 
-  void OnOnline(const xmpp::SessionOnline& online);
-  void OnPresence(const xmpp::RoomPresence& presence);
-  void OnJoinError(Room& room, const xmpp::RoomPresence& presence);
+  void OnRoomEvent(const xmpp::muc::RoomEvent& event);
   void OnMessage(const xmpp::GroupMessage& message);
   void OnInvite(const xmpp::RoomInvite& invite);
-  void OnSelfPing(const xmpp::SelfPingResult& result);
-
-  void JoinNow(Room& room);
-  void Joined(Room& room, const xmpp::RoomPresence& presence);
-  void ScheduleRejoin(Room& room, std::string_view why);
-  void ArmJoinTimer(Room& room, absl::Duration delay);
-  void ArmPingTimer(Room& room, absl::Duration delay);
-  void OnJoinTimer(Room& room);
-  void OnPingTimer(Room& room);
-  // Accepts the default configuration of a room Herald just created (status 201), which the
-  // service keeps locked to everyone else until its owner does.
-  void CreateInstantRoom(const Room& room);
   // Whether a message from `nick` may start a turn; false while that occupant is paused.
   bool PassesLoopBreaker(Room& room, const std::string& nick);
 
-  asio::io_context& io_;
   const AccessPolicy* policy_;
-  ActionSink act_;
   TurnSink on_turn_;
   RoomOptions options_;
   std::string default_nick_;
-  xmpp::Jid own_jid_;
-  uint64_t next_id_ = 0;
-  std::vector<std::shared_ptr<Room>> rooms_;       // configured, then invited
+  std::vector<std::unique_ptr<Room>> rooms_;       // configured, then invited
   absl::flat_hash_map<std::string, Room*> index_;  // by bare JID
   size_t invited_ = 0;
+  xmpp::muc::MucClient muc_;
 };
 
 // Whether `body` addresses `nick`: the nick as a word of its own, ignoring ASCII case
