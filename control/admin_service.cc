@@ -9,8 +9,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "component/base/mutex.h"
 #include "component/xmpp/jid.h"
 #include "control/config_reload.h"
 #include "control/event_messages.h"
@@ -408,7 +408,7 @@ grpc::ServerWriteReactor<v1::Event>* AdminService::Subscribe(grpc::CallbackServe
 
   // The stream's two registrations, undone when it ends (possibly before they were made).
   struct Subscription {
-    absl::Mutex mu;
+    base::Mutex mu;
     bool over ABSL_GUARDED_BY(mu) = false;
     uint64_t bus_id ABSL_GUARDED_BY(mu) = 0;  // 0 until registered (the bus counts from 1)
     uint64_t registry_id ABSL_GUARDED_BY(mu) = 0;
@@ -424,7 +424,7 @@ grpc::ServerWriteReactor<v1::Event>* AdminService::Subscribe(grpc::CallbackServe
          uint64_t bus_id;
          uint64_t registry_id;
          {
-           absl::MutexLock lock(&subscription->mu);
+           base::MutexLock lock(&subscription->mu);
            subscription->over = true;
            bus_id = subscription->bus_id;
            registry_id = subscription->registry_id;
@@ -459,7 +459,7 @@ grpc::ServerWriteReactor<v1::Event>* AdminService::Subscribe(grpc::CallbackServe
   const uint64_t registry_id = control_.AddSubscriber(writer);
   bool over;
   {
-    absl::MutexLock lock(&subscription->mu);
+    base::MutexLock lock(&subscription->mu);
     subscription->bus_id = bus_id;
     subscription->registry_id = registry_id;
     over = subscription->over;

@@ -88,26 +88,26 @@ void ControlContext::Audit(const std::string& actor, std::string_view method,
 }
 
 uint64_t ControlContext::AddSubscriber(std::weak_ptr<EventWriter> writer) {
-  absl::MutexLock lock(&subscribers_mu_);
+  base::MutexLock lock(&subscribers_mu_);
   const uint64_t id = next_subscriber_++;
   subscribers_.emplace(id, std::move(writer));
   return id;
 }
 
 void ControlContext::RemoveSubscriber(uint64_t id) {
-  absl::MutexLock lock(&subscribers_mu_);
+  base::MutexLock lock(&subscribers_mu_);
   subscribers_.erase(id);
 }
 
 size_t ControlContext::subscriber_count() const {
-  absl::MutexLock lock(&subscribers_mu_);
+  base::MutexLock lock(&subscribers_mu_);
   return subscribers_.size();
 }
 
 void ControlContext::FinishSubscribers(const grpc::Status& status) {
   std::vector<std::shared_ptr<EventWriter>> writers;
   {
-    absl::MutexLock lock(&subscribers_mu_);
+    base::MutexLock lock(&subscribers_mu_);
     for (const auto& [id, weak] : subscribers_) {
       if (std::shared_ptr<EventWriter> writer = weak.lock()) writers.push_back(std::move(writer));
     }

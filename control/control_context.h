@@ -30,7 +30,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "component/base/mutex.h"
 #include "control/auth.h"
 #include "control/control_services.h"
 #include "control/stream_writer.h"
@@ -128,7 +128,7 @@ class ControlContext {
   asio::strand<asio::thread_pool::executor_type> state_strand_;
   std::atomic<bool> shutting_down_{false};
 
-  mutable absl::Mutex subscribers_mu_;
+  mutable base::Mutex subscribers_mu_;
   std::map<uint64_t, std::weak_ptr<EventWriter>> subscribers_ ABSL_GUARDED_BY(subscribers_mu_);
   uint64_t next_subscriber_ ABSL_GUARDED_BY(subscribers_mu_) = 1;
 };

@@ -13,10 +13,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "component/agent/tool_call.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/mutex.h"
 #include "component/memory/memory_store.h"
 #include "control/event_messages.h"
 #include "control/paging.h"
@@ -56,18 +56,18 @@ class Cancellation {
   bool cancelled() const { return cancelled_.load(); }
   void Cancel() ABSL_LOCKS_EXCLUDED(mu_) {
     cancelled_ = true;
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     if (run_ != nullptr) run_->Cancel();
   }
   void Attach(std::shared_ptr<skills::sandbox::RunHandle> run) ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     run_ = std::move(run);
     if (cancelled_.load() && run_ != nullptr) run_->Cancel();
   }
 
  private:
   std::atomic<bool> cancelled_{false};
-  absl::Mutex mu_;
+  base::Mutex mu_;
   std::shared_ptr<skills::sandbox::RunHandle> run_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -27,7 +27,7 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "component/base/mutex.h"
 
 namespace herald::control {
 
@@ -53,7 +53,7 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
       Hooks hooks) {
     std::shared_ptr<StreamWriter> writer(new StreamWriter(std::move(hooks)));
     auto* reactor = new Reactor(writer);
-    absl::MutexLock lock(&writer->mu_);
+    base::MutexLock lock(&writer->mu_);
     writer->reactor_ = reactor;
     return {writer, reactor};
   }
@@ -63,7 +63,7 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
   PushResult Push(MessagePtr message, size_t limit = static_cast<size_t>(-1))
       ABSL_LOCKS_EXCLUDED(mu_) {
     {
-      absl::MutexLock lock(&mu_);
+      base::MutexLock lock(&mu_);
       if (finishing_ || cancelled_ || done_) return PushResult::kClosed;
       if (queue_.size() >= limit) return PushResult::kFull;
       queue_.push_back(std::move(message));
@@ -79,7 +79,7 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
       const std::function<MessagePtr(const Message& last, const Message& next)>& merge)
       ABSL_LOCKS_EXCLUDED(mu_) {
     {
-      absl::MutexLock lock(&mu_);
+      base::MutexLock lock(&mu_);
       if (finishing_ || cancelled_ || done_) return PushResult::kClosed;
       if (!queue_.empty()) {
         if (MessagePtr merged = merge(*queue_.back(), *message)) {
@@ -98,7 +98,7 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
   void Finish(grpc::Status status, MessagePtr last = nullptr, bool drop_queued = false)
       ABSL_LOCKS_EXCLUDED(mu_) {
     {
-      absl::MutexLock lock(&mu_);
+      base::MutexLock lock(&mu_);
       if (finishing_ || done_) return;
       finishing_ = true;
       if (drop_queued) queue_.clear();
@@ -109,12 +109,12 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
   }
 
   size_t queued() const ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     return queue_.size();
   }
 
   bool over() const ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     return finishing_ || cancelled_ || done_;
   }
 
@@ -144,7 +144,7 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
     bool more = false;
     std::optional<grpc::Status> finish;
     {
-      absl::MutexLock lock(&mu_);
+      base::MutexLock lock(&mu_);
       if (in_flight_ != nullptr || finish_sent_ || reactor_ == nullptr) return;
       if (!queue_.empty()) {
         in_flight_ = std::move(queue_.front());
@@ -172,7 +172,7 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
   void WriteDone(bool ok) ABSL_LOCKS_EXCLUDED(mu_) {
     bool cancel = false;
     {
-      absl::MutexLock lock(&mu_);
+      base::MutexLock lock(&mu_);
       in_flight_ = nullptr;
       if (!ok && !cancelled_) {
         // The stream broke under the write: the client is gone.
@@ -189,7 +189,7 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
   void Cancelled() ABSL_LOCKS_EXCLUDED(mu_) {
     bool cancel = false;
     {
-      absl::MutexLock lock(&mu_);
+      base::MutexLock lock(&mu_);
       if (!cancelled_) {
         cancelled_ = true;
         cancel = true;
@@ -204,7 +204,7 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
   void CallOnCancel() ABSL_LOCKS_EXCLUDED(mu_) {
     std::function<void()> on_cancel;
     {
-      absl::MutexLock lock(&mu_);
+      base::MutexLock lock(&mu_);
       on_cancel = std::move(hooks_.on_cancel);
       hooks_.on_cancel = nullptr;
     }
@@ -215,7 +215,7 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
     grpc::Status status;
     std::function<void(const grpc::Status&)> on_done;
     {
-      absl::MutexLock lock(&mu_);
+      base::MutexLock lock(&mu_);
       done_ = true;
       reactor_ = nullptr;
       queue_.clear();
@@ -229,7 +229,7 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
 
   // Hooks and queue are reached from producers and gRPC threads alike; the callbacks are
   // called outside mu_.
-  mutable absl::Mutex mu_;
+  mutable base::Mutex mu_;
   Hooks hooks_ ABSL_GUARDED_BY(mu_);
   Reactor* reactor_ ABSL_GUARDED_BY(mu_) = nullptr;  // null after OnDone
   std::deque<MessagePtr> queue_ ABSL_GUARDED_BY(mu_);
