@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include <asio.hpp>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -24,7 +25,6 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "component/agent/agent.h"
@@ -155,9 +155,9 @@ class AgentFixture : public ::testing::Test {
     Conversation* conversation =
         agent_->FindConversation({.kind = base::ConversationRef::Kind::kDirect, .address = jid});
     if (conversation == nullptr) return true;
-    auto done = std::make_shared<absl::Notification>();
-    asio::post(conversation->files(), [done] { done->Notify(); });
-    return RunUntil([&] { return done->HasBeenNotified(); });
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    asio::post(conversation->files(), [done] { *done = true; });
+    return RunUntil([&] { return done->load(); });
   }
 
   // Runs the loop until the ledger recorded `calls` LLM calls paid by `jid` (usage is

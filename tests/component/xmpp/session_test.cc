@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "component/base/mutex.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/session_error.h"
 #include "component/xmpp/xml_writer.h"
@@ -36,11 +36,11 @@ class SessionUnderTest {
     absl::StatusOr<std::unique_ptr<XmppSession>> session = XmppSession::Create(
         io_, std::move(options),
         [this](InboundEvent event) {
-          absl::MutexLock lock(&mu_);
+          base::MutexLock lock(&mu_);
           events_.push_back(std::move(event));
         },
         [this](const absl::Status& status) {
-          absl::MutexLock lock(&mu_);
+          base::MutexLock lock(&mu_);
           stopped_ = status;
         });
     EXPECT_TRUE(session.ok()) << session.status();
@@ -78,25 +78,23 @@ class SessionUnderTest {
 
   // The status the session stopped with, once it has.
   std::optional<absl::Status> WaitForStop(absl::Duration timeout = kWait) {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     mu_.AwaitWithTimeout(
-        absl::Condition(
-            +[](std::optional<absl::Status>* s) { return s->has_value(); }, &stopped_),
-        timeout);
+        [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_.has_value(); }, timeout);
     return stopped_;
   }
 
   // Waits for an event of type T and returns a copy of the first one not yet taken.
   template <typename T>
   std::optional<T> WaitForEvent(absl::Duration timeout = kWait) {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     auto has_event = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
       for (const InboundEvent& event : events_) {
         if (std::holds_alternative<T>(event)) return true;
       }
       return false;
     };
-    if (!mu_.AwaitWithTimeout(absl::Condition(&has_event), timeout)) return std::nullopt;
+    if (!mu_.AwaitWithTimeout(has_event, timeout)) return std::nullopt;
     for (auto it = events_.begin(); it != events_.end(); ++it) {
       if (T* event = std::get_if<T>(&*it)) {
         T copy = *event;
@@ -133,7 +131,7 @@ class SessionUnderTest {
   asio::io_context io_;
   std::unique_ptr<XmppSession> session_;
   std::thread thread_;
-  absl::Mutex mu_;
+  base::Mutex mu_;
   std::vector<InboundEvent> events_ ABSL_GUARDED_BY(mu_);
   std::optional<absl::Status> stopped_ ABSL_GUARDED_BY(mu_);
 };
