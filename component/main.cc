@@ -6,7 +6,6 @@
 #include <asio.hpp>
 #include <csignal>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,12 +57,6 @@ constexpr auto kShutdownGrace = std::chrono::seconds(5);
 // Threads for blocking work (memory files, skills); conversations never get a thread each.
 constexpr int kWorkerThreads = 2;
 
-int SeverityFor(const std::string& level) {
-  if (level == "debug" || level == "info") return google::GLOG_INFO;
-  if (level == "warning") return google::GLOG_WARNING;
-  return google::GLOG_ERROR;
-}
-
 // Every conversation waiting on the model holds a connection of its own (HTTP/1.1), so the
 // common default soft limit of 1024 descriptors would turn the ~1,000th concurrent
 // conversation into an apology (measured with tools/bench/conversation_load
@@ -106,8 +99,9 @@ int Serve(const std::string& path) {
     std::cerr << "herald: " << config.status().message() << "\n";
     return base::kExitConfig;
   }
-  FLAGS_minloglevel = SeverityFor(config->log.level);
-  if (config->log.level == "debug") FLAGS_v = 1;
+  const config::LogLevelOptions log_level = config::LogLevelOptionsFrom(config->log);
+  FLAGS_minloglevel = log_level.min_severity;
+  if (log_level.verbosity > 0) FLAGS_v = log_level.verbosity;
   RaiseOpenFileLimit();
 
   // Allowlist entries and rooms changed over the control plane outlive restarts.
@@ -152,13 +146,8 @@ int Serve(const std::string& path) {
     std::cerr << "herald: " << path << ": " << router.status().message() << "\n";
     return base::kExitConfig;
   }
-  std::map<std::string, ledger::Price> prices;
-  for (const config::ModelPrice& price : config->quota.prices) {
-    prices[price.model] = ledger::Price{.input_per_mtok = price.input_per_mtok,
-                                        .output_per_mtok = price.output_per_mtok};
-  }
   absl::StatusOr<std::unique_ptr<ledger::UsageLedger>> usage = ledger::UsageLedger::Open(
-      config->quota.path, ledger::PriceTable(std::move(prices)), config->quota.daily_tokens);
+      config->quota.path, config::PriceTableFrom(config->quota), config->quota.daily_tokens);
   if (!usage.ok()) {
     std::cerr << "herald: [quota] path: " << usage.status().message() << "\n";
     return base::kExitConfig;

@@ -1,6 +1,5 @@
 #include "control/runtime_changes.h"
 
-#include <map>
 #include <utility>
 
 #include "component/agent/access_policy.h"
@@ -11,12 +10,6 @@
 
 namespace herald::control {
 namespace {
-
-int SeverityFor(const std::string& level) {
-  if (level == "debug" || level == "info") return google::GLOG_INFO;
-  if (level == "warning") return google::GLOG_WARNING;
-  return google::GLOG_ERROR;
-}
 
 // The same room with the same settings; the JIDs compared as the addresses they are.
 bool SameRoom(const agent::RoomSettings& a, const agent::RoomSettings& b) {
@@ -31,15 +24,6 @@ const agent::RoomSettings* FindRoom(const std::vector<agent::RoomSettings>& list
     if (NormalizedJidEntry(room.jid) == wanted) return &room;
   }
   return nullptr;
-}
-
-ledger::PriceTable PriceTableOf(const std::vector<config::ModelPrice>& prices) {
-  std::map<std::string, ledger::Price> table;
-  for (const config::ModelPrice& price : prices) {
-    table[price.model] = {.input_per_mtok = price.input_per_mtok,
-                          .output_per_mtok = price.output_per_mtok};
-  }
-  return ledger::PriceTable(std::move(table));
 }
 
 // Leaves the rooms `now` no longer has (or has with other settings) and the unlisted ones to
@@ -109,11 +93,12 @@ absl::StatusOr<ConfigChange> PutInForce(DesiredRuntime desired, const LiveRuntim
   ApplyRooms(running.rooms, next.rooms, desired.leave_unlisted, live.rooms, change.room_failures);
   if (live.ledger != nullptr) {
     live.ledger->SetDefaultDailyTokens(next.quota.daily_tokens);
-    live.ledger->SetPrices(PriceTableOf(next.quota.prices));
+    live.ledger->SetPrices(config::PriceTableFrom(next.quota));
   }
   if (running.log.level != next.log.level) {
-    FLAGS_minloglevel = SeverityFor(next.log.level);
-    FLAGS_v = next.log.level == "debug" ? 1 : 0;
+    const config::LogLevelOptions log = config::LogLevelOptionsFrom(next.log);
+    FLAGS_minloglevel = log.min_severity;
+    FLAGS_v = log.verbosity;
   }
   running = std::move(next);
   if (live.turn != nullptr) *live.turn = config::TurnOptionsFrom(running);

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "component/xmpp/jid.h"
+#include "glog/logging.h"
 
 namespace herald::config {
 
@@ -84,6 +86,22 @@ agent::TurnOptions TurnOptionsFrom(const Config& config) {
                             .approvals = config.skills.approvals,
                             .credential_timeout_seconds = config.skills.credential_timeout_seconds,
                             .max_message_bytes = config.server.max_stanza_bytes};
+}
+
+ledger::PriceTable PriceTableFrom(const QuotaConfig& quota) {
+  std::map<std::string, ledger::Price> table;
+  for (const ModelPrice& price : quota.prices) {
+    table[price.model] = {.input_per_mtok = price.input_per_mtok,
+                          .output_per_mtok = price.output_per_mtok};
+  }
+  return ledger::PriceTable(std::move(table));
+}
+
+LogLevelOptions LogLevelOptionsFrom(const LogConfig& log) {
+  const int severity = log.level == "debug" || log.level == "info" ? google::GLOG_INFO
+                       : log.level == "warning"                    ? google::GLOG_WARNING
+                                                                   : google::GLOG_ERROR;
+  return LogLevelOptions{.min_severity = severity, .verbosity = log.level == "debug" ? 1 : 0};
 }
 
 }  // namespace herald::config

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "component/config/config.h"
+#include "component/ledger/price_table.h"
 #include "component/xmpp/session.h"
 #include "skills/builtin/builtins.h"
 
@@ -31,5 +32,15 @@ skills::BuiltinOptions BuiltinOptionsFrom(const SkillsConfig& skills);
 
 // What each turn needs from [llm], [skills] and [server].
 agent::TurnOptions TurnOptionsFrom(const Config& config);
+
+// The ledger's price table from [[quota.prices]].
+ledger::PriceTable PriceTableFrom(const QuotaConfig& quota);
+
+// What [log] level sets in glog: the least severity logged, and the verbosity (1 for "debug").
+struct LogLevelOptions {
+  int min_severity;
+  int verbosity;
+};
+LogLevelOptions LogLevelOptionsFrom(const LogConfig& log);
 
 }  // namespace herald::config
