@@ -236,7 +236,7 @@ int Serve(const std::string& path) {
 
   int exit_code = base::kExitOk;
   std::unique_ptr<xmpp::XmppSession> session;
-  auto act = [&session](xmpp::OutboundAction action) { session->Perform(std::move(action)); };
+  auto act = [&session](const xmpp::OutboundAction& action) { session->Perform(action); };
   // What turns read from [llm], [skills] and [server]; a reload replaces it.
   agent::TurnOptions turn_options = config::TurnOptionsFrom(*config);
   agent::RuntimeServices services{.io = io,
@@ -261,7 +261,8 @@ int Serve(const std::string& path) {
                            });
   agent::Runtime runtime(agent, rooms, &events);
   absl::StatusOr<std::unique_ptr<xmpp::XmppSession>> created = xmpp::XmppSession::Create(
-      io, *std::move(options), [&](xmpp::InboundEvent event) { runtime.OnEvent(std::move(event)); },
+      io, *std::move(options),
+      [&](xmpp::InboundEvent&& event) { runtime.OnEvent(std::move(event)); },
       [&](const absl::Status& why) {
         exit_code = base::ExitCodeFor(why);
         io.stop();

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "component/agent/pending_answers.h"
 #include "component/agent/slash_commands.h"
+#include "component/base/absl_string_view.h"
 #include "glog/logging.h"
 
 namespace herald::agent {
@@ -46,12 +47,12 @@ Agent::Agent(AccessPolicy policy, RuntimeServices& services)
   }
 }
 
-void Agent::Handle(xmpp::InboundEvent event) {
+void Agent::Handle(xmpp::InboundEvent&& event) {
   std::visit(
       [this](auto& e) {
         using T = std::decay_t<decltype(e)>;
         if constexpr (std::is_same_v<T, xmpp::ChatMessage>) {
-          OnChatMessage(e);
+          OnChatMessage(std::move(e));
         } else if constexpr (std::is_same_v<T, xmpp::SubscriptionRequest>) {
           OnSubscriptionRequest(e);
         } else if constexpr (std::is_same_v<T, xmpp::RosterReceived>) {
@@ -100,7 +101,7 @@ absl::StatusOr<std::string> Agent::Converse(std::string_view name, std::string t
   Conversation& conversation = ConversationFor(
       ConversationRef{.kind = ConversationRef::Kind::kApi, .address = std::string(name)});
   const std::string run_id = absl::StrCat(conversation.id(), "/api-", ++next_api_run_);
-  Received(conversation, "", "a program spoke", run_id);
+  Received(conversation, "", "a program spoke", "", run_id);
   IncomingMessage incoming{.author = "api:" + std::string(name),
                            .body = std::move(text),
                            .type = "chat",
@@ -146,29 +147,29 @@ void Agent::SendAsAgent(const xmpp::Jid& to, const xmpp::Jid& from, std::string 
   });
 }
 
-void Agent::Received(const Conversation& conversation, const std::string& jid, std::string summary,
-                     const std::string& run_id) {
+void Agent::Received(const Conversation& conversation, const std::string& jid,
+                     std::string_view what, std::string_view who, const std::string& run_id) {
   ++services_.counters.messages_received;
-  if (services_.events == nullptr) return;
+  if (services_.events == nullptr || services_.events->SkipUnheard()) return;
   services_.events->Publish(events::Event{.type = events::EventType::kMessageReceived,
                                           .conversation = Key(conversation.ref()),
                                           .jid = jid,
                                           .run_id = run_id,
-                                          .summary = std::move(summary)});
+                                          .summary = absl::StrCat(AbslView(what), AbslView(who))});
 }
 
-void Agent::OnChatMessage(const xmpp::ChatMessage& message) {
+void Agent::OnChatMessage(xmpp::ChatMessage&& message) {
   if (!policy_.Allows(message.from)) {
     Refuse(message.from, message.to, "message");
     return;
   }
   const std::string sender = message.from.BareString();
   const absl::Time now = services_.clock();
-  IncomingMessage incoming{.reply_to = message.from,
-                           .own = message.to.Bare(),
+  IncomingMessage incoming{.reply_to = std::move(message.from),
+                           .own = message.to.IsBare() ? std::move(message.to) : message.to.Bare(),
                            .author = sender,
-                           .body = message.body,
-                           .thread = message.thread,
+                           .body = std::move(message.body),
+                           .thread = std::move(message.thread),
                            .type = message.type == "chat" ? "chat" : "normal",
                            .received = now};
   if (!rate_limiter_.Allow(sender, now)) {
@@ -182,15 +183,15 @@ void Agent::OnChatMessage(const xmpp::ChatMessage& message) {
   }
   Conversation& conversation =
       ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = sender});
-  Received(conversation, sender, absl::StrCat("message from ", sender));
+  Received(conversation, sender, "message from ", sender);
   if (AnswerPendingAction(services_, incoming)) return;
 
-  if (std::optional<SlashCommand> command = ParseSlashCommand(message.body)) {
-    asio::co_spawn(services_.io, RunCommand(conversation, *command, incoming), asio::detached);
+  if (std::optional<SlashCommand> command = ParseSlashCommand(incoming.body)) {
+    RunCommand(conversation, *std::move(command), std::move(incoming));
     return;
   }
 
-  const ScreenResult screened = screen_.Check(message.body);
+  const ScreenResult screened = screen_.Check(incoming.body);
   if (screened.suspicious) {
     LOG(WARNING) << "injection screen: message from " << sender << " in conversation "
                  << conversation.id() << " matched '" << screened.phrase << "'";
@@ -200,7 +201,7 @@ void Agent::OnChatMessage(const xmpp::ChatMessage& message) {
     }
     incoming.flagged_injection = screen_.policy() == InjectionPolicy::kFlag;
   }
-  if (!conversation.Enqueue(incoming)) {
+  if (!conversation.Enqueue(std::move(incoming))) {
     LOG(INFO) << "conversation " << conversation.id() << ": mailbox full, answered busy";
     SayTo(services_, incoming, kBusy);
   }
@@ -218,7 +219,7 @@ void Agent::OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own) 
                            .received = now};
   Conversation& conversation =
       ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kRoom, .address = room});
-  Received(conversation, room, absl::StrCat("room message from ", message.nick));
+  Received(conversation, room, "room message from ", message.nick);
   const ScreenResult screened = screen_.Check(message.body);
   if (screened.suspicious) {
     LOG(WARNING) << "injection screen: message from " << message.nick << " in " << room
@@ -226,13 +227,32 @@ void Agent::OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own) 
     if (screen_.policy() == InjectionPolicy::kRefuse) return;
     incoming.flagged_injection = screen_.policy() == InjectionPolicy::kFlag;
   }
-  if (!conversation.Enqueue(incoming)) {
+  if (!conversation.Enqueue(std::move(incoming))) {
     LOG(INFO) << "conversation " << conversation.id() << ": mailbox full, room message dropped";
   }
 }
 
-asio::awaitable<void> Agent::RunCommand(Conversation& conversation, SlashCommand command,
-                                        IncomingMessage message) {
+void Agent::RunCommand(Conversation& conversation, SlashCommand command, IncomingMessage message) {
+  const base::ConversationRef session{conversation.ref().kind, conversation.ref().address,
+                                      message.thread};
+  const CommandContext context{.services = services_,
+                               .policy = policy_,
+                               .conversation = conversation,
+                               .session = session,
+                               .message = message,
+                               .command = command,
+                               .dev = dev_jids_.contains(message.author)};
+  if (std::optional<std::string> reply = AnswerSlashCommandNow(context)) {
+    SayTo(services_, message, *std::move(reply));
+    return;
+  }
+  asio::co_spawn(services_.io,
+                 RunCommandLater(conversation, std::move(command), std::move(message)),
+                 asio::detached);
+}
+
+asio::awaitable<void> Agent::RunCommandLater(Conversation& conversation, SlashCommand command,
+                                             IncomingMessage message) {
   const base::ConversationRef session{conversation.ref().kind, conversation.ref().address,
                                       message.thread};
   const CommandContext context{.services = services_,

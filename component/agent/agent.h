@@ -37,7 +37,7 @@ class Agent {
  public:
   Agent(AccessPolicy policy, RuntimeServices& services);
 
-  void Handle(xmpp::InboundEvent event);
+  void Handle(xmpp::InboundEvent&& event);
 
   // A room message the room manager decided Herald should answer.
   void OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own);
@@ -75,16 +75,19 @@ class Agent {
   const AccessPolicy& policy() const { return policy_; }
 
  private:
-  void OnChatMessage(const xmpp::ChatMessage& message);
+  void OnChatMessage(xmpp::ChatMessage&& message);
   void OnSubscriptionRequest(const xmpp::SubscriptionRequest& request);
   void OnRoster(const xmpp::RosterReceived& roster);
   void Refuse(const xmpp::Jid& sender, const xmpp::Jid& to, std::string_view what);
-  // Counts a message that reached `conversation` and publishes message_received.
-  void Received(const Conversation& conversation, const std::string& jid, std::string summary,
-                const std::string& run_id = "");
-  // Answers a slash command (slash_commands.h) and says the reply.
-  asio::awaitable<void> RunCommand(Conversation& conversation, SlashCommand command,
-                                   IncomingMessage message);
+  // Counts a message that reached `conversation` and publishes message_received, its summary
+  // `what` followed by `who` (built only when someone listens).
+  void Received(const Conversation& conversation, const std::string& jid, std::string_view what,
+                std::string_view who = "", const std::string& run_id = "");
+  // Answers a slash command (slash_commands.h) and says the reply: at once for most, in a
+  // coroutine (RunCommandLater) for one that has to wait.
+  void RunCommand(Conversation& conversation, SlashCommand command, IncomingMessage message);
+  asio::awaitable<void> RunCommandLater(Conversation& conversation, SlashCommand command,
+                                        IncomingMessage message);
   Conversation& ConversationFor(const base::ConversationRef& ref);
 
   AccessPolicy policy_;

@@ -99,7 +99,7 @@ Conversation::Conversation(RuntimeServices& services, ConversationRef ref, std::
       id_(std::move(id)),
       files_(asio::make_strand(services.workers.get_executor())) {}
 
-bool Conversation::Enqueue(IncomingMessage message) {
+bool Conversation::Enqueue(IncomingMessage&& message) {
   const size_t limit = static_cast<size_t>(std::max(1, services_.options.mailbox_limit));
   if (mailbox_.size() >= limit) return false;
   mailbox_.push_back(std::move(message));

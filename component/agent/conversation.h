@@ -11,7 +11,7 @@
 // logged with the conversation and turn ids; the user gets an apology with the turn id only.
 //
 //   Conversation& c = table.Get(ref);
-//   if (!c.Enqueue(message)) Reply("I'm still working on your earlier messages...");
+//   if (!c.Enqueue(std::move(message))) Reply("I'm still working on your earlier messages...");
 //   c.Cancel();   // /cancel: the running turn's answer is dropped
 #pragma once
 
@@ -51,7 +51,7 @@ struct RuntimeServices {
   // between turns; a running turn keeps what it read).
   const AgentOptions& options;
   const TurnOptions& turn;
-  std::function<void(xmpp::OutboundAction)> act;
+  std::function<void(const xmpp::OutboundAction&)> act;
   std::function<absl::Time()> clock = absl::Now;
   absl::Time started = absl::Now();
   // "component agent.example.org" or "client bot@example.org", for /status.
@@ -105,8 +105,9 @@ class Conversation {
   Conversation(const Conversation&) = delete;
   Conversation& operator=(const Conversation&) = delete;
 
-  // Queues a message for the model; false when the mailbox is full.
-  bool Enqueue(IncomingMessage message);
+  // Queues a message for the model (moved from only when queued); false when the mailbox is
+  // full.
+  bool Enqueue(IncomingMessage&& message);
   // Drops the running turn's answer and the queued messages; false when there was nothing.
   bool Cancel();
 

@@ -68,7 +68,7 @@ struct RoomOptions {
 
 class RoomManager {
  public:
-  using ActionSink = std::function<void(xmpp::OutboundAction)>;
+  using ActionSink = std::function<void(const xmpp::OutboundAction&)>;
   // Called for each room message Herald should answer.
   using TurnSink = std::function<void(const xmpp::GroupMessage& message)>;
 

@@ -7,7 +7,7 @@
 
 namespace herald::agent {
 
-void Runtime::OnEvent(xmpp::InboundEvent event) {
+void Runtime::OnEvent(xmpp::InboundEvent&& event) {
   if (const auto* online = std::get_if<xmpp::SessionOnline>(&event);
       online != nullptr && events_ != nullptr) {
     events_->Publish(

@@ -9,7 +9,7 @@
 //
 //   Runtime runtime(agent, rooms, &events);
 //   auto session = XmppSession::Create(io, options,
-//       [&](xmpp::InboundEvent event) { runtime.OnEvent(std::move(event)); }, on_stopped);
+//       [&](xmpp::InboundEvent&& event) { runtime.OnEvent(std::move(event)); }, on_stopped);
 #pragma once
 
 #include "component/agent/agent.h"
@@ -27,7 +27,7 @@ class Runtime {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  void OnEvent(xmpp::InboundEvent event);
+  void OnEvent(xmpp::InboundEvent&& event);
 
  private:
   Agent& agent_;

@@ -12,39 +12,37 @@
 namespace herald::agent {
 namespace {
 
-asio::awaitable<std::string> Help(const CommandContext& context) {
-  co_return HelpText(context.dev);
-}
+std::string Help(const CommandContext& context) { return HelpText(context.dev); }
 
-asio::awaitable<std::string> Ping(const CommandContext&) { co_return "pong"; }
+std::string Ping(const CommandContext&) { return "pong"; }
 
-asio::awaitable<std::string> Tier(const CommandContext& context) {
+std::string Tier(const CommandContext& context) {
   const providers::ModelRouter& router = context.services.router;
-  co_return absl::StrCat("This conversation is answered by ",
-                         router.ModelFor(providers::Tier::kDefault).ToString(), ". Tiers: heavy ",
-                         router.ModelFor(providers::Tier::kHeavy).ToString(), ", standard ",
-                         router.ModelFor(providers::Tier::kStandard).ToString(), ", light ",
-                         router.ModelFor(providers::Tier::kLight).ToString(), ", vision ",
-                         router.ModelFor(providers::Tier::kVision).ToString(), ".");
+  return absl::StrCat("This conversation is answered by ",
+                      router.ModelFor(providers::Tier::kDefault).ToString(), ". Tiers: heavy ",
+                      router.ModelFor(providers::Tier::kHeavy).ToString(), ", standard ",
+                      router.ModelFor(providers::Tier::kStandard).ToString(), ", light ",
+                      router.ModelFor(providers::Tier::kLight).ToString(), ", vision ",
+                      router.ModelFor(providers::Tier::kVision).ToString(), ".");
 }
 
-asio::awaitable<std::string> Cancel(const CommandContext& context) {
-  co_return context.conversation.Cancel() ? "Cancelled." : "There is nothing to cancel.";
+std::string Cancel(const CommandContext& context) {
+  return context.conversation.Cancel() ? "Cancelled." : "There is nothing to cancel.";
 }
 
-asio::awaitable<std::string> Debug(const CommandContext& context) {
+std::string Debug(const CommandContext& context) {
   Conversation& conversation = context.conversation;
   conversation.debug = !conversation.debug;
-  co_return conversation.debug ? "Debug notes on." : "Debug notes off.";
+  return conversation.debug ? "Debug notes on." : "Debug notes off.";
 }
 
-asio::awaitable<std::string> Raw(const CommandContext& context) {
+std::string Raw(const CommandContext& context) {
   const std::string& xml = context.command.args;
   absl::Status valid = xmpp::ValidateRawStanza(xml);
-  if (!valid.ok()) co_return absl::StrCat("Not sent: ", valid.message());
+  if (!valid.ok()) return absl::StrCat("Not sent: ", valid.message());
   LOG(WARNING) << "dev: " << context.message.author << " sent a raw stanza";
   context.services.act(xmpp::SendRawStanza{.xml = xml});
-  co_return "Sent.";
+  return "Sent.";
 }
 
 // In /help order.
@@ -103,12 +101,21 @@ std::string HelpText(bool show_dev_commands) {
   return text;
 }
 
-asio::awaitable<std::string> RunSlashCommand(const CommandContext& context) {
+std::optional<std::string> AnswerSlashCommandNow(const CommandContext& context) {
   const CommandEntry* entry = FindCommand(context.command.name);
   if (entry == nullptr || (entry->who == Who::kDev && !context.dev)) {
-    co_return absl::StrCat("Unknown command /", context.command.name, ".\n", HelpText(context.dev));
+    return absl::StrCat("Unknown command /", context.command.name, ".\n", HelpText(context.dev));
   }
-  std::string reply = co_await entry->run(context);
+  if (const CommandAnswer* answer = std::get_if<CommandAnswer>(&entry->run)) {
+    return (*answer)(context);
+  }
+  return std::nullopt;
+}
+
+asio::awaitable<std::string> RunSlashCommand(const CommandContext& context) {
+  if (std::optional<std::string> reply = AnswerSlashCommandNow(context)) co_return *reply;
+  std::string reply =
+      co_await std::get<CommandHandler>(FindCommand(context.command.name)->run)(context);
   co_return reply;
 }
 

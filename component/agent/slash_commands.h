@@ -13,12 +13,15 @@
 //
 //   std::optional<SlashCommand> command = ParseSlashCommand(body);   // slash_command.h
 //   const CommandContext context{.services = services, ..., .command = *command};
-//   std::string reply = co_await RunSlashCommand(context);
+//   if (std::optional<std::string> reply = AnswerSlashCommandNow(context)) ... // most commands
+//   std::string reply = co_await RunSlashCommand(context);                      // the rest
 #pragma once
 
 #include <asio.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "component/agent/access_policy.h"
 #include "component/agent/conversation.h"
@@ -48,7 +51,10 @@ struct CommandContext {
   bool dev = false;
 };
 
-// Answers one command: the reply the sender gets.
+// Answers one command at once: the reply the sender gets. Most commands read or flip state
+// on the I/O loop and are answered this way, with no coroutine.
+using CommandAnswer = std::string (*)(const CommandContext& context);
+// Answers one command that has to wait (for file work on the conversation's strand).
 using CommandHandler = asio::awaitable<std::string> (*)(const CommandContext& context);
 
 struct CommandEntry {
@@ -56,7 +62,7 @@ struct CommandEntry {
   Who who;                     // who may run it
   std::string_view arguments;  // as /help shows them, e.g. "[n]" or "<id> [reason]"
   std::string_view help;       // the /help line
-  CommandHandler run;
+  std::variant<CommandAnswer, CommandHandler> run;
 };
 
 // The row of the command called `name`, or nullptr.
@@ -67,8 +73,12 @@ bool IsDevCommand(std::string_view name);
 // The /help text: every row in table order, the developer rows only when asked for.
 std::string HelpText(bool show_dev_commands);
 
-// Runs context.command's handler; a command that does not exist, or that the sender may not
-// run, gets "Unknown command /name." and the help text.
+// The reply to context.command when it is answered at once, as most are; a command that does
+// not exist, or that the sender may not run, gets "Unknown command /name." and the help text.
+// Nullopt for a command whose handler has to wait: run it with RunSlashCommand.
+std::optional<std::string> AnswerSlashCommandNow(const CommandContext& context);
+
+// Runs context.command's handler, whichever kind it is, with the same answers as above.
 asio::awaitable<std::string> RunSlashCommand(const CommandContext& context);
 
 }  // namespace herald::agent

@@ -65,6 +65,13 @@ uint64_t EventBus::published() const {
   return sequence_;
 }
 
+bool EventBus::SkipUnheard() {
+  base::MutexLock lock(&mu_);
+  if (!listeners_->empty()) return false;
+  ++sequence_;
+  return true;
+}
+
 void EventBus::Publish(Event event) {
   std::shared_ptr<const Listeners> listeners;
   {

@@ -74,6 +74,13 @@ class EventBus {
   // Calls the listeners outside mu_, so a listener may Subscribe or Unsubscribe.
   void Publish(Event event) ABSL_LOCKS_EXCLUDED(mu_);
 
+  // For an event that costs something to build on a hot path (message_received): when nobody
+  // listens, counts it as published (it takes its sequence number, as Publish would) and
+  // returns true, and the caller does not build it. False: build it and Publish it.
+  //
+  //   if (!bus.SkipUnheard()) bus.Publish(Event{...});
+  bool SkipUnheard() ABSL_LOCKS_EXCLUDED(mu_);
+
   uint64_t published() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:

@@ -215,6 +215,20 @@ std::string Jid::ToString() const {
   return out;
 }
 
+bool Jid::Spells(std::string_view text) const {
+  if (!local_.empty()) {
+    if (text.size() <= local_.size() || text.substr(0, local_.size()) != local_ ||
+        text[local_.size()] != '@') {
+      return false;
+    }
+    text.remove_prefix(local_.size() + 1);
+  }
+  if (text.substr(0, domain_.size()) != domain_) return false;
+  text.remove_prefix(domain_.size());
+  if (resource_.empty()) return text.empty();
+  return text.size() == resource_.size() + 1 && text[0] == '/' && text.substr(1) == resource_;
+}
+
 std::string Jid::BareString() const {
   if (local_.empty()) return domain_;
   return absl::StrCat(local_, "@", domain_);

@@ -49,6 +49,10 @@ class Jid {
   std::string ToString() const;
   std::string BareString() const;
 
+  // Whether `text` is exactly this JID's ToString() (so Parse(text) would give this JID back),
+  // found without building the string.
+  bool Spells(std::string_view text) const;
+
   // Same account: localparts and domainparts equal (they are normalised at parse).
   bool BareEquals(const Jid& other) const {
     return local_ == other.local_ && domain_ == other.domain_;

@@ -10,11 +10,17 @@
 // stanza the server will not take (one over its size limit closes the stream) would otherwise
 // be sent again on every reconnect and keep Herald offline for everyone.
 //
+// The stanzas wait back to back in one buffer, so queueing one is a copy into memory already
+// there, and a batch that takes everything queued is that buffer itself. The writer gives a
+// written batch back (Recycle), and the two buffers take turns: under a steady load the queue
+// allocates nothing.
+//
 //   OutboundQueue queue(1000);
 //   queue.SetOnline(true);               // the stream is up: keep every stanza
-//   queue.Push(std::move(xml));          // false: something older was dropped
-//   std::string batch = queue.TakeBatch(64 * 1024);
-//   if (!written) queue.ReturnBatch(std::move(batch));   // retried once on the next stream
+//   queue.Push(xml);                     // false: something older was dropped
+//   std::string batch = queue.TakeBatch(256 * 1024);
+//   if (written) queue.Recycle(std::move(batch));
+//   else queue.ReturnBatch(std::move(batch));   // retried once on the next stream
 //   queue.SetOnline(false);              // the stream is down: the oldest beyond 1000 go
 #pragma once
 
@@ -22,6 +28,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace herald::xmpp {
@@ -31,14 +38,16 @@ class OutboundQueue {
   explicit OutboundQueue(size_t limit);
 
   // Appends one serialized stanza; returns false when the oldest had to be dropped.
-  bool Push(std::string stanza);
+  bool Push(std::string_view stanza);
   // Offline (the initial state) the limit holds; going offline drops the oldest beyond it.
   void SetOnline(bool online);
   // Puts stanzas at the front, ahead of newer ones (what a new stream must send first).
   void PushFront(std::string stanzas);
 
-  // Concatenates whole stanzas from the front until about `max_bytes` (at least one).
+  // Whole stanzas from the front, up to `max_bytes` (at least one), back to back.
   std::string TakeBatch(size_t max_bytes);
+  // A batch that was written: its memory holds the next stanzas.
+  void Recycle(std::string batch);
   // The last batch taken could not be written: its stanzas go back to the front, in order,
   // except those whose write had already failed once, which are dropped. Returns how many
   // were dropped.
@@ -52,7 +61,7 @@ class OutboundQueue {
 
  private:
   struct Item {
-    std::string xml;
+    size_t bytes;
     int failed_writes = 0;
   };
   struct Taken {
@@ -62,6 +71,10 @@ class OutboundQueue {
 
   size_t limit_;
   bool online_ = false;
+  // The queued stanzas are buffer_[head_, end), in the order and sizes of items_.
+  std::string buffer_;
+  size_t head_ = 0;
+  std::string spare_;  // a recycled batch, the next buffer_
   std::deque<Item> items_;
   std::vector<Taken> batch_;  // the stanzas of the last batch taken
   uint64_t dropped_ = 0;

@@ -70,9 +70,9 @@ XmppSession::XmppSession(asio::io_context& io, SessionOptions options, EventSink
   responder_.AddFeature(ns::kChatStates);
   responder_.AddFeature(ns::kMuc);
   if (options_.mode == SessionMode::kComponent) {
-    own_jid_ = Jid::Parse(options_.component_domain).value();
+    SetOwnJid(Jid::Parse(options_.component_domain).value());
   } else {
-    own_jid_ = options_.account;
+    SetOwnJid(options_.account);
   }
 }
 
@@ -104,11 +104,12 @@ const char* XmppSession::content_namespace() const {
 
 std::string XmppSession::NextId() { return absl::StrCat("h", ++next_id_); }
 
-OutboundContext XmppSession::outbound_context() {
-  return OutboundContext{.mode = options_.mode,
-                         .own_jid = own_jid_,
-                         .max_stanza_bytes = options_.max_outbound_stanza_bytes,
-                         .next_id = [this] { return NextId(); }};
+void XmppSession::SetOwnJid(Jid jid) {
+  own_jid_ = std::move(jid);
+  outbound_ = OutboundContext{.mode = options_.mode,
+                              .own_jid = own_jid_,
+                              .max_stanza_bytes = options_.max_outbound_stanza_bytes,
+                              .next_id = [this] { return NextId(); }};
 }
 
 asio::awaitable<void> XmppSession::Run() {
@@ -165,7 +166,7 @@ asio::awaitable<absl::Status> XmppSession::RunConnection(bool& was_online) {
     } else if (absl::StatusOr<Jid>& jid = std::get<0>(negotiated); !jid.ok()) {
       status = jid.status();
     } else if (!stopping_) {
-      own_jid_ = *jid;
+      SetOwnJid(*jid);
       state_ = ConnectionState::kOnline;
       queue_.SetOnline(true);
       was_online = true;
@@ -224,15 +225,15 @@ asio::awaitable<absl::StatusOr<Jid>> XmppSession::Negotiate(StreamConnection& co
   co_return co_await NegotiateClient(connection, options_, [this] { return NextId(); });
 }
 
-void XmppSession::Perform(OutboundAction action) {
+void XmppSession::Perform(const OutboundAction& action) {
   DCHECK(OnLoop()) << kLoopOnly;
   if (const auto* ping = std::get_if<SelfPing>(&action)) {
     SendSelfPing(*ping);
     return;
   }
-  for (std::string& xml : SerializeAction(std::move(action), outbound_context(), rooms_)) {
-    Enqueue(std::move(xml));
-  }
+  serialized_.Clear();
+  SerializeAction(action, outbound_, rooms_, serialized_);
+  for (size_t i = 0; i < serialized_.size(); ++i) Enqueue(serialized_[i]);
 }
 
 void XmppSession::SendSelfPing(const SelfPing& ping) {
@@ -247,16 +248,16 @@ void XmppSession::SendSelfPing(const SelfPing& ping) {
   Send(std::move(iq));
 }
 
-void XmppSession::Emit(InboundEvent event) {
+void XmppSession::Emit(InboundEvent&& event) {
   if (on_event_) on_event_(std::move(event));
 }
 
 void XmppSession::Send(XmlElement stanza) {
   DCHECK(OnLoop()) << kLoopOnly;
-  Enqueue(SerializeStanza(std::move(stanza), outbound_context()));
+  Enqueue(SerializeStanza(std::move(stanza), outbound_));
 }
 
-void XmppSession::Enqueue(std::string xml) {
+void XmppSession::Enqueue(std::string_view xml) {
   DCHECK(OnLoop()) << kLoopOnly;
   if (xml.size() > options_.max_outbound_stanza_bytes) {
     // The server would close the stream on it, and every reconnect would send it again.
@@ -266,7 +267,7 @@ void XmppSession::Enqueue(std::string xml) {
                  << "): " << xml.substr(0, std::min<size_t>(xml.find('>'), 200));
     return;
   }
-  if (!queue_.Push(std::move(xml))) {
+  if (!queue_.Push(xml)) {
     LOG_EVERY_N(WARNING, 100) << "XMPP: outbound queue full (" << options_.outbound_queue_limit
                               << " stanzas); dropped the oldest, " << queue_.dropped()
                               << " dropped so far";

@@ -24,7 +24,7 @@
 // (session_inbound.cc) and the read, write and keepalive loops (session_loops.cc).
 //
 //   auto session = XmppSession::Create(io, options,
-//       [&](InboundEvent event) { agent.Handle(std::move(event)); },
+//       [&](InboundEvent&& event) { runtime.OnEvent(std::move(event)); },
 //       [&](const absl::Status& why) { exit_status = ExitCodeFor(why); io.stop(); });
 //   (*session)->Start();
 //   io.run();
@@ -60,7 +60,7 @@ enum class ConnectionState { kConnecting, kOnline, kDisconnected, kStopped };
 
 class XmppSession {
  public:
-  using EventSink = std::function<void(InboundEvent)>;
+  using EventSink = std::function<void(InboundEvent&&)>;
   // Called once when the session ends for good: ok after Stop(), the error otherwise.
   using StopCallback = std::function<void(const absl::Status&)>;
 
@@ -76,7 +76,7 @@ class XmppSession {
   void Start();
 
   // Sends now, or queues until the stream is up again.
-  void Perform(OutboundAction action);
+  void Perform(const OutboundAction& action);
 
   // Flushes what is queued, closes the stream politely and stops reconnecting.
   void Stop();
@@ -118,17 +118,17 @@ class XmppSession {
   void ReportMediatedInvite(RoomInvite invite);
   void StartMucDiscovery();
   void OnMucDiscoverySettled();
-  void Emit(InboundEvent event);
+  void Emit(InboundEvent&& event);
 
   // Queues `stanza` (from is filled in component mode) and wakes the writer.
   void Send(XmlElement stanza);
   // Queues serialized XML and wakes the writer.
-  void Enqueue(std::string xml);
+  void Enqueue(std::string_view xml);
   void WakeWriter();
   std::string NextId();
   const char* content_namespace() const;
-  // What serializing an outbound stanza reads of this session.
-  OutboundContext outbound_context();
+  // Herald's own address on the stream, and what serializing reads of it.
+  void SetOwnJid(Jid jid);
 
   asio::io_context& io_;
   SessionOptions options_;
@@ -141,6 +141,9 @@ class XmppSession {
   bool stopping_ = false;
   StreamConnection* connection_ = nullptr;  // the live one, owned by RunConnection's frame
   Jid own_jid_;
+  // What serializing an outbound stanza reads of this session (own_jid_ among it).
+  OutboundContext outbound_;
+  SerializedStanzas serialized_;  // the stanzas of the action being performed
   int connections_established_ = 0;
 
   OutboundQueue queue_;

@@ -19,7 +19,9 @@
 namespace herald::xmpp {
 namespace {
 
-constexpr size_t kWriteBatchBytes = 64 * 1024;
+// Under load the writer takes everything queued while its last write was on the wire: a batch
+// is whole stanzas up to this size, one write.
+constexpr size_t kWriteBatchBytes = 256 * 1024;
 // How long a closing Herald waits for the server to close its side of the stream.
 constexpr auto kCloseLinger = std::chrono::seconds(2);
 
@@ -74,6 +76,7 @@ asio::awaitable<absl::Status> XmppSession::WriteLoop(StreamConnection& connectio
       co_return written;
     }
     connection.MarkWritten();
+    queue_.Recycle(std::move(batch));
   }
 }
 

@@ -24,6 +24,14 @@ const char* ContentNamespace(SessionMode mode) {
   return mode == SessionMode::kComponent ? ns::kComponentAccept : ns::kClient;
 }
 
+void AppendStanza(XmlElement stanza, const OutboundContext& context, std::string& out) {
+  // XEP-0114: the server routes a component's stanzas by their from; never omit it.
+  if (context.mode == SessionMode::kComponent && !stanza.HasAttr("from")) {
+    stanza.SetAttr("from", context.own_jid.ToString());
+  }
+  AppendXml(stanza, ContentNamespace(context.mode), out);
+}
+
 // An invitation in `message` (mediated or direct) from `from`, put in `out`; false when the
 // message holds none. A malformed one is logged and dropped, still counted as an invitation.
 bool TranslateInvite(const XmlElement& message, const Jid& from, InboundMessage& out) {
@@ -87,7 +95,9 @@ InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
                                         message.FindChild("x", ns::kLegacyDelay) != nullptr};
     return out;
   }
-  absl::StatusOr<Jid> to = Jid::Parse(message.Attr("to"));
+  // Mostly Herald's own address, known already; anything else is parsed.
+  const std::string_view to_text = message.Attr("to");
+  absl::StatusOr<Jid> to = own_jid.Spells(to_text) ? own_jid : Jid::Parse(to_text);
   out.event = ChatMessage{.from = std::move(*from),
                           .to = to.ok() ? std::move(*to) : own_jid,
                           .id = std::string(message.Attr("id")),
@@ -199,54 +209,104 @@ bool IsChatState(std::string_view state) {
 }
 
 std::string SerializeStanza(XmlElement stanza, const OutboundContext& context) {
-  // XEP-0114: the server routes a component's stanzas by their from; never omit it.
-  if (context.mode == SessionMode::kComponent && !stanza.HasAttr("from")) {
-    stanza.SetAttr("from", context.own_jid.ToString());
-  }
   std::string xml;
-  AppendXml(stanza, ContentNamespace(context.mode), xml);
+  AppendStanza(std::move(stanza), context, xml);
   return xml;
 }
 
-std::vector<std::string> SerializeChatMessage(const SendMessage& message,
-                                              const OutboundContext& context) {
+namespace {
+
+// A JID as an attribute value: its parts escaped one by one (each is whole UTF-8, so this is
+// what escaping Jid::ToString() gives) without building the string.
+void AppendJidAttribute(const Jid& jid, std::string& out) {
+  if (!jid.local().empty()) {
+    AppendEscapedAttribute(jid.local(), out);
+    out.push_back('@');
+  }
+  AppendEscapedAttribute(jid.domain(), out);
+  if (!jid.resource().empty()) {
+    out.push_back('/');
+    AppendEscapedAttribute(jid.resource(), out);
+  }
+}
+
+void AppendTextElement(std::string_view name, std::string_view text, std::string& out) {
+  out.push_back('<');
+  out.append(name);
+  if (text.empty()) {
+    out.append("/>");
+    return;
+  }
+  out.push_back('>');
+  AppendEscapedText(text, out);
+  out.append("</");
+  out.append(name);
+  out.push_back('>');
+}
+
+// One <message/> of `message` carrying `body`, as AppendXml would write it in the stream's
+// content namespace: to, type, id, from; <body/>, <thread/>, then the chat state if `last`.
+void AppendChatMessage(const SendMessage& message, std::string_view body, bool last,
+                       const OutboundContext& context, std::string& out) {
+  out.append("<message to='");
+  AppendJidAttribute(message.to, out);
+  out.append("' type='");
+  AppendEscapedAttribute(message.type, out);
+  out.append("' id='");
+  AppendEscapedAttribute(context.next_id(), out);
+  out.push_back('\'');
+  if (!message.from.empty()) {
+    out.append(" from='");
+    AppendJidAttribute(message.from, out);
+    out.push_back('\'');
+  } else if (context.mode == SessionMode::kComponent) {
+    out.append(" from='");  // XEP-0114: the server routes by it
+    AppendJidAttribute(context.own_jid, out);
+    out.push_back('\'');
+  }
+  out.push_back('>');
+  AppendTextElement("body", body, out);
+  if (!message.thread.empty()) AppendTextElement("thread", message.thread, out);
+  if (last && IsChatState(message.chat_state)) {
+    out.push_back('<');
+    out.append(message.chat_state);
+    out.append(" xmlns='");
+    out.append(ns::kChatStates);
+    out.append("'/>");
+  }
+  out.append("</message>");
+}
+
+void Append(XmlElement stanza, const OutboundContext& context, SerializedStanzas& out) {
+  AppendStanza(std::move(stanza), context, out.Out());
+  out.End();
+}
+
+}  // namespace
+
+void SerializeChatMessage(const SendMessage& message, const OutboundContext& context,
+                          SerializedStanzas& out) {
   if (!message.chat_state.empty() && !IsChatState(message.chat_state)) {
     LOG(WARNING) << "XMPP: not a chat state: '" << message.chat_state << "'; sent without";
   }
-  auto build = [&](std::string_view body, bool last) {
-    XmlElement stanza("message");
-    stanza.SetAttr("to", message.to.ToString())
-        .SetAttr("type", message.type)
-        .SetAttr("id", context.next_id());
-    if (!message.from.empty()) {
-      stanza.SetAttr("from", message.from.ToString());
-    } else if (context.mode == SessionMode::kComponent) {
-      stanza.SetAttr("from", context.own_jid.ToString());  // XEP-0114: the server routes by it
-    }
-    stanza.AddChild("body").AddText(body);
-    if (!message.thread.empty()) stanza.AddChild("thread").AddText(message.thread);
-    if (last && IsChatState(message.chat_state)) {
-      stanza.AddChild(message.chat_state, ns::kChatStates);
-    }
-    std::string xml;
-    AppendXml(stanza, ContentNamespace(context.mode), xml);
-    return xml;
-  };
-  std::vector<std::string> out;
-  std::string whole = build(message.body, /*last=*/true);
+  const size_t start = out.Out().size();
+  AppendChatMessage(message, message.body, /*last=*/true, context, out.Out());
   const size_t cap = context.max_stanza_bytes;
-  if (whole.size() <= cap) {
-    out.push_back(std::move(whole));
-    return out;
+  if (out.Out().size() - start <= cap) {
+    out.End();
+    return;
   }
+  out.Abandon();
   // Too large for the server: several messages, each within the cap, cut after a line where
   // possible; past kMaxMessageParts the rest is left out and the last part says so.
-  const size_t overhead = build("", /*last=*/true).size();
+  std::string empty;
+  AppendChatMessage(message, "", /*last=*/true, context, empty);
+  const size_t overhead = empty.size();
   if (overhead + kMessageNoteReserve + 16 > cap) {
     LOG(WARNING) << "XMPP: dropped a message to " << message.to.ToString()
                  << ": its addresses and thread alone exceed max_outbound_stanza_bytes (" << cap
                  << ")";
-    return out;
+    return;
   }
   std::vector<std::string_view> pieces =
       SplitBody(message.body, cap - overhead - kMessageNoteReserve);
@@ -262,28 +322,28 @@ std::vector<std::string> SerializeChatMessage(const SendMessage& message,
             << (note.empty() ? ")" : ", the rest cut)");
   for (size_t i = 0; i < pieces.size(); ++i) {
     const bool last = i + 1 == pieces.size();
-    out.push_back(build(
+    AppendChatMessage(
+        message,
         last && !note.empty() ? absl::StrCat(AbslView(pieces[i]), note) : std::string(pieces[i]),
-        last));
+        last, context, out.Out());
+    out.End();
   }
-  return out;
 }
 
-std::vector<std::string> SerializeAction(OutboundAction action, const OutboundContext& context,
-                                         absl::flat_hash_set<std::string>& rooms) {
-  std::vector<std::string> out;
-  if (auto* message = std::get_if<SendMessage>(&action)) {
-    return SerializeChatMessage(*message, context);
-  } else if (auto* presence = std::get_if<SendPresence>(&action)) {
+void SerializeAction(const OutboundAction& action, const OutboundContext& context,
+                     absl::flat_hash_set<std::string>& rooms, SerializedStanzas& out) {
+  if (const auto* message = std::get_if<SendMessage>(&action)) {
+    SerializeChatMessage(*message, context, out);
+  } else if (const auto* presence = std::get_if<SendPresence>(&action)) {
     XmlElement stanza("presence");
     if (!presence->to.empty()) stanza.SetAttr("to", presence->to.ToString());
     if (!presence->type.empty()) stanza.SetAttr("type", presence->type);
     if (!presence->from.empty()) stanza.SetAttr("from", presence->from.ToString());
-    out.push_back(SerializeStanza(std::move(stanza), context));
-  } else if (auto* state = std::get_if<SendChatState>(&action)) {
+    Append(std::move(stanza), context, out);
+  } else if (const auto* state = std::get_if<SendChatState>(&action)) {
     if (!IsChatState(state->state)) {
       LOG(WARNING) << "XMPP: not a chat state: '" << state->state << "'; nothing sent";
-      return out;
+      return;
     }
     XmlElement stanza("message");
     const bool to_room = state->to.IsBare() && rooms.contains(state->to.BareString());
@@ -292,15 +352,15 @@ std::vector<std::string> SerializeAction(OutboundAction action, const OutboundCo
     stanza.AddChild(state->state, ns::kChatStates);
     // A notification is stale a moment later; archives and offline storage have no use for it.
     stanza.AddChild("no-store", ns::kHints);
-    out.push_back(SerializeStanza(std::move(stanza), context));
-  } else if (auto* join = std::get_if<JoinRoom>(&action)) {
+    Append(std::move(stanza), context, out);
+  } else if (const auto* join = std::get_if<JoinRoom>(&action)) {
     // The nick becomes a resource: it must be one, or the server would refuse the stanza.
     absl::StatusOr<Jid> occupant =
         Jid::Parse(absl::StrCat(join->room.BareString(), "/", AbslView(join->nick)));
     if (join->room.local().empty() || !occupant.ok() || occupant->resource() != join->nick) {
       LOG(WARNING) << "XMPP: cannot join " << join->room.BareString() << " as '" << join->nick
                    << "': not a valid room and nick";
-      return out;
+      return;
     }
     XmlElement stanza("presence");
     stanza.SetAttr("to", occupant->ToString());
@@ -315,26 +375,26 @@ std::vector<std::string> SerializeAction(OutboundAction action, const OutboundCo
       if (!join->password.empty()) x.AddChild("password").AddText(join->password);
       rooms.insert(join->room.BareString());
     }
-    out.push_back(SerializeStanza(std::move(stanza), context));
-  } else if (auto* configure = std::get_if<ConfigureRoom>(&action)) {
+    Append(std::move(stanza), context, out);
+  } else if (const auto* configure = std::get_if<ConfigureRoom>(&action)) {
     if (configure->room.local().empty()) {
       LOG(WARNING) << "XMPP: cannot configure " << configure->room.BareString()
                    << ": not a room's address";
-      return out;
+      return;
     }
-    out.push_back(SerializeStanza(InstantRoomRequest(*configure, context.next_id()), context));
+    Append(InstantRoomRequest(*configure, context.next_id()), context, out);
   } else if (std::holds_alternative<SelfPing>(action)) {
     LOG(DFATAL) << "XMPP: a SelfPing is sent with SelfPingRequest, not SerializeAction";
-  } else if (auto* raw = std::get_if<SendRawStanza>(&action)) {
+  } else if (const auto* raw = std::get_if<SendRawStanza>(&action)) {
     // Checked by the caller already; checked again because a bad one would end the stream.
     absl::Status valid = ValidateRawStanza(raw->xml);
     if (!valid.ok()) {
       LOG(WARNING) << "XMPP: raw stanza refused: " << valid.message();
-      return out;
+      return;
     }
-    out.push_back(std::move(raw->xml));
+    out.Out().append(raw->xml);
+    out.End();
   }
-  return out;
 }
 
 XmlElement InstantRoomRequest(const ConfigureRoom& configure, std::string_view id) {

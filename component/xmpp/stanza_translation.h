@@ -90,6 +90,32 @@ struct OutboundContext {
 // True for the XEP-0085 states: active, composing, paused, inactive, gone.
 bool IsChatState(std::string_view state);
 
+// Serialized stanzas back to back in one buffer. A session keeps one and clears it for each
+// action, so serializing allocates nothing once the buffer has grown.
+class SerializedStanzas {
+ public:
+  void Clear() {
+    bytes_.clear();
+    ends_.clear();
+  }
+  size_t size() const { return ends_.size(); }
+  bool empty() const { return ends_.empty(); }
+  std::string_view operator[](size_t i) const {
+    const size_t begin = i == 0 ? 0 : ends_[i - 1];
+    return std::string_view(bytes_).substr(begin, ends_[i] - begin);
+  }
+
+  // For serializers: the bytes of the open stanza are appended to Out(); End() closes it, and
+  // Abandon() takes back what was appended since the last stanza closed.
+  std::string& Out() { return bytes_; }
+  void End() { ends_.push_back(bytes_.size()); }
+  void Abandon() { bytes_.resize(ends_.empty() ? 0 : ends_.back()); }
+
+ private:
+  std::string bytes_;
+  std::vector<size_t> ends_;
+};
+
 // `stanza` as written on the stream of context.mode (in its content namespace), with
 // from = own_jid added in component mode when it has none.
 std::string SerializeStanza(XmlElement stanza, const OutboundContext& context);
@@ -97,16 +123,18 @@ std::string SerializeStanza(XmlElement stanza, const OutboundContext& context);
 // A SendMessage as one message, or, when its body makes it larger than
 // context.max_stanza_bytes, as up to kMaxMessageParts messages cut after a line where
 // possible, the last saying how much was left out. None when even an empty body would not fit.
-std::vector<std::string> SerializeChatMessage(const SendMessage& message,
-                                              const OutboundContext& context);
+// Written straight into `out`, byte for byte what AppendXml writes for the same message built
+// as an XmlElement, without building one.
+void SerializeChatMessage(const SendMessage& message, const OutboundContext& context,
+                          SerializedStanzas& out);
 
-// The stanzas that perform `action`, in order; none (and a log line) when it cannot be sent:
-// an unknown chat state, an invalid room or nick, a raw stanza that fails ValidateRawStanza.
-// A JoinRoom adds its room to `rooms` (or removes it when leaving): a chat state to one of
-// `rooms` is a groupchat message. Not for a SelfPing, whose answer the session awaits
-// (SelfPingRequest).
-std::vector<std::string> SerializeAction(OutboundAction action, const OutboundContext& context,
-                                         absl::flat_hash_set<std::string>& rooms);
+// Appends the stanzas that perform `action` to `out`, in order; none (and a log line) when it
+// cannot be sent: an unknown chat state, an invalid room or nick, a raw stanza that fails
+// ValidateRawStanza. A JoinRoom adds its room to `rooms` (or removes it when leaving): a chat
+// state to one of `rooms` is a groupchat message. Not for a SelfPing, whose answer the session
+// awaits (SelfPingRequest).
+void SerializeAction(const OutboundAction& action, const OutboundContext& context,
+                     absl::flat_hash_set<std::string>& rooms, SerializedStanzas& out);
 
 // The XEP-0045 §10.1.2 owner form that makes configure.room an instant room: <iq type='set'
 // id=`id`/> with an empty submitted muc#owner data form.

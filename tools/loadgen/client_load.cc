@@ -30,7 +30,7 @@ absl::StatusOr<std::unique_ptr<ClientSessions>> ClientSessions::Create(
     ClientSessions* self = sessions.get();
     absl::StatusOr<std::unique_ptr<xmpp::XmppSession>> session = xmpp::XmppSession::Create(
         io, std::move(options),
-        [self, i](xmpp::InboundEvent event) {
+        [self, i](xmpp::InboundEvent&& event) {
           if (std::holds_alternative<xmpp::SessionOnline>(event)) {
             if (++self->online_ == self->size() && self->on_all_online_) {
               auto ready = std::move(self->on_all_online_);

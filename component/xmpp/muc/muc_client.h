@@ -68,7 +68,7 @@ std::string_view Describe(ExitReason reason);
 
 class MucClient {
  public:
-  using ActionSink = std::function<void(OutboundAction)>;
+  using ActionSink = std::function<void(const OutboundAction&)>;
   using EventSink = std::function<void(const RoomEvent&)>;
 
   // `on_event` may be empty.

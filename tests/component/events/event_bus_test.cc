@@ -27,6 +27,17 @@ TEST(EventBusTest, EveryListenerGetsTheSameEventWithASequenceAndATime) {
   EXPECT_EQ(bus.published(), 2u);
 }
 
+TEST(EventBusTest, AnUnheardEventIsSkippedButKeepsItsSequenceNumber) {
+  EventBus bus;
+  EXPECT_TRUE(bus.SkipUnheard());
+  EXPECT_EQ(bus.published(), 1u);
+  std::vector<uint64_t> sequences;
+  bus.Subscribe([&](const EventPtr& event) { sequences.push_back(event->sequence); });
+  EXPECT_FALSE(bus.SkipUnheard());  // someone listens: build it and publish it
+  bus.Publish({.type = EventType::kMessageReceived});
+  EXPECT_EQ(sequences, std::vector<uint64_t>({2}));
+}
+
 TEST(EventBusTest, AnUnsubscribedListenerHearsNothingMore) {
   EventBus bus;
   int heard = 0;

@@ -119,6 +119,28 @@ INSTANTIATE_TEST_SUITE_P(
         InvalidCase{"alice@localhost/\xE2\x82", "not valid UTF-8"},    // truncated
         InvalidCase{"\x80@localhost", "not valid UTF-8"}));
 
+TEST(JidTest, SpellsExactlyItsOwnText) {
+  const Jid full = Jid::Parse("alice@localhost/phone").value();
+  EXPECT_TRUE(full.Spells("alice@localhost/phone"));
+  EXPECT_FALSE(full.Spells("alice@localhost"));
+  EXPECT_FALSE(full.Spells("alice@localhost/phone2"));
+  EXPECT_FALSE(full.Spells("alice@localhost/"));
+  EXPECT_FALSE(full.Spells("alice@localhost.phone"));
+  EXPECT_FALSE(full.Spells("alicE@localhost/phone"));
+  EXPECT_FALSE(full.Spells(""));
+  const Jid domain = Jid::Parse("herald.localhost").value();
+  EXPECT_TRUE(domain.Spells("herald.localhost"));
+  EXPECT_FALSE(domain.Spells("herald.localhost/x"));
+  EXPECT_FALSE(domain.Spells("@herald.localhost"));
+  EXPECT_FALSE(domain.Spells("herald.localhos"));
+  const Jid bare = Jid::Parse("alice@localhost").value();
+  EXPECT_TRUE(bare.Spells("alice@localhost"));
+  EXPECT_FALSE(bare.Spells("alice"));
+  EXPECT_FALSE(bare.Spells("alice@"));
+  // Whatever it spells parses back to the same JID.
+  for (const Jid& jid : {full, domain, bare}) EXPECT_EQ(Jid::Parse(jid.ToString()).value(), jid);
+}
+
 TEST(JidTest, AcceptsPartsOfExactly1023Bytes) {
   std::string part(1023, 'a');
   EXPECT_TRUE(Jid::Parse(part + "@localhost").ok());

@@ -35,7 +35,7 @@ class SessionUnderTest {
   explicit SessionUnderTest(SessionOptions options) {
     absl::StatusOr<std::unique_ptr<XmppSession>> session = XmppSession::Create(
         io_, std::move(options),
-        [this](InboundEvent event) {
+        [this](InboundEvent&& event) {
           base::MutexLock lock(&mu_);
           events_.push_back(std::move(event));
         },

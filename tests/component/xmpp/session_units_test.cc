@@ -1,5 +1,8 @@
 // The small units the session is built from: the outbound queue and the mapping of stream
 // errors to statuses and exit codes.
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
 #include "component/xmpp/outbound_queue.h"
 #include "component/xmpp/session_error.h"
 #include "gtest/gtest.h"
@@ -87,6 +90,52 @@ TEST(OutboundQueueTest, ReturningABatchKeepsAFreshStanzaThatJoinedAnOldOne) {
   ASSERT_EQ(batch, "<old/><new/>");
   EXPECT_EQ(queue.ReturnBatch(std::move(batch)), 1u);  // <old/> failed twice; <new/> once
   EXPECT_EQ(queue.TakeBatch(100), "<new/>");
+}
+
+TEST(OutboundQueueTest, StanzasQueuedWhileAPartOfTheQueueWasTakenFollowInOrder) {
+  OutboundQueue queue(10);
+  queue.SetOnline(true);
+  queue.Push("<a/>");
+  queue.Push("<b/>");
+  queue.Push("<c/>");
+  std::string first = queue.TakeBatch(4);
+  ASSERT_EQ(first, "<a/>");
+  queue.Push("<d/>");
+  queue.Recycle(std::move(first));
+  queue.PushFront("<front/>");
+  EXPECT_EQ(queue.size(), 4u);
+  EXPECT_EQ(queue.TakeBatch(100), "<front/><b/><c/><d/>");
+  EXPECT_TRUE(queue.empty());
+  queue.Push("<e/>");
+  EXPECT_EQ(queue.TakeBatch(100), "<e/>");
+}
+
+TEST(OutboundQueueTest, WrittenBatchesAreTheBuffersTheNextStanzasGoTo) {
+  OutboundQueue queue(10);
+  queue.SetOnline(true);
+  const std::string stanza(100, 'x');
+  absl::flat_hash_set<const char*> memory;
+  for (int round = 0; round < 8; ++round) {
+    queue.Push(stanza);
+    queue.Push(stanza);
+    std::string batch = queue.TakeBatch(64 * 1024);
+    ASSERT_EQ(batch, stanza + stanza);
+    memory.insert(batch.data());
+    queue.Recycle(std::move(batch));
+  }
+  // Two buffers take turns: no allocation per batch once both exist.
+  EXPECT_EQ(memory.size(), 2u);
+}
+
+TEST(OutboundQueueTest, DroppingTheOldestWhileOfflineKeepsTheRestWhole) {
+  OutboundQueue queue(2);
+  queue.Push("<a/>");
+  queue.Push("<bb/>");
+  queue.Push("<ccc/>");  // <a/> goes
+  std::string batch = queue.TakeBatch(5);
+  EXPECT_EQ(batch, "<bb/>");
+  EXPECT_EQ(queue.ReturnBatch(std::move(batch)), 0u);
+  EXPECT_EQ(queue.TakeBatch(100), "<bb/><ccc/>");
 }
 
 TEST(SessionErrorTest, ARefusedComponentSecretIsPermanentAndSaysSo) {

@@ -16,6 +16,7 @@
 #include "component/xmpp/stanza.h"
 #include "component/xmpp/stream_parser.h"
 #include "component/xmpp/xml_element.h"
+#include "component/xmpp/xml_writer.h"
 #include "gtest/gtest.h"
 
 namespace herald::xmpp {
@@ -544,8 +545,12 @@ struct Outbound {
   const char* xmlns() const {
     return context.mode == SessionMode::kComponent ? ns::kComponentAccept : ns::kClient;
   }
-  std::vector<std::string> Serialize(OutboundAction action) {
-    return SerializeAction(std::move(action), context, rooms);
+  std::vector<std::string> Serialize(const OutboundAction& action) {
+    SerializedStanzas out;
+    SerializeAction(action, context, rooms, out);
+    std::vector<std::string> stanzas;
+    for (size_t i = 0; i < out.size(); ++i) stanzas.emplace_back(out[i]);
+    return stanzas;
   }
 
   int ids = 0;
@@ -570,6 +575,53 @@ TEST(SerializeActionTest, AMessageIsOneStanzaWithItsBodyThreadAndChatState) {
   EXPECT_EQ(message.ChildText("body"), "pong <&>");
   EXPECT_EQ(message.ChildText("thread"), "t-1");
   EXPECT_NE(message.FindChild("active", ns::kChatStates), nullptr);
+}
+
+// A message as the tree would give it: what SerializeChatMessage must write byte for byte.
+std::string TreeBuilt(const SendMessage& message, const OutboundContext& context,
+                      std::string_view id) {
+  XmlElement stanza("message");
+  stanza.SetAttr("to", message.to.ToString()).SetAttr("type", message.type).SetAttr("id", id);
+  if (!message.from.empty()) {
+    stanza.SetAttr("from", message.from.ToString());
+  } else if (context.mode == SessionMode::kComponent) {
+    stanza.SetAttr("from", context.own_jid.ToString());
+  }
+  stanza.AddChild("body").AddText(message.body);
+  if (!message.thread.empty()) stanza.AddChild("thread").AddText(message.thread);
+  if (IsChatState(message.chat_state)) stanza.AddChild(message.chat_state, ns::kChatStates);
+  std::string xml;
+  AppendXml(stanza, context.mode == SessionMode::kComponent ? ns::kComponentAccept : ns::kClient,
+            xml);
+  return xml;
+}
+
+TEST(SerializeActionTest, AMessageIsWrittenByteForByteAsTheTreeWouldWriteIt) {
+  const std::vector<SendMessage> messages = {
+      SendMessage{.to = J("alice@localhost/phone"), .body = "pong"},
+      SendMessage{.to = J("alice@localhost"), .body = ""},
+      SendMessage{.to = J("localhost"), .body = "a <b> & 'c' \"d\"\r\n\tend", .type = "normal"},
+      SendMessage{.to = J("r\xC3\xA9my@localhost/caf\xC3\xA9"),
+                  .body = "bad \xC3 utf-8 \x01 control \xEF\xBF\xBE nonchar \xF0\x9F\x98\x80",
+                  .thread = "t <1> & \xFF",
+                  .chat_state = "composing"},
+      SendMessage{.to = J("room@conference.localhost"),
+                  .body = "hello room",
+                  .type = "groupchat",
+                  .from = J("herald.localhost"),
+                  .chat_state = "dancing"},
+      // WithResource takes a resource unchecked: it is escaped all the same.
+      SendMessage{.to = J("alice@localhost").WithResource("x'<y>&\"z"), .body = "b"},
+  };
+  for (SessionMode mode : {SessionMode::kComponent, SessionMode::kClient}) {
+    Outbound out(mode);
+    for (const SendMessage& message : messages) {
+      const std::vector<std::string> xml = out.Serialize(message);
+      ASSERT_EQ(xml.size(), 1u);
+      EXPECT_EQ(xml[0], TreeBuilt(message, out.context, absl::StrCat("h", out.ids))) << xml[0];
+      EXPECT_EQ(One(xml[0], out.xmlns()).ChildText("body").empty(), message.body.empty());
+    }
+  }
 }
 
 TEST(SerializeActionTest, AClientLeavesTheSenderToTheServerUnlessOneIsGiven) {

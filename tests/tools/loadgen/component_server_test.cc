@@ -26,7 +26,7 @@ std::unique_ptr<xmpp::XmppSession> EchoComponent(asio::io_context& io, uint16_t 
   auto session = std::make_shared<xmpp::XmppSession*>(nullptr);
   absl::StatusOr<std::unique_ptr<xmpp::XmppSession>> created = xmpp::XmppSession::Create(
       io, std::move(options),
-      [session](xmpp::InboundEvent event) {
+      [session](xmpp::InboundEvent&& event) {
         if (auto* message = std::get_if<xmpp::ChatMessage>(&event)) {
           (*session)->Perform(xmpp::SendMessage{.to = message->from, .body = message->body});
         }
