@@ -63,28 +63,32 @@ void Agent::Handle(xmpp::InboundEvent&& event) {
 }
 
 Conversation* Agent::FindConversation(const ConversationRef& ref) {
-  auto it = conversations_.find(Key(ref));
-  return it == conversations_.end() ? nullptr : it->second.get();
+  ConversationTable& table = Table(ref.kind);
+  auto it = table.find(AbslView(ref.address));
+  return it == table.end() ? nullptr : it->second.get();
 }
 
 Conversation& Agent::ConversationFor(const ConversationRef& ref) {
-  std::unique_ptr<Conversation>& slot = conversations_[Key(ref)];
-  if (slot == nullptr) {
-    slot = std::make_unique<Conversation>(services_, ConversationRef{ref.kind, ref.address, ""},
-                                          absl::StrCat("c", ++next_conversation_));
-    LOG(INFO) << "conversation " << slot->id() << " is " << Key(ref);
-  }
+  ConversationTable& table = Table(ref.kind);
+  auto it = table.find(AbslView(ref.address));
+  if (it != table.end()) return *it->second;
+  std::unique_ptr<Conversation>& slot = table[ref.address];
+  slot = std::make_unique<Conversation>(services_, ConversationRef{ref.kind, ref.address, ""},
+                                        absl::StrCat("c", ++next_conversation_));
+  LOG(INFO) << "conversation " << slot->id() << " is " << Key(ref);
   return *slot;
 }
 
 std::vector<Agent::LoadedConversation> Agent::LoadedConversations() const {
   std::vector<LoadedConversation> loaded;
-  loaded.reserve(conversations_.size());
-  for (const auto& [key, conversation] : conversations_) {
-    loaded.push_back(LoadedConversation{.ref = conversation->ref(),
-                                        .id = conversation->id(),
-                                        .busy = conversation->busy(),
-                                        .queued = conversation->queued()});
+  loaded.reserve(conversation_count());
+  for (const ConversationTable& table : conversations_) {
+    for (const auto& [address, conversation] : table) {
+      loaded.push_back(LoadedConversation{.ref = conversation->ref(),
+                                          .id = conversation->id(),
+                                          .busy = conversation->busy(),
+                                          .queued = conversation->queued()});
+    }
   }
   return loaded;
 }
@@ -121,14 +125,15 @@ bool Agent::Cancel(const ConversationRef& ref) {
 }
 
 void Agent::Unload(const ConversationRef& ref) {
-  auto it = conversations_.find(Key(ref));
-  if (it == conversations_.end()) return;
+  ConversationTable& table = Table(ref.kind);
+  auto it = table.find(AbslView(ref.address));
+  if (it == table.end()) return;
   it->second->Cancel();
   if (it->second->busy()) {
     // The running turn still holds the actor; it goes when the turn has unwound.
     retired_.push_back(std::move(it->second));
   }
-  conversations_.erase(it);
+  table.erase(it);
   std::erase_if(retired_, [](const std::unique_ptr<Conversation>& c) { return !c->busy(); });
 }
 

@@ -16,6 +16,7 @@
 //   agent.Handle(std::move(event));
 #pragma once
 
+#include <array>
 #include <asio.hpp>
 #include <memory>
 #include <string>
@@ -42,7 +43,11 @@ class Agent {
   // A room message the room manager decided Herald should answer.
   void OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own);
 
-  size_t conversation_count() const { return conversations_.size(); }
+  size_t conversation_count() const {
+    size_t count = 0;
+    for (const ConversationTable& table : conversations_) count += table.size();
+    return count;
+  }
   // The conversation of a bare JID or room, or nullptr (for tests and the control plane).
   Conversation* FindConversation(const base::ConversationRef& ref);
 
@@ -95,7 +100,13 @@ class Agent {
   RateLimiter rate_limiter_;
   InjectionScreen screen_;
   absl::flat_hash_set<std::string> dev_jids_;
-  absl::flat_hash_map<std::string, std::unique_ptr<Conversation>> conversations_;
+  // The loaded conversations of each kind (by ConversationRef::Kind) by address: found from a
+  // message's sender without building a key.
+  using ConversationTable = absl::flat_hash_map<std::string, std::unique_ptr<Conversation>>;
+  ConversationTable& Table(base::ConversationRef::Kind kind) {
+    return conversations_[static_cast<size_t>(kind)];
+  }
+  std::array<ConversationTable, std::size(base::kConversationKinds)> conversations_;
   // Unloaded conversations whose turn is still unwinding.
   std::vector<std::unique_ptr<Conversation>> retired_;
   uint64_t next_api_run_ = 0;
