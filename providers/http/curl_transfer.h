@@ -58,7 +58,8 @@ struct CurlTransfer {
   curl_slist* header_list = nullptr;
   curl_slist* connect_to = nullptr;  // CURLOPT_CONNECT_TO, for a pinned request
   std::optional<PinnedAddress> pinned;
-  bool attached = false;  // added to the multi handle
+  bool attached = false;  // added to its multi handle
+  size_t shard = 0;       // which of the client's multi handles carries it (http_client.cc)
   int attempts = 0;
   base::Backoff backoff;
   asio::steady_timer retry_timer;

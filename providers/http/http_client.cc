@@ -26,6 +26,15 @@ using http_internal::IsRetryableTransportError;
 using http_internal::kMaxTimeout;
 using http_internal::ParseRetryAfter;
 
+// libcurl 7.88 walks a multi handle's whole connection cache for each transfer it adds or
+// removes, and over HTTP/1.1 every waiting request holds a connection of its own: with
+// 10,000 conversations waiting for the model on one multi handle, the I/O loop spent most of
+// its time in those walks (docs/BENCHMARKS.md). Transfers are therefore spread over several
+// multi handles ("shards"), each carrying at most about this many at a time, so each walk is
+// over one shard's connections. A client that never has more in flight keeps one shard.
+constexpr size_t kTransfersPerShard = 256;
+constexpr size_t kMaxShards = 64;
+
 absl::Status CurlGlobalInit() {
   static std::once_flag once;
   static CURLcode code = CURLE_OK;
@@ -48,7 +57,7 @@ std::string_view HttpResponse::Header(std::string_view name) const {
 
 class HttpClient::Impl {
  public:
-  explicit Impl(asio::io_context& io) : io_(io), timer_(io) {}
+  explicit Impl(asio::io_context& io) : io_(io) {}
   ~Impl();
 
   absl::Status Init();
@@ -60,12 +69,23 @@ class HttpClient::Impl {
   // One request, across its attempts (curl_transfer.h).
   using Transfer = CurlTransfer;
 
+  // One curl multi handle with its timer, carrying some of the transfers (kTransfersPerShard).
+  struct Shard {
+    Shard(Impl& impl, asio::io_context& io) : impl(impl), timer(io) {}
+    Impl& impl;
+    CURLM* multi = nullptr;
+    asio::steady_timer timer;
+    size_t transfers = 0;  // those of transfers_ it carries, attached or waiting to retry
+  };
+
   // One socket of curl's, watched by the loop. Asio never owns the descriptor: it is
-  // released before curl closes it.
+  // released before curl closes it. A connection belongs to one multi handle's cache.
   struct SocketWatch {
-    SocketWatch(asio::io_context& io, curl_socket_t fd) : descriptor(io), fd(fd) {}
+    SocketWatch(asio::io_context& io, curl_socket_t fd, Shard& shard)
+        : descriptor(io), fd(fd), shard(shard) {}
     asio::posix::stream_descriptor descriptor;
     curl_socket_t fd;
+    Shard& shard;
     int wanted = 0;  // CURL_POLL_IN / OUT / INOUT
     bool read_waiting = false;
     bool write_waiting = false;
@@ -76,12 +96,15 @@ class HttpClient::Impl {
   static int OnTimer(CURLM* multi, long timeout_ms, void* user);
   static int OnCloseSocket(void* user, curl_socket_t fd);
 
-  bool Watch(curl_socket_t fd, int what);
+  absl::Status AddShard();
+  // The shard a new transfer goes to: the least busy, or a new one when all are full.
+  size_t PickShard();
+  bool Watch(Shard& shard, curl_socket_t fd, int what);
   void Unwatch(curl_socket_t fd);
   void Arm(const std::shared_ptr<SocketWatch>& watch);
   void OnReady(const std::shared_ptr<SocketWatch>& watch, int direction,
                const asio::error_code& ec);
-  void OnTimerExpired();
+  void OnTimerExpired(Shard& shard);
 
   // Runs after every curl_multi_socket_action: hands streamed bytes to their callbacks, then
   // settles finished transfers. False when a callback destroyed the client.
@@ -94,8 +117,7 @@ class HttpClient::Impl {
   void PostDone(Done done, absl::StatusOr<HttpResponse> result);
 
   asio::io_context& io_;
-  CURLM* multi_ = nullptr;
-  asio::steady_timer timer_;
+  std::vector<std::unique_ptr<Shard>> shards_;
   RequestId next_id_ = 1;
   std::unordered_map<RequestId, std::unique_ptr<Transfer>> transfers_;
   std::unordered_map<curl_socket_t, std::shared_ptr<SocketWatch>> watches_;
@@ -106,25 +128,47 @@ class HttpClient::Impl {
 
 absl::Status HttpClient::Impl::Init() {
   if (absl::Status status = CurlGlobalInit(); !status.ok()) return status;
-  multi_ = curl_multi_init();
-  if (multi_ == nullptr) return absl::InternalError("curl_multi_init failed");
-  curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &Impl::OnSocket);
-  curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
-  curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Impl::OnTimer);
-  curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
+  return AddShard();
+}
+
+absl::Status HttpClient::Impl::AddShard() {
+  auto shard = std::make_unique<Shard>(*this, io_);
+  shard->multi = curl_multi_init();
+  if (shard->multi == nullptr) return absl::InternalError("curl_multi_init failed");
+  curl_multi_setopt(shard->multi, CURLMOPT_SOCKETFUNCTION, &Impl::OnSocket);
+  curl_multi_setopt(shard->multi, CURLMOPT_SOCKETDATA, shard.get());
+  curl_multi_setopt(shard->multi, CURLMOPT_TIMERFUNCTION, &Impl::OnTimer);
+  curl_multi_setopt(shard->multi, CURLMOPT_TIMERDATA, shard.get());
+  shards_.push_back(std::move(shard));
   return absl::OkStatus();
+}
+
+size_t HttpClient::Impl::PickShard() {
+  size_t best = 0;
+  for (size_t i = 1; i < shards_.size(); ++i) {
+    if (shards_[i]->transfers < shards_[best]->transfers) best = i;
+  }
+  if (shards_[best]->transfers >= kTransfersPerShard && shards_.size() < kMaxShards &&
+      AddShard().ok()) {
+    best = shards_.size() - 1;
+  }
+  return best;
 }
 
 HttpClient::Impl::~Impl() {
   alive_.reset();
   for (auto& [id, transfer] : transfers_) {
     transfer->retry_timer.cancel();
-    if (transfer->attached) curl_multi_remove_handle(multi_, transfer->easy);
+    if (transfer->attached)
+      curl_multi_remove_handle(shards_[transfer->shard]->multi, transfer->easy);
     transfer->attached = false;
   }
   transfers_.clear();
   // Closes the cached connections through OnCloseSocket, which releases their descriptors.
-  if (multi_ != nullptr) curl_multi_cleanup(multi_);
+  for (std::unique_ptr<Shard>& shard : shards_) {
+    if (shard->multi != nullptr) curl_multi_cleanup(shard->multi);
+    shard->multi = nullptr;
+  }
   for (auto& [fd, watch] : watches_) {
     watch->removed = true;
     asio::error_code ignored;
@@ -132,33 +176,33 @@ HttpClient::Impl::~Impl() {
     watch->descriptor.release();
   }
   watches_.clear();
-  timer_.cancel();
+  for (std::unique_ptr<Shard>& shard : shards_) shard->timer.cancel();
 }
 
 // --- curl's multi callbacks: they only record state; user code never runs inside curl ---
 
 int HttpClient::Impl::OnSocket(CURL*, curl_socket_t fd, int what, void* user, void*) {
-  auto* self = static_cast<Impl*>(user);
+  auto* shard = static_cast<Shard*>(user);
   if (what == CURL_POLL_REMOVE) {
-    self->Unwatch(fd);
+    shard->impl.Unwatch(fd);
     return 0;
   }
   // -1 makes curl fail the transfer rather than wait for an event that cannot come.
-  return self->Watch(fd, what) ? 0 : -1;
+  return shard->impl.Watch(*shard, fd, what) ? 0 : -1;
 }
 
 int HttpClient::Impl::OnTimer(CURLM*, long timeout_ms, void* user) {
-  auto* self = static_cast<Impl*>(user);
+  auto* shard = static_cast<Shard*>(user);
   if (timeout_ms < 0) {
-    self->timer_.cancel();
+    shard->timer.cancel();
     return 0;
   }
   // Even a zero timeout goes through the loop: curl must not be re-entered from here.
-  self->timer_.expires_after(std::chrono::milliseconds(timeout_ms));
-  self->timer_.async_wait(
-      [self, guard = std::weak_ptr<int>(self->alive_)](const asio::error_code& ec) {
+  shard->timer.expires_after(std::chrono::milliseconds(timeout_ms));
+  shard->timer.async_wait(
+      [shard, guard = std::weak_ptr<int>(shard->impl.alive_)](const asio::error_code& ec) {
         if (guard.expired() || ec == asio::error::operation_aborted) return;
-        self->OnTimerExpired();
+        shard->impl.OnTimerExpired(*shard);
       });
   return 0;
 }
@@ -171,10 +215,10 @@ int HttpClient::Impl::OnCloseSocket(void* user, curl_socket_t fd) {
 
 // --- the loop side ---
 
-bool HttpClient::Impl::Watch(curl_socket_t fd, int what) {
+bool HttpClient::Impl::Watch(Shard& shard, curl_socket_t fd, int what) {
   auto it = watches_.find(fd);
   if (it == watches_.end()) {
-    auto watch = std::make_shared<SocketWatch>(io_, fd);
+    auto watch = std::make_shared<SocketWatch>(io_, fd, shard);
     asio::error_code ec;
     watch->descriptor.assign(fd, ec);
     if (ec) return false;
@@ -226,14 +270,14 @@ void HttpClient::Impl::OnReady(const std::shared_ptr<SocketWatch>& watch, int di
   int flags = direction == CURL_POLL_IN ? CURL_CSELECT_IN : CURL_CSELECT_OUT;
   if (ec) flags = CURL_CSELECT_ERR;
   int running = 0;
-  curl_multi_socket_action(multi_, watch->fd, flags, &running);
+  curl_multi_socket_action(watch->shard.multi, watch->fd, flags, &running);
   if (!watch->removed) Arm(watch);
   AfterCurl();
 }
 
-void HttpClient::Impl::OnTimerExpired() {
+void HttpClient::Impl::OnTimerExpired(Shard& shard) {
   int running = 0;
-  curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
+  curl_multi_socket_action(shard.multi, CURL_SOCKET_TIMEOUT, 0, &running);
   AfterCurl();
 }
 
@@ -256,15 +300,17 @@ bool HttpClient::Impl::AfterCurl() {
 }
 
 void HttpClient::Impl::SettleFinished() {
-  int left = 0;
-  while (CURLMsg* message = curl_multi_info_read(multi_, &left)) {
-    if (message->msg != CURLMSG_DONE) continue;
-    // Copied out: the message dies with curl_multi_remove_handle.
-    CURL* easy = message->easy_handle;
-    const CURLcode result = message->data.result;
-    char* tag = nullptr;
-    curl_easy_getinfo(easy, CURLINFO_PRIVATE, &tag);
-    OnAttemptDone(static_cast<RequestId>(reinterpret_cast<uintptr_t>(tag)), result);
+  for (const std::unique_ptr<Shard>& shard : shards_) {
+    int left = 0;
+    while (CURLMsg* message = curl_multi_info_read(shard->multi, &left)) {
+      if (message->msg != CURLMSG_DONE) continue;
+      // Copied out: the message dies with curl_multi_remove_handle.
+      CURL* easy = message->easy_handle;
+      const CURLcode result = message->data.result;
+      char* tag = nullptr;
+      curl_easy_getinfo(easy, CURLINFO_PRIVATE, &tag);
+      OnAttemptDone(static_cast<RequestId>(reinterpret_cast<uintptr_t>(tag)), result);
+    }
   }
 }
 
@@ -272,7 +318,7 @@ void HttpClient::Impl::OnAttemptDone(RequestId id, CURLcode result) {
   auto it = transfers_.find(id);
   if (it == transfers_.end()) return;
   Transfer& transfer = *it->second;
-  curl_multi_remove_handle(multi_, transfer.easy);
+  curl_multi_remove_handle(shards_[transfer.shard]->multi, transfer.easy);
   transfer.attached = false;
   const bool may_retry =
       transfer.attempts <= transfer.request.retry.max_retries && !transfer.chunk_delivered;
@@ -344,7 +390,7 @@ void HttpClient::Impl::ScheduleRetry(Transfer& transfer, absl::Duration wait) {
 void HttpClient::Impl::StartAttempt(Transfer& transfer) {
   transfer.ResetAttempt();
   ++transfer.attempts;
-  const CURLMcode code = curl_multi_add_handle(multi_, transfer.easy);
+  const CURLMcode code = curl_multi_add_handle(shards_[transfer.shard]->multi, transfer.easy);
   if (code != CURLM_OK) {
     Finish(transfer.id,
            absl::InternalError(absl::StrCat("curl_multi_add_handle: ", curl_multi_strerror(code))));
@@ -365,6 +411,8 @@ HttpClient::RequestId HttpClient::Impl::Send(HttpRequest request, Done done) {
     PostDone(std::move(transfer->done), status);
     return id;
   }
+  transfer->shard = PickShard();
+  ++shards_[transfer->shard]->transfers;
   Transfer& started = *transfers_.emplace(id, std::move(transfer)).first->second;
   StartAttempt(started);
   return id;
@@ -381,8 +429,9 @@ void HttpClient::Impl::Finish(RequestId id, absl::StatusOr<HttpResponse> result)
   if (it == transfers_.end()) return;
   std::unique_ptr<Transfer> transfer = std::move(it->second);
   transfers_.erase(it);
+  --shards_[transfer->shard]->transfers;
   transfer->retry_timer.cancel();
-  if (transfer->attached) curl_multi_remove_handle(multi_, transfer->easy);
+  if (transfer->attached) curl_multi_remove_handle(shards_[transfer->shard]->multi, transfer->easy);
   transfer->attached = false;
   PostDone(std::move(transfer->done), std::move(result));
 }
