@@ -125,6 +125,32 @@ TEST_F(HttpClientTest, CountsARequestAsInFlightUntilItsCallbackIsDue) {
   EXPECT_EQ(client_->in_flight(), 0u);
 }
 
+// More requests at once than one curl multi handle carries (256): they are spread over
+// several, and each still gets its own answer.
+TEST_F(HttpClientTest, ManyRequestsAtOnceEachGetTheirOwnAnswer) {
+  auto server = StartServer([](const FakeHttpRequest& request) {
+    return FakeHttpResponse{.body = "answer to " + request.path, .delay = absl::Milliseconds(200)};
+  });
+  constexpr int kRequests = 300;
+  std::vector<std::optional<absl::StatusOr<HttpResponse>>> results(kRequests);
+  int done = 0;
+  for (int i = 0; i < kRequests; ++i) {
+    client_->Send(HttpRequest{.method = "GET", .url = absl::StrCat(server->base_url(), "/", i)},
+                  [&results, &done, i](absl::StatusOr<HttpResponse> response) {
+                    results[i] = std::move(response);
+                    ++done;
+                  });
+  }
+  EXPECT_EQ(client_->in_flight(), static_cast<size_t>(kRequests));
+  ASSERT_TRUE(RunUntil([&] { return done == kRequests; }, absl::Seconds(60)));
+  for (int i = 0; i < kRequests; ++i) {
+    ASSERT_TRUE(results[i]->ok()) << i << ": " << results[i]->status();
+    EXPECT_EQ((*results[i])->body, absl::StrCat("answer to /", i));
+  }
+  EXPECT_EQ(server->request_count(), static_cast<size_t>(kRequests));
+  EXPECT_EQ(client_->in_flight(), 0u);
+}
+
 TEST_F(HttpClientTest, RetriesA500AndReturnsThe200ThatFollows) {
   std::atomic<int> calls{0};
   auto server = StartServer([&calls](const FakeHttpRequest&) {
