@@ -67,6 +67,11 @@ struct RoomPresence {
   bool self = false;              // status 110: this presence is about our own occupant
   std::vector<int> status_codes;  // 110, 201, 301 (banned), 307 (kicked), 332 (shutdown)...
   std::string error_condition;    // type='error': "conflict", "not-authorized", ...
+  // XEP-0045 §10.9: unavailable presence carrying <destroy/>: the room's owner destroyed it.
+  // The alternate venue it names (a bare JID, or empty) and the reason it gave (or "").
+  bool destroyed = false;
+  Jid alternate_room;
+  std::string destroy_reason;
 };
 
 // An invitation to a room: XEP-0045 mediated (via the room) or XEP-0249 direct.

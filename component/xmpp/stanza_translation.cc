@@ -24,6 +24,21 @@ const char* ContentNamespace(SessionMode mode) {
   return mode == SessionMode::kComponent ? ns::kComponentAccept : ns::kClient;
 }
 
+// A reason a room gave, as Herald keeps it for its log and events: control characters (a
+// line break would forge a log line) become spaces, and it is cut to `max` bytes or fewer
+// without cutting a UTF-8 sequence in two.
+std::string OneLineReason(std::string text, size_t max) {
+  if (text.size() > max) {
+    size_t end = max;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+    text.resize(end);
+  }
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
+  }
+  return text;
+}
+
 void AppendStanza(XmlElement stanza, const OutboundContext& context, std::string& out) {
   // XEP-0114: the server routes a component's stanzas by their from; never omit it.
   if (context.mode == SessionMode::kComponent && !stanza.HasAttr("from")) {
@@ -132,6 +147,15 @@ std::optional<InboundEvent> TranslatePresence(const XmlElement& presence, const 
   const XmlElement* x = presence.FindChild("x", ns::kMucUser);
   if (x == nullptr || from->resource().empty()) return std::nullopt;
   RoomPresence event{.room = from->Bare(), .nick = from->resource(), .available = type.empty()};
+  if (const XmlElement* destroy = x->FindChild("destroy"); destroy != nullptr && !event.available) {
+    event.destroyed = true;
+    // The room names it; anything that is not a room's bare address is not a venue.
+    if (absl::StatusOr<Jid> alternate = Jid::Parse(destroy->Attr("jid"));
+        alternate.ok() && !alternate->local().empty()) {
+      event.alternate_room = alternate->Bare();
+    }
+    event.destroy_reason = OneLineReason(destroy->ChildText("reason"), kMaxDestroyReasonBytes);
+  }
   for (const XmlNode& node : x->children()) {
     if (node.element == nullptr || node.element->name() != "status" ||
         node.element->xmlns() != ns::kMucUser) {

@@ -31,6 +31,8 @@ namespace herald::xmpp {
 
 // A hostile room could list thousands of status codes; real ones carry a handful.
 inline constexpr size_t kMaxStatusCodes = 16;
+// A destroyed room's reason, as far as Herald keeps it (for the log and the room's events).
+inline constexpr size_t kMaxDestroyReasonBytes = 256;
 // A message body too long for one stanza goes out as at most this many messages.
 inline constexpr size_t kMaxMessageParts = 8;
 // Room left in the last part for the note that says the rest was cut.

@@ -259,6 +259,21 @@ class Client:
             ET.SubElement(field, "{jabber:x:data}value").text = value
         await iq.send(timeout=timeout)
 
+    def destroy_room(self, room, reason="", alternate="", timeout=5.0):
+        """As the room's owner: destroys it (XEP-0045 §10.9); occupants are told."""
+        self._run(self._destroy_room(slixmpp.JID(room).bare, reason, alternate, timeout),
+                  timeout + 2, "destroy " + room)
+
+    async def _destroy_room(self, room, reason, alternate, timeout):
+        iq = self.xmpp.make_iq_set(ito=room)
+        query = ET.SubElement(iq.xml, f"{{{MUC_OWNER}}}query")
+        destroy = ET.SubElement(query, f"{{{MUC_OWNER}}}destroy",
+                                {"jid": alternate} if alternate else {})
+        if reason:
+            ET.SubElement(destroy, f"{{{MUC_OWNER}}}reason").text = reason
+        await iq.send(timeout=timeout)
+        self._rooms.pop(room, None)
+
     def invite(self, room, jid, reason=""):
         """Invites jid to room through the room (XEP-0045 mediated invitation)."""
         msg = self.xmpp.make_message(mto=slixmpp.JID(room).bare)

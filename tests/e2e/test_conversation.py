@@ -199,6 +199,30 @@ class _ConversationTests(_ConversationBase):
         self.assertEqual(texts, [("user", "alice", "herald: hello"),
                                  ("assistant", "Herald", "you said: alice: herald: hello")])
 
+    def test_a_destroyed_room_is_left_and_not_created_again(self):
+        room = f"doomed@{self.server.muc_domain}"
+        alice = self.client("alice")
+        _, created = alice.join_room(room, "alice")
+        self.assertTrue(created, "the room existed before the test")  # alice owns it
+        agent = self.start_agent(self.llm_keys(self.fake_llm()), rooms=[
+            {"jid": room, "nick": "herald", "activation": "mention"}])
+        self.assertTrue(alice.occupant_arrives(room, "herald", within=ROOM_READY),
+                        f"Herald did not join {room}\n{self.diagnosis()}")
+
+        alice.destroy_room(room, reason="moving on", alternate=self.room)
+        deadline = time.monotonic() + ROOM_READY
+        while "was destroyed" not in agent.log():
+            if time.monotonic() > deadline:
+                self.fail(f"Herald did not see {room} destroyed\n{self.diagnosis()}")
+            time.sleep(0.2)
+        self.assertIn("moving on", agent.log())
+        # A rejoin would create the room again: the first comes after rejoin_initial (2 s)
+        # at most, so twice that and the join's round trip is enough to see one.
+        time.sleep(5)
+        self.assertFalse(alice.exists(room, timeout=2),
+                         f"Herald created {room} again\n{self.diagnosis()}")
+        self.assertIn("not rejoining", agent.log())
+
     def join_room(self, client):
         """Joins, retrying while the room is still locked by its creator's configuration."""
         deadline = time.monotonic() + ROOM_READY

@@ -55,6 +55,8 @@ std::string_view Describe(ExitReason reason) {
       return "self-ping";
     case ExitReason::kDisconnected:
       return "disconnected";
+    case ExitReason::kDestroyed:
+      return "the room was destroyed";
   }
   return "left";
 }
@@ -151,7 +153,7 @@ void MucClient::OnOnline(const SessionOnline& online) {
   // A new stream means the server forgot every occupant of the old one: join everything
   // afresh, with the preferred nick, whatever was pending.
   for (const std::shared_ptr<Room>& room : rooms_) {
-    if (room->state == State::kBanned) continue;
+    if (room->state == State::kStayingOut) continue;
     room->backoff.Reset();
     room->nick_suffix = 0;
     SetNick(*room, room->base_nick);
@@ -195,10 +197,22 @@ void MucClient::OnPresence(const RoomPresence& presence) {
   }
   const std::optional<ExitReason> reason = ExitReasonOf(presence.status_codes);
   if (!reason.has_value()) return;  // a nick change: the new nick's presence follows
-  if (room->state == State::kBanned || room->state == State::kIdle) return;
+  if (room->state == State::kStayingOut || room->state == State::kIdle) return;
+  if (presence.destroyed) {
+    // Joining again would create the room anew, against its owner's wish.
+    std::string detail = presence.destroy_reason;
+    if (!presence.alternate_room.empty()) {
+      absl::StrAppend(&detail, detail.empty() ? "" : "; ", "moved to ",
+                      presence.alternate_room.BareString());
+    }
+    LOG(WARNING) << "rooms: " << room->jid.BareString() << " was destroyed"
+                 << (detail.empty() ? "" : " (" + detail + ")") << "; not rejoining";
+    Exit(*room, State::kStayingOut, ExitReason::kDestroyed, std::move(detail));
+    return;
+  }
   if (*reason == ExitReason::kBanned) {
     LOG(ERROR) << "rooms: banned from " << room->jid.BareString() << "; not rejoining";
-    Exit(*room, State::kBanned, ExitReason::kBanned, "");
+    Exit(*room, State::kStayingOut, ExitReason::kBanned, "");
     return;
   }
   LOG(WARNING) << "rooms: " << Describe(*reason) << " in " << room->jid.BareString();
@@ -228,12 +242,12 @@ void MucClient::Joined(Room& room, const RoomPresence& presence) {
 void MucClient::OnJoinError(Room& room, const RoomPresence& presence) {
   // An error about a nick tried before (and since replaced) says nothing about this attempt.
   if (!presence.nick.empty() && presence.nick != room.nick) return;
-  if (room.state == State::kBanned || room.state == State::kIdle) return;
+  if (room.state == State::kStayingOut || room.state == State::kIdle) return;
   const std::string& condition = presence.error_condition;
   if (condition == "forbidden") {
     LOG(ERROR) << "rooms: " << room.jid.BareString()
                << " refused Herald (forbidden: banned); not rejoining";
-    Exit(room, State::kBanned, ExitReason::kBanned, condition);
+    Exit(room, State::kStayingOut, ExitReason::kBanned, condition);
     return;
   }
   if (condition == "conflict") {
@@ -261,7 +275,7 @@ void MucClient::Exit(Room& room, State next, ExitReason reason, std::string deta
     ++room.join_generation;
     room.join_timer.cancel();
   }
-  const bool rejoining = next != State::kBanned;
+  const bool rejoining = next != State::kStayingOut;
   if (was_joined) {
     Emit(RoomLeft{
         .room = room.jid, .reason = reason, .detail = std::move(detail), .rejoining = rejoining});

@@ -85,7 +85,8 @@ class MucClient {
   void Handle(const InboundEvent& event);
 
  private:
-  enum class State { kIdle, kJoining, kJoined, kWaiting, kBanned };
+  // kStayingOut: banned, or the room was destroyed; not rejoined until entered again.
+  enum class State { kIdle, kJoining, kJoined, kWaiting, kStayingOut };
 
   struct Room : std::enable_shared_from_this<Room> {
     Room(asio::io_context& io, Jid jid, std::string nick, const MucOptions& options);

@@ -45,6 +45,7 @@ enum class ExitReason {
   kNoAnswer,        // the join went unanswered for join_timeout
   kSelfPingFailed,  // XEP-0410: the room no longer knows Herald (detail: the condition)
   kDisconnected,    // the stream went down, or a new one began (the server forgot Herald)
+  kDestroyed,       // XEP-0045 §10.9: the owner destroyed the room (detail: reason, alternate)
 };
 
 // Herald's occupant is in the room as `nick` (the room may have changed the nick it asked

@@ -286,6 +286,52 @@ TEST(TranslatePresenceTest, AnOccupantsPresenceCarriesItsStatusCodesAndWhetherIt
   EXPECT_TRUE(presence->error_condition.empty());
 }
 
+// XEP-0045 §10.9, example 204's shape.
+TEST(TranslatePresenceTest, ADestroyedRoomSaysSoWithItsAlternateVenueAndReason) {
+  std::optional<InboundEvent> event =
+      TranslatePresence(One("<presence from='room@conference.localhost/herald' type='unavailable'>"
+                            "<x xmlns='http://jabber.org/protocol/muc#user'>"
+                            "<item affiliation='none' role='none'/>"
+                            "<destroy jid='new-room@conference.localhost/ignored'>"
+                            "<reason>Macbeth doth\nmurder sleep</reason></destroy>"
+                            "<status code='110'/></x></presence>"),
+                        kOwnJid, kNoRooms);
+  const RoomPresence* presence = As<RoomPresence>(event);
+  ASSERT_NE(presence, nullptr);
+  EXPECT_TRUE(presence->self);
+  EXPECT_FALSE(presence->available);
+  EXPECT_TRUE(presence->destroyed);
+  EXPECT_EQ(presence->alternate_room, J("new-room@conference.localhost"));
+  EXPECT_EQ(presence->destroy_reason, "Macbeth doth murder sleep");  // one line, for the log
+}
+
+TEST(TranslatePresenceTest, ADestroyWithoutAVenueOrWithALongReasonKeepsWhatIsSafe) {
+  const std::string reason = std::string(kMaxDestroyReasonBytes - 1, 'x') + "\xC3\xA9tc";
+  std::optional<InboundEvent> event = TranslatePresence(
+      One(absl::StrCat("<presence from='room@conference.localhost/herald' type='unavailable'>"
+                       "<x xmlns='http://jabber.org/protocol/muc#user'>"
+                       "<destroy jid='conference.localhost'><reason>",
+                       reason, "</reason></destroy><status code='110'/></x></presence>")),
+      kOwnJid, kNoRooms);
+  const RoomPresence* presence = As<RoomPresence>(event);
+  ASSERT_NE(presence, nullptr);
+  EXPECT_TRUE(presence->destroyed);
+  EXPECT_TRUE(presence->alternate_room.empty());  // a service is not a room
+  // Cut before the two-byte character that would straddle the limit.
+  EXPECT_EQ(presence->destroy_reason, std::string(kMaxDestroyReasonBytes - 1, 'x'));
+}
+
+TEST(TranslatePresenceTest, ADestroyInAvailablePresenceIsNotADestroyedRoom) {
+  std::optional<InboundEvent> event = TranslatePresence(
+      One("<presence from='room@conference.localhost/herald'>"
+          "<x xmlns='http://jabber.org/protocol/muc#user'><destroy/><status code='110'/></x>"
+          "</presence>"),
+      kOwnJid, kNoRooms);
+  const RoomPresence* presence = As<RoomPresence>(event);
+  ASSERT_NE(presence, nullptr);
+  EXPECT_FALSE(presence->destroyed);
+}
+
 TEST(TranslatePresenceTest, AnOccupantLeavingIsUnavailableWithTheReason) {
   std::optional<InboundEvent> event = TranslatePresence(
       One("<presence from='room@conference.localhost/bob' type='unavailable'>"

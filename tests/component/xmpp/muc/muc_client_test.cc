@@ -235,6 +235,30 @@ TEST_F(MucClientTest, ABanIsRoomLeftWithoutRejoining) {
   EXPECT_FALSE(Has<JoinRoom>());
 }
 
+TEST_F(MucClientTest, ADestroyedRoomIsRoomLeftWithoutRejoiningUntilEnteredAgain) {
+  InLobby();
+  RoomPresence destroyed{.room = kLobby, .nick = "herald", .available = false, .self = true};
+  destroyed.status_codes = {110};
+  destroyed.destroyed = true;
+  destroyed.alternate_room = J("hall@conference.localhost");
+  destroyed.destroy_reason = "moving";
+  muc_->Handle(destroyed);
+  std::vector<RoomLeft> left = Events<RoomLeft>();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].reason, ExitReason::kDestroyed);
+  EXPECT_EQ(left[0].detail, "moving; moved to hall@conference.localhost");
+  EXPECT_FALSE(left[0].rejoining);
+  // Joining again would create the room anew. Longer than rejoin_max (160 ms) and several
+  // rejoin_initial delays: a rejoin that was wrongly scheduled would have been sent.
+  WatchFor(absl::Milliseconds(300));
+  EXPECT_FALSE(Has<JoinRoom>());
+  Online();
+  EXPECT_FALSE(Has<JoinRoom>());
+  // Asked again (an operator, an invitation): it is tried.
+  muc_->Perform(EnterRoom{.room = kLobby, .nick = "herald"});
+  EXPECT_EQ(Take<JoinRoom>().size(), 1u);
+}
+
 TEST_F(MucClientTest, AForbiddenJoinIsAJoinFailureThatIsNotRetried) {
   Start();
   muc_->Perform(EnterRoom{.room = kLobby, .nick = "herald"});
