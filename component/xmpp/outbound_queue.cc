@@ -10,6 +10,9 @@ namespace {
 
 // A stanza is written at most this many times before it is given up.
 constexpr int kMaxWrites = 2;
+// A buffer that grew past this in a burst (thousands of replies at once) is given back to the
+// allocator once it is empty, not kept for the next batch.
+constexpr size_t kKeptCapacity = 1024 * 1024;
 
 }  // namespace
 
@@ -81,8 +84,11 @@ std::string OutboundQueue::TakeBatch(size_t max_bytes) {
 }
 
 void OutboundQueue::Recycle(std::string batch) {
-  if (batch.capacity() > spare_.capacity()) spare_.swap(batch);
+  if (batch.capacity() > spare_.capacity() && batch.capacity() <= kKeptCapacity) {
+    spare_.swap(batch);
+  }
   spare_.clear();
+  if (items_.empty() && buffer_.capacity() > kKeptCapacity) buffer_ = std::string();
 }
 
 size_t OutboundQueue::ReturnBatch(std::string batch) {

@@ -127,6 +127,23 @@ TEST(OutboundQueueTest, WrittenBatchesAreTheBuffersTheNextStanzasGoTo) {
   EXPECT_EQ(memory.size(), 2u);
 }
 
+TEST(OutboundQueueTest, ABurstsLargeBufferIsNotKeptOnceWritten) {
+  OutboundQueue queue(10);
+  queue.SetOnline(true);
+  const std::string stanza(64 * 1024, 'x');
+  for (int i = 0; i < 40; ++i) queue.Push(stanza);  // 2.5 MiB at once
+  std::string batch = queue.TakeBatch(4 * 1024 * 1024);
+  ASSERT_EQ(batch.size(), 40 * stanza.size());
+  queue.Recycle(std::move(batch));
+  for (int round = 0; round < 3; ++round) {  // the two buffers take turns
+    queue.Push("<small/>");
+    batch = queue.TakeBatch(64 * 1024);
+    EXPECT_EQ(batch, "<small/>");
+    EXPECT_LT(batch.capacity(), 1024u * 1024u) << round;
+    queue.Recycle(std::move(batch));
+  }
+}
+
 TEST(OutboundQueueTest, DroppingTheOldestWhileOfflineKeepsTheRestWhole) {
   OutboundQueue queue(2);
   queue.Push("<a/>");
