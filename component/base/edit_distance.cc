@@ -25,4 +25,22 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return d[n][m];
 }
 
+std::string_view NearestName(std::string_view unknown, const std::vector<std::string_view>& known) {
+  // Names are short; a long unknown name cannot be a typo of one and would only cost time (the
+  // distance is quadratic).
+  if (unknown.empty() || unknown.size() > 64) return {};
+  std::string_view best;
+  size_t best_distance = SIZE_MAX;
+  for (std::string_view name : known) {
+    size_t distance = EditDistance(unknown, name);
+    if (distance < best_distance) {
+      best = name;
+      best_distance = distance;
+    }
+  }
+  const size_t longest = std::max(unknown.size(), best.size());
+  const size_t allowed = std::max<size_t>(1, std::min<size_t>(3, longest / 3));
+  return best_distance <= allowed ? best : std::string_view();
+}
+
 }  // namespace herald::base

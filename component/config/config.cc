@@ -13,8 +13,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "component/base/file_diagnostics.h"
 #include "component/config/bind_sections.h"
-#include "component/config/diagnostics.h"
 #include "component/config/env_expansion.h"
 #include "component/config/schema.h"
 #include "component/config/toml_binder.h"
@@ -62,7 +62,7 @@ bool LineSetsSecret(std::string_view text, int64_t line) {
 
 absl::StatusOr<Config> Load(std::string_view text, std::string_view source_name,
                             const EnvLookup& env) {
-  Diagnostics diagnostics{std::string(source_name)};
+  base::FileDiagnostics diagnostics{std::string(source_name)};
   if (text.size() > kMaxConfigBytes) {
     diagnostics.Add(0, absl::StrCat("the config is ", text.size(),
                                     " bytes; the limit is 1 MiB (1048576 bytes)"));
@@ -77,7 +77,7 @@ absl::StatusOr<Config> Load(std::string_view text, std::string_view source_name,
         LineSetsSecret(text, at.line)
             ? "this line sets a secret and is not valid TOML (the details are not shown, as "
               "they would quote the secret; a value must be a quoted string)"
-            : OneLine(error.description());
+            : base::OneLine(error.description());
     diagnostics.Add(at.line, at.column, std::move(description));
     return diagnostics.ToStatus();
   }
@@ -106,7 +106,7 @@ absl::StatusOr<Config> LoadConfigString(std::string_view text, std::string_view 
     return Load(text, source_name, env);
   } catch (const std::exception& error) {
     return absl::InternalError(absl::StrCat(
-        AbslView(source_name), ": the config could not be read: ", OneLine(error.what())));
+        AbslView(source_name), ": the config could not be read: ", base::OneLine(error.what())));
   } catch (...) {
     return absl::InternalError(
         absl::StrCat(AbslView(source_name), ": the config could not be read"));

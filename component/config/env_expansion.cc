@@ -20,7 +20,7 @@ bool IsValidVariableName(std::string_view name) {
 
 class DocumentExpander {
  public:
-  DocumentExpander(const EnvLookup& env, Diagnostics& diagnostics)
+  DocumentExpander(const EnvLookup& env, base::FileDiagnostics& diagnostics)
       : env_(env), diagnostics_(diagnostics) {}
 
   void Walk(toml::node& node, const std::string& path) {
@@ -73,7 +73,7 @@ class DocumentExpander {
   }
 
   const EnvLookup& env_;
-  Diagnostics& diagnostics_;
+  base::FileDiagnostics& diagnostics_;
   EnvironmentValues from_environment_;
   size_t total_bytes_ = 0;
   bool reported_total_ = false;
@@ -104,7 +104,7 @@ absl::StatusOr<Expansion> ExpandEnvironment(std::string_view text, const EnvLook
       std::string_view name = rest.substr(2, close - 2);
       if (!IsValidVariableName(name)) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "variable name ", QuoteValue(name),
+            "variable name ", base::QuoteValue(name),
             " must be ASCII letters, digits and '_', not start with a digit and be at most ",
             kMaxVariableNameBytes, " bytes (write '$${' for a literal '${')"));
       }
@@ -133,7 +133,7 @@ absl::StatusOr<Expansion> ExpandEnvironment(std::string_view text, const EnvLook
 }
 
 EnvironmentValues ExpandDocument(toml::table& root, const EnvLookup& env,
-                                 Diagnostics& diagnostics) {
+                                 base::FileDiagnostics& diagnostics) {
   DocumentExpander expander(env, diagnostics);
   expander.Walk(root, "");
   return expander.TakeEnvironmentValues();

@@ -20,7 +20,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
-#include "component/config/diagnostics.h"
+#include "component/base/file_diagnostics.h"
 #include "toml++/toml.h"
 
 namespace herald::config {
@@ -53,6 +53,7 @@ using EnvironmentValues = absl::flat_hash_set<const toml::node*>;
 // Expands every string value of `root` in place, in arrays and arrays of tables too. Each
 // problem is added to `diagnostics` with the value's line and its key
 // ("environment variable HERALD_SECRET is not set (used by server.component_secret)").
-EnvironmentValues ExpandDocument(toml::table& root, const EnvLookup& env, Diagnostics& diagnostics);
+EnvironmentValues ExpandDocument(toml::table& root, const EnvLookup& env,
+                                 base::FileDiagnostics& diagnostics);
 
 }  // namespace herald::config

@@ -68,17 +68,18 @@ int64_t LineOf(const toml::node& node) { return node.source().begin.line; }
 // `path` names values in messages (rooms[0].jid); `schema_path` is the same without indices and
 // names the table header ([[rooms]]).
 void CheckTable(const toml::table& table, const TableSchema& schema, const std::string& path,
-                const std::string& schema_path, bool array_element, Diagnostics& diagnostics);
+                const std::string& schema_path, bool array_element,
+                base::FileDiagnostics& diagnostics);
 
 void WrongType(const toml::node& node, std::string_view path, std::string_view expected,
-               Diagnostics& diagnostics) {
+               base::FileDiagnostics& diagnostics) {
   diagnostics.Add(LineOf(node),
                   absl::StrCat("wrong type for ", AbslView(path), ": expected ", AbslView(expected),
                                ", got ", AbslView(NodeTypeName(node))));
 }
 
 void CheckValue(const toml::node& node, const KeySchema& spec, const std::string& path,
-                const std::string& schema_path, Diagnostics& diagnostics) {
+                const std::string& schema_path, base::FileDiagnostics& diagnostics) {
   switch (spec.kind) {
     case K::kString:
       if (!node.is_string()) WrongType(node, path, KindName(spec.kind), diagnostics);
@@ -154,7 +155,7 @@ void CheckValue(const toml::node& node, const KeySchema& spec, const std::string
 
 void ReportUnknown(std::string_view key, const toml::node& node, int64_t line,
                    const TableSchema& schema, const std::string& schema_path, bool array_element,
-                   Diagnostics& diagnostics) {
+                   base::FileDiagnostics& diagnostics) {
   // A header such as [agnet] or [[room]] reads best as an unknown table; inside an element of an
   // array of tables a sub-table is still just a key of that element.
   const bool table_array =
@@ -168,7 +169,7 @@ void ReportUnknown(std::string_view key, const toml::node& node, int64_t line,
     std::string message =
         absl::StrCat("unknown table ", table_array ? "[[" : "[", prefix,
                      absl::CHexEscape(AbslView(key.substr(0, 64))), table_array ? "]]" : "]");
-    std::string_view nearest = NearestName(key, tables);
+    std::string_view nearest = base::NearestName(key, tables);
     if (!nearest.empty()) {
       const KeySchema* spec = schema.Find(nearest);
       bool is_array = spec->kind == K::kTableArray;
@@ -183,14 +184,15 @@ void ReportUnknown(std::string_view key, const toml::node& node, int64_t line,
   std::string where = schema_path.empty() ? "at top level"
                       : array_element     ? absl::StrCat("in [[", schema_path, "]]")
                                           : absl::StrCat("in [", schema_path, "]");
-  std::string message = absl::StrCat("unknown key ", QuoteKey(key), " ", where);
-  std::string_view nearest = NearestName(key, names);
+  std::string message = absl::StrCat("unknown key ", base::QuoteKey(key), " ", where);
+  std::string_view nearest = base::NearestName(key, names);
   if (!nearest.empty()) absl::StrAppend(&message, " (did you mean '", AbslView(nearest), "'?)");
   diagnostics.Add(line, std::move(message));
 }
 
 void CheckTable(const toml::table& table, const TableSchema& schema, const std::string& path,
-                const std::string& schema_path, bool array_element, Diagnostics& diagnostics) {
+                const std::string& schema_path, bool array_element,
+                base::FileDiagnostics& diagnostics) {
   for (auto&& [key, node] : table) {
     const KeySchema* spec = schema.Find(key.str());
     int64_t line = key.source().begin.line > 0 ? key.source().begin.line : LineOf(node);
@@ -260,26 +262,8 @@ const std::vector<std::string_view>& SecretKeyNames() {
   return *kNames;
 }
 
-void CheckSchema(const toml::table& root, Diagnostics& diagnostics) {
+void CheckSchema(const toml::table& root, base::FileDiagnostics& diagnostics) {
   CheckTable(root, ConfigSchema(), "", "", /*array_element=*/false, diagnostics);
-}
-
-std::string_view NearestName(std::string_view unknown, const std::vector<std::string_view>& known) {
-  // Names in the file are short; a long unknown name cannot be a typo of one and would only
-  // cost time (the distance is quadratic).
-  if (unknown.empty() || unknown.size() > 64) return {};
-  std::string_view best;
-  size_t best_distance = SIZE_MAX;
-  for (std::string_view name : known) {
-    size_t distance = base::EditDistance(unknown, name);
-    if (distance < best_distance) {
-      best = name;
-      best_distance = distance;
-    }
-  }
-  const size_t longest = std::max(unknown.size(), best.size());
-  const size_t allowed = std::max<size_t>(1, std::min<size_t>(3, longest / 3));
-  return best_distance <= allowed ? best : std::string_view();
 }
 
 }  // namespace herald::config

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "component/config/diagnostics.h"
+#include "component/base/file_diagnostics.h"
 #include "toml++/toml.h"
 
 namespace herald::config {
@@ -56,10 +56,6 @@ const TableSchema& ConfigSchema();
 const std::vector<std::string_view>& SecretKeyNames();
 
 // Adds a problem for each unknown key or table and each value of the wrong type.
-void CheckSchema(const toml::table& root, Diagnostics& diagnostics);
-
-// The known name nearest to `unknown` by edit distance (a transposition counts as one edit),
-// compared without regard to ASCII case, or empty when none is close enough to be a likely typo.
-std::string_view NearestName(std::string_view unknown, const std::vector<std::string_view>& known);
+void CheckSchema(const toml::table& root, base::FileDiagnostics& diagnostics);
 
 }  // namespace herald::config

@@ -22,7 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/base/absl_string_view.h"
-#include "component/config/diagnostics.h"
+#include "component/base/file_diagnostics.h"
 #include "component/config/env_expansion.h"
 #include "toml++/toml.h"
 
@@ -49,7 +49,7 @@ struct EnumOption {
 // checking ranges and formats and adding every problem to the diagnostics.
 class Binder {
  public:
-  Binder(Diagnostics& diagnostics, const EnvironmentValues& from_environment)
+  Binder(base::FileDiagnostics& diagnostics, const EnvironmentValues& from_environment)
       : diagnostics_(diagnostics), from_environment_(from_environment) {}
 
   Section Sub(const Section& parent, std::string_view key) const {
@@ -92,7 +92,7 @@ class Binder {
   std::string Shown(const toml::node* node) const {
     if (node == nullptr) return "nothing";
     if (from_environment_.contains(node)) return std::string(kNotShown);
-    if (const auto* text = node->as_string()) return QuoteValue(text->get());
+    if (const auto* text = node->as_string()) return base::QuoteValue(text->get());
     return "a value of another type";
   }
 
@@ -195,7 +195,7 @@ class Binder {
   }
 
  private:
-  Diagnostics& diagnostics_;
+  base::FileDiagnostics& diagnostics_;
   const EnvironmentValues& from_environment_;
 };
 

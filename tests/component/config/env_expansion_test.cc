@@ -88,7 +88,7 @@ TEST(ExpandEnvironmentTest, RefusesAResultOverTheSizeLimit) {
 TEST(ExpandDocumentTest, MarksTheValuesThatCameFromTheEnvironment) {
   toml::table document = toml::parse(std::string_view(
       "a = \"${X}\"\nb = \"plain\"\nc = [\"$${lit}\", \"${X}\"]\n[[t]]\nd = \"${X}\"\n"));
-  Diagnostics diagnostics("t.toml");
+  base::FileDiagnostics diagnostics("t.toml");
 
   EnvironmentValues from_environment =
       ExpandDocument(document, EnvFrom({{"X", "value"}}), diagnostics);
@@ -109,7 +109,7 @@ TEST(ExpandDocumentTest, RefusesADocumentWhoseExpansionsAreTooLargeInTotal) {
   std::string text;
   for (int i = 0; i < 20; ++i) text += "k" + std::to_string(i) + " = \"${BIG}\"\n";
   toml::table document = toml::parse(std::string_view(text));
-  Diagnostics diagnostics("t.toml");
+  base::FileDiagnostics diagnostics("t.toml");
 
   ExpandDocument(document, EnvFrom({{"BIG", std::string(900 * 1024, 'x')}}), diagnostics);
 

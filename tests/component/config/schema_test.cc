@@ -9,23 +9,6 @@
 namespace herald::config {
 namespace {
 
-const std::vector<std::string_view> kNames = {
-    "allowed_jids", "allowed_domains", "admin_jids", "port", "host", "name"};
-
-TEST(NearestNameTest, SuggestsTheKeyOneTypoAway) {
-  EXPECT_EQ(NearestName("alowed_jids", kNames), "allowed_jids");
-  EXPECT_EQ(NearestName("allowed_domain", kNames), "allowed_domains");
-  EXPECT_EQ(NearestName("prot", kNames), "port");
-  EXPECT_EQ(NearestName("Port", kNames), "port");
-}
-
-TEST(NearestNameTest, SuggestsNothingForAnUnrelatedName) {
-  EXPECT_EQ(NearestName("colour", kNames), "");
-  EXPECT_EQ(NearestName("xyz", kNames), "");
-  EXPECT_EQ(NearestName("", kNames), "");
-  EXPECT_EQ(NearestName(std::string(10000, 'a'), kNames), "");
-}
-
 TEST(ConfigSchemaTest, KnowsEveryTableOfTheSpec) {
   for (std::string_view table :
        {"server", "agent", "log", "llm", "memory", "rooms", "quota", "skills", "control"}) {

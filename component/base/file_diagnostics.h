@@ -1,11 +1,12 @@
-// component/config/diagnostics.h
+// component/base/file_diagnostics.h
 //
-// Diagnostics collects the problems found in one config file so that an operator sees all of
-// them at once, each as "FILE:LINE: message", ordered by line. It also holds the helpers that
+// FileDiagnostics collects the problems found in one text file Herald reads — the config, a
+// skill's manifest, a scripted provider's rules — so that whoever wrote it sees all of them at
+// once, each as "FILE:LINE: message", ordered by line. It also holds the helpers that
 // put text from the file into a message safely: hostile bytes are escaped and long text is cut,
 // so a crafted key or value cannot forge extra lines in a log or flood it.
 //
-//   Diagnostics diagnostics("herald.toml");
+//   FileDiagnostics diagnostics("herald.toml");
 //   diagnostics.Add(12, "unknown key 'alowed_jids' in [agent] (did you mean 'allowed_jids'?)");
 //   absl::Status status = diagnostics.ToStatus();   // InvalidArgument, or OK when empty
 #pragma once
@@ -19,15 +20,15 @@
 #include "absl/strings/string_view.h"
 #include "component/base/absl_string_view.h"
 
-namespace herald::config {
+namespace herald::base {
 
-class Diagnostics {
+class FileDiagnostics {
  public:
   // More than this many problems are summarised as "... and N more": a hostile file with
   // thousands of bad keys must not produce a megabyte of error text.
   static constexpr size_t kMaxReported = 20;
 
-  explicit Diagnostics(std::string source_name) : source_name_(std::move(source_name)) {}
+  explicit FileDiagnostics(std::string source_name) : source_name_(std::move(source_name)) {}
 
   // `line` 0 means the problem has no line (a missing section, say); column 0 means no column.
   void Add(int64_t line, std::string message) { Add(line, 0, std::move(message)); }
@@ -36,7 +37,10 @@ class Diagnostics {
   bool empty() const { return entries_.empty(); }
   size_t size() const { return entries_.size(); }
 
-  // InvalidArgument with one problem per line ("FILE:LINE: ..."), sorted by line; OK if none.
+  // One "FILE:LINE: ..." line per problem, sorted by line (in the order added within a line),
+  // the first kMaxReported and then "... and N more problems".
+  std::vector<std::string> Messages() const;
+  // InvalidArgument with Messages() one per line; OK if none.
   absl::Status ToStatus() const;
 
  private:
@@ -59,7 +63,4 @@ std::string QuoteKey(std::string_view text);
 // Escapes control bytes so that text from a library (a toml++ description) stays on one line.
 std::string OneLine(std::string_view text);
 
-// AbslView (component/base/absl_string_view.h) bridges std::string_view into Abseil.
-using ::herald::AbslView;
-
-}  // namespace herald::config
+}  // namespace herald::base

@@ -1,4 +1,4 @@
-#include "component/config/diagnostics.h"
+#include "component/base/file_diagnostics.h"
 
 #include <algorithm>
 #include <utility>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace herald::config {
+namespace herald::base {
 namespace {
 
 constexpr size_t kMaxQuotedBytes = 64;
@@ -23,12 +23,11 @@ std::string Quote(std::string_view text, char quote) {
 
 }  // namespace
 
-void Diagnostics::Add(int64_t line, int64_t column, std::string message) {
+void FileDiagnostics::Add(int64_t line, int64_t column, std::string message) {
   entries_.push_back(Entry{line, column, std::move(message)});
 }
 
-absl::Status Diagnostics::ToStatus() const {
-  if (entries_.empty()) return absl::OkStatus();
+std::vector<std::string> FileDiagnostics::Messages() const {
   std::vector<Entry> sorted = entries_;
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const Entry& a, const Entry& b) { return a.line < b.line; });
@@ -43,7 +42,12 @@ absl::Status Diagnostics::ToStatus() const {
   if (sorted.size() > kMaxReported) {
     lines.push_back(absl::StrCat("... and ", sorted.size() - kMaxReported, " more problems"));
   }
-  return absl::InvalidArgumentError(absl::StrJoin(lines, "\n"));
+  return lines;
+}
+
+absl::Status FileDiagnostics::ToStatus() const {
+  if (entries_.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrJoin(Messages(), "\n"));
 }
 
 std::string QuoteValue(std::string_view text) { return Quote(text, '"'); }
@@ -63,4 +67,4 @@ std::string OneLine(std::string_view text) {
   return out;
 }
 
-}  // namespace herald::config
+}  // namespace herald::base
