@@ -11,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/edit_distance.h"
+#include "component/base/file_diagnostics.h"
 #include "providers/scripted/demo_rules.h"
 #include "toml++/toml.h"
 
@@ -212,6 +214,12 @@ bool IsToolName(std::string_view name) {
   });
 }
 
+// "; did you mean 'NAME'?" when one of `known` is close to `typed`, else "".
+std::string DidYouMean(std::string_view typed, const std::vector<std::string_view>& known) {
+  const std::string_view nearest = base::NearestName(typed, known);
+  return nearest.empty() ? "" : absl::StrCat("; did you mean '", AbslView(nearest), "'?");
+}
+
 class RulesParser {
  public:
   explicit RulesParser(std::string_view source) : source_(source) {}
@@ -219,9 +227,10 @@ class RulesParser {
   absl::StatusOr<std::vector<Rule>> Parse(const toml::table& document) {
     for (const auto& [key, node] : document) {
       if (key.str() != "rule") {
-        return Error(node, absl::StrCat("unknown top-level key '",
-                                        absl::CHexEscape(AbslView(key.str().substr(0, 60))),
-                                        "' (rules are [[rule]] tables)"));
+        return Error(
+            node, absl::StrCat("unknown top-level key '",
+                               absl::CHexEscape(AbslView(key.str().substr(0, 60))),
+                               "' (rules are [[rule]] tables)", DidYouMean(key.str(), {"rule"})));
       }
     }
     const toml::node* rules_node = document.get("rule");
@@ -248,9 +257,9 @@ class RulesParser {
 
  private:
   absl::Status Error(uint32_t line, std::string_view message) const {
-    if (line == 0)
-      return absl::InvalidArgumentError(absl::StrCat(source_, ": ", AbslView(message)));
-    return absl::InvalidArgumentError(absl::StrCat(source_, ":", line, ": ", AbslView(message)));
+    base::FileDiagnostics diagnostics{std::string(source_)};
+    diagnostics.Add(line, std::string(message));
+    return diagnostics.ToStatus();
   }
   absl::Status Error(const toml::node& node, std::string_view message) const {
     return Error(node.source().begin.line, message);
@@ -273,10 +282,12 @@ class RulesParser {
     }
     for (const auto& [key, node] : table) {
       if (std::find(std::begin(kRuleKeys), std::end(kRuleKeys), key.str()) == std::end(kRuleKeys)) {
-        return Error(node,
-                     absl::StrCat(Where(rule, absl::CHexEscape(AbslView(key.str().substr(0, 60)))),
-                                  "unknown field (fields: name, contains, starts_with, "
-                                  "equals, after_tool, reply, tool, arguments)"));
+        return Error(
+            node,
+            absl::StrCat(Where(rule, absl::CHexEscape(AbslView(key.str().substr(0, 60)))),
+                         "unknown field (fields: name, contains, starts_with, "
+                         "equals, after_tool, reply, tool, arguments)",
+                         DidYouMean(key.str(), {std::begin(kRuleKeys), std::end(kRuleKeys)})));
       }
     }
 
@@ -513,9 +524,11 @@ absl::StatusOr<ScriptedRules> ScriptedRules::Parse(std::string_view toml_text,
     parsed.rules_ = *std::move(rules);
     return parsed;
   } catch (const toml::parse_error& error) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(source, ":", error.source().begin.line, ":", error.source().begin.column,
-                     ": not valid TOML: ", absl::CHexEscape(AbslView(error.description()))));
+    base::FileDiagnostics diagnostics{std::string(source)};
+    diagnostics.Add(
+        error.source().begin.line, error.source().begin.column,
+        absl::StrCat("not valid TOML: ", absl::CHexEscape(AbslView(error.description()))));
+    return diagnostics.ToStatus();
   } catch (const std::exception& error) {
     return absl::InternalError(
         absl::StrCat(source, ": the rules could not be read: ", absl::CHexEscape(error.what())));

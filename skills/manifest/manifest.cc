@@ -15,6 +15,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/edit_distance.h"
+#include "component/base/file_diagnostics.h"
 #include "skills/json_schema.h"
 #include "toml++/toml.h"
 
@@ -89,26 +91,18 @@ std::string Shown(const toml::node& node) {
   return shown;
 }
 
-// Collects problems, each prefixed with the file and, where known, the line.
-class Problems {
- public:
-  explicit Problems(std::string path) : path_(std::move(path)) {}
-
-  void Add(const toml::node* node, absl::string_view message) {
-    if (node != nullptr && node->source().begin.line > 0) {
-      list_.push_back(absl::StrCat(path_, ":", node->source().begin.line, ": ", message));
-    } else {
-      list_.push_back(absl::StrCat(path_, ": ", message));
-    }
+// "unknown field 'NAME' (known: ...)", and the known field it most likely meant.
+std::string UnknownField(std::string_view prefix, std::string_view name,
+                         const std::vector<std::string>& known) {
+  std::string message =
+      absl::StrCat("unknown field '", AbslView(prefix), AbslView(name.substr(0, 64)),
+                   "' (known: ", absl::StrJoin(known, ", "), ")");
+  const std::vector<std::string_view> names(known.begin(), known.end());
+  if (std::string_view nearest = base::NearestName(name, names); !nearest.empty()) {
+    absl::StrAppend(&message, "; did you mean '", AbslView(prefix), AbslView(nearest), "'?");
   }
-
-  bool empty() const { return list_.empty(); }
-  std::vector<std::string> Take() { return std::move(list_); }
-
- private:
-  std::string path_;
-  std::vector<std::string> list_;
-};
+  return message;
+}
 
 absl::StatusOr<Json> TomlToJson(const toml::node& node, const std::string& field, int depth) {
   if (depth > kMaxTomlDepth) {
@@ -145,7 +139,7 @@ absl::StatusOr<Json> TomlToJson(const toml::node& node, const std::string& field
 class ManifestReader {
  public:
   ManifestReader(const toml::table& root, const std::string& path)
-      : root_(root), path_(path), problems_(path) {}
+      : root_(root), path_(path), diagnostics_(path) {}
 
   ManifestParse Read() {
     SkillManifest manifest;
@@ -154,10 +148,7 @@ class ManifestReader {
       const std::string_view name = key.str();
       bool known = false;
       for (const std::string& field : KnownFields()) known = known || field == name;
-      if (!known) {
-        problems_.Add(&value, absl::StrCat("unknown field '", AbslView(name.substr(0, 64)),
-                                           "' (known: ", absl::StrJoin(KnownFields(), ", "), ")"));
-      }
+      if (!known) Problem(&value, UnknownField("", name, KnownFields()));
     }
     ReadName(manifest);
     ReadDescription(manifest);
@@ -171,26 +162,31 @@ class ManifestReader {
 
     ManifestParse parse;
     parse.name = name_;
-    if (problems_.empty()) {
+    if (diagnostics_.empty()) {
       parse.manifest = std::move(manifest);
     } else {
-      parse.problems = problems_.Take();
+      parse.problems = diagnostics_.Messages();
     }
     return parse;
   }
 
  private:
+  // A problem at `node`'s line (or with no line).
+  void Problem(const toml::node* node, std::string message) {
+    diagnostics_.Add(node != nullptr ? node->source().begin.line : 0, std::move(message));
+  }
+
   // The string at `key` of `table`; a problem when it has another type, or is missing and
   // `required`.
   std::optional<std::string> String(const toml::table& table, std::string_view key,
                                     const std::string& field, bool required) {
     const toml::node* node = table.get(key);
     if (node == nullptr) {
-      if (required) problems_.Add(&table, absl::StrCat(field, " is required"));
+      if (required) Problem(&table, absl::StrCat(field, " is required"));
       return std::nullopt;
     }
     if (!node->is_string()) {
-      problems_.Add(node, absl::StrCat(field, " must be a string; got ", Shown(*node)));
+      Problem(node, absl::StrCat(field, " must be a string; got ", Shown(*node)));
       return std::nullopt;
     }
     return node->as_string()->get();
@@ -200,9 +196,9 @@ class ManifestReader {
     std::optional<std::string> name = String(root_, "name", "name", true);
     if (!name.has_value()) return;
     if (!IsSkillName(*name)) {
-      problems_.Add(root_.get("name"),
-                    absl::StrCat("name must be 1 to 64 characters of a-z, 0-9 and '_'; got ",
-                                 Shown(*root_.get("name"))));
+      Problem(root_.get("name"),
+              absl::StrCat("name must be 1 to 64 characters of a-z, 0-9 and '_'; got ",
+                           Shown(*root_.get("name"))));
       return;
     }
     name_ = *name;
@@ -214,9 +210,9 @@ class ManifestReader {
     if (!description.has_value()) return;
     if (absl::StripAsciiWhitespace(*description).empty() ||
         description->size() > kMaxDescriptionLength) {
-      problems_.Add(root_.get("description"),
-                    "description must be text of 1 to 4096 bytes (the model reads it to decide "
-                    "when to call the skill)");
+      Problem(root_.get("description"),
+              "description must be text of 1 to 4096 bytes (the model reads it to decide "
+              "when to call the skill)");
       return;
     }
     manifest.description = *std::move(description);
@@ -228,9 +224,9 @@ class ManifestReader {
     const toml::node* node = root_.get("executable");
     if (executable->empty() || executable->front() == '/' ||
         executable->find('\0') != std::string::npos) {
-      problems_.Add(node, absl::StrCat("executable must be a path relative to the manifest's "
-                                       "folder; got ",
-                                       Shown(*node)));
+      Problem(node, absl::StrCat("executable must be a path relative to the manifest's "
+                                 "folder; got ",
+                                 Shown(*node)));
       return;
     }
     namespace fs = std::filesystem;
@@ -239,12 +235,12 @@ class ManifestReader {
     const fs::path full = (folder / *executable).lexically_normal();
     const fs::file_status status = fs::status(full, error);
     if (!fs::exists(status)) {
-      problems_.Add(node, absl::StrCat("executable ", Shown(*node), " does not exist"));
+      Problem(node, absl::StrCat("executable ", Shown(*node), " does not exist"));
       return;
     }
     if (!fs::is_regular_file(status) || ::access(full.c_str(), X_OK) != 0) {
-      problems_.Add(node, absl::StrCat("executable ", Shown(*node),
-                                       " is not an executable file (chmod +x?)"));
+      Problem(node,
+              absl::StrCat("executable ", Shown(*node), " is not an executable file (chmod +x?)"));
       return;
     }
     manifest.executable = full.string();
@@ -260,31 +256,31 @@ class ManifestReader {
     if (const auto* text = node->as_string()) {
       schema = Json::parse(text->get(), nullptr, /*allow_exceptions=*/false);
       if (schema.is_discarded()) {
-        problems_.Add(node,
-                      "parameters is a string but not JSON (write the schema as a TOML "
-                      "table, or as a JSON object in a string)");
+        Problem(node,
+                "parameters is a string but not JSON (write the schema as a TOML "
+                "table, or as a JSON object in a string)");
         return;
       }
     } else if (node->is_table()) {
       absl::StatusOr<Json> converted = TomlToJson(*node, "parameters", 0);
       if (!converted.ok()) {
-        problems_.Add(node, converted.status().message());
+        Problem(node, std::string(converted.status().message()));
         return;
       }
       schema = *std::move(converted);
     } else {
-      problems_.Add(node, absl::StrCat("parameters must be a table (a JSON Schema) or a string "
-                                       "of JSON; got ",
-                                       Shown(*node)));
+      Problem(node, absl::StrCat("parameters must be a table (a JSON Schema) or a string "
+                                 "of JSON; got ",
+                                 Shown(*node)));
       return;
     }
     const auto type = schema.is_object() ? schema.find("type") : schema.end();
     if (type == schema.end() || *type != "object") {
-      problems_.Add(node, "parameters must be a JSON Schema with type = \"object\"");
+      Problem(node, "parameters must be a JSON Schema with type = \"object\"");
       return;
     }
     if (absl::Status status = CheckSchema(schema); !status.ok()) {
-      problems_.Add(node, absl::StrCat("parameters: ", status.message()));
+      Problem(node, absl::StrCat("parameters: ", status.message()));
       return;
     }
     manifest.parameters = std::move(schema);
@@ -294,10 +290,10 @@ class ManifestReader {
     std::optional<std::string> tier = String(root_, "tier", "tier", false);
     if (!tier.has_value()) return;
     if (*tier != "heavy" && *tier != "standard" && *tier != "light" && *tier != "vision") {
-      problems_.Add(root_.get("tier"),
-                    absl::StrCat("tier must be \"heavy\", \"standard\", \"light\" or \"vision\"; "
-                                 "got ",
-                                 Shown(*root_.get("tier"))));
+      Problem(root_.get("tier"),
+              absl::StrCat("tier must be \"heavy\", \"standard\", \"light\" or \"vision\"; "
+                           "got ",
+                           Shown(*root_.get("tier"))));
       return;
     }
     manifest.tier = *std::move(tier);
@@ -308,21 +304,19 @@ class ManifestReader {
     if (node == nullptr) return;
     const toml::array* array = node->as_array();
     if (array == nullptr) {
-      problems_.Add(node,
-                    absl::StrCat("capabilities must be an array of strings; got ", Shown(*node)));
+      Problem(node, absl::StrCat("capabilities must be an array of strings; got ", Shown(*node)));
       return;
     }
     for (size_t i = 0; i < array->size(); ++i) {
       const toml::node& element = *array->get(i);
       const std::string field = absl::StrCat("capabilities[", i, "]");
       if (!element.is_string()) {
-        problems_.Add(&element, absl::StrCat(field, " must be a string; got ", Shown(element)));
+        Problem(&element, absl::StrCat(field, " must be a string; got ", Shown(element)));
         continue;
       }
       const std::string& text = element.as_string()->get();
       if (absl::Status status = AddCapability(text, manifest.policy); !status.ok()) {
-        problems_.Add(&element,
-                      absl::StrCat(field, " ", status.message(), "; got ", Shown(element)));
+        Problem(&element, absl::StrCat(field, " ", status.message(), "; got ", Shown(element)));
         continue;
       }
       manifest.capabilities.push_back(text);
@@ -338,17 +332,17 @@ class ManifestReader {
       } else if (*approval == "always") {
         manifest.approval = ApprovalPolicy::kAlways;
       } else {
-        problems_.Add(root_.get("approval"),
-                      absl::StrCat("approval must be \"category\", \"never\" or \"always\"; got ",
-                                   Shown(*root_.get("approval"))));
+        Problem(root_.get("approval"),
+                absl::StrCat("approval must be \"category\", \"never\" or \"always\"; got ",
+                             Shown(*root_.get("approval"))));
       }
     }
     if (std::optional<std::string> category = String(root_, "category", "category", false)) {
       if (!IsCategoryName(*category)) {
-        problems_.Add(root_.get("category"),
-                      absl::StrCat("category must be a word of a-z, 0-9, '_' and '-' (at most "
-                                   "32, starting with a letter); got ",
-                                   Shown(*root_.get("category"))));
+        Problem(root_.get("category"),
+                absl::StrCat("category must be a word of a-z, 0-9, '_' and '-' (at most "
+                             "32, starting with a letter); got ",
+                             Shown(*root_.get("category"))));
       } else {
         manifest.category = *std::move(category);
       }
@@ -362,8 +356,8 @@ class ManifestReader {
     const std::string field = absl::StrCat("limits.", AbslView(key));
     const auto* integer = node->as_integer();
     if (integer == nullptr || integer->get() < min || integer->get() > max) {
-      problems_.Add(node, absl::StrCat(field, " must be an integer from ", min, " to ", max,
-                                       "; got ", Shown(*node)));
+      Problem(node, absl::StrCat(field, " must be an integer from ", min, " to ", max, "; got ",
+                                 Shown(*node)));
       return;
     }
     out = static_cast<T>(integer->get());
@@ -374,7 +368,7 @@ class ManifestReader {
     if (node == nullptr) return;
     const toml::table* table = node->as_table();
     if (table == nullptr) {
-      problems_.Add(node, absl::StrCat("limits must be a table; got ", Shown(*node)));
+      Problem(node, absl::StrCat("limits must be a table; got ", Shown(*node)));
       return;
     }
     static const auto* const kKeys = new std::vector<std::string>{
@@ -383,11 +377,7 @@ class ManifestReader {
     for (const auto& [key, value] : *table) {
       bool known = false;
       for (const std::string& name : *kKeys) known = known || name == key.str();
-      if (!known) {
-        problems_.Add(&value,
-                      absl::StrCat("unknown field 'limits.", AbslView(key.str().substr(0, 64)),
-                                   "' (known: ", absl::StrJoin(*kKeys, ", "), ")"));
-      }
+      if (!known) Problem(&value, UnknownField("limits.", key.str(), *kKeys));
     }
     Limit(*table, "cpu_seconds", 1, sandbox::kMaxCpuSeconds, limits.cpu_seconds);
     Limit(*table, "memory_mb", 16, sandbox::kMaxMemoryMb, limits.memory_mb);
@@ -403,9 +393,9 @@ class ManifestReader {
     if (node == nullptr) return;
     const toml::array* array = node->as_array();
     if (array == nullptr || !array->is_array_of_tables()) {
-      problems_.Add(node,
-                    "credentials must be [[credentials]] tables with name, description and "
-                    "where_to_get");
+      Problem(node,
+              "credentials must be [[credentials]] tables with name, description and "
+              "where_to_get");
       return;
     }
     for (size_t i = 0; i < array->size(); ++i) {
@@ -413,9 +403,9 @@ class ManifestReader {
       const std::string field = absl::StrCat("credentials[", i, "]");
       for (const auto& [key, value] : table) {
         if (key.str() != "name" && key.str() != "description" && key.str() != "where_to_get") {
-          problems_.Add(
-              &value, absl::StrCat("unknown field '", field, ".", AbslView(key.str().substr(0, 64)),
-                                   "' (known: name, description, where_to_get)"));
+          static const auto* const kFields =
+              new std::vector<std::string>{"name", "description", "where_to_get"};
+          Problem(&value, UnknownField(field + ".", key.str(), *kFields));
         }
       }
       CredentialRequirement credential;
@@ -425,25 +415,24 @@ class ManifestReader {
       std::optional<std::string> where =
           String(table, "where_to_get", field + ".where_to_get", true);
       if (name.has_value() && !IsEnvironmentName(*name)) {
-        problems_.Add(table.get("name"),
-                      absl::StrCat(field,
-                                   ".name must be an environment variable name of A-Z, 0-9 and "
-                                   "'_' (not PATH, HOME, TMPDIR or LANG); got ",
-                                   Shown(*table.get("name"))));
+        Problem(table.get("name"),
+                absl::StrCat(field,
+                             ".name must be an environment variable name of A-Z, 0-9 and "
+                             "'_' (not PATH, HOME, TMPDIR or LANG); got ",
+                             Shown(*table.get("name"))));
         name.reset();
       }
       for (const CredentialRequirement& earlier : manifest.credentials) {
         if (name.has_value() && earlier.name == *name) {
-          problems_.Add(table.get("name"),
-                        absl::StrCat(field, ".name '", *name, "' is declared twice"));
+          Problem(table.get("name"), absl::StrCat(field, ".name '", *name, "' is declared twice"));
           name.reset();
         }
       }
       for (auto* text : {&description, &where}) {
         if (text->has_value() && absl::StripAsciiWhitespace(**text).empty()) {
-          problems_.Add(&table,
-                        absl::StrCat(field, text == &description ? ".description" : ".where_to_get",
-                                     " must not be empty"));
+          Problem(&table,
+                  absl::StrCat(field, text == &description ? ".description" : ".where_to_get",
+                               " must not be empty"));
           text->reset();
         }
       }
@@ -455,7 +444,7 @@ class ManifestReader {
 
   const toml::table& root_;
   const std::string& path_;
-  Problems problems_;
+  base::FileDiagnostics diagnostics_;
   std::string name_;
 };
 
@@ -518,9 +507,11 @@ ManifestParse ParseManifest(std::string_view text, const std::string& path) {
   try {
     root = toml::parse(text, std::string_view(path));
   } catch (const toml::parse_error& error) {
+    base::FileDiagnostics diagnostics(path);
+    diagnostics.Add(error.source().begin.line,
+                    absl::StrCat("not valid TOML: ", base::OneLine(error.description())));
     ManifestParse parse;
-    parse.problems.push_back(absl::StrCat(path, ":", error.source().begin.line,
-                                          ": not valid TOML: ", AbslView(error.description())));
+    parse.problems = diagnostics.Messages();
     return parse;
   }
   return ManifestReader(root, path).Read();

@@ -13,6 +13,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::SizeIs;
 
 ScriptedRules MustParse(std::string_view toml) {
@@ -274,6 +275,15 @@ TEST(ScriptedRulesTest, RefusesAFileWithoutRulesOrWithOtherTopLevelKeys) {
   EXPECT_THAT(ParseError(""), HasSubstr("no [[rule]] tables"));
   EXPECT_THAT(ParseError("rule = \"x\"\n"), HasSubstr("'rule' must be written as [[rule]]"));
   EXPECT_THAT(ParseError("[rules]\nreply = \"a\"\n"), HasSubstr("unknown top-level key 'rules'"));
+}
+
+TEST(ScriptedRulesTest, AMisspeltKeyGetsTheKeyItMostLikelyMeant) {
+  EXPECT_THAT(ParseError("[[rule]]\ncontians = \"a\"\nreply = \"b\"\n"),
+              HasSubstr("unknown field (fields: name, contains, starts_with, equals, after_tool, "
+                        "reply, tool, arguments); did you mean 'contains'?"));
+  EXPECT_THAT(ParseError("[rules]\nreply = \"a\"\n"), HasSubstr("; did you mean 'rule'?"));
+  EXPECT_THAT(ParseError("[[rule]]\ncolour = \"a\"\nreply = \"b\"\n"),
+              Not(HasSubstr("did you mean")));
 }
 
 TEST(ScriptedRulesTest, RefusesAnOversizeFile) {

@@ -18,6 +18,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::SizeIs;
 
 // A folder with an executable "run.sh" and a non-executable "notes.txt"; manifests are parsed
@@ -263,6 +264,31 @@ TEST_F(ManifestTest, NamesEachBadField) {
     EXPECT_THAT(parse.problems[0], HasSubstr(path() + ":")) << c.text;
     EXPECT_THAT(parse.problems[0], HasSubstr(c.problem)) << c.text;
   }
+}
+
+TEST_F(ManifestTest, AMisspeltFieldGetsTheFieldItMostLikelyMeant) {
+  ManifestParse parse = Parse(kMinimal + std::string("descripton = \"x\"\n"));
+  ASSERT_THAT(parse.problems, SizeIs(1));
+  EXPECT_THAT(parse.problems[0], HasSubstr("; did you mean 'description'?"));
+  parse = Parse(kMinimal + std::string("[limits]\ncpu_second = 1\n"));
+  ASSERT_THAT(parse.problems, SizeIs(1));
+  EXPECT_THAT(parse.problems[0], HasSubstr("; did you mean 'limits.cpu_seconds'?"));
+  parse = Parse(kMinimal + std::string("[[credentials]]\nname = \"KEY\"\ndescription = \"x\"\n"
+                                       "where_to_gte = \"y\"\n"));
+  EXPECT_THAT(absl::StrJoin(parse.problems, "\n"),
+              HasSubstr("did you mean 'credentials[0].where_to_get'?"));
+  // Nothing close: no guess.
+  parse = Parse(kMinimal + std::string("colour = \"red\"\n"));
+  ASSERT_THAT(parse.problems, SizeIs(1));
+  EXPECT_THAT(parse.problems[0], Not(HasSubstr("did you mean")));
+}
+
+TEST_F(ManifestTest, ProblemsComeInTheOrderOfTheirLines) {
+  // toml++ hands the keys over in name order; the author reads the file top to bottom.
+  ManifestParse parse = Parse(kMinimal + std::string("zzz = 1\naaa = 2\n"));
+  ASSERT_THAT(parse.problems, SizeIs(2));
+  EXPECT_THAT(parse.problems[0], HasSubstr("'zzz'"));
+  EXPECT_THAT(parse.problems[1], HasSubstr("'aaa'"));
 }
 
 TEST_F(ManifestTest, ReadsAFileAndSaysWhenItCannot) {
