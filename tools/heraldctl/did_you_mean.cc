@@ -1,7 +1,5 @@
 #include "tools/heraldctl/did_you_mean.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/base/absl_string_view.h"
@@ -13,19 +11,14 @@
 namespace herald::heraldctl {
 namespace {
 
-// " (did you mean 'sessions'?)" when a candidate is close; "" otherwise.
+// " (did you mean 'sessions'?)" when a candidate is close (base::NearestName); "" otherwise.
 std::string DidYouMean(std::string_view typed, const std::vector<std::string>& candidates) {
-  std::string best;
-  size_t best_distance = std::max<size_t>(2, typed.size() / 3) + 1;
+  std::vector<std::string_view> names;
   for (const std::string& candidate : candidates) {
-    if (candidate.size() <= 2) continue;  // "-h" is no likely meaning of "-x"
-    size_t distance = base::EditDistance(typed, candidate);
-    if (distance < best_distance) {
-      best_distance = distance;
-      best = candidate;
-    }
+    if (candidate.size() > 2) names.push_back(candidate);  // "-h" is no likely meaning of "-x"
   }
-  return best.empty() ? "" : absl::StrCat(" (did you mean '", best, "'?)");
+  const std::string_view best = base::NearestName(typed, names);
+  return best.empty() ? "" : absl::StrCat(" (did you mean '", AbslView(best), "'?)");
 }
 
 // " (--limit belongs to a command: ...)" when some command has the flag; "" otherwise.
