@@ -28,6 +28,11 @@ constexpr char kInjectionRefused[] =
 
 std::string Key(const ConversationRef& ref) { return base::ConversationName(ref); }
 
+// The session a command is about: the conversation in the message's thread.
+ConversationRef SessionOf(const Conversation& conversation, const IncomingMessage& message) {
+  return ConversationRef{conversation.ref().kind, conversation.ref().address, message.thread};
+}
+
 void Remember(absl::flat_hash_map<std::string, absl::Time>& map, const std::string& key,
               absl::Time now) {
   if (map.size() >= kMaxRemembered) map.clear();
@@ -237,16 +242,20 @@ void Agent::OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own) 
   }
 }
 
+CommandContext Agent::ContextFor(Conversation& conversation, const base::ConversationRef& session,
+                                 const IncomingMessage& message, const SlashCommand& command) {
+  return CommandContext{.services = services_,
+                        .policy = policy_,
+                        .conversation = conversation,
+                        .session = session,
+                        .message = message,
+                        .command = command,
+                        .dev = dev_jids_.contains(message.author)};
+}
+
 void Agent::RunCommand(Conversation& conversation, SlashCommand command, IncomingMessage message) {
-  const base::ConversationRef session{conversation.ref().kind, conversation.ref().address,
-                                      message.thread};
-  const CommandContext context{.services = services_,
-                               .policy = policy_,
-                               .conversation = conversation,
-                               .session = session,
-                               .message = message,
-                               .command = command,
-                               .dev = dev_jids_.contains(message.author)};
+  const base::ConversationRef session = SessionOf(conversation, message);
+  const CommandContext context = ContextFor(conversation, session, message, command);
   if (std::optional<std::string> reply = AnswerSlashCommandNow(context)) {
     SayTo(services_, message, *std::move(reply));
     return;
@@ -258,15 +267,8 @@ void Agent::RunCommand(Conversation& conversation, SlashCommand command, Incomin
 
 asio::awaitable<void> Agent::RunCommandLater(Conversation& conversation, SlashCommand command,
                                              IncomingMessage message) {
-  const base::ConversationRef session{conversation.ref().kind, conversation.ref().address,
-                                      message.thread};
-  const CommandContext context{.services = services_,
-                               .policy = policy_,
-                               .conversation = conversation,
-                               .session = session,
-                               .message = message,
-                               .command = command,
-                               .dev = dev_jids_.contains(message.author)};
+  const base::ConversationRef session = SessionOf(conversation, message);
+  const CommandContext context = ContextFor(conversation, session, message, command);
   std::string reply = co_await RunSlashCommand(context);
   SayTo(services_, message, std::move(reply));
 }

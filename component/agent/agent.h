@@ -30,6 +30,7 @@
 #include "component/agent/injection_screen.h"
 #include "component/agent/rate_limiter.h"
 #include "component/agent/slash_command.h"
+#include "component/agent/slash_commands.h"
 #include "component/xmpp/events.h"
 
 namespace herald::agent {
@@ -91,6 +92,9 @@ class Agent {
   // Answers a slash command (slash_commands.h) and says the reply: at once for most, in a
   // coroutine (RunCommandLater) for one that has to wait.
   void RunCommand(Conversation& conversation, SlashCommand command, IncomingMessage message);
+  // What a command's handler may use; every reference must outlive the handler.
+  CommandContext ContextFor(Conversation& conversation, const base::ConversationRef& session,
+                            const IncomingMessage& message, const SlashCommand& command);
   asio::awaitable<void> RunCommandLater(Conversation& conversation, SlashCommand command,
                                         IncomingMessage message);
   Conversation& ConversationFor(const base::ConversationRef& ref);
