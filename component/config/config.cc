@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <exception>
+#include <optional>
 #include <system_error>
 #include <utility>
 
@@ -68,19 +69,15 @@ absl::StatusOr<Config> Load(std::string_view text, std::string_view source_name,
                                     " bytes; the limit is 1 MiB (1048576 bytes)"));
     return diagnostics.ToStatus();
   }
-  toml::table document;
-  try {
-    document = toml::parse(text, std::string_view(source_name));
-  } catch (const toml::parse_error& error) {
-    const toml::source_position& at = error.source().begin;
-    std::string description =
-        LineSetsSecret(text, at.line)
-            ? "this line sets a secret and is not valid TOML (the details are not shown, as "
-              "they would quote the secret; a value must be a quoted string)"
-            : base::OneLine(error.description());
-    diagnostics.Add(at.line, at.column, std::move(description));
-    return diagnostics.ToStatus();
-  }
+  base::TomlParseOptions parse_options;
+  parse_options.prefix = "";
+  parse_options.line_is_secret = [text](int64_t line) { return LineSetsSecret(text, line); };
+  parse_options.secret_line_message =
+      "this line sets a secret and is not valid TOML (the details are not shown, as they would "
+      "quote the secret; a value must be a quoted string)";
+  std::optional<toml::table> parsed = base::ParseToml(text, diagnostics, parse_options);
+  if (!parsed.has_value()) return diagnostics.ToStatus();
+  toml::table& document = *parsed;
 
   CheckSchema(document, diagnostics);
   if (!diagnostics.empty()) return diagnostics.ToStatus();
