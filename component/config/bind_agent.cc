@@ -93,11 +93,11 @@ void BindAgent(Binder& b, const Section& root, const ServerConfig& server,
       &agent.unallowed);
 
   // The runtime (A1-A6).
-  b.Integer(s, "max_tool_rounds", 1, 50, &agent.max_tool_rounds);
-  b.Integer(s, "mailbox_limit", 1, 1000, &agent.mailbox_limit);
-  b.Integer(s, "rate_limit_per_minute", 0, 10'000, &agent.rate_limit_per_minute);
-  b.Integer(s, "session_idle_minutes", 0, 525'600, &agent.session_idle_minutes);  // a year
-  b.Integer(s, "history_messages", 0, 1000, &agent.history_messages);
+  b.Integer(s, "max_tool_rounds", &agent.max_tool_rounds);
+  b.Integer(s, "mailbox_limit", &agent.mailbox_limit);
+  b.Integer(s, "rate_limit_per_minute", &agent.rate_limit_per_minute);
+  b.Integer(s, "session_idle_minutes", &agent.session_idle_minutes);
+  b.Integer(s, "history_messages", &agent.history_messages);
   b.Bool(s, "carry_over_summary", &agent.carry_over_summary);
   std::string_view policy;
   if (b.Has(s, "injection_policy") &&

@@ -15,7 +15,7 @@ namespace herald::config {
 
 void BindQuota(Binder& b, const Section& root, QuotaConfig& quota) {
   Section s = b.Sub(root, "quota");
-  b.Integer(s, "daily_tokens", 0, std::numeric_limits<int64_t>::max(), &quota.daily_tokens);
+  b.Integer(s, "daily_tokens", &quota.daily_tokens);
   b.NonEmptyString(s, "path", &quota.path);
   const toml::node* prices_node = b.Node(s, "prices");
   const toml::array* prices = prices_node != nullptr ? prices_node->as_array() : nullptr;
@@ -69,8 +69,8 @@ void BindControl(Binder& b, const Section& root, ControlConfig& control) {
   }
   b.NonEmptyString(s, "audit_path", &control.audit_path);
   b.NonEmptyString(s, "state_path", &control.state_path);
-  b.Integer(s, "shutdown_grace_seconds", 0, 3600, &control.shutdown_grace_seconds);
-  b.Integer(s, "subscriber_queue_limit", 1, 1 << 20, &control.subscriber_queue_limit);
+  b.Integer(s, "shutdown_grace_seconds", &control.shutdown_grace_seconds);
+  b.Integer(s, "subscriber_queue_limit", &control.subscriber_queue_limit);
   const bool tls = !control.tls_cert.empty() && !control.tls_key.empty();
   if (b.String(s, "listen", &control.listen)) {
     if (absl::Status status = CheckControlListenAddress(control.listen, tls); !status.ok()) {

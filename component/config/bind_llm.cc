@@ -123,10 +123,10 @@ void BindLlm(Binder& b, const Section& root, providers::LlmOptions& llm) {
   }
   BindScripted(b, s, llm.scripted);
 
-  b.Integer(s, "max_tokens", 1, 200'000, &llm.max_tokens);
+  b.Integer(s, "max_tokens", &llm.max_tokens);
   b.Bool(s, "stream", &llm.stream);
-  bool timeouts_ok = b.Integer(s, "connect_timeout_seconds", 1, 300, &llm.connect_timeout_seconds);
-  timeouts_ok &= b.Integer(s, "request_timeout_seconds", 1, 3600, &llm.request_timeout_seconds);
+  bool timeouts_ok = b.Integer(s, "connect_timeout_seconds", &llm.connect_timeout_seconds);
+  timeouts_ok &= b.Integer(s, "request_timeout_seconds", &llm.request_timeout_seconds);
   // The request timeout covers the whole call, connection included.
   if (timeouts_ok && llm.request_timeout_seconds < llm.connect_timeout_seconds) {
     b.Error(b.Has(s, "request_timeout_seconds") ? b.Line(s, "request_timeout_seconds")
@@ -135,9 +135,9 @@ void BindLlm(Binder& b, const Section& root, providers::LlmOptions& llm) {
                          ") must be at least llm.connect_timeout_seconds (",
                          llm.connect_timeout_seconds, ")"));
   }
-  b.Integer(s, "max_retries", 0, 10, &llm.max_retries);
-  b.Integer(s, "circuit_breaker_failures", 1, 100, &llm.circuit_breaker_failures);
-  b.Integer(s, "circuit_breaker_cooldown_seconds", 1, 3600, &llm.circuit_breaker_cooldown_seconds);
+  b.Integer(s, "max_retries", &llm.max_retries);
+  b.Integer(s, "circuit_breaker_failures", &llm.circuit_breaker_failures);
+  b.Integer(s, "circuit_breaker_cooldown_seconds", &llm.circuit_breaker_cooldown_seconds);
 }
 
 }  // namespace herald::config

@@ -141,9 +141,9 @@ void BindMcpServers(Binder& b, const Section& skills,
     if (has_command && b.Has(s, "headers")) {
       b.Error(s, "headers", absl::StrCat(s.path, ".headers apply to url servers only"));
     }
-    b.Integer(s, "timeout_seconds", 1, 3600, &server.timeout_seconds);
-    b.Integer(s, "memory_mb", 256, 65536, &server.memory_mb);
-    b.Integer(s, "max_processes", 1, 1024, &server.max_processes);
+    b.Integer(s, "timeout_seconds", &server.timeout_seconds);
+    b.Integer(s, "memory_mb", &server.memory_mb);
+    b.Integer(s, "max_processes", &server.max_processes);
     b.Bool(s, "enabled", &server.enabled);
     servers.push_back(std::move(server));
   }

@@ -33,7 +33,7 @@ void BindServer(Binder& b, const Section& root, ServerConfig& server) {
                            b.Shown(b.Node(s, "host"))));
     }
   }
-  b.Integer(s, "port", 1, 65535, &server.port);
+  b.Integer(s, "port", &server.port);
   if (client && !b.Has(s, "port")) server.port = 5222;
 
   // Component mode (XEP-0114).
@@ -90,9 +90,9 @@ void BindServer(Binder& b, const Section& root, ServerConfig& server) {
   b.String(s, "tls_ca_file", &server.tls_ca_file);
 
   // Keepalive and reconnect.
-  b.Integer(s, "whitespace_keepalive_seconds", 0, 3600, &server.whitespace_keepalive_seconds);
-  bool ping_ok = b.Integer(s, "ping_interval_seconds", 0, 86400, &server.ping_interval_seconds);
-  ping_ok &= b.Integer(s, "ping_timeout_seconds", 1, 3600, &server.ping_timeout_seconds);
+  b.Integer(s, "whitespace_keepalive_seconds", &server.whitespace_keepalive_seconds);
+  bool ping_ok = b.Integer(s, "ping_interval_seconds", &server.ping_interval_seconds);
+  ping_ok &= b.Integer(s, "ping_timeout_seconds", &server.ping_timeout_seconds);
   // A ping allowed to take longer than the gap between pings would overlap the next one.
   if (ping_ok && server.ping_interval_seconds > 0 &&
       server.ping_timeout_seconds >= server.ping_interval_seconds) {
@@ -102,9 +102,8 @@ void BindServer(Binder& b, const Section& root, ServerConfig& server) {
                          ") must be shorter than server.ping_interval_seconds (",
                          server.ping_interval_seconds, ")"));
   }
-  bool reconnect_ok =
-      b.Integer(s, "reconnect_initial_ms", 1, 3'600'000, &server.reconnect_initial_ms);
-  reconnect_ok &= b.Integer(s, "reconnect_max_ms", 1, 86'400'000, &server.reconnect_max_ms);
+  bool reconnect_ok = b.Integer(s, "reconnect_initial_ms", &server.reconnect_initial_ms);
+  reconnect_ok &= b.Integer(s, "reconnect_max_ms", &server.reconnect_max_ms);
   if (reconnect_ok && server.reconnect_max_ms < server.reconnect_initial_ms) {
     b.Error(b.Has(s, "reconnect_max_ms") ? b.Line(s, "reconnect_max_ms")
                                          : b.Line(s, "reconnect_initial_ms"),
@@ -113,10 +112,10 @@ void BindServer(Binder& b, const Section& root, ServerConfig& server) {
                          server.reconnect_initial_ms, ")"));
   }
   b.Bool(s, "reconnect_on_permanent_errors", &server.reconnect_on_permanent_errors);
-  b.Integer(s, "outbound_queue_limit", 0, 1'000'000, &server.outbound_queue_limit);
+  b.Integer(s, "outbound_queue_limit", &server.outbound_queue_limit);
   // RFC 6120 §13.12: a server accepts stanzas of at least 10000 bytes, so Herald must too.
-  b.Integer(s, "max_stanza_bytes", 10'000, 64 << 20, &server.max_stanza_bytes);
-  b.Integer(s, "max_outbound_stanza_bytes", 10'000, 64 << 20, &server.max_outbound_stanza_bytes);
+  b.Integer(s, "max_stanza_bytes", &server.max_stanza_bytes);
+  b.Integer(s, "max_outbound_stanza_bytes", &server.max_outbound_stanza_bytes);
   for (Binder::Element& element : b.StringList(s, "muc_services")) {
     if (!IsValidDomain(element.value)) {
       b.ElementError(element, absl::StrCat(element.path,

@@ -61,9 +61,9 @@ bool IsAllowHostEntry(std::string_view text) {
 
 void BindUrlFetch(Binder& b, const Section& skills, UrlFetchConfig& url_fetch) {
   Section s = b.Sub(skills, "url_fetch");
-  b.Integer(s, "max_bytes", 1024, 64 << 20, &url_fetch.max_bytes);
-  b.Integer(s, "max_text_bytes", 256, 4 << 20, &url_fetch.max_text_bytes);
-  b.Integer(s, "timeout_seconds", 1, 300, &url_fetch.timeout_seconds);
+  b.Integer(s, "max_bytes", &url_fetch.max_bytes);
+  b.Integer(s, "max_text_bytes", &url_fetch.max_text_bytes);
+  b.Integer(s, "timeout_seconds", &url_fetch.timeout_seconds);
   if (b.Has(s, "allowed_content_types")) {
     std::vector<Binder::Element> types = b.StringList(s, "allowed_content_types");
     if (types.empty()) {
@@ -118,8 +118,8 @@ void BindWebSearch(Binder& b, const Section& skills, bool enabled, WebSearchConf
                          b.Shown(b.Node(s, "url"))));
   }
   b.String(s, "api_key", &web_search.api_key);
-  b.Integer(s, "max_results", 1, 20, &web_search.max_results);
-  b.Integer(s, "timeout_seconds", 1, 120, &web_search.timeout_seconds);
+  b.Integer(s, "max_results", &web_search.max_results);
+  b.Integer(s, "timeout_seconds", &web_search.timeout_seconds);
   if (!backend_known) return;
   if (web_search.backend == "tavily" && web_search.url.empty()) {
     web_search.url = "https://api.tavily.com";
@@ -173,7 +173,7 @@ void BindApprovals(Binder& b, const Section& skills, skills::ApprovalRules& appr
   approvals.skills = SkillNameList(b, s, "skills", "a skill name");
   approvals.exempt_skills = SkillNameList(b, s, "exempt_skills", "a skill name");
   approvals.safe_mode_jids = JidList(b, s, "safe_mode_jids", /*allow_star=*/false);
-  b.Integer(s, "timeout_seconds", 10, 86400, &approvals.timeout_seconds);
+  b.Integer(s, "timeout_seconds", &approvals.timeout_seconds);
 }
 
 // The credential store's files. Whether the key files exist, are private and hold a key is
@@ -250,7 +250,7 @@ void BindSkills(Binder& b, const Section& root, SkillsConfig& skills) {
   }
   b.NonEmptyString(s, "path", &skills.path);
   // Above regular accounts and nobody (65534); the 1024 uids from the base must fit.
-  b.Integer(s, "sandbox_uid_base", 65536, int64_t{4'294'967'294} - 1024, &skills.sandbox_uid_base);
+  b.Integer(s, "sandbox_uid_base", &skills.sandbox_uid_base);
   BindSandbox(b, s, skills);
   const bool web_search_enabled =
       std::find(skills.enabled.begin(), skills.enabled.end(), "web_search") != skills.enabled.end();
@@ -258,7 +258,7 @@ void BindSkills(Binder& b, const Section& root, SkillsConfig& skills) {
   BindWebSearch(b, s, web_search_enabled, skills.web_search);
   BindMcpServers(b, s, skills.mcp);
   BindApprovals(b, s, skills.approvals);
-  b.Integer(s, "credential_timeout_seconds", 10, 86400, &skills.credential_timeout_seconds);
+  b.Integer(s, "credential_timeout_seconds", &skills.credential_timeout_seconds);
   BindCredentials(b, s, skills);
 }
 

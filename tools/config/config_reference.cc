@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 int main() {
   const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
@@ -27,6 +28,14 @@ int main() {
   absl::StatusOr<std::string> current = herald::config::WithGeneratedParts(page.str());
   if (!current.ok()) {
     std::cerr << "config_reference: " << path << ": " << current.status().message() << "\n";
+    return 1;
+  }
+  if (std::vector<std::string> missing = herald::config::KeysMissingFromPage(page.str());
+      !missing.empty()) {
+    std::cerr << "config_reference: " << path << " has no key table for";
+    for (const std::string& key : missing) std::cerr << " " << key;
+    std::cerr << " (add the lines " << herald::config::KeysBegin("TABLE") << " and "
+              << herald::config::KeysEnd("TABLE") << " where its table is described)\n";
     return 1;
   }
   if (*current == page.str()) {

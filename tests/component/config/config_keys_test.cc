@@ -246,5 +246,50 @@ TEST(ConfigKeysTest, SaysWhatAReloadAppliesAndWhatWaitsForARestart) {
   EXPECT_EQ(reload_of("server"), OnReload::kNone);
 }
 
+TEST(ConfigKeysTest, EveryKeyHasWhatTheReferenceAndTheBinderNeed) {
+  for (const ConfigKey& key : ConfigKeys()) {
+    if (key.IsTable()) continue;
+    EXPECT_FALSE(key.default_text.empty()) << key.path << " has no default for the reference";
+    EXPECT_FALSE(key.TypeText().empty()) << key.path;
+    if (key.kind == ValueKind::kInteger) {
+      EXPECT_LT(key.min, key.max) << key.path << " has no range";
+    } else {
+      EXPECT_EQ(key.min, 0) << key.path << " has a range but is not an integer";
+      EXPECT_EQ(key.max, 0) << key.path << " has a range but is not an integer";
+    }
+  }
+  EXPECT_EQ(FindConfigKey("server.port")->TypeText(), "integer 1–65535");
+  EXPECT_EQ(FindConfigKey("quota.daily_tokens")->TypeText(), "integer ≥ 0");
+  EXPECT_EQ(FindConfigKey("server.component_secret")->TypeText(), "string, secret");
+  EXPECT_EQ(FindConfigKey("rooms.nick")->kind, ValueKind::kString);
+  EXPECT_EQ(FindConfigKey("rooms[0].nick"), nullptr);
+  EXPECT_EQ(FindConfigKey("server.nope"), nullptr);
+}
+
+// The default the reference shows is the one the options struct has: a plain value's declared
+// default starts with the struct's value ("`5347`; `5222` in client mode"), or says it is unset
+// or required when the struct's is empty.
+TEST(ConfigKeysTest, TheDeclaredDefaultsAreTheStructsDefaults) {
+  const Config defaults;
+  int checked = 0;
+  for (const ConfigKey& key : ConfigKeys()) {
+    if (!key.value) continue;
+    const std::string value = key.value(defaults);
+    const std::string_view declared = key.default_text;
+    ++checked;
+    if (value == "`\"\"`" || value == "`[]`") {
+      const bool says_empty = declared.substr(0, value.size()) == value ||
+                              declared.substr(0, 5) == "unset" || declared.substr(0, 3) == "—" ||
+                              declared == "the server's own domain";
+      EXPECT_TRUE(says_empty) << key.path << ": declared " << declared << ", the struct has "
+                              << value;
+      continue;
+    }
+    EXPECT_EQ(declared.substr(0, value.size()), value)
+        << key.path << ": declared " << declared << ", the struct has " << value;
+  }
+  EXPECT_GT(checked, 60);
+}
+
 }  // namespace
 }  // namespace herald::config

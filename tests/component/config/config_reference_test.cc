@@ -43,5 +43,34 @@ TEST(ConfigReferenceTest, RefusesAPageWithoutTheMarkers) {
   EXPECT_THAT(*current, ::testing::EndsWith(std::string(kReloadEnd) + "\nrest\n"));
 }
 
+TEST(ConfigReferenceTest, EveryKeyIsInAKeyTableOfThePage) {
+  std::ifstream in("docs/configuration.md");
+  ASSERT_TRUE(in);
+  std::stringstream page;
+  page << in.rdbuf();
+  EXPECT_THAT(KeysMissingFromPage(page.str()), ::testing::IsEmpty());
+  // A page without the key tables misses every key.
+  EXPECT_THAT(KeysMissingFromPage("# Configuration reference\n"),
+              ::testing::Contains("server.port"));
+}
+
+TEST(ConfigReferenceTest, AKeyTableListsItsKeysWithTypeDefaultAndMeaning) {
+  const std::string server = KeysReferenceMarkdown("server", {"server"});
+  EXPECT_THAT(server, HasSubstr("| `port` | integer 1–65535 | `5347`; `5222` in client mode |"));
+  EXPECT_THAT(server, HasSubstr("| `component_secret` | string, secret |"));
+  // Keys of a table with its own key table are left to it; arrays of tables show "[]".
+  const std::string skills = KeysReferenceMarkdown("skills", {"skills", "skills.mcp"});
+  EXPECT_THAT(skills, HasSubstr("| `url_fetch.max_bytes` |"));
+  EXPECT_THAT(skills, ::testing::Not(HasSubstr("| `mcp[].")));
+  EXPECT_THAT(KeysReferenceMarkdown("skills", {"skills"}), HasSubstr("| `mcp[].name` |"));
+  EXPECT_THAT(KeysReferenceMarkdown("quota", {"quota"}), HasSubstr("| `prices[].model` |"));
+}
+
+TEST(ConfigReferenceTest, RefusesAKeyTableOfAnUndeclaredTable) {
+  const std::string page = std::string(kReloadBegin) + "\n" + std::string(kReloadEnd) + "\n" +
+                           KeysBegin("sever") + "\n" + KeysEnd("sever") + "\n";
+  EXPECT_FALSE(WithGeneratedParts(page).ok());
+}
+
 }  // namespace
 }  // namespace herald::config

@@ -1,0 +1,121 @@
+// The keys of [agent] (who Herald talks to, how conversations run) and [[rooms]].
+//
+// Declared as key_declarations.h says; docs/configuration.md's key tables are made from
+// these (`bazel run //tools/config:config_reference`).
+
+#include <vector>
+
+#include "component/config/key_declarations.h"
+
+namespace herald::config::declare {
+
+void DeclareAgentKeys(std::vector<ConfigKey>& keys) {
+  std::vector<ConfigKey> declared = {
+      Part("agent", K::kTable),
+      Applies(
+          "agent.name", K::kString, [](auto& c) -> auto& { return c.agent.name; })
+          .Doc("`\"Herald\"`", "the agent's display name"),
+      Applies(
+          "agent.allowed_jids", K::kStringArray,
+          [](auto& c) -> auto& { return c.agent.allowed_jids; })
+          .Doc("`[]`",
+               "bare JIDs that may talk to Herald, whatever their domain; `\"*\"` = anyone from an "
+               "allowed domain. Empty: nobody is served. See [who may talk to "
+               "Herald](operators.md#who-may-talk-to-herald)."),
+      Applies(
+          "agent.allowed_domains", K::kStringArray,
+          [](auto& c) -> auto& { return c.agent.allowed_domains; })
+          .Doc("the server's own domain",
+               "domains whose users may be served; `[\"*\"]` = any domain (federation). The "
+               "default is the parent of `component_domain` in component mode (`agent.localhost` → "
+               "`localhost`; a single-label domain is used as it is), the domain of `jid` in "
+               "client mode."),
+      Applies(
+          "agent.admin_jids", K::kStringArray, [](auto& c) -> auto& { return c.agent.admin_jids; })
+          .Doc("`[]`",
+               "bare JIDs that may use admin commands (`/usage <jid>`, ...); `\"*\"` is refused"),
+      Restart(
+          "agent.dev_command_jids", K::kStringArray,
+          [](auto& c) -> auto& { return c.agent.dev_command_jids; })
+          .Doc("`[]`",
+               "bare JIDs that may use `/debug`, `/raw`, ...; empty = those commands are off; "
+               "`\"*\"` is refused"),
+      Applies(
+          "agent.unallowed", K::kString, [](auto& c) -> auto& { return c.agent.unallowed; })
+          .Doc("`\"silent\"`",
+               "what a sender outside the allowlists gets: `\"silent\"` (nothing) or `\"reply\"` "
+               "(one short refusal, at most once an hour per sender). Either way nothing reaches "
+               "the agent and the attempt is logged."),
+      Applies(
+          "agent.max_tool_rounds", K::kInteger,
+          [](auto& c) -> auto& { return c.agent.max_tool_rounds; })
+          .Range(1, 50)
+          .Doc("`6`",
+               "LLM rounds with tools per message; after the last one Herald makes one final call "
+               "without tools, so a model that keeps calling tools still has to answer"),
+      Applies(
+          "agent.mailbox_limit", K::kInteger,
+          [](auto& c) -> auto& { return c.agent.mailbox_limit; })
+          .Range(1, 1000)
+          .Doc("`8`",
+               "messages waiting in one conversation (one JID or room); beyond it the sender gets "
+               "a short \"busy\" reply instead"),
+      Restart(
+          "agent.rate_limit_per_minute", K::kInteger,
+          [](auto& c) -> auto& { return c.agent.rate_limit_per_minute; })
+          .Range(0, 10'000)
+          .Doc("`20`", "messages per sender per minute that reach the agent; `0` = unlimited"),
+      Applies(
+          "agent.session_idle_minutes", K::kInteger,  // at most a year
+          [](auto& c) -> auto& { return c.agent.session_idle_minutes; })
+          .Range(0, 525'600)
+          .Doc("`240`",
+               "after this much silence the next message starts a new session (the old one is "
+               "archived); `0` = never"),
+      Applies(
+          "agent.history_messages", K::kInteger,
+          [](auto& c) -> auto& { return c.agent.history_messages; })
+          .Range(0, 1000)
+          .Doc("`40`",
+               "how many past messages of the session are sent to the model with each turn"),
+      Applies(
+          "agent.carry_over_summary", K::kBoolean,
+          [](auto& c) -> auto& { return c.agent.carry_over_summary; })
+          .Doc("`false`",
+               "when a session ends, summarise it into the JID's `context.md` with the `light` "
+               "tier"),
+      Restart(
+          "agent.injection_policy", K::kString,
+          [](auto& c) -> auto& { return c.agent.injection_policy; })
+          .Doc("`\"flag\"`",
+               "what the prompt-injection screen does with a message that matches: `\"refuse\"` "
+               "(the message does not reach the model), `\"flag\"` (it reaches the model marked as "
+               "suspicious), `\"log\"` (only logged), `\"off\"` (no screening)"),
+      Restart(
+          "agent.injection_phrases", K::kStringArray,
+          [](auto& c) -> auto& { return c.agent.injection_phrases; })
+          .Doc("`[]`",
+               "extra phrases the screen treats as injection, beside its built-in ones; matched "
+               "without regard to case. Each 1–200 characters and not only spaces."),
+  };
+  for (ConfigKey& key : declared) keys.push_back(std::move(key));
+}
+
+void DeclareRoomKeys(std::vector<ConfigKey>& keys) {
+  std::vector<ConfigKey> declared = {
+      Applies(
+          "rooms", K::kTableArray, [](auto& c) -> auto& { return c.rooms; }),
+      Part("rooms.jid", K::kString)
+          .Type("string, bare JID with a localpart")
+          .Doc("— (required)", "the room (`lobby@conference.example.org`); each room once"),
+      Part("rooms.nick", K::kString)
+          .Type("string, not empty")
+          .Doc("`\"herald\"`", "Herald's nickname in the room"),
+      Part("rooms.activation", K::kString)
+          .Doc("`\"mention\"`",
+               "`\"mention\"`: answer when addressed by nick; `\"all\"`: every message"),
+  };
+  for (ConfigKey& key : declared) keys.push_back(std::move(key));
+}
+
+}  // namespace herald::config::declare

@@ -1,0 +1,109 @@
+// The keys of [quota] (token limits, prices) and [control] (the gRPC control plane).
+//
+// Declared as key_declarations.h says; docs/configuration.md's key tables are made from
+// these (`bazel run //tools/config:config_reference`).
+
+#include <vector>
+
+#include "component/config/key_declarations.h"
+
+namespace herald::config::declare {
+
+void DeclareQuotaKeys(std::vector<ConfigKey>& keys) {
+  std::vector<ConfigKey> declared = {
+      Part("quota", K::kTable),
+      Applies(
+          "quota.daily_tokens", K::kInteger, [](auto& c) -> auto& { return c.quota.daily_tokens; })
+          .Range(0, kNoMaximum)
+          .Doc("`100000`",
+               "default per-JID daily token limit (blocking); `0` = unlimited. A per-JID day limit "
+               "set with `heraldctl limits set` replaces it for that JID"),
+      Restart(
+          "quota.path", K::kString, [](auto& c) -> auto& { return c.quota.path; })
+          .Type("string, not empty")
+          .Doc("`\"./data/ledger.db\"`",
+               "the usage ledger and limits (SQLite, WAL); created when missing, mode 0600"),
+      Applies(
+          "quota.prices", K::kTableArray, [](auto& c) -> auto& { return c.quota.prices; }),
+      Part("quota.prices.model", K::kString)
+          .Type("string, `\"<provider>:<model>\"`, unique")
+          .Doc("— (required)", "a model as the router names it"),
+      Part("quota.prices.input_per_mtok", K::kNumber)
+          .Type("number ≥ 0")
+          .Doc("`0`",
+               "USD per million input tokens, for the cost estimates of `GetUsage`; a model "
+               "without a price shows its cost as unknown"),
+      Part("quota.prices.output_per_mtok", K::kNumber)
+          .Type("number ≥ 0")
+          .Doc("`0`", "USD per million output tokens, as `input_per_mtok`"),
+  };
+  for (ConfigKey& key : declared) keys.push_back(std::move(key));
+}
+
+void DeclareControlKeys(std::vector<ConfigKey>& keys) {
+  std::vector<ConfigKey> declared = {
+      Part("control", K::kTable),
+      Restart(
+          "control.listen", K::kString, [](auto& c) -> auto& { return c.control.listen; })
+          .Doc("`\"unix:./data/control.sock\"`",
+               "`\"unix:PATH\"` (at most 107 bytes; the socket is created with mode 0600) or "
+               "`\"HOST:PORT\"`. A TCP address off loopback (`127.0.0.0/8`, `[::1]`, `localhost`) "
+               "is refused unless `tls_cert` and `tls_key` are set"),
+      Restart(
+          "control.tokens", K::kTableArray, [](auto& c) -> auto& { return c.control.tokens; }),
+      Part("control.tokens.name", K::kString)
+          .Type("string, not empty, unique")
+          .Doc("— (required)", "names the caller in the audit log"),
+      // A hash, but a careless operator may paste the token itself here.
+      Part("control.tokens.token_sha256", K::kString, kSecret)
+          .Type("string, 64 lowercase hex digits")
+          .Doc("— (required)",
+               "the SHA-256 of the bearer token — **never the token itself**: `printf %s "
+               "\"$TOKEN\" \\| sha256sum`. Anything else is refused without being quoted."),
+      Part("control.tokens.scopes", K::kStringArray)
+          .Type("array of strings, not empty")
+          .Doc("— (required)", "any of `\"read\"`, `\"operate\"`, `\"execute\"`, `\"admin\"`"),
+      Restart(
+          "control.tls_cert", K::kString, [](auto& c) -> auto& { return c.control.tls_cert; })
+          .Type("string, PEM file path")
+          .Doc("unset",
+               "the certificate (chain) of a TCP listener's TLS; set both `tls_cert` and `tls_key` "
+               "or neither"),
+      Restart(
+          "control.tls_key", K::kString, [](auto& c) -> auto& { return c.control.tls_key; })
+          .Type("string, PEM file path")
+          .Doc("unset", "the private key of that certificate"),
+      Restart(
+          "control.tls_client_ca", K::kString,
+          [](auto& c) -> auto& { return c.control.tls_client_ca; })
+          .Type("string, PEM file path")
+          .Doc("unset",
+               "mTLS: clients must present a certificate this CA signed (needs "
+               "`tls_cert`/`tls_key`)"),
+      Restart(
+          "control.audit_path", K::kString, [](auto& c) -> auto& { return c.control.audit_path; })
+          .Type("string, not empty")
+          .Doc("`\"./data/audit.log\"`",
+               "the hash-chained audit log (one entry per gRPC call and admin command)"),
+      Restart(
+          "control.state_path", K::kString, [](auto& c) -> auto& { return c.control.state_path; })
+          .Type("string, not empty")
+          .Doc("`\"./data/runtime-state.json\"`",
+               "allowlist and rooms changed at run time over `AdminService`, reapplied at start"),
+      Restart(
+          "control.shutdown_grace_seconds", K::kInteger,
+          [](auto& c) -> auto& { return c.control.shutdown_grace_seconds; })
+          .Range(0, 3600)
+          .Doc("`5`",
+               "at shutdown, running streams may finish within this before they are cancelled"),
+      Restart(
+          "control.subscriber_queue_limit", K::kInteger,
+          [](auto& c) -> auto& { return c.control.subscriber_queue_limit; })
+          .Range(1, 1 << 20)
+          .Doc("`1024`",
+               "events an `AdminService.Subscribe` stream may fall behind before it is dropped"),
+  };
+  for (ConfigKey& key : declared) keys.push_back(std::move(key));
+}
+
+}  // namespace herald::config::declare

@@ -1,0 +1,124 @@
+// The keys of [log], [llm] (models, providers, timeouts) and [memory].
+//
+// Declared as key_declarations.h says; docs/configuration.md's key tables are made from
+// these (`bazel run //tools/config:config_reference`).
+
+#include <vector>
+
+#include "component/config/key_declarations.h"
+
+namespace herald::config::declare {
+
+void DeclareLogLlmAndMemoryKeys(std::vector<ConfigKey>& keys) {
+  std::vector<ConfigKey> declared = {
+      Part("log", K::kTable),
+      Applies(
+          "log.level", K::kString, [](auto& c) -> auto& { return c.log.level; })
+          .Doc("`\"info\"`",
+               "`\"debug\"`, `\"info\"`, `\"warning\"` or `\"error\"`. Secrets are never logged at "
+               "any level."),
+
+      Part("llm", K::kTable),
+      Restart(
+          "llm.default", K::kString, [](auto& c) -> auto& { return c.llm.default_model; })
+          .Type("string, model reference")
+          .Doc("unset",
+               "the model used unless a tier or fallback applies. Unset: the runtime answers with "
+               "`scripted:demo`, so Herald runs without any API key"),
+      Restart(
+          "llm.fallback", K::kStringArray, [](auto& c) -> auto& { return c.llm.fallback; })
+          .Type("array of model references")
+          .Doc("`[]`", "tried in order when the default is down"),
+      Restart(
+          "llm.tiers", K::kTable, [](auto& c) -> auto& { return c.llm.tiers; }),
+      Part("llm.tiers.heavy", K::kString)
+          .Type("string, model reference")
+          .Doc("unset", "the model of the `heavy` tier; no other tier names are accepted"),
+      Part("llm.tiers.standard", K::kString)
+          .Type("string, model reference")
+          .Doc("unset", "the model of the `standard` tier; no other tier names are accepted"),
+      Part("llm.tiers.light", K::kString)
+          .Type("string, model reference")
+          .Doc("unset", "the model of the `light` tier; no other tier names are accepted"),
+      Part("llm.tiers.vision", K::kString)
+          .Type("string, model reference")
+          .Doc("unset", "the model of the `vision` tier; no other tier names are accepted"),
+      Restart(
+          "llm.anthropic", K::kTable, [](auto& c) -> auto& { return c.llm.anthropic; }),
+      Part("llm.anthropic.api_key", K::kString, kSecret)
+          .Doc("`\"\"`", "Anthropic API key; use `\"${ANTHROPIC_API_KEY}\"`"),
+      Part("llm.anthropic.base_url", K::kString)
+          .Type("string, http(s) URL")
+          .Doc("`\"https://api.anthropic.com\"`", "tests point it at a local fake"),
+      Restart(
+          "llm.openai", K::kTable, [](auto& c) -> auto& { return c.llm.openai; }),
+      Part("llm.openai.api_key", K::kString, kSecret)
+          .Doc("`\"\"`", "key for any OpenAI-compatible Chat Completions server"),
+      Part("llm.openai.base_url", K::kString)
+          .Type("string, http(s) URL")
+          .Doc("`\"https://api.openai.com/v1\"`", ""),
+      Restart(
+          "llm.ollama", K::kTable, [](auto& c) -> auto& { return c.llm.ollama; }),
+      Part("llm.ollama.host", K::kString)
+          .Type("string, http(s) URL")
+          .Doc("`\"http://localhost:11434\"`", ""),
+      Restart(
+          "llm.scripted", K::kTable, [](auto& c) -> auto& { return c.llm.scripted; }),
+      Part("llm.scripted.rules_file", K::kString)
+          .Type("string, path")
+          .Doc("`\"\"` (the built-in demo rules)",
+               "the rules file of the `scripted` provider (pattern → reply or tool call). A "
+               "relative path is taken from the directory Herald starts in. When set, the file "
+               "must exist, be a regular file and be readable when the config is loaded, else the "
+               "config is refused: `herald.toml:40: llm.scripted.rules_file \"demo.rules\" cannot "
+               "be used: No such file or directory`"),
+      Applies(
+          "llm.max_tokens", K::kInteger, [](auto& c) -> auto& { return c.llm.max_tokens; })
+          .Range(1, 200'000)
+          .Doc("`1024`", "the most tokens the model may produce in one call"),
+      Applies(
+          "llm.stream", K::kBoolean, [](auto& c) -> auto& { return c.llm.stream; })
+          .Doc("`true`", "stream answers where the provider can"),
+      Restart(
+          "llm.connect_timeout_seconds", K::kInteger,
+          [](auto& c) -> auto& { return c.llm.connect_timeout_seconds; })
+          .Range(1, 300)
+          .Doc("`10`", "time to open the connection to a provider"),
+      Restart(
+          "llm.request_timeout_seconds", K::kInteger,
+          [](auto& c) -> auto& { return c.llm.request_timeout_seconds; })
+          .Range(1, 3600)
+          .Doc("`120`",
+               "time for a whole call, connection included; at least `connect_timeout_seconds`"),
+      Restart(
+          "llm.max_retries", K::kInteger, [](auto& c) -> auto& { return c.llm.max_retries; })
+          .Range(0, 10)
+          .Doc("`2`",
+               "retries after the first attempt on 429, 5xx and transport errors, with backoff and "
+               "jitter (honouring `retry-after`)"),
+      Restart(
+          "llm.circuit_breaker_failures", K::kInteger,
+          [](auto& c) -> auto& { return c.llm.circuit_breaker_failures; })
+          .Range(1, 100)
+          .Doc("`5`",
+               "consecutive failures of one provider that open its circuit: its calls then fail at "
+               "once and go to the fallback"),
+      Restart(
+          "llm.circuit_breaker_cooldown_seconds", K::kInteger,
+          [](auto& c) -> auto& { return c.llm.circuit_breaker_cooldown_seconds; })
+          .Range(1, 3600)
+          .Doc("`30`", "how long an open circuit stays open before one trial call is let through"),
+
+      Part("memory", K::kTable),
+      Restart(
+          "memory.path", K::kString, [](auto& c) -> auto& { return c.memory.path; })
+          .Type("string, not empty")
+          .Doc("`\"./data/memory\"`",
+               "folder of the markdown memory (per JID and room; layout and format in "
+               "[memory.md](memory.md)); created when missing, and Herald refuses to start when it "
+               "cannot be written"),
+  };
+  for (ConfigKey& key : declared) keys.push_back(std::move(key));
+}
+
+}  // namespace herald::config::declare
