@@ -12,11 +12,15 @@ std::optional<toml::table> ParseToml(std::string_view text, FileDiagnostics& dia
     return toml::parse(text);
   } catch (const toml::parse_error& error) {
     const toml::source_position& at = error.source().begin;
-    std::string description =
-        options.line_is_secret && options.line_is_secret(at.line)
-            ? std::string(options.secret_line_message)
-            : absl::StrCat(AbslView(options.prefix), OneLine(error.description()));
-    diagnostics.Add(at.line, at.column, std::move(description));
+    std::string description;
+    if (options.line_is_secret && options.line_is_secret(at.line)) {
+      description = std::string(options.secret_line_message);
+    } else {
+      description = absl::StrCat(AbslView(options.prefix), options.escape
+                                                               ? options.escape(error.description())
+                                                               : OneLine(error.description()));
+    }
+    diagnostics.Add(at.line, options.show_column ? at.column : 0, std::move(description));
     return std::nullopt;
   }
 }
@@ -56,10 +60,9 @@ std::string TomlBinder::Shown(const toml::node* node) const {
   return "a date or time";
 }
 
-void TomlBinder::WrongType(const TomlSection& section, std::string_view key,
-                           std::string_view expected) {
+void TomlBinder::MustBe(const TomlSection& section, std::string_view key, std::string_view what) {
   Error(section, key,
-        absl::StrCat(Subject(section, key), " must be ", AbslView(expected), "; got ",
+        absl::StrCat(Subject(section, key), " must be ", AbslView(what), "; got ",
                      Shown(Node(section, key))));
 }
 
@@ -67,7 +70,7 @@ bool TomlBinder::String(const TomlSection& section, std::string_view key, std::s
   const toml::node* node = Node(section, key);
   if (node == nullptr) return false;
   if (!node->is_string()) {
-    WrongType(section, key, "a string");
+    MustBe(section, key, "a string");
     return false;
   }
   *out = node->as_string()->get();
@@ -85,8 +88,8 @@ std::optional<std::string> TomlBinder::RequiredString(const TomlSection& section
   return value;
 }
 
-bool TomlBinder::NonEmptyString(const TomlSection& section, std::string_view key,
-                                std::string* out, std::string_view hint) {
+bool TomlBinder::NonEmptyString(const TomlSection& section, std::string_view key, std::string* out,
+                                std::string_view hint) {
   std::string value;
   if (!String(section, key, &value)) return false;
   if (value.empty()) {
@@ -106,7 +109,7 @@ bool TomlBinder::Bool(const TomlSection& section, std::string_view key, bool* ou
   const toml::node* node = Node(section, key);
   if (node == nullptr) return false;
   if (!node->is_boolean()) {
-    WrongType(section, key, "true or false");
+    MustBe(section, key, "true or false");
     return false;
   }
   *out = node->as_boolean()->get();
@@ -118,7 +121,7 @@ bool TomlBinder::CheckedInteger(const TomlSection& section, std::string_view key
   const toml::node* node = Node(section, key);
   if (node == nullptr) return true;
   if (!node->is_integer()) {
-    WrongType(section, key, "an integer");
+    MustBe(section, key, "an integer");
     return false;
   }
   const int64_t value = node->as_integer()->get();
@@ -130,6 +133,19 @@ bool TomlBinder::CheckedInteger(const TomlSection& section, std::string_view key
     return false;
   }
   *out = value;
+  return true;
+}
+
+bool TomlBinder::CheckedIntegerFromTo(const TomlSection& section, std::string_view key, int64_t min,
+                                      int64_t max, int64_t* out) {
+  const toml::node* node = Node(section, key);
+  if (node == nullptr) return true;
+  const auto* integer = node->as_integer();
+  if (integer == nullptr || integer->get() < min || integer->get() > max) {
+    MustBe(section, key, absl::StrCat("an integer from ", min, " to ", max));
+    return false;
+  }
+  *out = integer->get();
   return true;
 }
 
@@ -149,7 +165,7 @@ std::vector<TomlBinder::StringElement> TomlBinder::StringList(const TomlSection&
   if (node == nullptr) return elements;
   const toml::array* array = node->as_array();
   if (array == nullptr) {
-    WrongType(section, key, "an array of strings");
+    MustBe(section, key, "an array of strings");
     return elements;
   }
   for (size_t i = 0; i < array->size(); ++i) {
@@ -160,6 +176,36 @@ std::vector<TomlBinder::StringElement> TomlBinder::StringList(const TomlSection&
       continue;
     }
     elements.push_back(StringElement{element.as_string()->get(), &element, std::move(path)});
+  }
+  return elements;
+}
+
+std::vector<TomlBinder::StringElement> TomlBinder::OneOrMoreStrings(const TomlSection& section,
+                                                                    std::string_view key) {
+  std::vector<StringElement> elements;
+  const toml::node* node = Node(section, key);
+  if (node == nullptr) return elements;
+  if (const auto* text = node->as_string()) {
+    elements.push_back(StringElement{text->get(), node, Path(section, key)});
+    return elements;
+  }
+  const toml::array* array = node->as_array();
+  if (array == nullptr || array->empty()) {
+    Error(section, key,
+          absl::StrCat(Subject(section, key),
+                       " must be a string or a non-empty array of strings; got ",
+                       array != nullptr ? "an empty array" : Shown(node)));
+    return elements;
+  }
+  for (size_t i = 0; i < array->size(); ++i) {
+    const toml::node& element = (*array)[i];
+    if (!element.is_string()) {
+      Error(&element,
+            absl::StrCat(Subject(section, key), " must hold strings only; got ", Shown(&element)));
+      continue;
+    }
+    elements.push_back(StringElement{element.as_string()->get(), &element,
+                                     absl::StrCat(Path(section, key), "[", i, "]")});
   }
   return elements;
 }

@@ -47,6 +47,11 @@ struct TomlParseOptions {
   // message then is `secret_line_message`.
   std::function<bool(int64_t line)> line_is_secret;
   std::string_view secret_line_message;
+  // Whether the problem names the column as well as the line ("FILE:3:14: ..."); a skill
+  // manifest's problems name only the line.
+  bool show_column = true;
+  // How toml++'s description is made safe to print; empty: OneLine (control bytes escaped).
+  std::function<std::string(std::string_view description)> escape;
 };
 
 // The document, or nothing when it is not valid TOML (the problem, with its line and column,
@@ -123,6 +128,10 @@ class TomlBinder {
   }
   bool ok() const { return diagnostics_.empty(); }
 
+  // "SUBJECT must be WHAT; got VALUE", at the key's line: for a value the format refuses
+  // ("name must be 1 to 64 characters of a-z, 0-9 and '_'; got \"Echo Skill\"").
+  void MustBe(const TomlSection& section, std::string_view key, std::string_view what);
+
   // How a value may appear in a message: a string quoted and cut (QuoteValue), a number or
   // boolean as written, "a table", "an array"; kNotShown when it is hidden. Secret keys are
   // never passed here.
@@ -146,10 +155,20 @@ class TomlBinder {
   // An integer in [min, max] when present: "SUBJECT must be between 1 and 65535, got 0". False
   // only when it is present and wrong, which leaves *out unchanged.
   template <typename T>
-  bool Integer(const TomlSection& section, std::string_view key, int64_t min, int64_t max,
-               T* out) {
+  bool Integer(const TomlSection& section, std::string_view key, int64_t min, int64_t max, T* out) {
     int64_t value = 0;
     if (!CheckedInteger(section, key, min, max, &value)) return false;
+    if (Has(section, key)) *out = static_cast<T>(value);
+    return true;
+  }
+
+  // The same, where a value of another type and one out of range get one message: "SUBJECT must
+  // be an integer from 1 to 3600; got 0" (a skill manifest's limits).
+  template <typename T>
+  bool IntegerFromTo(const TomlSection& section, std::string_view key, int64_t min, int64_t max,
+                     T* out) {
+    int64_t value = 0;
+    if (!CheckedIntegerFromTo(section, key, min, max, &value)) return false;
     if (Has(section, key)) *out = static_cast<T>(value);
     return true;
   }
@@ -180,6 +199,11 @@ class TomlBinder {
     std::string path;
   };
   std::vector<StringElement> StringList(const TomlSection& section, std::string_view key);
+  // A string, or a non-empty array of strings, at `key`: `contains = "hi"` reads as
+  // `contains = ["hi"]`. Another value is reported as "SUBJECT must be a string or a non-empty
+  // array of strings; got 3", an element of another type as "SUBJECT must hold strings only;
+  // got 1" (at the element's line) and left out.
+  std::vector<StringElement> OneOrMoreStrings(const TomlSection& section, std::string_view key);
   void ElementError(const StringElement& element, std::string message) {
     Error(element.node, std::move(message));
   }
@@ -191,10 +215,10 @@ class TomlBinder {
  private:
   bool CheckedInteger(const TomlSection& section, std::string_view key, int64_t min, int64_t max,
                       int64_t* out);
+  bool CheckedIntegerFromTo(const TomlSection& section, std::string_view key, int64_t min,
+                            int64_t max, int64_t* out);
   void RejectName(const TomlSection& section, std::string_view key,
                   const std::vector<std::string_view>& names);
-  // "SUBJECT must be a string; got 7"
-  void WrongType(const TomlSection& section, std::string_view key, std::string_view expected);
 
   FileDiagnostics& diagnostics_;
   Hidden hidden_;

@@ -11,8 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/base/absl_string_view.h"
-#include "component/base/edit_distance.h"
 #include "component/base/file_diagnostics.h"
+#include "component/base/toml_binder.h"
 #include "providers/scripted/demo_rules.h"
 #include "toml++/toml.h"
 
@@ -214,194 +214,189 @@ bool IsToolName(std::string_view name) {
   });
 }
 
-// "; did you mean 'NAME'?" when one of `known` is close to `typed`, else "".
-std::string DidYouMean(std::string_view typed, const std::vector<std::string_view>& known) {
-  const std::string_view nearest = base::NearestName(typed, known);
-  return nearest.empty() ? "" : absl::StrCat("; did you mean '", AbslView(nearest), "'?");
-}
-
+// Reads the [[rule]] tables of a document; it stops at the first problem.
 class RulesParser {
  public:
-  explicit RulesParser(std::string_view source) : source_(source) {}
+  explicit RulesParser(base::FileDiagnostics& diagnostics) : b_(diagnostics) {}
 
-  absl::StatusOr<std::vector<Rule>> Parse(const toml::table& document) {
-    for (const auto& [key, node] : document) {
-      if (key.str() != "rule") {
-        return Error(
-            node, absl::StrCat("unknown top-level key '",
-                               absl::CHexEscape(AbslView(key.str().substr(0, 60))),
-                               "' (rules are [[rule]] tables)", DidYouMean(key.str(), {"rule"})));
-      }
+  // The rules, or nothing when the first problem is in the diagnostics.
+  std::optional<std::vector<Rule>> Parse(const toml::table& document) {
+    const base::TomlSection root = base::TomlSection::Root(document);
+    if (std::vector<base::UnknownKey> unknown = b_.UnknownKeys(root, {"rule"}); !unknown.empty()) {
+      const base::UnknownKey& key = unknown.front();
+      return Stop(key.node->source().begin.line,
+                  absl::StrCat("unknown top-level key '",
+                               absl::CHexEscape(AbslView(key.name.substr(0, 60))),
+                               "' (rules are [[rule]] tables)", DidYouMean(key)));
     }
-    const toml::node* rules_node = document.get("rule");
-    if (rules_node == nullptr) return Error(0, "no [[rule]] tables");
+    const toml::node* rules_node = b_.Node(root, "rule");
+    if (rules_node == nullptr) return Stop(0, "no [[rule]] tables");
     const toml::array* rules = rules_node->as_array();
-    if (rules == nullptr) return Error(*rules_node, "'rule' must be written as [[rule]] tables");
+    if (rules == nullptr) {
+      return Stop(rules_node->source().begin.line, "'rule' must be written as [[rule]] tables");
+    }
     if (rules->size() > ScriptedRules::kMaxRules) {
-      return Error(*rules_node,
-                   absl::StrCat(rules->size(), " rules; the limit is ", ScriptedRules::kMaxRules));
+      return Stop(rules_node->source().begin.line,
+                  absl::StrCat(rules->size(), " rules; the limit is ", ScriptedRules::kMaxRules));
     }
     std::vector<Rule> parsed;
     for (size_t i = 0; i < rules->size(); ++i) {
-      const toml::table* table = (*rules)[i].as_table();
-      int index = static_cast<int>(i) + 1;
-      if (table == nullptr) {
-        return Error((*rules)[i], absl::StrCat("rule ", index, ": must be a [[rule]] table"));
+      Rule rule;
+      rule.index = static_cast<int>(i) + 1;
+      base::TomlSection section = b_.Element(root, "rule", i);
+      if (section.table == nullptr) {
+        return Stop(section.line, absl::StrCat("rule ", rule.index, ": must be a [[rule]] table"));
       }
-      absl::StatusOr<Rule> rule = ParseRule(*table, index);
-      if (!rule.ok()) return rule.status();
-      parsed.push_back(*std::move(rule));
+      // "rule 2 ('second'), 'reply':", with the name once it is read.
+      section.subject = [&rule](std::string_view key) {
+        return absl::StrCat("rule ", rule.index,
+                            rule.name.empty() ? "" : absl::StrCat(" ('", rule.name, "')"), ", '",
+                            absl::CHexEscape(AbslView(key.substr(0, 60))), "':");
+      };
+      if (!ReadRule(section, rule)) return std::nullopt;
+      parsed.push_back(std::move(rule));
     }
     return parsed;
   }
 
  private:
-  absl::Status Error(uint32_t line, std::string_view message) const {
-    base::FileDiagnostics diagnostics{std::string(source_)};
-    diagnostics.Add(line, std::string(message));
-    return diagnostics.ToStatus();
-  }
-  absl::Status Error(const toml::node& node, std::string_view message) const {
-    return Error(node.source().begin.line, message);
+  // A problem of the document rather than of a rule's field.
+  std::nullopt_t Stop(int64_t line, std::string message) {
+    b_.Error(line, std::move(message));
+    return std::nullopt;
   }
 
-  std::string Where(const Rule& rule, std::string_view field) const {
-    return absl::StrCat("rule ", rule.index,
-                        rule.name.empty() ? "" : absl::StrCat(" ('", rule.name, "')"), ", '",
-                        AbslView(field), "': ");
+  // "rule 1, 'reply': MESSAGE", at the key's line (or at `node`, a value inside the key's).
+  bool Fail(const base::TomlSection& section, std::string_view key, std::string_view message) {
+    b_.Error(section, key, absl::StrCat(b_.Subject(section, key), " ", AbslView(message)));
+    return false;
+  }
+  bool Fail(const base::TomlSection& section, std::string_view key, const toml::node* node,
+            std::string_view message) {
+    b_.Error(node, absl::StrCat(b_.Subject(section, key), " ", AbslView(message)));
+    return false;
   }
 
-  absl::StatusOr<Rule> ParseRule(const toml::table& table, int index) {
-    Rule rule;
-    rule.index = index;
-    if (const toml::node* name = table.get("name")) {
-      if (!name->is_string())
-        return Error(*name, absl::StrCat(Where(rule, "name"), "must be a string"));
-      std::string text = name->as_string()->get();
-      rule.name = absl::CHexEscape(text.substr(0, 60));
+  // "; did you mean 'NAME'?" when a known key is close to the unknown one, else "".
+  static std::string DidYouMean(const base::UnknownKey& key) {
+    return key.nearest.empty() ? "" : absl::StrCat("; did you mean '", AbslView(key.nearest), "'?");
+  }
+
+  bool ReadRule(const base::TomlSection& section, Rule& rule) {
+    if (std::string name; b_.String(section, "name", &name)) {
+      rule.name = absl::CHexEscape(name.substr(0, 60));
     }
-    for (const auto& [key, node] : table) {
-      if (std::find(std::begin(kRuleKeys), std::end(kRuleKeys), key.str()) == std::end(kRuleKeys)) {
-        return Error(
-            node,
-            absl::StrCat(Where(rule, absl::CHexEscape(AbslView(key.str().substr(0, 60)))),
-                         "unknown field (fields: name, contains, starts_with, "
-                         "equals, after_tool, reply, tool, arguments)",
-                         DidYouMean(key.str(), {std::begin(kRuleKeys), std::end(kRuleKeys)})));
-      }
+    if (!b_.ok()) return false;
+    const std::vector<std::string_view> known(std::begin(kRuleKeys), std::end(kRuleKeys));
+    if (std::vector<base::UnknownKey> unknown = b_.UnknownKeys(section, known); !unknown.empty()) {
+      const base::UnknownKey& key = unknown.front();
+      return Fail(section, key.name,
+                  absl::StrCat("unknown field (fields: name, contains, starts_with, equals, "
+                               "after_tool, reply, tool, arguments)",
+                               DidYouMean(key)));
     }
 
     for (std::string_view key : kMatchKeys) {
-      const toml::node* node = table.get(key);
-      if (node == nullptr) continue;
-      absl::StatusOr<std::vector<std::string>> phrases = Phrases(*node, rule, key);
-      if (!phrases.ok()) return phrases.status();
+      std::optional<std::vector<std::string>> phrases = Phrases(section, key);
+      if (!phrases.has_value()) return false;
       if (key == "contains") rule.contains = *std::move(phrases);
       if (key == "starts_with") rule.starts_with = *std::move(phrases);
       if (key == "equals") rule.equals = *std::move(phrases);
     }
 
-    if (const toml::node* node = table.get("after_tool")) {
+    if (const toml::node* node = b_.Node(section, "after_tool")) {
       const toml::value<std::string>* value = node->as_string();
       if (value == nullptr || (value->get() != "*" && !IsToolName(value->get()))) {
-        return Error(*node, absl::StrCat(Where(rule, "after_tool"),
-                                         "must be a tool name (letters, digits, '_', '-', '.'; "
-                                         "at most 64) or \"*\" for any tool"));
+        return Fail(section, "after_tool",
+                    "must be a tool name (letters, digits, '_', '-', '.'; at most 64) or \"*\" "
+                    "for any tool");
       }
       rule.after_tool = value->get();
     }
-    bool after_tool = rule.after_tool.has_value();
+    const bool after_tool = rule.after_tool.has_value();
 
-    const toml::node* reply = table.get("reply");
-    const toml::node* tool = table.get("tool");
-    const toml::node* arguments = table.get("arguments");
-    if (reply != nullptr && tool != nullptr) {
-      return Error(*tool, absl::StrCat(Where(rule, "tool"),
-                                       "a rule answers with either 'reply' or 'tool', not both"));
+    const bool has_reply = b_.Has(section, "reply");
+    const bool has_tool = b_.Has(section, "tool");
+    if (has_reply && has_tool) {
+      return Fail(section, "tool", "a rule answers with either 'reply' or 'tool', not both");
     }
-    if (reply == nullptr && tool == nullptr) {
-      return Error(table, absl::StrCat(Where(rule, "reply"),
-                                       "missing: a rule needs 'reply' (text) or 'tool' (a call)"));
+    if (!has_reply && !has_tool) {
+      return Fail(section, "reply", "missing: a rule needs 'reply' (text) or 'tool' (a call)");
     }
-    if (reply != nullptr) {
-      if (!reply->is_string()) {
-        return Error(*reply, absl::StrCat(Where(rule, "reply"), "must be a string"));
-      }
-      absl::StatusOr<Template> parsed = ParseTemplate(reply->as_string()->get(), after_tool);
-      if (!parsed.ok()) {
-        return Error(*reply, absl::StrCat(Where(rule, "reply"), parsed.status().message()));
-      }
-      rule.reply = *std::move(parsed);
-      if (arguments != nullptr) {
-        return Error(*arguments, absl::StrCat(Where(rule, "arguments"),
-                                              "only a rule with 'tool' has arguments"));
-      }
-    }
-    if (tool != nullptr) {
-      const toml::value<std::string>* value = tool->as_string();
-      if (value == nullptr || !IsToolName(value->get())) {
-        return Error(*tool, absl::StrCat(Where(rule, "tool"),
-                                         "must be a tool name (letters, digits, '_', '-', '.'; "
-                                         "at most 64)"));
-      }
-      rule.tool = value->get();
-      rule.arguments = nlohmann::json::object();
-      if (arguments != nullptr) {
-        if (!arguments->is_table()) {
-          return Error(*arguments, absl::StrCat(Where(rule, "arguments"),
-                                                "must be a table, as in arguments = { query = "
-                                                "\"{rest}\" }"));
-        }
-        absl::StatusOr<nlohmann::json> json = ToJson(*arguments, rule, after_tool, 0);
-        if (!json.ok()) return json.status();
-        rule.arguments = *std::move(json);
-      }
-    }
-    return rule;
+    if (has_reply) return ReadReply(section, after_tool, rule);
+    return ReadToolCall(section, after_tool, rule);
   }
 
-  absl::StatusOr<std::vector<std::string>> Phrases(const toml::node& node, const Rule& rule,
-                                                   std::string_view key) {
-    std::vector<const toml::node*> elements;
-    if (node.is_string()) {
-      elements.push_back(&node);
-    } else if (const toml::array* array = node.as_array(); array != nullptr && !array->empty()) {
-      for (const toml::node& element : *array) elements.push_back(&element);
-    } else {
-      return Error(
-          node, absl::StrCat(Where(rule, key), "must be a string or a non-empty array of strings"));
+  bool ReadReply(const base::TomlSection& section, bool after_tool, Rule& rule) {
+    std::string reply;
+    if (!b_.String(section, "reply", &reply)) return false;
+    absl::StatusOr<Template> parsed = ParseTemplate(reply, after_tool);
+    if (!parsed.ok()) return Fail(section, "reply", std::string(parsed.status().message()));
+    rule.reply = *std::move(parsed);
+    if (b_.Has(section, "arguments")) {
+      return Fail(section, "arguments", "only a rule with 'tool' has arguments");
     }
+    return true;
+  }
+
+  bool ReadToolCall(const base::TomlSection& section, bool after_tool, Rule& rule) {
+    const toml::value<std::string>* tool = b_.Node(section, "tool")->as_string();
+    if (tool == nullptr || !IsToolName(tool->get())) {
+      return Fail(section, "tool",
+                  "must be a tool name (letters, digits, '_', '-', '.'; at most 64)");
+    }
+    rule.tool = tool->get();
+    rule.arguments = nlohmann::json::object();
+    const toml::node* arguments = b_.Node(section, "arguments");
+    if (arguments == nullptr) return true;
+    if (!arguments->is_table()) {
+      return Fail(section, "arguments",
+                  "must be a table, as in arguments = { query = \"{rest}\" }");
+    }
+    std::optional<nlohmann::json> json = ToJson(section, *arguments, after_tool, 0);
+    if (!json.has_value()) return false;
+    rule.arguments = *std::move(json);
+    return true;
+  }
+
+  // The phrases at `key`, normalised; nothing after a problem.
+  std::optional<std::vector<std::string>> Phrases(const base::TomlSection& section,
+                                                  std::string_view key) {
+    std::vector<base::TomlBinder::StringElement> elements = b_.OneOrMoreStrings(section, key);
+    if (!b_.ok()) return std::nullopt;
     std::vector<std::string> phrases;
-    for (const toml::node* element : elements) {
-      const toml::value<std::string>* value = element->as_string();
-      if (value == nullptr) {
-        return Error(*element, absl::StrCat(Where(rule, key), "must hold strings only"));
-      }
-      std::string phrase = Normalise(value->get());
+    for (const base::TomlBinder::StringElement& element : elements) {
+      std::string phrase = Normalise(element.value);
       if (key == "equals") phrase = std::string(TrimTrailingPunctuation(phrase));
       if (phrase.empty() && key != "equals") {
-        return Error(*element, absl::StrCat(Where(rule, key), "a phrase is empty"));
+        Fail(section, key, element.node, "a phrase is empty");
+        return std::nullopt;
       }
       if (phrase.size() > kMaxPhraseBytes) {
-        return Error(*element, absl::StrCat(Where(rule, key), "a phrase is over ", kMaxPhraseBytes,
-                                            " bytes"));
+        Fail(section, key, element.node,
+             absl::StrCat("a phrase is over ", kMaxPhraseBytes, " bytes"));
+        return std::nullopt;
       }
       phrases.push_back(std::move(phrase));
     }
     return phrases;
   }
 
-  absl::StatusOr<nlohmann::json> ToJson(const toml::node& node, const Rule& rule, bool after_tool,
-                                        int depth) {
+  // The arguments as JSON, their strings checked as templates.
+  std::optional<nlohmann::json> ToJson(const base::TomlSection& section, const toml::node& node,
+                                       bool after_tool, int depth) {
+    auto fail = [&](std::string_view message) -> std::optional<nlohmann::json> {
+      Fail(section, "arguments", &node, message);
+      return std::nullopt;
+    };
     if (depth > kMaxArgumentDepth) {
-      return Error(node, absl::StrCat(Where(rule, "arguments"), "nested deeper than ",
-                                      kMaxArgumentDepth, " levels"));
+      return fail(absl::StrCat("nested deeper than ", kMaxArgumentDepth, " levels"));
     }
     if (const toml::table* table = node.as_table()) {
       nlohmann::json out = nlohmann::json::object();
       for (const auto& [key, value] : *table) {
-        absl::StatusOr<nlohmann::json> json = ToJson(value, rule, after_tool, depth + 1);
-        if (!json.ok()) return json.status();
+        std::optional<nlohmann::json> json = ToJson(section, value, after_tool, depth + 1);
+        if (!json.has_value()) return std::nullopt;
         out[std::string(key.str())] = *std::move(json);
       }
       return out;
@@ -409,30 +404,28 @@ class RulesParser {
     if (const toml::array* array = node.as_array()) {
       nlohmann::json out = nlohmann::json::array();
       for (const toml::node& element : *array) {
-        absl::StatusOr<nlohmann::json> json = ToJson(element, rule, after_tool, depth + 1);
-        if (!json.ok()) return json.status();
+        std::optional<nlohmann::json> json = ToJson(section, element, after_tool, depth + 1);
+        if (!json.has_value()) return std::nullopt;
         out.push_back(*std::move(json));
       }
       return out;
     }
     if (const toml::value<std::string>* text = node.as_string()) {
       absl::StatusOr<Template> parsed = ParseTemplate(text->get(), after_tool);
-      if (!parsed.ok()) {
-        return Error(node, absl::StrCat(Where(rule, "arguments"), parsed.status().message()));
-      }
+      if (!parsed.ok()) return fail(std::string(parsed.status().message()));
       return nlohmann::json(text->get());
     }
-    if (const toml::value<int64_t>* integer = node.as_integer())
+    if (const toml::value<int64_t>* integer = node.as_integer()) {
       return nlohmann::json(integer->get());
+    }
     if (const toml::value<double>* number = node.as_floating_point()) {
       return nlohmann::json(number->get());
     }
     if (const toml::value<bool>* boolean = node.as_boolean()) return nlohmann::json(boolean->get());
-    return Error(node, absl::StrCat(Where(rule, "arguments"),
-                                    "dates and times are not JSON values; write them as strings"));
+    return fail("dates and times are not JSON values; write them as strings");
   }
 
-  std::string source_;
+  base::TomlBinder b_;
 };
 
 // ---- Matching ----
@@ -514,21 +507,21 @@ absl::StatusOr<ScriptedRules> ScriptedRules::Parse(std::string_view toml_text,
     return absl::InvalidArgumentError(
         absl::StrCat(source, ": ", toml_text.size(), " bytes; the limit is ", kMaxBytes));
   }
-  // toml++ reports syntax errors by throwing (and may throw bad_alloc): none of it may leave.
+  // toml++ may throw bad_alloc: none of it may leave.
   try {
-    toml::table document = toml::parse(toml_text, std::string_view(source));
-    RulesParser parser(source);
-    absl::StatusOr<std::vector<Rule>> rules = parser.Parse(document);
-    if (!rules.ok()) return rules.status();
+    base::FileDiagnostics diagnostics{source};
+    base::TomlParseOptions options;
+    options.escape = [](std::string_view description) {
+      return absl::CHexEscape(AbslView(description));
+    };
+    std::optional<toml::table> document = base::ParseToml(toml_text, diagnostics, options);
+    if (!document.has_value()) return diagnostics.ToStatus();
+    std::optional<std::vector<Rule>> rules = RulesParser(diagnostics).Parse(*document);
+    // The first problem only: the parser stops there.
+    if (!rules.has_value()) return absl::InvalidArgumentError(diagnostics.Messages().front());
     ScriptedRules parsed;
     parsed.rules_ = *std::move(rules);
     return parsed;
-  } catch (const toml::parse_error& error) {
-    base::FileDiagnostics diagnostics{std::string(source)};
-    diagnostics.Add(
-        error.source().begin.line, error.source().begin.column,
-        absl::StrCat("not valid TOML: ", absl::CHexEscape(AbslView(error.description()))));
-    return diagnostics.ToStatus();
   } catch (const std::exception& error) {
     return absl::InternalError(
         absl::StrCat(source, ": the rules could not be read: ", absl::CHexEscape(error.what())));

@@ -15,8 +15,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/base/absl_string_view.h"
-#include "component/base/edit_distance.h"
 #include "component/base/file_diagnostics.h"
+#include "component/base/toml_binder.h"
 #include "skills/json_schema.h"
 #include "toml++/toml.h"
 
@@ -28,16 +28,16 @@ using Json = nlohmann::json;
 constexpr size_t kMaxNameLength = 64;
 constexpr size_t kMaxDescriptionLength = 4096;
 constexpr size_t kMaxCategoryLength = 32;
-constexpr size_t kMaxShownBytes = 60;
 constexpr int kMaxTomlDepth = 32;
 constexpr uintmax_t kMaxManifestBytes = 1 << 20;
 
-const std::vector<std::string>& KnownFields() {
-  static const auto* fields = new std::vector<std::string>{
-      "name",         "description", "executable", "parameters", "tier",
-      "capabilities", "approval",    "category",   "limits",     "credentials"};
-  return *fields;
-}
+constexpr std::string_view kFields[] = {"name",   "description",  "executable", "parameters",
+                                        "tier",   "capabilities", "approval",   "category",
+                                        "limits", "credentials"};
+constexpr std::string_view kLimitFields[] = {"cpu_seconds",     "memory_mb",     "max_output_bytes",
+                                             "timeout_seconds", "max_processes", "max_open_files",
+                                             "max_file_mb"};
+constexpr std::string_view kCredentialFields[] = {"name", "description", "where_to_get"};
 
 bool IsSkillName(std::string_view name) {
   if (name.empty() || name.size() > kMaxNameLength) return false;
@@ -63,45 +63,6 @@ bool IsCategoryName(std::string_view name) {
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) return false;
   }
   return true;
-}
-
-// A value from the file, quoted back at bounded length.
-std::string Shown(const toml::node& node) {
-  std::string shown;
-  if (const auto* text = node.as_string()) {
-    shown = absl::StrCat("\"", text->get(), "\"");
-  } else if (const auto* integer = node.as_integer()) {
-    shown = absl::StrCat(integer->get());
-  } else if (const auto* number = node.as_floating_point()) {
-    shown = absl::StrCat(number->get());
-  } else if (const auto* boolean = node.as_boolean()) {
-    shown = boolean->get() ? "true" : "false";
-  } else if (node.is_table()) {
-    shown = "a table";
-  } else if (node.is_array()) {
-    shown = "an array";
-  } else {
-    shown = "a date or time";
-  }
-  if (shown.size() > kMaxShownBytes) {
-    size_t cut = kMaxShownBytes;
-    while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut;
-    shown = shown.substr(0, cut) + "\xE2\x80\xA6";
-  }
-  return shown;
-}
-
-// "unknown field 'NAME' (known: ...)", and the known field it most likely meant.
-std::string UnknownField(std::string_view prefix, std::string_view name,
-                         const std::vector<std::string>& known) {
-  std::string message =
-      absl::StrCat("unknown field '", AbslView(prefix), AbslView(name.substr(0, 64)),
-                   "' (known: ", absl::StrJoin(known, ", "), ")");
-  const std::vector<std::string_view> names(known.begin(), known.end());
-  if (std::string_view nearest = base::NearestName(name, names); !nearest.empty()) {
-    absl::StrAppend(&message, "; did you mean '", AbslView(prefix), AbslView(nearest), "'?");
-  }
-  return message;
 }
 
 absl::StatusOr<Json> TomlToJson(const toml::node& node, const std::string& field, int depth) {
@@ -138,18 +99,19 @@ absl::StatusOr<Json> TomlToJson(const toml::node& node, const std::string& field
 
 class ManifestReader {
  public:
-  ManifestReader(const toml::table& root, const std::string& path)
-      : root_(root), path_(path), diagnostics_(path) {}
+  ManifestReader(const toml::table& document, const std::string& path)
+      : path_(path),
+        diagnostics_(path),
+        b_(diagnostics_),
+        root_(base::TomlSection::Root(document)) {
+    // A required field that is missing is reported at the document's first line.
+    root_.line = document.source().begin.line;
+  }
 
   ManifestParse Read() {
     SkillManifest manifest;
     manifest.source_path = path_;
-    for (const auto& [key, value] : root_) {
-      const std::string_view name = key.str();
-      bool known = false;
-      for (const std::string& field : KnownFields()) known = known || field == name;
-      if (!known) Problem(&value, UnknownField("", name, KnownFields()));
-    }
+    RejectUnknownFields(root_, kFields);
     ReadName(manifest);
     ReadDescription(manifest);
     ReadExecutable(manifest);
@@ -162,7 +124,7 @@ class ManifestReader {
 
     ManifestParse parse;
     parse.name = name_;
-    if (diagnostics_.empty()) {
+    if (b_.ok()) {
       parse.manifest = std::move(manifest);
     } else {
       parse.problems = diagnostics_.Messages();
@@ -171,34 +133,29 @@ class ManifestReader {
   }
 
  private:
-  // A problem at `node`'s line (or with no line).
-  void Problem(const toml::node* node, std::string message) {
-    diagnostics_.Add(node != nullptr ? node->source().begin.line : 0, std::move(message));
-  }
-
-  // The string at `key` of `table`; a problem when it has another type, or is missing and
-  // `required`.
-  std::optional<std::string> String(const toml::table& table, std::string_view key,
-                                    const std::string& field, bool required) {
-    const toml::node* node = table.get(key);
-    if (node == nullptr) {
-      if (required) Problem(&table, absl::StrCat(field, " is required"));
-      return std::nullopt;
+  // "unknown field 'limits.cpu' (known: ...); did you mean 'limits.cpu_seconds'?"
+  template <size_t N>
+  void RejectUnknownFields(const base::TomlSection& section, const std::string_view (&fields)[N]) {
+    const std::vector<std::string_view> known(std::begin(fields), std::end(fields));
+    const std::string prefix = section.path.empty() ? "" : absl::StrCat(section.path, ".");
+    for (const base::UnknownKey& key : b_.UnknownKeys(section, known)) {
+      std::string message = absl::StrCat(
+          "unknown field '", prefix, AbslView(key.name.substr(0, 64)), "' (known: ",
+          absl::StrJoin(known, ", ",
+                        [](std::string* out, std::string_view name) { out->append(name); }),
+          ")");
+      if (!key.nearest.empty()) {
+        absl::StrAppend(&message, "; did you mean '", prefix, AbslView(key.nearest), "'?");
+      }
+      b_.Error(key.node, std::move(message));
     }
-    if (!node->is_string()) {
-      Problem(node, absl::StrCat(field, " must be a string; got ", Shown(*node)));
-      return std::nullopt;
-    }
-    return node->as_string()->get();
   }
 
   void ReadName(SkillManifest& manifest) {
-    std::optional<std::string> name = String(root_, "name", "name", true);
+    std::optional<std::string> name = b_.RequiredString(root_, "name");
     if (!name.has_value()) return;
     if (!IsSkillName(*name)) {
-      Problem(root_.get("name"),
-              absl::StrCat("name must be 1 to 64 characters of a-z, 0-9 and '_'; got ",
-                           Shown(*root_.get("name"))));
+      b_.MustBe(root_, "name", "1 to 64 characters of a-z, 0-9 and '_'");
       return;
     }
     name_ = *name;
@@ -206,27 +163,24 @@ class ManifestReader {
   }
 
   void ReadDescription(SkillManifest& manifest) {
-    std::optional<std::string> description = String(root_, "description", "description", true);
+    std::optional<std::string> description = b_.RequiredString(root_, "description");
     if (!description.has_value()) return;
     if (absl::StripAsciiWhitespace(*description).empty() ||
         description->size() > kMaxDescriptionLength) {
-      Problem(root_.get("description"),
-              "description must be text of 1 to 4096 bytes (the model reads it to decide "
-              "when to call the skill)");
+      b_.Error(root_, "description",
+               "description must be text of 1 to 4096 bytes (the model reads it to decide "
+               "when to call the skill)");
       return;
     }
     manifest.description = *std::move(description);
   }
 
   void ReadExecutable(SkillManifest& manifest) {
-    std::optional<std::string> executable = String(root_, "executable", "executable", true);
+    std::optional<std::string> executable = b_.RequiredString(root_, "executable");
     if (!executable.has_value()) return;
-    const toml::node* node = root_.get("executable");
     if (executable->empty() || executable->front() == '/' ||
         executable->find('\0') != std::string::npos) {
-      Problem(node, absl::StrCat("executable must be a path relative to the manifest's "
-                                 "folder; got ",
-                                 Shown(*node)));
+      b_.MustBe(root_, "executable", "a path relative to the manifest's folder");
       return;
     }
     namespace fs = std::filesystem;
@@ -234,20 +188,21 @@ class ManifestReader {
     const fs::path folder = fs::absolute(fs::path(path_), error).parent_path();
     const fs::path full = (folder / *executable).lexically_normal();
     const fs::file_status status = fs::status(full, error);
+    const std::string shown = b_.Shown(b_.Node(root_, "executable"));
     if (!fs::exists(status)) {
-      Problem(node, absl::StrCat("executable ", Shown(*node), " does not exist"));
+      b_.Error(root_, "executable", absl::StrCat("executable ", shown, " does not exist"));
       return;
     }
     if (!fs::is_regular_file(status) || ::access(full.c_str(), X_OK) != 0) {
-      Problem(node,
-              absl::StrCat("executable ", Shown(*node), " is not an executable file (chmod +x?)"));
+      b_.Error(root_, "executable",
+               absl::StrCat("executable ", shown, " is not an executable file (chmod +x?)"));
       return;
     }
     manifest.executable = full.string();
   }
 
   void ReadParameters(SkillManifest& manifest) {
-    const toml::node* node = root_.get("parameters");
+    const toml::node* node = b_.Node(root_, "parameters");
     if (node == nullptr) {
       manifest.parameters = {{"type", "object"}, {"properties", Json::object()}};
       return;
@@ -256,183 +211,130 @@ class ManifestReader {
     if (const auto* text = node->as_string()) {
       schema = Json::parse(text->get(), nullptr, /*allow_exceptions=*/false);
       if (schema.is_discarded()) {
-        Problem(node,
-                "parameters is a string but not JSON (write the schema as a TOML "
-                "table, or as a JSON object in a string)");
+        b_.Error(node,
+                 "parameters is a string but not JSON (write the schema as a TOML "
+                 "table, or as a JSON object in a string)");
         return;
       }
     } else if (node->is_table()) {
       absl::StatusOr<Json> converted = TomlToJson(*node, "parameters", 0);
       if (!converted.ok()) {
-        Problem(node, std::string(converted.status().message()));
+        b_.Error(node, std::string(converted.status().message()));
         return;
       }
       schema = *std::move(converted);
     } else {
-      Problem(node, absl::StrCat("parameters must be a table (a JSON Schema) or a string "
-                                 "of JSON; got ",
-                                 Shown(*node)));
+      b_.MustBe(root_, "parameters", "a table (a JSON Schema) or a string of JSON");
       return;
     }
     const auto type = schema.is_object() ? schema.find("type") : schema.end();
     if (type == schema.end() || *type != "object") {
-      Problem(node, "parameters must be a JSON Schema with type = \"object\"");
+      b_.Error(node, "parameters must be a JSON Schema with type = \"object\"");
       return;
     }
     if (absl::Status status = CheckSchema(schema); !status.ok()) {
-      Problem(node, absl::StrCat("parameters: ", status.message()));
+      b_.Error(node, absl::StrCat("parameters: ", status.message()));
       return;
     }
     manifest.parameters = std::move(schema);
   }
 
   void ReadTier(SkillManifest& manifest) {
-    std::optional<std::string> tier = String(root_, "tier", "tier", false);
-    if (!tier.has_value()) return;
-    if (*tier != "heavy" && *tier != "standard" && *tier != "light" && *tier != "vision") {
-      Problem(root_.get("tier"),
-              absl::StrCat("tier must be \"heavy\", \"standard\", \"light\" or \"vision\"; "
-                           "got ",
-                           Shown(*root_.get("tier"))));
+    std::string tier;
+    if (!b_.String(root_, "tier", &tier)) return;
+    if (tier != "heavy" && tier != "standard" && tier != "light" && tier != "vision") {
+      b_.MustBe(root_, "tier", "\"heavy\", \"standard\", \"light\" or \"vision\"");
       return;
     }
-    manifest.tier = *std::move(tier);
+    manifest.tier = std::move(tier);
   }
 
   void ReadCapabilities(SkillManifest& manifest) {
-    const toml::node* node = root_.get("capabilities");
-    if (node == nullptr) return;
-    const toml::array* array = node->as_array();
-    if (array == nullptr) {
-      Problem(node, absl::StrCat("capabilities must be an array of strings; got ", Shown(*node)));
-      return;
-    }
-    for (size_t i = 0; i < array->size(); ++i) {
-      const toml::node& element = *array->get(i);
-      const std::string field = absl::StrCat("capabilities[", i, "]");
-      if (!element.is_string()) {
-        Problem(&element, absl::StrCat(field, " must be a string; got ", Shown(element)));
+    for (const base::TomlBinder::StringElement& element : b_.StringList(root_, "capabilities")) {
+      if (absl::Status status = AddCapability(element.value, manifest.policy); !status.ok()) {
+        b_.ElementError(element, absl::StrCat(element.path, " ", status.message(), "; got ",
+                                              b_.Shown(element.node)));
         continue;
       }
-      const std::string& text = element.as_string()->get();
-      if (absl::Status status = AddCapability(text, manifest.policy); !status.ok()) {
-        Problem(&element, absl::StrCat(field, " ", status.message(), "; got ", Shown(element)));
-        continue;
-      }
-      manifest.capabilities.push_back(text);
+      manifest.capabilities.push_back(element.value);
     }
   }
 
   void ReadApproval(SkillManifest& manifest) {
-    if (std::optional<std::string> approval = String(root_, "approval", "approval", false)) {
-      if (*approval == "category") {
+    if (std::string approval; b_.String(root_, "approval", &approval)) {
+      if (approval == "category") {
         manifest.approval = ApprovalPolicy::kCategory;
-      } else if (*approval == "never") {
+      } else if (approval == "never") {
         manifest.approval = ApprovalPolicy::kNever;
-      } else if (*approval == "always") {
+      } else if (approval == "always") {
         manifest.approval = ApprovalPolicy::kAlways;
       } else {
-        Problem(root_.get("approval"),
-                absl::StrCat("approval must be \"category\", \"never\" or \"always\"; got ",
-                             Shown(*root_.get("approval"))));
+        b_.MustBe(root_, "approval", "\"category\", \"never\" or \"always\"");
       }
     }
-    if (std::optional<std::string> category = String(root_, "category", "category", false)) {
-      if (!IsCategoryName(*category)) {
-        Problem(root_.get("category"),
-                absl::StrCat("category must be a word of a-z, 0-9, '_' and '-' (at most "
-                             "32, starting with a letter); got ",
-                             Shown(*root_.get("category"))));
+    if (std::string category; b_.String(root_, "category", &category)) {
+      if (!IsCategoryName(category)) {
+        b_.MustBe(root_, "category",
+                  "a word of a-z, 0-9, '_' and '-' (at most 32, starting with a letter)");
       } else {
-        manifest.category = *std::move(category);
+        manifest.category = std::move(category);
       }
     }
-  }
-
-  template <typename T>
-  void Limit(const toml::table& limits, std::string_view key, int64_t min, int64_t max, T& out) {
-    const toml::node* node = limits.get(key);
-    if (node == nullptr) return;
-    const std::string field = absl::StrCat("limits.", AbslView(key));
-    const auto* integer = node->as_integer();
-    if (integer == nullptr || integer->get() < min || integer->get() > max) {
-      Problem(node, absl::StrCat(field, " must be an integer from ", min, " to ", max, "; got ",
-                                 Shown(*node)));
-      return;
-    }
-    out = static_cast<T>(integer->get());
   }
 
   void ReadLimits(sandbox::SandboxLimits& limits) {
-    const toml::node* node = root_.get("limits");
-    if (node == nullptr) return;
-    const toml::table* table = node->as_table();
-    if (table == nullptr) {
-      Problem(node, absl::StrCat("limits must be a table; got ", Shown(*node)));
+    const base::TomlSection section = b_.Sub(root_, "limits");
+    if (b_.Has(root_, "limits") && section.table == nullptr) {
+      b_.MustBe(root_, "limits", "a table");
       return;
     }
-    static const auto* const kKeys = new std::vector<std::string>{
-        "cpu_seconds",   "memory_mb",      "max_output_bytes", "timeout_seconds",
-        "max_processes", "max_open_files", "max_file_mb"};
-    for (const auto& [key, value] : *table) {
-      bool known = false;
-      for (const std::string& name : *kKeys) known = known || name == key.str();
-      if (!known) Problem(&value, UnknownField("limits.", key.str(), *kKeys));
-    }
-    Limit(*table, "cpu_seconds", 1, sandbox::kMaxCpuSeconds, limits.cpu_seconds);
-    Limit(*table, "memory_mb", 16, sandbox::kMaxMemoryMb, limits.memory_mb);
-    Limit(*table, "max_output_bytes", 1024, sandbox::kMaxOutputBytes, limits.max_output_bytes);
-    Limit(*table, "timeout_seconds", 1, sandbox::kMaxTimeoutSeconds, limits.timeout_seconds);
-    Limit(*table, "max_processes", 1, sandbox::kMaxProcesses, limits.max_processes);
-    Limit(*table, "max_open_files", 8, sandbox::kMaxOpenFiles, limits.max_open_files);
-    Limit(*table, "max_file_mb", 0, sandbox::kMaxFileMb, limits.max_file_mb);
+    RejectUnknownFields(section, kLimitFields);
+    b_.IntegerFromTo(section, "cpu_seconds", 1, sandbox::kMaxCpuSeconds, &limits.cpu_seconds);
+    b_.IntegerFromTo(section, "memory_mb", 16, sandbox::kMaxMemoryMb, &limits.memory_mb);
+    b_.IntegerFromTo(section, "max_output_bytes", 1024, sandbox::kMaxOutputBytes,
+                     &limits.max_output_bytes);
+    b_.IntegerFromTo(section, "timeout_seconds", 1, sandbox::kMaxTimeoutSeconds,
+                     &limits.timeout_seconds);
+    b_.IntegerFromTo(section, "max_processes", 1, sandbox::kMaxProcesses, &limits.max_processes);
+    b_.IntegerFromTo(section, "max_open_files", 8, sandbox::kMaxOpenFiles, &limits.max_open_files);
+    b_.IntegerFromTo(section, "max_file_mb", 0, sandbox::kMaxFileMb, &limits.max_file_mb);
   }
 
   void ReadCredentials(SkillManifest& manifest) {
-    const toml::node* node = root_.get("credentials");
+    const toml::node* node = b_.Node(root_, "credentials");
     if (node == nullptr) return;
     const toml::array* array = node->as_array();
     if (array == nullptr || !array->is_array_of_tables()) {
-      Problem(node,
-              "credentials must be [[credentials]] tables with name, description and "
-              "where_to_get");
+      b_.Error(node,
+               "credentials must be [[credentials]] tables with name, description and "
+               "where_to_get");
       return;
     }
     for (size_t i = 0; i < array->size(); ++i) {
-      const toml::table& table = *array->get(i)->as_table();
-      const std::string field = absl::StrCat("credentials[", i, "]");
-      for (const auto& [key, value] : table) {
-        if (key.str() != "name" && key.str() != "description" && key.str() != "where_to_get") {
-          static const auto* const kFields =
-              new std::vector<std::string>{"name", "description", "where_to_get"};
-          Problem(&value, UnknownField(field + ".", key.str(), *kFields));
-        }
-      }
-      CredentialRequirement credential;
-      std::optional<std::string> name = String(table, "name", field + ".name", true);
-      std::optional<std::string> description =
-          String(table, "description", field + ".description", true);
-      std::optional<std::string> where =
-          String(table, "where_to_get", field + ".where_to_get", true);
+      const base::TomlSection section = b_.Element(root_, "credentials", i);
+      RejectUnknownFields(section, kCredentialFields);
+      std::optional<std::string> name = b_.RequiredString(section, "name");
+      std::optional<std::string> description = b_.RequiredString(section, "description");
+      std::optional<std::string> where = b_.RequiredString(section, "where_to_get");
       if (name.has_value() && !IsEnvironmentName(*name)) {
-        Problem(table.get("name"),
-                absl::StrCat(field,
-                             ".name must be an environment variable name of A-Z, 0-9 and "
-                             "'_' (not PATH, HOME, TMPDIR or LANG); got ",
-                             Shown(*table.get("name"))));
+        b_.MustBe(section, "name",
+                  "an environment variable name of A-Z, 0-9 and '_' (not PATH, HOME, TMPDIR or "
+                  "LANG)");
         name.reset();
       }
       for (const CredentialRequirement& earlier : manifest.credentials) {
         if (name.has_value() && earlier.name == *name) {
-          Problem(table.get("name"), absl::StrCat(field, ".name '", *name, "' is declared twice"));
+          b_.Error(section, "name",
+                   absl::StrCat(base::TomlBinder::Path(section, "name"), " '", *name,
+                                "' is declared twice"));
           name.reset();
         }
       }
       for (auto* text : {&description, &where}) {
         if (text->has_value() && absl::StripAsciiWhitespace(**text).empty()) {
-          Problem(&table,
-                  absl::StrCat(field, text == &description ? ".description" : ".where_to_get",
-                               " must not be empty"));
+          const std::string_view key = text == &description ? "description" : "where_to_get";
+          b_.Error(section.line,
+                   absl::StrCat(base::TomlBinder::Path(section, key), " must not be empty"));
           text->reset();
         }
       }
@@ -442,9 +344,10 @@ class ManifestReader {
     }
   }
 
-  const toml::table& root_;
   const std::string& path_;
   base::FileDiagnostics diagnostics_;
+  base::TomlBinder b_;
+  base::TomlSection root_;
   std::string name_;
 };
 
@@ -503,18 +406,14 @@ absl::Status AddCapability(std::string_view text, sandbox::SandboxPolicy& policy
 }
 
 ManifestParse ParseManifest(std::string_view text, const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse(text, std::string_view(path));
-  } catch (const toml::parse_error& error) {
-    base::FileDiagnostics diagnostics(path);
-    diagnostics.Add(error.source().begin.line,
-                    absl::StrCat("not valid TOML: ", base::OneLine(error.description())));
+  base::FileDiagnostics diagnostics(path);
+  std::optional<toml::table> document = base::ParseToml(text, diagnostics, {.show_column = false});
+  if (!document.has_value()) {
     ManifestParse parse;
     parse.problems = diagnostics.Messages();
     return parse;
   }
-  return ManifestReader(root, path).Read();
+  return ManifestReader(*document, path).Read();
 }
 
 ManifestParse ReadManifest(const std::string& path) {
