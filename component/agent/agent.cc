@@ -181,6 +181,9 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message) {
                            .body = std::move(message.body),
                            .thread = std::move(message.thread),
                            .type = message.type == "chat" ? "chat" : "normal",
+                           .id = std::move(message.id),
+                           .receipt_requested = message.receipt_requested,
+                           .markable = message.markable,
                            .received = now};
   if (!rate_limiter_.Allow(sender, now)) {
     auto it = rate_warned_at_.find(sender);

@@ -85,6 +85,16 @@ RunEvent Failed(RunEvent::Failure failure, std::string text) {
 
 }  // namespace
 
+void Conversation::Acknowledge(const IncomingMessage& message,
+                               xmpp::AcknowledgeMessage::Kind kind) {
+  if (message.id.empty()) return;
+  services_.act(xmpp::AcknowledgeMessage{.to = message.reply_to,
+                                         .id = message.id,
+                                         .kind = kind,
+                                         .thread = message.thread,
+                                         .from = message.own});
+}
+
 void SayTo(RuntimeServices& services, const IncomingMessage& to, std::string body) {
   services.act(xmpp::SendMessage{.to = to.reply_to,
                                  .body = std::move(body),
@@ -255,7 +265,15 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     fail(memory.status(), RunEvent::Failure::kInternal);
     co_return;
   }
+  // The message is on disk (fsynced): the sender may now be told it arrived, and, unless the
+  // turn was cancelled meanwhile, that Herald is reading it.
+  if (chat_states && message.receipt_requested) {
+    Acknowledge(message, xmpp::AcknowledgeMessage::Kind::kReceived);
+  }
   if (cancelled()) co_return;
+  if (chat_states && message.markable) {
+    Acknowledge(message, xmpp::AcknowledgeMessage::Kind::kDisplayed);
+  }
 
   // A session closed for idleness leaves a summary in context.md (light tier), if wanted.
   if (!memory->archived.empty()) {

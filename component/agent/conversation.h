@@ -87,6 +87,11 @@ struct IncomingMessage {
   std::string body;
   std::string thread;
   std::string type = "chat";  // "chat" | "normal" | "groupchat"
+  // A chat message's id, and whether its sender wants a delivery receipt (XEP-0184) or a
+  // displayed marker (XEP-0333): the turn sends them once the message is stored.
+  std::string id;
+  bool receipt_requested = false;
+  bool markable = false;
   bool flagged_injection = false;
   absl::Time received;
   // Set for a turn a program drives (SessionService.Converse): the turn's events go here and
@@ -127,6 +132,8 @@ class Conversation {
   asio::awaitable<void> Drain();
   asio::awaitable<void> RunTurn(const IncomingMessage& message, uint64_t generation);
   void Reply(const IncomingMessage& to, std::string body, bool active);
+  // A delivery receipt or displayed marker for `message`, when it has an id.
+  void Acknowledge(const IncomingMessage& message, xmpp::AcknowledgeMessage::Kind kind);
   void Publish(events::EventType type, const std::string& run_id, std::string summary,
                std::vector<std::pair<std::string, std::string>> attributes);
 

@@ -24,6 +24,10 @@ struct ChatMessage {
   std::string type;  // "chat" | "normal"
   std::string body;
   std::string thread;
+  // The sender asks for a delivery receipt (XEP-0184 <request/>) or marks the message as one a
+  // displayed marker may answer (XEP-0333 <markable/>). Both need an `id` to be answered.
+  bool receipt_requested = false;
+  bool markable = false;
 };
 
 // Someone asked to see Herald's presence (<presence type='subscribe'/>).
@@ -134,6 +138,19 @@ struct ConfigureRoom {
   Jid from;
 };
 
+// Tells the sender of message `id` that Herald has it: a delivery receipt (XEP-0184
+// <received/>) once the message is stored, or a displayed marker (XEP-0333 <displayed/>) once
+// Herald works on it. A bodyless chat message in the message's thread, kept by archives and
+// offline storage (XEP-0334 <store/>) so that the sender's other devices see it too.
+struct AcknowledgeMessage {
+  enum class Kind { kReceived, kDisplayed };
+  Jid to;
+  std::string id;
+  Kind kind = Kind::kReceived;
+  std::string thread;
+  Jid from;
+};
+
 // A raw stanza from a developer's /raw command, already checked with ValidateRawStanza.
 struct SendRawStanza {
   std::string xml;
@@ -146,7 +163,7 @@ struct SendPresence {
   Jid from;
 };
 
-using OutboundAction = std::variant<SendMessage, SendPresence, SendChatState, JoinRoom, SelfPing,
-                                    ConfigureRoom, SendRawStanza>;
+using OutboundAction = std::variant<SendMessage, SendPresence, SendChatState, AcknowledgeMessage,
+                                    JoinRoom, SelfPing, ConfigureRoom, SendRawStanza>;
 
 }  // namespace herald::xmpp

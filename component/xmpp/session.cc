@@ -68,6 +68,8 @@ XmppSession::XmppSession(asio::io_context& io, SessionOptions options, EventSink
       muc_services_(options_.muc_services),
       muc_discovery_timer_(io) {
   responder_.AddFeature(ns::kChatStates);
+  responder_.AddFeature(ns::kReceipts);
+  responder_.AddFeature(ns::kChatMarkers);
   responder_.AddFeature(ns::kMuc);
   if (options_.mode == SessionMode::kComponent) {
     SetOwnJid(Jid::Parse(options_.component_domain).value());

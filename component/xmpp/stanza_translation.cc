@@ -113,12 +113,15 @@ InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
   // Mostly Herald's own address, known already; anything else is parsed.
   const std::string_view to_text = message.Attr("to");
   absl::StatusOr<Jid> to = own_jid.Spells(to_text) ? own_jid : Jid::Parse(to_text);
-  out.event = ChatMessage{.from = std::move(*from),
-                          .to = to.ok() ? std::move(*to) : own_jid,
-                          .id = std::string(message.Attr("id")),
-                          .type = type.empty() ? "normal" : std::string(type),
-                          .body = body->Text(),
-                          .thread = message.ChildText("thread")};
+  out.event =
+      ChatMessage{.from = std::move(*from),
+                  .to = to.ok() ? std::move(*to) : own_jid,
+                  .id = std::string(message.Attr("id")),
+                  .type = type.empty() ? "normal" : std::string(type),
+                  .body = body->Text(),
+                  .thread = message.ChildText("thread"),
+                  .receipt_requested = message.FindChild("request", ns::kReceipts) != nullptr,
+                  .markable = message.FindChild("markable", ns::kChatMarkers) != nullptr};
   return out;
 }
 
@@ -376,6 +379,21 @@ void SerializeAction(const OutboundAction& action, const OutboundContext& contex
     stanza.AddChild(state->state, ns::kChatStates);
     // A notification is stale a moment later; archives and offline storage have no use for it.
     stanza.AddChild("no-store", ns::kHints);
+    Append(std::move(stanza), context, out);
+  } else if (const auto* ack = std::get_if<AcknowledgeMessage>(&action)) {
+    // XEP-0184 §5.1 and XEP-0333: no answer to a message without an id.
+    if (ack->id.empty()) return;
+    XmlElement stanza("message");
+    stanza.SetAttr("to", ack->to.ToString()).SetAttr("type", "chat");
+    if (!ack->from.empty()) stanza.SetAttr("from", ack->from.ToString());
+    stanza.SetAttr("id", context.next_id());
+    if (ack->kind == AcknowledgeMessage::Kind::kReceived) {
+      stanza.AddChild("received", ns::kReceipts).SetAttr("id", ack->id);
+    } else {
+      stanza.AddChild("displayed", ns::kChatMarkers).SetAttr("id", ack->id);
+    }
+    if (!ack->thread.empty()) stanza.AddChild("thread").AddText(ack->thread);
+    stanza.AddChild("store", ns::kHints);
     Append(std::move(stanza), context, out);
   } else if (const auto* join = std::get_if<JoinRoom>(&action)) {
     // The nick becomes a resource: it must be one, or the server would refuse the stanza.

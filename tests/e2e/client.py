@@ -9,6 +9,9 @@
         alice.room_messages("lobby@conference.localhost", within=10, count=1)  # [(nick, body)]
         alice.invite("lobby@conference.localhost", "agent.localhost")  # through the room
         alice.occupant_arrives("lobby@conference.localhost", "herald", within=10)  # bool
+        alice.send_marked("agent.localhost", "hi", "id-1")      # asks for a receipt and marker
+        alice.exchange_from("agent.localhost", within=10)       # [("received", "id-1"), ...]
+        alice.features_of("agent.localhost")                    # disco#info features
 
 The client verifies the server's certificate against the throwaway CA the server made,
 with hostname checking on: it costs nothing on loopback and proves the certificate Herald
@@ -22,6 +25,8 @@ import xml.etree.ElementTree as ET
 
 import slixmpp
 from slixmpp.exceptions import IqError, IqTimeout
+from slixmpp.xmlstream.handler import Callback
+from slixmpp.xmlstream.matcher import MatchXPath
 
 MUC = "http://jabber.org/protocol/muc"
 MUC_USER = MUC + "#user"
@@ -29,6 +34,8 @@ MUC_OWNER = MUC + "#owner"
 DISCO_INFO = "http://jabber.org/protocol/disco#info"
 DELAY = "urn:xmpp:delay"
 PING = "urn:xmpp:ping"
+RECEIPTS = "urn:xmpp:receipts"          # XEP-0184
+MARKERS = "urn:xmpp:chat-markers:0"     # XEP-0333
 
 
 class ClientError(RuntimeError):
@@ -88,6 +95,12 @@ class Client:
                                lambda e: settle(f"connection failed: {e}"))
         xmpp.add_event_handler("disconnected", lambda e: settle(f"disconnected: {e}"))
         xmpp.add_event_handler("message", self._inbox.put_nowait)
+        # slixmpp's "message" event is only for messages with a body; receipts and markers
+        # have none, so they are matched on their own, into the same queue, in stream order.
+        for name, path in (("receipt", f"{{{RECEIPTS}}}received"),
+                           ("marker", f"{{{MARKERS}}}displayed")):
+            xmpp.register_handler(Callback(name, MatchXPath(f"{{jabber:client}}message/{path}"),
+                                           self._inbox.put_nowait))
         xmpp.add_event_handler("presence", self._presences.put_nowait)
         self.xmpp = xmpp
         xmpp.connect(address=("127.0.0.1", self._server.c2s_port), force_starttls=True)
@@ -186,7 +199,60 @@ class Client:
             found.append(msg["body"])
         return found
 
+    def send_marked(self, to, body, msg_id, receipt=True, markable=True):
+        """Sends a chat message with the id `msg_id` that asks for a delivery receipt
+        (XEP-0184 <request/>) and is markable (XEP-0333), as Conversations sends them."""
+        msg = self.xmpp.make_message(mto=to, mbody=body, mtype="chat")
+        msg["id"] = msg_id
+        if receipt:
+            ET.SubElement(msg.xml, f"{{{RECEIPTS}}}request")
+        if markable:
+            ET.SubElement(msg.xml, f"{{{MARKERS}}}markable")
+        msg.send()
+        self._run(self._written(), 10, "send")
+
+    def exchange_from(self, peer, within):
+        """What peer's bare JID sent within `within` seconds, in order, up to and including
+        the first message with a body: ("received", id) for a delivery receipt, ("displayed",
+        id) for a displayed marker, ("body", text) for the answer."""
+        return self._run(self._exchange(peer, within), within + 5, "wait for an answer")
+
+    async def _exchange(self, peer, within):
+        peer = slixmpp.JID(peer).bare
+        found = []
+        deadline = self._loop.time() + within
+        while True:
+            left = deadline - self._loop.time()
+            if left <= 0:
+                break
+            try:
+                msg = await asyncio.wait_for(self._inbox.get(), timeout=left)
+            except asyncio.TimeoutError:
+                break
+            if msg["from"].bare != peer or msg["type"] in ("error", "groupchat"):
+                continue
+            received = msg.xml.find(f"{{{RECEIPTS}}}received")
+            displayed = msg.xml.find(f"{{{MARKERS}}}displayed")
+            if received is not None:
+                found.append(("received", received.get("id")))
+            if displayed is not None:
+                found.append(("displayed", displayed.get("id")))
+            if msg["body"]:
+                found.append(("body", msg["body"]))
+                break
+        return found
+
     # Service discovery.
+    def features_of(self, jid, timeout=5.0):
+        """The features jid announces in disco#info."""
+        return self._run(self._features(jid, timeout), timeout + 2, "query disco#info")
+
+    async def _features(self, jid, timeout):
+        iq = self.xmpp.make_iq_get(queryxmlns=DISCO_INFO, ito=jid)
+        result = await iq.send(timeout=timeout)
+        query = result.xml.find(f"{{{DISCO_INFO}}}query")
+        return [f.get("var") for f in query.findall(f"{{{DISCO_INFO}}}feature")]
+
     def exists(self, jid, timeout=5.0):
         """Whether jid answers disco#info with a result (a room that exists and is open)."""
         return self._run(self._disco_info(jid, timeout), timeout + 2, "query disco#info")

@@ -71,19 +71,23 @@ class AgentFixture : public ::testing::Test {
   }
 
   void MakeAgent() {
-    services_ = std::make_unique<RuntimeServices>(RuntimeServices{
-        .io = io_,
-        .workers = workers_,
-        .memory = *store_,
-        .router = *router_,
-        .skills = registry_,
-        .options = options_,
-        .turn = turn_,
-        .act = [this](xmpp::OutboundAction action) { actions_.push_back(std::move(action)); },
-        .clock = [this] { return now_; },
-        .started = now_,
-        .connection = "component agent.localhost",
-        .events = &bus_});
+    services_ = std::make_unique<RuntimeServices>(
+        RuntimeServices{.io = io_,
+                        .workers = workers_,
+                        .memory = *store_,
+                        .router = *router_,
+                        .skills = registry_,
+                        .options = options_,
+                        .turn = turn_,
+                        .act =
+                            [this](xmpp::OutboundAction action) {
+                              if (on_action_) on_action_(action);
+                              actions_.push_back(std::move(action));
+                            },
+                        .clock = [this] { return now_; },
+                        .started = now_,
+                        .connection = "component agent.localhost",
+                        .events = &bus_});
     bus_.Subscribe([this](const events::EventPtr& event) { events_.push_back(event); });
     agent_ = std::make_unique<Agent>(AccessPolicy::Create(options_).value(), *services_);
   }
@@ -234,6 +238,8 @@ class AgentFixture : public ::testing::Test {
   std::unique_ptr<RuntimeServices> services_;
   std::unique_ptr<Agent> agent_;
   std::vector<xmpp::OutboundAction> actions_;
+  // Called with each action as it is performed, before it is recorded (on the I/O loop).
+  std::function<void(const xmpp::OutboundAction&)> on_action_;
   absl::Time now_ = absl::FromUnixSeconds(1763800000);
 };
 

@@ -89,6 +89,32 @@ TEST(TranslateMessageTest, AChatMessageBecomesAChatMessageWithItsSenderBodyAndTh
   EXPECT_FALSE(in.mediated_invite.has_value());
 }
 
+TEST(TranslateMessageTest, AReceiptRequestAndAMarkableElementAreNoted) {
+  // XEP-0184 §5.1 example 1, and XEP-0333's markable message; Conversations sends both.
+  const ChatMessage* chat = nullptr;
+  InboundMessage both = TranslateMessage(
+      One("<message from='northumberland@shakespeare.lit/westminster' id='richard2-4.1.247' "
+          "to='herald.localhost' type='chat'><body>My lord, dispatch; read o'er these "
+          "articles.</body><request xmlns='urn:xmpp:receipts'/>"
+          "<markable xmlns='urn:xmpp:chat-markers:0'/></message>"),
+      kOwnJid);
+  chat = As<ChatMessage>(both.event);
+  ASSERT_NE(chat, nullptr);
+  EXPECT_EQ(chat->id, "richard2-4.1.247");
+  EXPECT_TRUE(chat->receipt_requested);
+  EXPECT_TRUE(chat->markable);
+
+  // The same elements in another namespace are not a request.
+  InboundMessage neither = TranslateMessage(
+      One("<message from='alice@localhost/phone' to='herald.localhost' type='chat' id='m2'>"
+          "<body>hi</body><request xmlns='urn:example:other'/><markable/></message>"),
+      kOwnJid);
+  chat = As<ChatMessage>(neither.event);
+  ASSERT_NE(chat, nullptr);
+  EXPECT_FALSE(chat->receipt_requested);
+  EXPECT_FALSE(chat->markable);
+}
+
 TEST(TranslateMessageTest, AMessageWithoutATypeIsNormal) {
   InboundMessage in = TranslateMessage(
       One("<message from='alice@localhost' to='bot@herald.localhost'><body>hi</body></message>"),
@@ -773,6 +799,51 @@ TEST(SerializeActionTest, AnUnknownChatStateIsNotSent) {
   Outbound out;
   EXPECT_TRUE(out.Serialize(SendChatState{.to = J("alice@localhost"), .state = "typing"}).empty());
   EXPECT_TRUE(out.Serialize(SendChatState{.to = J("alice@localhost"), .state = ""}).empty());
+}
+
+TEST(SerializeActionTest, AReceiptNamesTheMessageItAcknowledgesInItsThread) {
+  // XEP-0184 §5.1 example 2: a bodyless message with <received id=.../>, stored for the
+  // sender's devices that are offline (XEP-0334).
+  Outbound out;
+  std::vector<std::string> xml =
+      out.Serialize(AcknowledgeMessage{.to = J("northumberland@shakespeare.lit/westminster"),
+                                       .id = "richard2-4.1.247",
+                                       .kind = AcknowledgeMessage::Kind::kReceived,
+                                       .thread = "sleeping",
+                                       .from = J("bot@herald.localhost")});
+  ASSERT_EQ(xml.size(), 1u);
+  XmlElement receipt = One(xml[0]);
+  EXPECT_EQ(receipt.name(), "message");
+  EXPECT_EQ(receipt.Attr("to"), "northumberland@shakespeare.lit/westminster");
+  EXPECT_EQ(receipt.Attr("from"), "bot@herald.localhost");
+  EXPECT_EQ(receipt.Attr("type"), "chat");
+  EXPECT_EQ(receipt.Attr("id"), "h1");
+  const XmlElement* received = receipt.FindChild("received", ns::kReceipts);
+  ASSERT_NE(received, nullptr);
+  EXPECT_EQ(received->Attr("id"), "richard2-4.1.247");
+  EXPECT_EQ(receipt.ChildText("thread"), "sleeping");
+  EXPECT_NE(receipt.FindChild("store", ns::kHints), nullptr);
+  EXPECT_EQ(receipt.FindChild("body"), nullptr);
+  EXPECT_EQ(receipt.FindChild("displayed", ns::kChatMarkers), nullptr);
+}
+
+TEST(SerializeActionTest, ADisplayedMarkerNamesTheMessageAndNeedsAnId) {
+  Outbound out;
+  XmlElement marker = One(out.Serialize(AcknowledgeMessage{
+                                            .to = J("alice@localhost/phone"),
+                                            .id = "message-1",
+                                            .kind = AcknowledgeMessage::Kind::kDisplayed,
+                                        })
+                              .at(0));
+  const XmlElement* displayed = marker.FindChild("displayed", ns::kChatMarkers);
+  ASSERT_NE(displayed, nullptr);
+  EXPECT_EQ(displayed->Attr("id"), "message-1");
+  EXPECT_EQ(marker.FindChild("thread"), nullptr);
+  EXPECT_EQ(marker.FindChild("received", ns::kReceipts), nullptr);
+  EXPECT_EQ(marker.Attr("from"), "herald.localhost");  // stamped by the component
+
+  // A message without an id cannot be acknowledged (XEP-0184 §5.1, XEP-0333).
+  EXPECT_TRUE(out.Serialize(AcknowledgeMessage{.to = J("alice@localhost/phone")}).empty());
 }
 
 TEST(SerializeActionTest, JoiningARoomAsksForNoHistoryAndRemembersTheRoom) {
