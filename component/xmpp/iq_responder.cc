@@ -1,12 +1,40 @@
 #include "component/xmpp/iq_responder.h"
 
+#include <openssl/sha.h>
+
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/stanza.h"
 
 namespace herald::xmpp {
+namespace {
+
+std::vector<std::string> SortedUnique(std::vector<std::string> features) {
+  std::sort(features.begin(), features.end());
+  features.erase(std::unique(features.begin(), features.end()), features.end());
+  return features;
+}
+
+}  // namespace
+
+std::string CapsVerification(const DiscoIdentity& identity, std::vector<std::string> features) {
+  std::string input = absl::StrCat(identity.category, "/", identity.type, "//", identity.name, "<");
+  for (const std::string& feature : SortedUnique(std::move(features))) {
+    absl::StrAppend(&input, feature, "<");
+  }
+  unsigned char digest[SHA_DIGEST_LENGTH];
+  SHA1(reinterpret_cast<const unsigned char*>(input.data()), input.size(), digest);
+  return absl::Base64Escape(
+      absl::string_view(reinterpret_cast<const char*>(digest), sizeof(digest)));
+}
+
+std::string IqResponder::CapsVerification() const {
+  return xmpp::CapsVerification(identity_, features_);
+}
 
 IqResponder::IqResponder(DiscoIdentity identity, std::string version)
     : identity_(std::move(identity)),
@@ -31,9 +59,13 @@ std::optional<XmlElement> IqResponder::Answer(const XmlElement& iq) const {
 
   const std::string& xmlns = payload->xmlns();
   if (type == "get" && payload->name() == "query" && xmlns == ns::kDiscoInfo) {
-    // Herald has no disco nodes: a node it does not know is item-not-found (XEP-0030 §3.1).
-    if (!payload->Attr("node").empty()) return MakeStanzaError(iq, "cancel", "item-not-found");
-    return DiscoInfo(iq);
+    // Herald's only node is its caps node (XEP-0115 §6.2); any other is item-not-found
+    // (XEP-0030 §3.1).
+    const std::string_view node = payload->Attr("node");
+    if (!node.empty() && node != absl::StrCat(kCapsNode, "#", CapsVerification())) {
+      return MakeStanzaError(iq, "cancel", "item-not-found");
+    }
+    return DiscoInfo(iq, node);
   }
   if (type == "get" && payload->name() == "query" && xmlns == ns::kDiscoItems) {
     if (!payload->Attr("node").empty()) return MakeStanzaError(iq, "cancel", "item-not-found");
@@ -52,17 +84,17 @@ std::optional<XmlElement> IqResponder::Answer(const XmlElement& iq) const {
   return MakeStanzaError(iq, "cancel", "service-unavailable");
 }
 
-XmlElement IqResponder::DiscoInfo(const XmlElement& iq) const {
+XmlElement IqResponder::DiscoInfo(const XmlElement& iq, std::string_view node) const {
   XmlElement reply = MakeIqResult(iq);
   XmlElement& info = reply.AddChild("query", ns::kDiscoInfo);
+  if (!node.empty()) info.SetAttr("node", node);
   XmlElement& identity = info.AddChild("identity");
   identity.SetAttr("category", identity_.category)
       .SetAttr("type", identity_.type)
       .SetAttr("name", identity_.name);
-  std::vector<std::string> features = features_;
-  std::sort(features.begin(), features.end());
-  features.erase(std::unique(features.begin(), features.end()), features.end());
-  for (const std::string& feature : features) info.AddChild("feature").SetAttr("var", feature);
+  for (const std::string& feature : SortedUnique(features_)) {
+    info.AddChild("feature").SetAttr("var", feature);
+  }
   return reply;
 }
 

@@ -111,7 +111,8 @@ void XmppSession::SetOwnJid(Jid jid) {
   outbound_ = OutboundContext{.mode = options_.mode,
                               .own_jid = own_jid_,
                               .max_stanza_bytes = options_.max_outbound_stanza_bytes,
-                              .next_id = [this] { return NextId(); }};
+                              .next_id = [this] { return NextId(); },
+                              .caps_ver = responder_.CapsVerification()};
 }
 
 asio::awaitable<void> XmppSession::Run() {
@@ -180,6 +181,7 @@ asio::awaitable<absl::Status> XmppSession::RunConnection(bool& was_online) {
         // RFC 6121 §2.2: fetch the roster before announcing presence. Both go ahead of
         // whatever waited in the queue during the outage.
         XmlElement presence("presence");
+        AddCaps(presence, outbound_.caps_ver);
         std::string xml;
         AppendXml(presence, content_namespace(), xml);
         queue_.PushFront(std::move(xml));

@@ -357,6 +357,14 @@ void SerializeChatMessage(const SendMessage& message, const OutboundContext& con
   }
 }
 
+void AddCaps(XmlElement& presence, std::string_view ver) {
+  if (ver.empty()) return;
+  presence.AddChild("c", ns::kCaps)
+      .SetAttr("hash", "sha-1")
+      .SetAttr("node", kCapsNode)
+      .SetAttr("ver", ver);
+}
+
 void SerializeAction(const OutboundAction& action, const OutboundContext& context,
                      absl::flat_hash_set<std::string>& rooms, SerializedStanzas& out) {
   if (const auto* message = std::get_if<SendMessage>(&action)) {
@@ -366,6 +374,7 @@ void SerializeAction(const OutboundAction& action, const OutboundContext& contex
     if (!presence->to.empty()) stanza.SetAttr("to", presence->to.ToString());
     if (!presence->type.empty()) stanza.SetAttr("type", presence->type);
     if (!presence->from.empty()) stanza.SetAttr("from", presence->from.ToString());
+    if (presence->type.empty()) AddCaps(stanza, context.caps_ver);
     Append(std::move(stanza), context, out);
   } else if (const auto* state = std::get_if<SendChatState>(&action)) {
     if (!IsChatState(state->state)) {
@@ -415,6 +424,7 @@ void SerializeAction(const OutboundAction& action, const OutboundContext& contex
       // XEP-0045 §7.2.14: no history replay; what was said before Herald came is not a turn.
       x.AddChild("history").SetAttr("maxchars", "0");
       if (!join->password.empty()) x.AddChild("password").AddText(join->password);
+      AddCaps(stanza, context.caps_ver);
       rooms.insert(join->room.BareString());
     }
     Append(std::move(stanza), context, out);

@@ -87,7 +87,14 @@ struct OutboundContext {
   size_t max_stanza_bytes = 64 * 1024;
   // A fresh stanza id for each message.
   std::function<std::string()> next_id;
+  // The ver of Herald's entity capabilities (IqResponder::CapsVerification), which available
+  // presence carries; "" for none.
+  std::string caps_ver;
 };
+
+// Adds XEP-0115 entity capabilities (<c hash='sha-1' node=kCapsNode ver=.../>) to an available
+// presence; nothing when `ver` is empty.
+void AddCaps(XmlElement& presence, std::string_view ver);
 
 // True for the XEP-0085 states: active, composing, paused, inactive, gone.
 bool IsChatState(std::string_view state);

@@ -12,6 +12,8 @@
         alice.send_marked("agent.localhost", "hi", "id-1")      # asks for a receipt and marker
         alice.exchange_from("agent.localhost", within=10)       # [("received", "id-1"), ...]
         alice.features_of("agent.localhost")                    # disco#info features
+        alice.disco_info("agent.localhost", node)               # (identities, features)
+        alice.caps_of("lobby@conference.localhost/herald")      # caps seen on joining
 
 The client verifies the server's certificate against the throwaway CA the server made,
 with hostname checking on: it costs nothing on loopback and proves the certificate Herald
@@ -36,6 +38,7 @@ DELAY = "urn:xmpp:delay"
 PING = "urn:xmpp:ping"
 RECEIPTS = "urn:xmpp:receipts"          # XEP-0184
 MARKERS = "urn:xmpp:chat-markers:0"     # XEP-0333
+CAPS = "http://jabber.org/protocol/caps"  # XEP-0115
 
 
 class ClientError(RuntimeError):
@@ -53,6 +56,7 @@ class Client:
         self._presences = None
         self.xmpp = None
         self._rooms = {}  # room bare JID -> our nick
+        self._caps = {}   # occupant JID -> the attributes of the caps its presence carried
 
     def __enter__(self):
         self.connect()
@@ -247,6 +251,27 @@ class Client:
         """The features jid announces in disco#info."""
         return self._run(self._features(jid, timeout), timeout + 2, "query disco#info")
 
+    def caps_of(self, occupant):
+        """The attributes (hash, node, ver) of the XEP-0115 caps in the presence `occupant`
+        (room/nick) had when we joined its room, or None."""
+        return self._caps.get(occupant)
+
+    def disco_info(self, jid, node=None, timeout=5.0):
+        """disco#info of jid (at `node`): ([(category, type, lang, name)], [feature])."""
+        return self._run(self._disco_info_of(jid, node, timeout), timeout + 2, "query disco#info")
+
+    async def _disco_info_of(self, jid, node, timeout):
+        iq = self.xmpp.make_iq_get(queryxmlns=DISCO_INFO, ito=jid)
+        if node is not None:
+            iq.xml.find(f"{{{DISCO_INFO}}}query").set("node", node)
+        result = await iq.send(timeout=timeout)
+        query = result.xml.find(f"{{{DISCO_INFO}}}query")
+        lang = "{http://www.w3.org/XML/1998/namespace}lang"
+        identities = [(i.get("category"), i.get("type"), i.get(lang, ""), i.get("name", ""))
+                      for i in query.findall(f"{{{DISCO_INFO}}}identity")]
+        features = [f.get("var") for f in query.findall(f"{{{DISCO_INFO}}}feature")]
+        return identities, features
+
     async def _features(self, jid, timeout):
         iq = self.xmpp.make_iq_get(queryxmlns=DISCO_INFO, ito=jid)
         result = await iq.send(timeout=timeout)
@@ -299,6 +324,9 @@ class Client:
                 return occupants, created
             if pres["type"] != "unavailable":
                 occupants.add(pres["from"].resource)
+                caps = pres.xml.find(f"{{{CAPS}}}c")
+                if caps is not None:
+                    self._caps[str(pres["from"])] = dict(caps.attrib)
 
     async def _accept_default_config(self, room):
         iq = self.xmpp.make_iq_set(ito=room)

@@ -123,6 +123,17 @@ class _ConversationBase:
                                     f"{self.diagnosis()}")
         return reply
 
+    def join_room(self, client):
+        """Joins, retrying while the room is still locked by its creator's configuration."""
+        deadline = time.monotonic() + ROOM_READY
+        while True:
+            try:
+                return client.join_room(self.room, "alice")
+            except ClientError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.3)
+
     def history_of(self, jid, count):
         """alice's history.md once it holds at least count entries (the write follows the
         reply), or whatever it holds after FILES seconds."""
@@ -222,17 +233,6 @@ class _ConversationTests(_ConversationBase):
         self.assertFalse(alice.exists(room, timeout=2),
                          f"Herald created {room} again\n{self.diagnosis()}")
         self.assertIn("not rejoining", agent.log())
-
-    def join_room(self, client):
-        """Joins, retrying while the room is still locked by its creator's configuration."""
-        deadline = time.monotonic() + ROOM_READY
-        while True:
-            try:
-                return client.join_room(self.room, "alice")
-            except ClientError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.3)
 
     def test_both_sides_of_a_conversation_are_written_to_the_users_history(self):
         llm = self.fake_llm()

@@ -97,6 +97,45 @@ TEST(IqResponderTest, AdvertisesAddedFeaturesOnceAndSorted) {
                 "http://jabber.org/protocol/disco#items", "jabber:iq:version", "urn:xmpp:ping"}));
 }
 
+TEST(CapsVerificationTest, MatchesTheSimpleExampleOfXep0115) {
+  // XEP-0115 §5.2: "client/pc//Exodus 0.9.1<http://jabber.org/protocol/caps<
+  // http://jabber.org/protocol/disco#info<http://jabber.org/protocol/disco#items<
+  // http://jabber.org/protocol/muc<", in any order of the features.
+  EXPECT_EQ(CapsVerification(
+                {.category = "client", .type = "pc", .name = "Exodus 0.9.1"},
+                {"http://jabber.org/protocol/muc", "http://jabber.org/protocol/disco#info",
+                 "http://jabber.org/protocol/caps", "http://jabber.org/protocol/disco#items"}),
+            "QgayPKawpkPSDYmwT/WM94uAlu0=");
+}
+
+TEST(IqResponderTest, AnswersDiscoInfoAtItsCapsNodeAndNoOtherNode) {
+  IqResponder responder = Responder();
+  responder.AddFeature("urn:xmpp:receipts");
+  const std::string ver = responder.CapsVerification();
+  // What disco#info says is what the ver hashes (features sorted, duplicates once).
+  EXPECT_EQ(ver, CapsVerification({.category = "component", .type = "generic", .name = "Herald"},
+                                  {"urn:xmpp:receipts", "http://jabber.org/protocol/disco#info",
+                                   "http://jabber.org/protocol/disco#items", "urn:xmpp:ping",
+                                   "jabber:iq:version", "urn:xmpp:ping"}));
+  const std::string node = absl::StrCat(kCapsNode, "#", ver);
+  OneStanza at_caps(
+      absl::StrCat("<iq type='get' id='c' from='a@b/c'><query "
+                   "xmlns='http://jabber.org/protocol/disco#info' node='",
+                   node, "'/></iq>"));
+  std::optional<XmlElement> reply = responder.Answer(at_caps.get());
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(reply->Attr("type"), "result");
+  const XmlElement* query = reply->FindChild("query", ns::kDiscoInfo);
+  ASSERT_NE(query, nullptr);
+  EXPECT_EQ(query->Attr("node"), node);
+  EXPECT_NE(query->FindChild("identity"), nullptr);
+
+  OneStanza stale(
+      "<iq type='get' id='s' from='a@b/c'><query xmlns='http://jabber.org/protocol/disco#info' "
+      "node='urn:herald:caps#c3RhbGU='/></iq>");
+  EXPECT_EQ(ErrorOf(*responder.Answer(stale.get())), "item-not-found");
+}
+
 TEST(IqResponderTest, AnswersUnknownRequestsWithServiceUnavailable) {
   OneStanza iq("<iq type='set' id='s' from='a@b/c'><x xmlns='urn:example:unknown'/></iq>");
   std::optional<XmlElement> reply = Responder().Answer(iq.get());

@@ -846,6 +846,36 @@ TEST(SerializeActionTest, ADisplayedMarkerNamesTheMessageAndNeedsAnId) {
   EXPECT_TRUE(out.Serialize(AcknowledgeMessage{.to = J("alice@localhost/phone")}).empty());
 }
 
+TEST(SerializeActionTest, AvailablePresenceAndRoomJoinsCarryEntityCapabilities) {
+  Outbound out;
+  out.context.caps_ver = "QgayPKawpkPSDYmwT/WM94uAlu0=";
+  auto caps_of = [](const XmlElement& presence) { return presence.FindChild("c", ns::kCaps); };
+  XmlElement available = One(out.Serialize(SendPresence{.to = J("alice@localhost")}).at(0));
+  const XmlElement* caps = caps_of(available);
+  ASSERT_NE(caps, nullptr);
+  EXPECT_EQ(caps->Attr("hash"), "sha-1");
+  EXPECT_EQ(caps->Attr("node"), kCapsNode);
+  EXPECT_EQ(caps->Attr("ver"), "QgayPKawpkPSDYmwT/WM94uAlu0=");
+  XmlElement join =
+      One(out.Serialize(JoinRoom{.room = J("room@conference.localhost"), .nick = "herald"}).at(0));
+  EXPECT_NE(caps_of(join), nullptr);
+
+  // Not on presence that is not availability, nor when there are no caps to give.
+  for (const char* type : {"unavailable", "subscribe", "subscribed", "unsubscribed"}) {
+    EXPECT_EQ(
+        caps_of(One(out.Serialize(SendPresence{.to = J("alice@localhost"), .type = type}).at(0))),
+        nullptr)
+        << type;
+  }
+  XmlElement leave =
+      One(out.Serialize(
+                 JoinRoom{.room = J("room@conference.localhost"), .nick = "herald", .leave = true})
+              .at(0));
+  EXPECT_EQ(caps_of(leave), nullptr);
+  out.context.caps_ver.clear();
+  EXPECT_EQ(caps_of(One(out.Serialize(SendPresence{.to = J("alice@localhost")}).at(0))), nullptr);
+}
+
 TEST(SerializeActionTest, JoiningARoomAsksForNoHistoryAndRemembersTheRoom) {
   Outbound out;
   XmlElement join = One(out.Serialize(JoinRoom{.room = J("room@conference.localhost"),
