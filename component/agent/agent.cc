@@ -18,6 +18,8 @@ using base::ConversationRef;
 constexpr absl::Duration kRefusalInterval = absl::Hours(1);
 // Bound the memory a flood of distinct refused senders can take.
 constexpr size_t kMaxRemembered = 10000;
+// An ad-hoc command's answer is one IQ, which must stay under max_outbound_stanza_bytes.
+constexpr size_t kMaxAdhocNoteBytes = 32 * 1024;
 
 constexpr char kBusy[] =
     "I'm still working on your earlier messages; please wait a moment and try again.";
@@ -62,6 +64,8 @@ void Agent::Handle(xmpp::InboundEvent&& event) {
           OnSubscriptionRequest(e);
         } else if constexpr (std::is_same_v<T, xmpp::RosterReceived>) {
           OnRoster(e);
+        } else if constexpr (std::is_same_v<T, xmpp::CommandRequest>) {
+          OnCommandRequest(e);
         }
       },
       event);
@@ -256,24 +260,118 @@ CommandContext Agent::ContextFor(Conversation& conversation, const base::Convers
                         .dev = dev_jids_.contains(message.author)};
 }
 
-void Agent::RunCommand(Conversation& conversation, SlashCommand command, IncomingMessage message) {
+void Agent::RunCommand(Conversation& conversation, SlashCommand command, IncomingMessage message,
+                       CommandReply reply) {
   const base::ConversationRef session = SessionOf(conversation, message);
   const CommandContext context = ContextFor(conversation, session, message, command);
-  if (std::optional<std::string> reply = AnswerSlashCommandNow(context)) {
-    SayTo(services_, message, *std::move(reply));
+  if (std::optional<std::string> answer = AnswerSlashCommandNow(context)) {
+    if (reply) {
+      reply(*std::move(answer));
+    } else {
+      SayTo(services_, message, *std::move(answer));
+    }
     return;
   }
-  asio::co_spawn(services_.io,
-                 RunCommandLater(conversation, std::move(command), std::move(message)),
-                 asio::detached);
+  asio::co_spawn(
+      services_.io,
+      RunCommandLater(conversation, std::move(command), std::move(message), std::move(reply)),
+      asio::detached);
 }
 
 asio::awaitable<void> Agent::RunCommandLater(Conversation& conversation, SlashCommand command,
-                                             IncomingMessage message) {
+                                             IncomingMessage message, CommandReply reply) {
   const base::ConversationRef session = SessionOf(conversation, message);
   const CommandContext context = ContextFor(conversation, session, message, command);
-  std::string reply = co_await RunSlashCommand(context);
-  SayTo(services_, message, std::move(reply));
+  std::string answer = co_await RunSlashCommand(context);
+  if (reply) {
+    reply(std::move(answer));
+  } else {
+    SayTo(services_, message, std::move(answer));
+  }
+}
+
+void Agent::OnCommandRequest(const xmpp::CommandRequest& request) {
+  using Kind = xmpp::CommandRequest::Kind;
+  xmpp::AnswerCommand answer{.to = request.from,
+                             .iq_id = request.iq_id,
+                             .kind = request.kind,
+                             .node = request.node,
+                             .session_id = request.session_id,
+                             .from = request.to};
+  if (!policy_.Allows(request.from)) {
+    LOG(INFO) << "access: refused ad-hoc commands to " << request.from.BareString()
+              << " (not in [agent] allowed_jids / allowed_domains)";
+    answer.error = "forbidden";
+    services_.act(answer);
+    return;
+  }
+  const std::string sender = request.from.BareString();
+  const bool dev = dev_jids_.contains(sender);
+  const absl::Time now = services_.clock();
+  if (request.kind == Kind::kList) {
+    answer.items = AdhocCommandItems(dev);
+    services_.act(answer);
+    return;
+  }
+  const CommandEntry* entry = FindCommand(request.node);
+  if (entry == nullptr || (entry->who == Who::kDev && !dev)) {
+    answer.error = "item-not-found";
+    services_.act(answer);
+    return;
+  }
+  if (request.kind == Kind::kCancel) {
+    adhoc_sessions_.Finish(request.session_id, request.node, sender, now);
+    answer.status = xmpp::AnswerCommand::Status::kCanceled;
+    services_.act(answer);
+    return;
+  }
+  std::string arguments;
+  if (!entry->arguments.empty()) {
+    if (request.session_id.empty()) {
+      // The first step: the form that asks for the arguments.
+      answer.session_id = adhoc_sessions_.Start(std::string(entry->name), sender, now);
+      answer.status = xmpp::AnswerCommand::Status::kExecuting;
+      answer.form_title = absl::StrCat("/", AbslView(entry->name));
+      answer.note = std::string(entry->help);
+      answer.fields.push_back({.var = "arguments", .label = std::string(entry->arguments)});
+      services_.act(answer);
+      return;
+    }
+    if (!adhoc_sessions_.Finish(request.session_id, request.node, sender, now)) {
+      answer.error = "bad-sessionid";
+      services_.act(answer);
+      return;
+    }
+    for (const auto& [var, value] : request.fields) {
+      if (var == "arguments") arguments = value;
+    }
+  }
+  const std::string body =
+      absl::StrCat("/", AbslView(entry->name), arguments.empty() ? "" : " ", arguments);
+  std::optional<SlashCommand> command = ParseSlashCommand(body);
+  if (!command.has_value()) {
+    answer.error = "bad-request";
+    services_.act(answer);
+    return;
+  }
+  IncomingMessage incoming{.reply_to = request.from,
+                           .own = request.to.Bare(),
+                           .author = sender,
+                           .body = body,
+                           .received = now};
+  Conversation& conversation =
+      ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = sender});
+  RunCommand(conversation, *std::move(command), std::move(incoming),
+             [this, answer](std::string text) mutable {
+               if (text.size() > kMaxAdhocNoteBytes) {
+                 size_t cut = kMaxAdhocNoteBytes;  // not inside a UTF-8 sequence
+                 while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+                 text.resize(cut);
+                 text.append("\n[… cut]");
+               }
+               answer.note = std::move(text);
+               services_.act(answer);
+             });
 }
 
 void Agent::OnSubscriptionRequest(const xmpp::SubscriptionRequest& request) {

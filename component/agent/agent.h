@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "component/agent/access_policy.h"
+#include "component/agent/adhoc_commands.h"
 #include "component/agent/conversation.h"
 #include "component/agent/injection_screen.h"
 #include "component/agent/rate_limiter.h"
@@ -91,12 +92,17 @@ class Agent {
                 std::string_view who = "", const std::string& run_id = "");
   // Answers a slash command (slash_commands.h) and says the reply: at once for most, in a
   // coroutine (RunCommandLater) for one that has to wait.
-  void RunCommand(Conversation& conversation, SlashCommand command, IncomingMessage message);
+  // `reply` takes the answer instead when given (an ad-hoc command's IQ result).
+  using CommandReply = std::function<void(std::string reply)>;
+  void RunCommand(Conversation& conversation, SlashCommand command, IncomingMessage message,
+                  CommandReply reply = nullptr);
+  // XEP-0050: lists the commands the sender may run, or runs one (adhoc_commands.h).
+  void OnCommandRequest(const xmpp::CommandRequest& request);
   // What a command's handler may use; every reference must outlive the handler.
   CommandContext ContextFor(Conversation& conversation, const base::ConversationRef& session,
                             const IncomingMessage& message, const SlashCommand& command);
   asio::awaitable<void> RunCommandLater(Conversation& conversation, SlashCommand command,
-                                        IncomingMessage message);
+                                        IncomingMessage message, CommandReply reply);
   Conversation& ConversationFor(const base::ConversationRef& ref);
 
   AccessPolicy policy_;
@@ -119,6 +125,8 @@ class Agent {
   // Last "slow down" per bare JID: one warning per window, not one per flooded message.
   absl::flat_hash_map<std::string, absl::Time> rate_warned_at_;
   uint64_t next_conversation_ = 0;
+  // Ad-hoc commands waiting for their form.
+  AdhocSessions adhoc_sessions_;
 };
 
 }  // namespace herald::agent

@@ -76,6 +76,8 @@ constexpr CommandEntry kCommands[] = {
 
 }  // namespace
 
+std::span<const CommandEntry> CommandTable() { return kCommands; }
+
 const CommandEntry* FindCommand(std::string_view name) {
   for (const CommandEntry& entry : kCommands) {
     if (entry.name == name) return &entry;

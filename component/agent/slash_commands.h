@@ -19,6 +19,7 @@
 
 #include <asio.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -65,6 +66,8 @@ struct CommandEntry {
   std::variant<CommandAnswer, CommandHandler> run;
 };
 
+// Every row, in /help order.
+std::span<const CommandEntry> CommandTable();
 // The row of the command called `name`, or nullptr.
 const CommandEntry* FindCommand(std::string_view name);
 bool IsKnownCommand(std::string_view name);

@@ -9,12 +9,28 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
 #include "component/xmpp/jid.h"
 
 namespace herald::xmpp {
+
+// XEP-0050 ad-hoc commands: someone asks which commands Herald offers (disco#items at the
+// commands node), runs one (a first step, or a form submitted in a session), or cancels a
+// session. Each request is answered with an AnswerCommand carrying its iq_id.
+struct CommandRequest {
+  enum class Kind { kList, kExecute, kCancel };
+  Jid from;
+  Jid to;
+  std::string iq_id;
+  Kind kind = Kind::kList;
+  std::string node;        // the command: kExecute, kCancel
+  std::string session_id;  // "" when a command starts
+  // A submitted form's fields, var and value (a multi-value field's values joined by newlines).
+  std::vector<std::pair<std::string, std::string>> fields;
+};
 
 // A 1:1 message with a body (type "chat" or "normal"). Errors and groupchat are not this.
 struct ChatMessage {
@@ -93,8 +109,9 @@ struct SelfPingResult {
   std::string condition;  // the error condition when there was one
 };
 
-using InboundEvent = std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline,
-                                  GroupMessage, RoomPresence, RoomInvite, SelfPingResult>;
+using InboundEvent =
+    std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline, GroupMessage,
+                 RoomPresence, RoomInvite, SelfPingResult, CommandRequest>;
 
 struct SendMessage {
   Jid to;
@@ -151,6 +168,33 @@ struct AcknowledgeMessage {
   Jid from;
 };
 
+// The answer to a CommandRequest: the commands offered (kList), or a command's outcome — done
+// with its text, waiting for a form to be filled in, or canceled — or an error.
+struct AnswerCommand {
+  enum class Status { kCompleted, kExecuting, kCanceled };
+  struct Item {
+    std::string node;
+    std::string name;
+  };
+  struct Field {
+    std::string var;
+    std::string label;
+  };
+  Jid to;
+  std::string iq_id;
+  CommandRequest::Kind kind = CommandRequest::Kind::kList;
+  std::vector<Item> items;  // kList
+  std::string node;
+  std::string session_id;
+  Status status = Status::kCompleted;
+  std::string note;  // kCompleted: the command's answer; kExecuting: what to fill in
+  std::string form_title;
+  std::vector<Field> fields;  // kExecuting: the form's text fields
+  // Set for a refusal: "forbidden", "item-not-found", "bad-request" or "bad-sessionid".
+  std::string error;
+  Jid from;
+};
+
 // A raw stanza from a developer's /raw command, already checked with ValidateRawStanza.
 struct SendRawStanza {
   std::string xml;
@@ -163,7 +207,8 @@ struct SendPresence {
   Jid from;
 };
 
-using OutboundAction = std::variant<SendMessage, SendPresence, SendChatState, AcknowledgeMessage,
-                                    JoinRoom, SelfPing, ConfigureRoom, SendRawStanza>;
+using OutboundAction =
+    std::variant<SendMessage, SendPresence, SendChatState, AcknowledgeMessage, AnswerCommand,
+                 JoinRoom, SelfPing, ConfigureRoom, SendRawStanza>;
 
 }  // namespace herald::xmpp

@@ -28,8 +28,9 @@ inline constexpr char kConference[] = "jabber:x:conference";  // XEP-0249 direct
 inline constexpr char kDelay[] = "urn:xmpp:delay";
 inline constexpr char kLegacyDelay[] = "jabber:x:delay";  // XEP-0091, still sent by old rooms
 inline constexpr char kHints[] = "urn:xmpp:hints";
-inline constexpr char kCaps[] = "http://jabber.org/protocol/caps";  // XEP-0115
-inline constexpr char kReceipts[] = "urn:xmpp:receipts";            // XEP-0184
-inline constexpr char kChatMarkers[] = "urn:xmpp:chat-markers:0";   // XEP-0333
+inline constexpr char kCommands[] = "http://jabber.org/protocol/commands";  // XEP-0050
+inline constexpr char kCaps[] = "http://jabber.org/protocol/caps";          // XEP-0115
+inline constexpr char kReceipts[] = "urn:xmpp:receipts";                    // XEP-0184
+inline constexpr char kChatMarkers[] = "urn:xmpp:chat-markers:0";           // XEP-0333
 
 }  // namespace herald::xmpp::ns

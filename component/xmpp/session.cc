@@ -71,6 +71,7 @@ XmppSession::XmppSession(asio::io_context& io, SessionOptions options, EventSink
   responder_.AddFeature(ns::kReceipts);
   responder_.AddFeature(ns::kChatMarkers);
   responder_.AddFeature(ns::kMuc);
+  responder_.AddFeature(ns::kCommands);
   if (options_.mode == SessionMode::kComponent) {
     SetOwnJid(Jid::Parse(options_.component_domain).value());
   } else {

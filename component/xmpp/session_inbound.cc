@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "component/xmpp/adhoc_commands.h"
 #include "component/xmpp/coroutine_util.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/session.h"
@@ -68,6 +69,11 @@ void XmppSession::HandleIq(const XmlElement& iq) {
       roster_id_.clear();
       Emit(TranslateRoster(iq));
     }
+    return;
+  }
+  // Ad-hoc commands are the agent's to answer (it knows the commands and who may run them).
+  if (std::optional<CommandRequest> request = TranslateCommandRequest(iq)) {
+    Emit(*std::move(request));
     return;
   }
   if (std::optional<XmlElement> reply =

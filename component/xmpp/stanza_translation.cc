@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
+#include "component/xmpp/adhoc_commands.h"
 #include "component/xmpp/body_split.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/raw_stanza.h"
@@ -404,6 +405,8 @@ void SerializeAction(const OutboundAction& action, const OutboundContext& contex
     if (!ack->thread.empty()) stanza.AddChild("thread").AddText(ack->thread);
     stanza.AddChild("store", ns::kHints);
     Append(std::move(stanza), context, out);
+  } else if (const auto* answer = std::get_if<AnswerCommand>(&action)) {
+    Append(CommandAnswerStanza(*answer, context.own_jid), context, out);
   } else if (const auto* join = std::get_if<JoinRoom>(&action)) {
     // The nick becomes a resource: it must be one, or the server would refuse the stanza.
     absl::StatusOr<Jid> occupant =

@@ -14,6 +14,8 @@
         alice.features_of("agent.localhost")                    # disco#info features
         alice.disco_info("agent.localhost", node)               # (identities, features)
         alice.caps_of("lobby@conference.localhost/herald")      # caps seen on joining
+        alice.commands_of("agent.localhost")                    # [(node, name)] (XEP-0050)
+        alice.run_command("agent.localhost", "ping")            # {"status": ..., "note": ...}
 
 The client verifies the server's certificate against the throwaway CA the server made,
 with hostname checking on: it costs nothing on loopback and proves the certificate Herald
@@ -39,6 +41,9 @@ PING = "urn:xmpp:ping"
 RECEIPTS = "urn:xmpp:receipts"          # XEP-0184
 MARKERS = "urn:xmpp:chat-markers:0"     # XEP-0333
 CAPS = "http://jabber.org/protocol/caps"  # XEP-0115
+COMMANDS = "http://jabber.org/protocol/commands"  # XEP-0050
+DISCO_ITEMS = "http://jabber.org/protocol/disco#items"
+DATA_FORMS = "jabber:x:data"
 
 
 class ClientError(RuntimeError):
@@ -271,6 +276,52 @@ class Client:
                       for i in query.findall(f"{{{DISCO_INFO}}}identity")]
         features = [f.get("var") for f in query.findall(f"{{{DISCO_INFO}}}feature")]
         return identities, features
+
+    def commands_of(self, jid, timeout=5.0):
+        """The ad-hoc commands jid offers us, [(node, name)]; raises ClientError with the
+        error condition when it refuses."""
+        return self._run(self._commands_of(jid, timeout), timeout + 2, "list commands")
+
+    async def _commands_of(self, jid, timeout):
+        iq = self.xmpp.make_iq_get(queryxmlns=DISCO_ITEMS, ito=jid)
+        iq.xml.find(f"{{{DISCO_ITEMS}}}query").set("node", COMMANDS)
+        try:
+            result = await iq.send(timeout=timeout)
+        except IqError as e:
+            raise ClientError(e.iq["error"]["condition"]) from e
+        query = result.xml.find(f"{{{DISCO_ITEMS}}}query")
+        return [(i.get("node"), i.get("name")) for i in query.findall(f"{{{DISCO_ITEMS}}}item")]
+
+    def run_command(self, jid, node, session=None, fields=None, action=None, timeout=10.0):
+        """Runs (or with action="cancel" cancels) an ad-hoc command; `fields` submits a form
+        in `session`. A dict: status, sessionid, note, fields (the vars of a form to fill
+        in), or error (the condition of a refusal)."""
+        return self._run(self._run_command(jid, node, session, fields, action, timeout),
+                         timeout + 2, f"run command {node}")
+
+    async def _run_command(self, jid, node, session, fields, action, timeout):
+        iq = self.xmpp.make_iq_set(ito=jid)
+        command = ET.SubElement(iq.xml, f"{{{COMMANDS}}}command", {"node": node})
+        if session:
+            command.set("sessionid", session)
+        if action:
+            command.set("action", action)
+        if fields:
+            form = ET.SubElement(command, f"{{{DATA_FORMS}}}x", {"type": "submit"})
+            for var, value in fields.items():
+                field = ET.SubElement(form, f"{{{DATA_FORMS}}}field", {"var": var})
+                ET.SubElement(field, f"{{{DATA_FORMS}}}value").text = value
+        try:
+            result = await iq.send(timeout=timeout)
+        except IqError as e:
+            return {"error": e.iq["error"]["condition"]}
+        command = result.xml.find(f"{{{COMMANDS}}}command")
+        note = command.find(f"{{{COMMANDS}}}note")
+        form = command.find(f"{{{DATA_FORMS}}}x")
+        return {"status": command.get("status"), "sessionid": command.get("sessionid"),
+                "note": None if note is None else note.text,
+                "fields": [] if form is None else
+                [f.get("var") for f in form.findall(f"{{{DATA_FORMS}}}field")]}
 
     async def _features(self, jid, timeout):
         iq = self.xmpp.make_iq_get(queryxmlns=DISCO_INFO, ito=jid)

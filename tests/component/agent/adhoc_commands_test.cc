@@ -1,0 +1,174 @@
+// The slash-command table as XEP-0050 ad-hoc commands: who sees which commands, running one at
+// once, a command with arguments asking for them in a form first, sessions that belong to their
+// owner and expire, and refusals for strangers and unknown commands.
+#include "component/agent/adhoc_commands.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "component/agent/agent.h"
+#include "gtest/gtest.h"
+#include "tests/component/agent/agent_fixture.h"
+
+namespace herald::agent {
+namespace {
+
+using testing::AgentFixture;
+using testing::J;
+using Kind = xmpp::CommandRequest::Kind;
+using Status = xmpp::AnswerCommand::Status;
+
+class AdhocCommandsTest : public AgentFixture {
+ protected:
+  void Request(std::string from, Kind kind, std::string node = "", std::string session = "",
+               std::vector<std::pair<std::string, std::string>> fields = {}) {
+    agent_->Handle(xmpp::CommandRequest{.from = J(from),
+                                        .to = J("agent.localhost"),
+                                        .iq_id = absl::StrCat("iq", ++iq_),
+                                        .kind = kind,
+                                        .node = std::move(node),
+                                        .session_id = std::move(session),
+                                        .fields = std::move(fields)});
+  }
+
+  std::vector<xmpp::AnswerCommand> Answers() const {
+    std::vector<xmpp::AnswerCommand> out;
+    for (const auto& action : actions_) {
+      if (const auto* answer = std::get_if<xmpp::AnswerCommand>(&action)) out.push_back(*answer);
+    }
+    return out;
+  }
+
+  // The answer to the last request, once it came.
+  xmpp::AnswerCommand Last() {
+    const std::string id = absl::StrCat("iq", iq_);
+    EXPECT_TRUE(RunUntil([&] {
+      for (const auto& answer : Answers()) {
+        if (answer.iq_id == id) return true;
+      }
+      return false;
+    }));
+    for (const auto& answer : Answers()) {
+      if (answer.iq_id == id) return answer;
+    }
+    return {};
+  }
+
+  static std::vector<std::string> Nodes(const xmpp::AnswerCommand& answer) {
+    std::vector<std::string> nodes;
+    for (const auto& item : answer.items) nodes.push_back(item.node);
+    return nodes;
+  }
+
+  int iq_ = 0;
+};
+
+TEST_F(AdhocCommandsTest, EachUserSeesTheCommandsTheyMayRun) {
+  Request("alice@localhost/phone", Kind::kList);
+  xmpp::AnswerCommand alice = Last();
+  EXPECT_TRUE(alice.error.empty());
+  EXPECT_EQ(alice.to, J("alice@localhost/phone"));
+  EXPECT_EQ(alice.from, J("agent.localhost"));
+  std::vector<std::string> nodes = Nodes(alice);
+  ASSERT_FALSE(nodes.empty());
+  EXPECT_EQ(nodes.front(), "help");  // table order, no slash
+  EXPECT_NE(std::find(nodes.begin(), nodes.end(), "ping"), nodes.end());
+  EXPECT_EQ(std::find(nodes.begin(), nodes.end(), "raw"), nodes.end());
+  EXPECT_EQ(std::find(nodes.begin(), nodes.end(), "debug"), nodes.end());
+
+  Request("dev@localhost/laptop", Kind::kList);
+  nodes = Nodes(Last());
+  EXPECT_NE(std::find(nodes.begin(), nodes.end(), "raw"), nodes.end());
+}
+
+TEST_F(AdhocCommandsTest, AStrangerIsRefusedWhateverTheyAsk) {
+  Request("mallory@evil.example/x", Kind::kList);
+  EXPECT_EQ(Last().error, "forbidden");
+  Request("mallory@evil.example/x", Kind::kExecute, "ping");
+  EXPECT_EQ(Last().error, "forbidden");
+  EXPECT_TRUE(Messages().empty());
+}
+
+TEST_F(AdhocCommandsTest, ACommandWithoutArgumentsRunsAtOnceAndAnswersInTheResult) {
+  Request("alice@localhost/phone", Kind::kExecute, "ping");
+  xmpp::AnswerCommand answer = Last();
+  EXPECT_TRUE(answer.error.empty());
+  EXPECT_EQ(answer.status, Status::kCompleted);
+  EXPECT_EQ(answer.node, "ping");
+  EXPECT_EQ(answer.note.rfind("pong", 0), 0u) << answer.note;
+  EXPECT_TRUE(Messages().empty());  // the answer is the IQ's, not a chat message
+  EXPECT_TRUE(model_->requests.empty());
+}
+
+TEST_F(AdhocCommandsTest, ACommandWithArgumentsAsksForThemFirst) {
+  model_->script.push_back({.text = "noted"});
+  Send("alice@localhost/phone", "remember this");
+  ASSERT_TRUE(WaitForMessages(1));
+  ASSERT_TRUE(WaitForIdle());
+
+  Request("alice@localhost/phone", Kind::kExecute, "history");
+  xmpp::AnswerCommand form = Last();
+  EXPECT_EQ(form.status, Status::kExecuting);
+  EXPECT_FALSE(form.session_id.empty());
+  EXPECT_EQ(form.form_title, "/history");
+  ASSERT_EQ(form.fields.size(), 1u);
+  EXPECT_EQ(form.fields[0].var, "arguments");
+  EXPECT_EQ(form.fields[0].label, "[n]");
+
+  Request("alice@localhost/phone", Kind::kExecute, "history", form.session_id,
+          {{"arguments", "1"}});
+  xmpp::AnswerCommand done = Last();  // /history waits for file work: answered later
+  EXPECT_TRUE(done.error.empty()) << done.error;
+  EXPECT_EQ(done.status, Status::kCompleted);
+  EXPECT_NE(done.note.find("noted"), std::string::npos) << done.note;
+  EXPECT_EQ(done.note.find("remember this"), std::string::npos) << "asked for 1, got more";
+
+  // The session is over: submitting again is a bad session.
+  Request("alice@localhost/phone", Kind::kExecute, "history", form.session_id,
+          {{"arguments", "1"}});
+  EXPECT_EQ(Last().error, "bad-sessionid");
+}
+
+TEST_F(AdhocCommandsTest, ASessionBelongsToWhoStartedItAndCanBeCancelled) {
+  Request("alice@localhost/phone", Kind::kExecute, "history");
+  const std::string session = Last().session_id;
+  Request("bob@localhost/pc", Kind::kExecute, "history", session, {{"arguments", "5"}});
+  EXPECT_EQ(Last().error, "bad-sessionid");
+
+  Request("alice@localhost/phone", Kind::kCancel, "history", session);
+  xmpp::AnswerCommand canceled = Last();
+  EXPECT_EQ(canceled.status, Status::kCanceled);
+  Request("alice@localhost/phone", Kind::kExecute, "history", session, {{"arguments", "5"}});
+  EXPECT_EQ(Last().error, "bad-sessionid");
+}
+
+TEST_F(AdhocCommandsTest, UnknownAndDeveloperCommandsAreNotFoundForOthers) {
+  Request("alice@localhost/phone", Kind::kExecute, "nonsense");
+  EXPECT_EQ(Last().error, "item-not-found");
+  Request("alice@localhost/phone", Kind::kExecute, "debug");
+  EXPECT_EQ(Last().error, "item-not-found");
+  Request("dev@localhost/laptop", Kind::kExecute, "debug");
+  EXPECT_TRUE(Last().error.empty());
+}
+
+TEST(AdhocSessionsTest, SessionsExpireAndAreBounded) {
+  AdhocSessions sessions;
+  const absl::Time start = absl::FromUnixSeconds(1'000'000);
+  const std::string id = sessions.Start("history", "alice@localhost", start);
+  EXPECT_FALSE(sessions.Finish(id, "identity", "alice@localhost", start));  // another command
+  EXPECT_FALSE(sessions.Finish(id, "history", "alice@localhost", start + AdhocSessions::kLifetime));
+  for (size_t i = 0; i < AdhocSessions::kMaxSessions + 10; ++i) {
+    sessions.Start("history", "alice@localhost", start);
+  }
+  EXPECT_EQ(sessions.size(), AdhocSessions::kMaxSessions);
+  const std::string last = sessions.Start("tier", "bob@localhost", start);
+  EXPECT_TRUE(sessions.Finish(last, "tier", "bob@localhost", start + absl::Minutes(1)));
+}
+
+}  // namespace
+}  // namespace herald::agent

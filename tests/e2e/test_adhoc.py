@@ -1,0 +1,61 @@
+"""End to end: Herald's slash commands as XEP-0050 ad-hoc commands, the menus Gajim and
+Cheogram show, through real Prosody and ejabberd with a slixmpp client.
+
+    tests/e2e/run bazel-bin/component/herald test_adhoc
+"""
+
+import unittest
+
+from client import ClientError
+from servers import Ejabberd, Prosody
+from test_conversation import ANSWER, _ConversationBase
+
+
+class _AdhocTests(_ConversationBase):
+
+    def test_commands_are_listed_and_run_and_a_form_asks_for_arguments(self):
+        llm = self.fake_llm()
+        agent = self.start_agent(self.llm_keys(llm))
+        alice = self.client("alice")
+        self.wait_online(alice, agent)
+        self.assertIn("http://jabber.org/protocol/commands", alice.features_of(self.herald))
+
+        nodes = [node for node, _ in alice.commands_of(self.herald)]
+        self.assertIn("ping", nodes)
+        self.assertIn("history", nodes)
+        self.assertNotIn("raw", nodes, "a developer command was offered to a user")
+
+        ping = alice.run_command(self.herald, "ping")
+        self.assertEqual(ping["status"], "completed", f"{ping}\n{self.diagnosis()}")
+        self.assertTrue(ping["note"].startswith("pong"), ping)
+
+        self.assertEqual(self.ask(alice, "first words"), "you said: first words")
+        form = alice.run_command(self.herald, "history")
+        self.assertEqual((form["status"], form["fields"]), ("executing", ["arguments"]), form)
+        done = alice.run_command(self.herald, "history", session=form["sessionid"],
+                                 fields={"arguments": "2"}, timeout=ANSWER)
+        self.assertEqual(done["status"], "completed", f"{done}\n{self.diagnosis()}")
+        self.assertIn("alice@localhost: first words", done["note"])
+        self.assertIn("Herald: you said: first words", done["note"])
+
+    def test_a_stranger_may_not_list_or_run_commands(self):
+        agent = self.start_agent()
+        alice = self.client("alice")
+        bob = self.client("bob")  # not allowed
+        self.wait_online(alice, agent)
+        with self.assertRaises(ClientError) as refused:
+            bob.commands_of(self.herald)
+        self.assertEqual(str(refused.exception), "forbidden")
+        self.assertEqual(bob.run_command(self.herald, "ping"), {"error": "forbidden"})
+
+
+class ProsodyAdhocTest(_AdhocTests, unittest.TestCase):
+    server_class = Prosody
+
+
+class EjabberdAdhocTest(_AdhocTests, unittest.TestCase):
+    server_class = Ejabberd
+
+
+if __name__ == "__main__":
+    unittest.main()
