@@ -313,6 +313,12 @@ void Agent::OnCommandRequest(const xmpp::CommandRequest& request) {
     services_.act(answer);
     return;
   }
+  // A command run counts against the sender's rate, as a chat message does.
+  if (request.kind == Kind::kExecute && !rate_limiter_.Allow(sender, now)) {
+    answer.error = "resource-constraint";
+    services_.act(answer);
+    return;
+  }
   const CommandEntry* entry = FindCommand(request.node);
   if (entry == nullptr || (entry->who == Who::kDev && !dev)) {
     answer.error = "item-not-found";

@@ -48,6 +48,7 @@ std::pair<std::string_view, std::string_view> ErrorOf(std::string_view error) {
   if (error == "forbidden") return {"auth", "forbidden"};
   if (error == "item-not-found") return {"cancel", "item-not-found"};
   if (error == "bad-sessionid") return {"modify", "bad-request"};
+  if (error == "resource-constraint") return {"wait", "resource-constraint"};
   return {"modify", "bad-request"};
 }
 

@@ -190,7 +190,8 @@ struct AnswerCommand {
   std::string note;  // kCompleted: the command's answer; kExecuting: what to fill in
   std::string form_title;
   std::vector<Field> fields;  // kExecuting: the form's text fields
-  // Set for a refusal: "forbidden", "item-not-found", "bad-request" or "bad-sessionid".
+  // Set for a refusal: "forbidden", "item-not-found", "bad-request", "bad-sessionid" or
+  // "resource-constraint" (over the sender's rate limit).
   std::string error;
   Jid from;
 };

@@ -156,6 +156,16 @@ TEST_F(AdhocCommandsTest, UnknownAndDeveloperCommandsAreNotFoundForOthers) {
   EXPECT_TRUE(Last().error.empty());
 }
 
+TEST_F(AdhocCommandsTest, RunningCommandsCountsAgainstTheSendersRate) {
+  // The fixture allows 100 messages a minute per sender; commands share that budget.
+  for (int i = 0; i < 100; ++i) Send("alice@localhost/phone", "/ping");
+  ASSERT_TRUE(WaitForMessages(100));
+  Request("alice@localhost/phone", Kind::kExecute, "ping");
+  EXPECT_EQ(Last().error, "resource-constraint");
+  Request("bob@localhost/pc", Kind::kExecute, "ping");  // another sender is not held back
+  EXPECT_TRUE(Last().error.empty());
+}
+
 TEST(AdhocSessionsTest, SessionsExpireAndAreBounded) {
   AdhocSessions sessions;
   const absl::Time start = absl::FromUnixSeconds(1'000'000);
