@@ -233,6 +233,8 @@ void Agent::OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own) 
                            .body = message.body,
                            .thread = message.thread,
                            .type = "groupchat",
+                           // XEP-0461: the room's id for the message, else the sender's.
+                           .id = message.stanza_id.empty() ? message.id : message.stanza_id,
                            .received = now};
   Conversation& conversation =
       ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kRoom, .address = room});

@@ -163,13 +163,23 @@ asio::awaitable<void> Conversation::Drain() {
 
 void Conversation::Reply(const IncomingMessage& to, std::string body, bool active) {
   if (to.sink) return;  // a program follows this turn through its events instead
-  services_.act(xmpp::SendMessage{
+  xmpp::SendMessage reply{
       .to = to.reply_to,
       .body = std::move(body),
       .type = to.type == "groupchat" ? "groupchat" : (to.type == "normal" ? "normal" : "chat"),
       .thread = to.thread,
       .from = to.own,
-      .chat_state = active && !in_room() ? "active" : ""});
+      .chat_state = active && !in_room() ? "active" : ""};
+  // In a room, say which message this answers (XEP-0461), as many people talk there at once.
+  if (in_room() && !to.id.empty()) {
+    absl::StatusOr<xmpp::Jid> author =
+        xmpp::Jid::Parse(absl::StrCat(to.reply_to.BareString(), "/", to.author));
+    if (author.ok()) {
+      reply.reply_id = to.id;
+      reply.reply_to = *std::move(author);
+    }
+  }
+  services_.act(std::move(reply));
 }
 
 void Conversation::Publish(events::EventType type, const std::string& run_id, std::string summary,

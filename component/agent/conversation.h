@@ -87,8 +87,9 @@ struct IncomingMessage {
   std::string body;
   std::string thread;
   std::string type = "chat";  // "chat" | "normal" | "groupchat"
-  // A chat message's id, and whether its sender wants a delivery receipt (XEP-0184) or a
-  // displayed marker (XEP-0333): the turn sends them once the message is stored.
+  // The message's id (in a room, the id the room gave it), and whether its sender wants a
+  // delivery receipt (XEP-0184) or a displayed marker (XEP-0333): a 1:1 turn sends them once
+  // the message is stored; a room answer refers to the id (XEP-0461).
   std::string id;
   bool receipt_requested = false;
   bool markable = false;

@@ -77,6 +77,9 @@ struct GroupMessage {
   std::string body;
   std::string thread;
   bool delayed = false;  // carries XEP-0203 <delay/>: history replayed on join, not live
+  // The id the room gave the message (XEP-0359 <stanza-id by='ROOM'/>), or "" when it gave
+  // none; a reply refers to this one (XEP-0461).
+  std::string stanza_id;
 };
 
 // Presence from a room occupant (ourselves included: status code 110).
@@ -123,6 +126,10 @@ struct SendMessage {
   Jid from;
   // XEP-0085 state carried in the message ("active"), or "" for none.
   std::string chat_state;
+  // XEP-0461: the message this one answers, by its id and its author's address (in a room,
+  // the room's stanza-id and room/nick); "" for none. A message split in parts says it once.
+  std::string reply_id;
+  Jid reply_to;
 };
 
 // A standalone XEP-0085 chat state notification: "composing", "paused", "active"...

@@ -72,6 +72,7 @@ XmppSession::XmppSession(asio::io_context& io, SessionOptions options, EventSink
   responder_.AddFeature(ns::kChatMarkers);
   responder_.AddFeature(ns::kMuc);
   responder_.AddFeature(ns::kCommands);
+  responder_.AddFeature(ns::kReply);
   if (options_.mode == SessionMode::kComponent) {
     SetOwnJid(Jid::Parse(options_.component_domain).value());
   } else {

@@ -85,6 +85,23 @@ bool TranslateInvite(const XmlElement& message, const Jid& from, InboundMessage&
 
 }  // namespace
 
+namespace {
+
+// The id `room` stamped on a message it relays (XEP-0359), or "". Only the room's own: a
+// <stanza-id/> by anyone else may have been written by the sender.
+std::string RoomStanzaId(const XmlElement& message, std::string_view room) {
+  for (const XmlNode& node : message.children()) {
+    const XmlElement* child = node.element.get();
+    if (child != nullptr && child->name() == "stanza-id" && child->xmlns() == ns::kStanzaId &&
+        child->Attr("by") == room) {
+      return std::string(child->Attr("id"));
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
   InboundMessage out;
   const std::string_view type = message.Attr("type");
@@ -108,7 +125,8 @@ InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
                              .body = body->Text(),
                              .thread = message.ChildText("thread"),
                              .delayed = message.FindChild("delay", ns::kDelay) != nullptr ||
-                                        message.FindChild("x", ns::kLegacyDelay) != nullptr};
+                                        message.FindChild("x", ns::kLegacyDelay) != nullptr,
+                             .stanza_id = RoomStanzaId(message, from->BareString())};
     return out;
   }
   // Mostly Herald's own address, known already; anything else is parsed.
@@ -274,7 +292,7 @@ void AppendTextElement(std::string_view name, std::string_view text, std::string
 
 // One <message/> of `message` carrying `body`, as AppendXml would write it in the stream's
 // content namespace: to, type, id, from; <body/>, <thread/>, then the chat state if `last`.
-void AppendChatMessage(const SendMessage& message, std::string_view body, bool last,
+void AppendChatMessage(const SendMessage& message, std::string_view body, bool first, bool last,
                        const OutboundContext& context, std::string& out) {
   out.append("<message to='");
   AppendJidAttribute(message.to, out);
@@ -295,6 +313,15 @@ void AppendChatMessage(const SendMessage& message, std::string_view body, bool l
   out.push_back('>');
   AppendTextElement("body", body, out);
   if (!message.thread.empty()) AppendTextElement("thread", message.thread, out);
+  if (first && !message.reply_id.empty()) {
+    out.append("<reply xmlns='");
+    out.append(ns::kReply);
+    out.append("' to='");
+    AppendJidAttribute(message.reply_to, out);
+    out.append("' id='");
+    AppendEscapedAttribute(message.reply_id, out);
+    out.append("'/>");
+  }
   if (last && IsChatState(message.chat_state)) {
     out.push_back('<');
     out.append(message.chat_state);
@@ -318,7 +345,7 @@ void SerializeChatMessage(const SendMessage& message, const OutboundContext& con
     LOG(WARNING) << "XMPP: not a chat state: '" << message.chat_state << "'; sent without";
   }
   const size_t start = out.Out().size();
-  AppendChatMessage(message, message.body, /*last=*/true, context, out.Out());
+  AppendChatMessage(message, message.body, /*first=*/true, /*last=*/true, context, out.Out());
   const size_t cap = context.max_stanza_bytes;
   if (out.Out().size() - start <= cap) {
     out.End();
@@ -328,7 +355,7 @@ void SerializeChatMessage(const SendMessage& message, const OutboundContext& con
   // Too large for the server: several messages, each within the cap, cut after a line where
   // possible; past kMaxMessageParts the rest is left out and the last part says so.
   std::string empty;
-  AppendChatMessage(message, "", /*last=*/true, context, empty);
+  AppendChatMessage(message, "", /*first=*/true, /*last=*/true, context, empty);
   const size_t overhead = empty.size();
   if (overhead + kMessageNoteReserve + 16 > cap) {
     LOG(WARNING) << "XMPP: dropped a message to " << message.to.ToString()
@@ -353,7 +380,7 @@ void SerializeChatMessage(const SendMessage& message, const OutboundContext& con
     AppendChatMessage(
         message,
         last && !note.empty() ? absl::StrCat(AbslView(pieces[i]), note) : std::string(pieces[i]),
-        last, context, out.Out());
+        /*first=*/i == 0, last, context, out.Out());
     out.End();
   }
 }

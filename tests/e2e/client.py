@@ -44,6 +44,8 @@ CAPS = "http://jabber.org/protocol/caps"  # XEP-0115
 COMMANDS = "http://jabber.org/protocol/commands"  # XEP-0050
 DISCO_ITEMS = "http://jabber.org/protocol/disco#items"
 DATA_FORMS = "jabber:x:data"
+REPLY = "urn:xmpp:reply:0"             # XEP-0461
+STANZA_ID = "urn:xmpp:sid:0"           # XEP-0359
 
 
 class ClientError(RuntimeError):
@@ -447,6 +449,45 @@ class Client:
             if (pres["from"].bare == room and pres["from"].resource == nick
                     and pres["type"] not in ("unavailable", "error")):
                 return True
+
+    def say_in_room_with_id(self, room, body, msg_id):
+        """Says body in room as a message with the id `msg_id`."""
+        msg = self.xmpp.make_message(mto=slixmpp.JID(room).bare, mbody=body, mtype="groupchat")
+        msg["id"] = msg_id
+        msg.send()
+        self._run(self._written(), 10, "send")
+
+    def room_traffic(self, room, within, until_nick):
+        """The room's live messages (ours included) within `within` seconds, up to and
+        including the first from `until_nick`, each a dict: nick, body, id, stanza_id (the
+        room's XEP-0359 id, or None) and reply ((to, id) of a XEP-0461 reply, or None)."""
+        return self._run(self._room_traffic(slixmpp.JID(room).bare, within, until_nick),
+                         within + 5, "watch the room")
+
+    async def _room_traffic(self, room, within, until_nick):
+        found = []
+        deadline = self._loop.time() + within
+        while True:
+            left = deadline - self._loop.time()
+            if left <= 0:
+                return found
+            try:
+                msg = await asyncio.wait_for(self._inbox.get(), timeout=left)
+            except asyncio.TimeoutError:
+                return found
+            if (msg["type"] != "groupchat" or msg["from"].bare != room or not msg["body"]
+                    or msg.xml.find(f"{{{DELAY}}}delay") is not None):
+                continue
+            stanza_id = None
+            for sid in msg.xml.findall(f"{{{STANZA_ID}}}stanza-id"):
+                if sid.get("by") == room:
+                    stanza_id = sid.get("id")
+            reply = msg.xml.find(f"{{{REPLY}}}reply")
+            found.append({"nick": msg["from"].resource, "body": msg["body"], "id": msg["id"],
+                          "stanza_id": stanza_id,
+                          "reply": None if reply is None else (reply.get("to"), reply.get("id"))})
+            if msg["from"].resource == until_nick:
+                return found
 
     def say_in_room(self, room, body):
         self.xmpp.send_message(mto=slixmpp.JID(room).bare, mbody=body, mtype="groupchat")

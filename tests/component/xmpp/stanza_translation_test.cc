@@ -178,6 +178,31 @@ TEST(TranslateMessageTest, AGroupchatMessageFromAnOccupantBecomesAGroupMessage) 
   EXPECT_FALSE(group->delayed);
 }
 
+TEST(TranslateMessageTest, AGroupMessageKeepsTheIdTheRoomGaveItAndNoOtherStanzaId) {
+  // XEP-0359: the room stamps <stanza-id by='ROOM'/>; one by anyone else may be the sender's.
+  InboundMessage stamped = TranslateMessage(
+      One("<message from='room@conference.localhost/Alice' type='groupchat' id='g1'>"
+          "<body>Herald, hello</body>"
+          "<stanza-id xmlns='urn:xmpp:sid:0' by='alice@localhost' id='forged'/>"
+          "<stanza-id xmlns='urn:xmpp:sid:0' by='room@conference.localhost' id='room-7'/>"
+          "</message>"),
+      kOwnJid);
+  const GroupMessage* group = As<GroupMessage>(stamped.event);
+  ASSERT_NE(group, nullptr);
+  EXPECT_EQ(group->stanza_id, "room-7");
+  EXPECT_EQ(group->id, "g1");
+
+  InboundMessage forged = TranslateMessage(
+      One("<message from='room@conference.localhost/Alice' type='groupchat' id='g2'>"
+          "<body>hi</body><stanza-id xmlns='urn:xmpp:sid:0' by='alice@localhost' id='forged'/>"
+          "<stanza-id xmlns='urn:example' by='room@conference.localhost' id='other-ns'/>"
+          "</message>"),
+      kOwnJid);
+  group = As<GroupMessage>(forged.event);
+  ASSERT_NE(group, nullptr);
+  EXPECT_EQ(group->stanza_id, "");
+}
+
 TEST(TranslateMessageTest, HistoryReplayedOnJoinIsMarkedDelayed) {
   for (const char* delay : {"<delay xmlns='urn:xmpp:delay' stamp='2024-01-01T00:00:00Z'/>",
                             "<x xmlns='jabber:x:delay' stamp='20240101T00:00:00'/>"}) {
@@ -661,6 +686,11 @@ std::string TreeBuilt(const SendMessage& message, const OutboundContext& context
   }
   stanza.AddChild("body").AddText(message.body);
   if (!message.thread.empty()) stanza.AddChild("thread").AddText(message.thread);
+  if (!message.reply_id.empty()) {
+    stanza.AddChild("reply", ns::kReply)
+        .SetAttr("to", message.reply_to.ToString())
+        .SetAttr("id", message.reply_id);
+  }
   if (IsChatState(message.chat_state)) stanza.AddChild(message.chat_state, ns::kChatStates);
   std::string xml;
   AppendXml(stanza, context.mode == SessionMode::kComponent ? ns::kComponentAccept : ns::kClient,
@@ -684,6 +714,13 @@ TEST(SerializeActionTest, AMessageIsWrittenByteForByteAsTheTreeWouldWriteIt) {
                   .chat_state = "dancing"},
       // WithResource takes a resource unchecked: it is escaped all the same.
       SendMessage{.to = J("alice@localhost").WithResource("x'<y>&\"z"), .body = "b"},
+      SendMessage{.to = J("room@conference.localhost"),
+                  .body = "an answer",
+                  .type = "groupchat",
+                  .thread = "t",
+                  .chat_state = "active",
+                  .reply_id = "id <'&\">",
+                  .reply_to = J("room@conference.localhost").WithResource("Al'ice<>")},
   };
   for (SessionMode mode : {SessionMode::kComponent, SessionMode::kClient}) {
     Outbound out(mode);
@@ -751,6 +788,33 @@ TEST(SerializeActionTest, ABodyBeyondTheLastPartIsCutAndTheLastPartSaysSo) {
   for (const std::string& part : xml) EXPECT_LE(part.size(), 1024u);
   const std::string last = One(xml.back()).ChildText("body");
   EXPECT_NE(last.find("more bytes were not sent: the message is too long"), std::string::npos);
+}
+
+TEST(SerializeActionTest, AReplySaysWhichMessageItAnswersInItsFirstPartOnly) {
+  // XEP-0461 example 1: <reply to='anna@example.com/laptop' id='message-id1'/>.
+  Outbound out(SessionMode::kComponent, /*cap=*/1024);
+  const SendMessage short_answer{.to = J("room@conference.localhost"),
+                                 .body = "hello <Alice>",
+                                 .type = "groupchat",
+                                 .reply_id = "room-7",
+                                 .reply_to = J("room@conference.localhost/Alice")};
+  XmlElement message = One(out.Serialize(short_answer).at(0));
+  const XmlElement* reply = message.FindChild("reply", ns::kReply);
+  ASSERT_NE(reply, nullptr);
+  EXPECT_EQ(reply->Attr("to"), "room@conference.localhost/Alice");
+  EXPECT_EQ(reply->Attr("id"), "room-7");
+  EXPECT_EQ(message.ChildText("body"), "hello <Alice>");
+
+  std::string body;
+  for (int i = 0; i < 40; ++i) absl::StrAppend(&body, "line ", i, " of a long answer & more\n");
+  SendMessage long_answer = short_answer;
+  long_answer.body = body;
+  std::vector<std::string> parts = out.Serialize(long_answer);
+  ASSERT_GT(parts.size(), 1u);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    EXPECT_LE(parts[i].size(), 1024u);
+    EXPECT_EQ(One(parts[i]).FindChild("reply", ns::kReply) != nullptr, i == 0) << i;
+  }
 }
 
 TEST(SerializeActionTest, AMessageWhoseAddressesAloneExceedTheLimitIsDropped) {
