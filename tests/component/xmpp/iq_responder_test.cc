@@ -1,35 +1,16 @@
 #include "component/xmpp/iq_responder.h"
 
-#include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "component/xmpp/namespaces.h"
-#include "component/xmpp/stream_parser.h"
 #include "gtest/gtest.h"
+#include "tests/component/xmpp/one_stanza.h"
 
 namespace herald::xmpp {
 namespace {
 
-// Parses one stanza the way the session receives it.
-class OneStanza : public StreamParser::Handler {
- public:
-  explicit OneStanza(std::string_view xml) {
-    StreamParser parser(StreamLimits{}, this);
-    const std::string stream = absl::StrCat(
-        "<stream:stream xmlns='jabber:component:accept' "
-        "xmlns:stream='http://etherx.jabber.org/streams'>",
-        std::string(xml));
-    EXPECT_TRUE(parser.Feed(stream).ok());
-  }
-  void OnStreamOpen(const XmlElement&, std::string_view) override {}
-  void OnStanza(std::unique_ptr<XmlElement> stanza) override { stanza_ = std::move(stanza); }
-  void OnStreamClose() override {}
-  const XmlElement& get() const { return *stanza_; }
-
- private:
-  std::unique_ptr<XmlElement> stanza_;
-};
+using testing::OneStanza;
 
 IqResponder Responder() {
   return IqResponder({.category = "component", .type = "generic", .name = "Herald"}, "1.2.3");

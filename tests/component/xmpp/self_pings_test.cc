@@ -5,38 +5,20 @@
 #include <asio.hpp>
 #include <chrono>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "component/xmpp/stream_parser.h"
 #include "gtest/gtest.h"
+#include "tests/component/xmpp/one_stanza.h"
 
 namespace herald::xmpp {
 namespace {
 
 Jid J(std::string_view text) { return Jid::Parse(text).value(); }
 
-class OneStanza : public StreamParser::Handler {
- public:
-  explicit OneStanza(std::string_view xml) {
-    StreamParser parser(StreamLimits{}, this);
-    EXPECT_TRUE(parser
-                    .Feed(absl::StrCat("<stream:stream xmlns='jabber:component:accept' "
-                                       "xmlns:stream='http://etherx.jabber.org/streams'>",
-                                       std::string(xml)))
-                    .ok());
-  }
-  void OnStreamOpen(const XmlElement&, std::string_view) override {}
-  void OnStanza(std::unique_ptr<XmlElement> stanza) override { stanza_ = std::move(stanza); }
-  void OnStreamClose() override {}
-  const XmlElement& get() const { return *stanza_; }
-
- private:
-  std::unique_ptr<XmlElement> stanza_;
-};
+using testing::OneStanza;
 
 class SelfPingsTest : public ::testing::Test {
  protected:
