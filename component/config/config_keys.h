@@ -57,9 +57,9 @@ struct ConfigKey {
   std::string_view type;
   std::string_view default_text;
   std::string_view meaning;
-  // Reload units of a plain value (a number, a boolean, a string or a list of strings): its
-  // value in `config` as TOML in backticks ("`5347`", "`[]`"), so a test can hold the declared
-  // default to the struct's.
+  // Reload units of a plain value (a number, a boolean, a string or a list of strings) that is
+  // not a secret: its value in `config` as TOML in backticks ("`5347`", "`[]`"), so a test can
+  // hold the declared default to the struct's.
   std::function<std::string(const Config& config)> value;
 
   bool IsReloadUnit() const { return reload != OnReload::kNone; }

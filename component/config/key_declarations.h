@@ -74,8 +74,11 @@ ConfigKey Unit(std::string_view path, ValueKind kind, OnReload reload, Field fie
       .keep = [field](const Config& running, Config& fresh) { field(fresh) = field(running); },
   };
   using Value = std::decay_t<decltype(field(std::declval<const Config&>()))>;
+  // Never for a secret: the function could be handed a running configuration.
   if constexpr (kPlainValue<Value>) {
-    key.value = [field](const Config& config) { return TomlValueText(field(config)); };
+    if (!secret) {
+      key.value = [field](const Config& config) { return TomlValueText(field(config)); };
+    }
   }
   return key;
 }
