@@ -197,12 +197,8 @@ class Client:
         found = []
         deadline = self._loop.time() + within
         while count is None or len(found) < count:
-            left = deadline - self._loop.time()
-            if left <= 0:
-                break
-            try:
-                msg = await asyncio.wait_for(self._inbox.get(), timeout=left)
-            except asyncio.TimeoutError:
+            msg = await self._next(self._inbox, deadline)
+            if msg is None:
                 break
             if (msg["from"].bare != peer or msg["type"] in ("error", "groupchat")
                     or not msg["body"]):
@@ -233,12 +229,8 @@ class Client:
         found = []
         deadline = self._loop.time() + within
         while True:
-            left = deadline - self._loop.time()
-            if left <= 0:
-                break
-            try:
-                msg = await asyncio.wait_for(self._inbox.get(), timeout=left)
-            except asyncio.TimeoutError:
+            msg = await self._next(self._inbox, deadline)
+            if msg is None:
                 break
             if msg["from"].bare != peer or msg["type"] in ("error", "groupchat"):
                 continue
@@ -439,12 +431,8 @@ class Client:
     async def _occupant_arrives(self, room, nick, within):
         deadline = self._loop.time() + within
         while True:
-            left = deadline - self._loop.time()
-            if left <= 0:
-                return False
-            try:
-                pres = await asyncio.wait_for(self._presences.get(), timeout=left)
-            except asyncio.TimeoutError:
+            pres = await self._next(self._presences, deadline)
+            if pres is None:
                 return False
             if (pres["from"].bare == room and pres["from"].resource == nick
                     and pres["type"] not in ("unavailable", "error")):
@@ -468,12 +456,8 @@ class Client:
         found = []
         deadline = self._loop.time() + within
         while True:
-            left = deadline - self._loop.time()
-            if left <= 0:
-                return found
-            try:
-                msg = await asyncio.wait_for(self._inbox.get(), timeout=left)
-            except asyncio.TimeoutError:
+            msg = await self._next(self._inbox, deadline)
+            if msg is None:
                 return found
             if (msg["type"] != "groupchat" or msg["from"].bare != room or not msg["body"]
                     or msg.xml.find(f"{{{DELAY}}}delay") is not None):
@@ -507,12 +491,8 @@ class Client:
         found = []
         deadline = self._loop.time() + within
         while count is None or len(found) < count:
-            left = deadline - self._loop.time()
-            if left <= 0:
-                break
-            try:
-                msg = await asyncio.wait_for(self._inbox.get(), timeout=left)
-            except asyncio.TimeoutError:
+            msg = await self._next(self._inbox, deadline)
+            if msg is None:
                 break
             if (msg["type"] != "groupchat" or msg["from"].bare != room or not msg["body"]
                     or msg["from"].resource == own or msg.xml.find(f"{{{DELAY}}}delay")
@@ -520,6 +500,16 @@ class Client:
                 continue
             found.append((msg["from"].resource, msg["body"]))
         return found
+
+    async def _next(self, queue, deadline):
+        """The next item of queue, or None once the loop's clock passes deadline."""
+        left = deadline - self._loop.time()
+        if left <= 0:
+            return None
+        try:
+            return await asyncio.wait_for(queue.get(), timeout=left)
+        except asyncio.TimeoutError:
+            return None
 
     def _run(self, coroutine, timeout, what):
         try:

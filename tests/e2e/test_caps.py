@@ -10,11 +10,10 @@ without asking each time.
 
 import base64
 import hashlib
-import time
 import unittest
 
 from servers import Ejabberd, Prosody
-from test_conversation import ROOM_READY, _ConversationBase
+from test_conversation import _ConversationBase
 
 
 def verification_string(identities, features):
@@ -30,11 +29,7 @@ class _CapsTests(_ConversationBase):
         agent = self.start_agent(rooms=[{"jid": self.room, "nick": "herald"}])
         alice = self.client("alice")
         self.wait_online(alice, agent)
-        deadline = time.monotonic() + ROOM_READY
-        while not alice.exists(self.room, timeout=2):
-            if time.monotonic() > deadline:
-                self.fail(f"Herald did not create {self.room}\n{self.diagnosis()}")
-            time.sleep(0.2)
+        self.wait_for_herald_room(alice)
         occupants, _ = self.join_room(alice)
         self.assertIn("herald", occupants)
 

@@ -123,6 +123,14 @@ class _ConversationBase:
                                     f"{self.diagnosis()}")
         return reply
 
+    def wait_for_herald_room(self, client):
+        """Waits until Herald has created its room: it exists (and is open) for `client`."""
+        deadline = time.monotonic() + ROOM_READY
+        while not client.exists(self.room, timeout=2):
+            if time.monotonic() > deadline:
+                self.fail(f"Herald did not create {self.room}\n{self.diagnosis()}")
+            time.sleep(0.2)
+
     def join_room(self, client):
         """Joins, retrying while the room is still locked by its creator's configuration."""
         deadline = time.monotonic() + ROOM_READY
@@ -182,11 +190,7 @@ class _ConversationTests(_ConversationBase):
         self.wait_online(alice, agent)
 
         # Herald creates the room: it exists (and is open) before anyone else arrives.
-        deadline = time.monotonic() + ROOM_READY
-        while not alice.exists(self.room, timeout=2):
-            if time.monotonic() > deadline:
-                self.fail(f"Herald did not create {self.room}\n{self.diagnosis()}")
-            time.sleep(0.2)
+        self.wait_for_herald_room(alice)
         occupants, created = self.join_room(alice)
         self.assertFalse(created, "alice created the room: Herald had not")
         self.assertIn("herald", occupants)

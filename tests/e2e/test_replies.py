@@ -6,11 +6,10 @@ answer attached to the question among everyone else's talk.
     tests/e2e/run bazel-bin/component/herald test_replies
 """
 
-import time
 import unittest
 
 from servers import Ejabberd, Prosody
-from test_conversation import ANSWER, ROOM_READY, _ConversationBase
+from test_conversation import ANSWER, _ConversationBase
 
 
 class _ReplyTests(_ConversationBase):
@@ -22,11 +21,7 @@ class _ReplyTests(_ConversationBase):
         alice = self.client("alice")
         self.wait_online(alice, agent)
         self.assertIn("urn:xmpp:reply:0", alice.features_of(self.herald))
-        deadline = time.monotonic() + ROOM_READY
-        while not alice.exists(self.room, timeout=2):
-            if time.monotonic() > deadline:
-                self.fail(f"Herald did not create {self.room}\n{self.diagnosis()}")
-            time.sleep(0.2)
+        self.wait_for_herald_room(alice)
         self.join_room(alice)
 
         alice.say_in_room_with_id(self.room, "herald: hello", "e2e-question-1")
