@@ -112,9 +112,19 @@ struct SelfPingResult {
   std::string condition;  // the error condition when there was one
 };
 
+// The answer to a DiscoverFeatures: the features (XEP-0030 <feature var/>) the client `of`
+// announces, or answered = false when it answered with an error, not in time or not at all
+// (the stream went down): `condition` says which.
+struct ClientFeatures {
+  Jid of;  // the client's full JID
+  bool answered = false;
+  std::vector<std::string> features;
+  std::string condition;
+};
+
 using InboundEvent =
     std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline, GroupMessage,
-                 RoomPresence, RoomInvite, SelfPingResult, CommandRequest>;
+                 RoomPresence, RoomInvite, SelfPingResult, CommandRequest, ClientFeatures>;
 
 struct SendMessage {
   Jid to;
@@ -130,6 +140,22 @@ struct SendMessage {
   // the room's stanza-id and room/nick); "" for none. A message split in parts says it once.
   std::string reply_id;
   Jid reply_to;
+  // The message's id; "" = a fresh one from the session. A message that will be corrected
+  // needs one its sender chose, unique across restarts (a client matches corrections by it).
+  std::string id;
+  // XEP-0308: this message corrects the one with this id (always the first message's). A
+  // message split in parts corrects with its first part; the others are new messages.
+  std::string replace_id;
+  // XEP-0334 <no-store/>: archives (XEP-0313) and offline storage skip it. For the
+  // intermediate corrections of a streamed answer, of which only the last is worth keeping.
+  bool no_store = false;
+};
+
+// XEP-0030: asks a user's client (its full JID) which features it shows, so that Herald sends
+// what it can display (streamed corrections, XEP-0308). Answered with a ClientFeatures.
+struct DiscoverFeatures {
+  Jid to;
+  Jid from;
 };
 
 // A standalone XEP-0085 chat state notification: "composing", "paused", "active"...
@@ -217,6 +243,6 @@ struct SendPresence {
 
 using OutboundAction =
     std::variant<SendMessage, SendPresence, SendChatState, AcknowledgeMessage, AnswerCommand,
-                 JoinRoom, SelfPing, ConfigureRoom, SendRawStanza>;
+                 JoinRoom, SelfPing, ConfigureRoom, SendRawStanza, DiscoverFeatures>;
 
 }  // namespace herald::xmpp

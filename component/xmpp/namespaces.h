@@ -34,5 +34,6 @@ inline constexpr char kStanzaId[] = "urn:xmpp:sid:0";                       // X
 inline constexpr char kCaps[] = "http://jabber.org/protocol/caps";          // XEP-0115
 inline constexpr char kReceipts[] = "urn:xmpp:receipts";                    // XEP-0184
 inline constexpr char kChatMarkers[] = "urn:xmpp:chat-markers:0";           // XEP-0333
+inline constexpr char kMessageCorrect[] = "urn:xmpp:message-correct:0";     // XEP-0308
 
 }  // namespace herald::xmpp::ns

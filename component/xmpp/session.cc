@@ -63,8 +63,8 @@ XmppSession::XmppSession(asio::io_context& io, SessionOptions options, EventSink
       queue_(options_.outbound_queue_limit),
       writer_wakeup_(io),
       reconnect_timer_(io),
-      self_pings_(io, options_.self_ping_timeout,
-                  [this](SelfPingResult result) { Emit(std::move(result)); }),
+      queries_(io, options_.self_ping_timeout,
+               [this](InboundEvent event) { Emit(std::move(event)); }),
       muc_services_(options_.muc_services),
       muc_discovery_timer_(io) {
   responder_.AddFeature(ns::kChatStates);
@@ -73,6 +73,7 @@ XmppSession::XmppSession(asio::io_context& io, SessionOptions options, EventSink
   responder_.AddFeature(ns::kMuc);
   responder_.AddFeature(ns::kCommands);
   responder_.AddFeature(ns::kReply);
+  responder_.AddFeature(ns::kMessageCorrect);
   if (options_.mode == SessionMode::kComponent) {
     SetOwnJid(Jid::Parse(options_.component_domain).value());
   } else {
@@ -209,7 +210,7 @@ asio::awaitable<absl::Status> XmppSession::RunConnection(bool& was_online) {
                      << options_.outbound_queue_limit << ") dropped as the stream went down";
       }
       // Their answers, if any, would come on a stream that no longer exists.
-      self_pings_.FailAll("disconnected");
+      queries_.FailAll("disconnected");
     }
   }
   if (!connection.owed_stream_error().empty() && connection.transport.is_open()) {
@@ -234,7 +235,11 @@ asio::awaitable<absl::StatusOr<Jid>> XmppSession::Negotiate(StreamConnection& co
 void XmppSession::Perform(const OutboundAction& action) {
   DCHECK(OnLoop()) << kLoopOnly;
   if (const auto* ping = std::get_if<SelfPing>(&action)) {
-    SendSelfPing(*ping);
+    SendQuery(IqQueries::Kind::kSelfPing, ping->occupant, SelfPingRequest(*ping, NextId()));
+    return;
+  }
+  if (const auto* discover = std::get_if<DiscoverFeatures>(&action)) {
+    SendQuery(IqQueries::Kind::kFeatures, discover->to, FeaturesRequest(*discover, NextId()));
     return;
   }
   serialized_.Clear();
@@ -242,15 +247,13 @@ void XmppSession::Perform(const OutboundAction& action) {
   for (size_t i = 0; i < serialized_.size(); ++i) Enqueue(serialized_[i]);
 }
 
-void XmppSession::SendSelfPing(const SelfPing& ping) {
+void XmppSession::SendQuery(IqQueries::Kind kind, const Jid& to, XmlElement iq) {
   if (state_ != ConnectionState::kOnline) {
     // No answer could come; say so at once.
-    self_pings_.ReportUnsent(ping.occupant);
+    queries_.ReportUnsent(kind, to);
     return;
   }
-  const std::string id = NextId();
-  XmlElement iq = SelfPingRequest(ping, id);
-  self_pings_.Track(id, ping.occupant);
+  queries_.Track(std::string(iq.Attr("id")), kind, to);
   Send(std::move(iq));
 }
 

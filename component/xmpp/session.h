@@ -19,9 +19,10 @@
 //
 // The work is split along its seams: stream_connection.h reads the stream,
 // component_handshake.h and client_negotiation.h negotiate it, stanza_translation.h turns
-// stanzas into events and actions into stanzas, self_pings.h tracks XEP-0410 pings; this
-// class holds the state and runs the reconnect loop (session.cc), the inbound dispatch
-// (session_inbound.cc) and the read, write and keepalive loops (session_loops.cc).
+// stanzas into events and actions into stanzas, iq_queries.h tracks the queries whose answers
+// are events (self-pings, client features); this class holds the state and runs the reconnect
+// loop (session.cc), the inbound dispatch (session_inbound.cc) and the read, write and
+// keepalive loops (session_loops.cc).
 //
 //   auto session = XmppSession::Create(io, options,
 //       [&](InboundEvent&& event) { runtime.OnEvent(std::move(event)); },
@@ -42,11 +43,11 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "component/xmpp/events.h"
+#include "component/xmpp/iq_queries.h"
 #include "component/xmpp/iq_responder.h"
 #include "component/xmpp/jid.h"
 #include "component/xmpp/muc_services.h"
 #include "component/xmpp/outbound_queue.h"
-#include "component/xmpp/self_pings.h"
 #include "component/xmpp/session_error.h"
 #include "component/xmpp/session_options.h"
 #include "component/xmpp/stanza_translation.h"
@@ -97,7 +98,8 @@ class XmppSession {
   asio::awaitable<void> Run();
   asio::awaitable<absl::Status> RunConnection(bool& was_online);
   asio::awaitable<absl::StatusOr<Jid>> Negotiate(StreamConnection& connection);
-  void SendSelfPing(const SelfPing& ping);
+  // Sends a query whose answer becomes an event (IqQueries).
+  void SendQuery(IqQueries::Kind kind, const Jid& to, XmlElement iq);
 
   // session_loops.cc: the loops of an established stream; the first to end ends the others.
   asio::awaitable<absl::Status> ReadLoop(StreamConnection& connection);
@@ -159,7 +161,7 @@ class XmppSession {
   // Rooms (bare JIDs) a JoinRoom was sent to and no leave since: error presence from them is
   // reported, and chat states to them are groupchat.
   absl::flat_hash_set<std::string> rooms_;
-  SelfPings self_pings_;
+  IqQueries queries_;  // self-pings and feature queries
 
   MucServices muc_services_;
   asio::steady_timer muc_discovery_timer_;

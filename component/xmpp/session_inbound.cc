@@ -55,7 +55,7 @@ void XmppSession::HandleIq(const XmlElement& iq) {
   const std::string_view type = iq.Attr("type");
   const std::string_view id = iq.Attr("id");
   if (type == "result" || type == "error") {
-    if (self_pings_.OnAnswer(iq)) return;
+    if (queries_.OnAnswer(iq)) return;
     if (muc_services_.Answers(iq)) {
       for (XmlElement& query : muc_services_.OnAnswer(iq, [this] { return NextId(); })) {
         Send(std::move(query));

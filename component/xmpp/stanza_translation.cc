@@ -241,6 +241,31 @@ std::optional<SelfPingResult> TranslateSelfPingAnswer(const XmlElement& iq, cons
   return result;
 }
 
+std::optional<ClientFeatures> TranslateFeaturesAnswer(const XmlElement& iq, const Jid& client) {
+  absl::StatusOr<Jid> from = Jid::Parse(iq.Attr("from"));
+  if (!from.ok() || !(*from == client)) return std::nullopt;
+  ClientFeatures result{.of = client};
+  if (iq.Attr("type") != "result") {
+    const XmlElement* error = iq.FindChild("error");
+    result.condition = error != nullptr ? ErrorCondition(*error) : "undefined-condition";
+    return result;
+  }
+  const XmlElement* query = iq.FindChild("query", ns::kDiscoInfo);
+  if (query == nullptr) {
+    result.condition = "bad-request";  // a result that is not disco#info
+    return result;
+  }
+  result.answered = true;
+  for (const XmlNode& node : query->children()) {
+    if (node.element == nullptr || node.element->name() != "feature") continue;
+    const std::string_view var = node.element->Attr("var");
+    if (var.empty()) continue;
+    if (result.features.size() == kMaxClientFeatures) break;
+    result.features.emplace_back(var);
+  }
+  return result;
+}
+
 std::optional<XmlElement> OversizedStanzaError(const XmlElement& head) {
   const std::string_view type = head.Attr("type");
   const bool answerable = (head.name() == "message" && type != "error") ||
@@ -291,7 +316,8 @@ void AppendTextElement(std::string_view name, std::string_view text, std::string
 }
 
 // One <message/> of `message` carrying `body`, as AppendXml would write it in the stream's
-// content namespace: to, type, id, from; <body/>, <thread/>, then the chat state if `last`.
+// content namespace: to, type, id (message.id for the first part), from; <body/>, <thread/>;
+// the reply and correction references if `first`; <no-store/>; then the chat state if `last`.
 void AppendChatMessage(const SendMessage& message, std::string_view body, bool first, bool last,
                        const OutboundContext& context, std::string& out) {
   out.append("<message to='");
@@ -299,7 +325,7 @@ void AppendChatMessage(const SendMessage& message, std::string_view body, bool f
   out.append("' type='");
   AppendEscapedAttribute(message.type, out);
   out.append("' id='");
-  AppendEscapedAttribute(context.next_id(), out);
+  AppendEscapedAttribute(first && !message.id.empty() ? message.id : context.next_id(), out);
   out.push_back('\'');
   if (!message.from.empty()) {
     out.append(" from='");
@@ -320,6 +346,18 @@ void AppendChatMessage(const SendMessage& message, std::string_view body, bool f
     AppendJidAttribute(message.reply_to, out);
     out.append("' id='");
     AppendEscapedAttribute(message.reply_id, out);
+    out.append("'/>");
+  }
+  if (first && !message.replace_id.empty()) {
+    out.append("<replace xmlns='");
+    out.append(ns::kMessageCorrect);
+    out.append("' id='");
+    AppendEscapedAttribute(message.replace_id, out);
+    out.append("'/>");
+  }
+  if (message.no_store) {
+    out.append("<no-store xmlns='");
+    out.append(ns::kHints);
     out.append("'/>");
   }
   if (last && IsChatState(message.chat_state)) {
@@ -467,6 +505,8 @@ void SerializeAction(const OutboundAction& action, const OutboundContext& contex
     Append(InstantRoomRequest(*configure, context.next_id()), context, out);
   } else if (std::holds_alternative<SelfPing>(action)) {
     LOG(DFATAL) << "XMPP: a SelfPing is sent with SelfPingRequest, not SerializeAction";
+  } else if (std::holds_alternative<DiscoverFeatures>(action)) {
+    LOG(DFATAL) << "XMPP: a DiscoverFeatures is sent with FeaturesRequest, not SerializeAction";
   } else if (const auto* raw = std::get_if<SendRawStanza>(&action)) {
     // Checked by the caller already; checked again because a bad one would end the stream.
     absl::Status valid = ValidateRawStanza(raw->xml);
@@ -493,6 +533,14 @@ XmlElement SelfPingRequest(const SelfPing& ping, std::string_view id) {
   iq.SetAttr("type", "get").SetAttr("id", id).SetAttr("to", ping.occupant.ToString());
   if (!ping.from.empty()) iq.SetAttr("from", ping.from.ToString());
   iq.AddChild("ping", ns::kPing);
+  return iq;
+}
+
+XmlElement FeaturesRequest(const DiscoverFeatures& discover, std::string_view id) {
+  XmlElement iq("iq");
+  iq.SetAttr("type", "get").SetAttr("id", id).SetAttr("to", discover.to.ToString());
+  if (!discover.from.empty()) iq.SetAttr("from", discover.from.ToString());
+  iq.AddChild("query", ns::kDiscoInfo);
   return iq;
 }
 

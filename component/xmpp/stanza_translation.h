@@ -71,6 +71,12 @@ std::optional<XmlElement> AnswerIqRequest(const XmlElement& iq, SessionMode mode
 // when it does not come from the occupant itself (ids are guessable: anyone else is ignored).
 std::optional<SelfPingResult> TranslateSelfPingAnswer(const XmlElement& iq, const Jid& occupant);
 
+// What `iq` (a result or error) says of the disco#info query sent to the client `client`: the
+// features it announces (at most kMaxClientFeatures), or not answered with the error's
+// condition. Nullopt when it does not come from that client.
+inline constexpr size_t kMaxClientFeatures = 512;
+std::optional<ClientFeatures> TranslateFeaturesAnswer(const XmlElement& iq, const Jid& client);
+
 // The policy-violation error owed to the sender of a stanza the parser read past for its size
 // or depth (`head`: its start tag): a message that is not an error, or a get/set IQ, with a
 // from. Nullopt for the rest.
@@ -140,8 +146,8 @@ void SerializeChatMessage(const SendMessage& message, const OutboundContext& con
 // Appends the stanzas that perform `action` to `out`, in order; none (and a log line) when it
 // cannot be sent: an unknown chat state, an invalid room or nick, a raw stanza that fails
 // ValidateRawStanza. A JoinRoom adds its room to `rooms` (or removes it when leaving): a chat
-// state to one of `rooms` is a groupchat message. Not for a SelfPing, whose answer the session
-// awaits (SelfPingRequest).
+// state to one of `rooms` is a groupchat message. Not for a SelfPing or a DiscoverFeatures,
+// whose answers the session awaits (SelfPingRequest, FeaturesRequest).
 void SerializeAction(const OutboundAction& action, const OutboundContext& context,
                      absl::flat_hash_set<std::string>& rooms, SerializedStanzas& out);
 
@@ -151,5 +157,8 @@ XmlElement InstantRoomRequest(const ConfigureRoom& configure, std::string_view i
 
 // The XEP-0410 ping <iq type='get' id=`id`/> to ping.occupant.
 XmlElement SelfPingRequest(const SelfPing& ping, std::string_view id);
+
+// The XEP-0030 <iq type='get' id=`id`><query xmlns=disco#info/></iq> to discover.to.
+XmlElement FeaturesRequest(const DiscoverFeatures& discover, std::string_view id);
 
 }  // namespace herald::xmpp

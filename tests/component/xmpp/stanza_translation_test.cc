@@ -678,7 +678,9 @@ TEST(SerializeActionTest, AMessageIsOneStanzaWithItsBodyThreadAndChatState) {
 std::string TreeBuilt(const SendMessage& message, const OutboundContext& context,
                       std::string_view id) {
   XmlElement stanza("message");
-  stanza.SetAttr("to", message.to.ToString()).SetAttr("type", message.type).SetAttr("id", id);
+  stanza.SetAttr("to", message.to.ToString())
+      .SetAttr("type", message.type)
+      .SetAttr("id", message.id.empty() ? id : std::string_view(message.id));
   if (!message.from.empty()) {
     stanza.SetAttr("from", message.from.ToString());
   } else if (context.mode == SessionMode::kComponent) {
@@ -691,6 +693,10 @@ std::string TreeBuilt(const SendMessage& message, const OutboundContext& context
         .SetAttr("to", message.reply_to.ToString())
         .SetAttr("id", message.reply_id);
   }
+  if (!message.replace_id.empty()) {
+    stanza.AddChild("replace", ns::kMessageCorrect).SetAttr("id", message.replace_id);
+  }
+  if (message.no_store) stanza.AddChild("no-store", ns::kHints);
   if (IsChatState(message.chat_state)) stanza.AddChild(message.chat_state, ns::kChatStates);
   std::string xml;
   AppendXml(stanza, context.mode == SessionMode::kComponent ? ns::kComponentAccept : ns::kClient,
@@ -721,6 +727,12 @@ TEST(SerializeActionTest, AMessageIsWrittenByteForByteAsTheTreeWouldWriteIt) {
                   .chat_state = "active",
                   .reply_id = "id <'&\">",
                   .reply_to = J("room@conference.localhost").WithResource("Al'ice<>")},
+      // A streamed answer's intermediate correction (XEP-0308, XEP-0334).
+      SendMessage{.to = J("alice@localhost/phone"),
+                  .body = "The answer so far",
+                  .id = "s-2 <'&\">",
+                  .replace_id = "s-1 <'&\">",
+                  .no_store = true},
   };
   for (SessionMode mode : {SessionMode::kComponent, SessionMode::kClient}) {
     Outbound out(mode);
@@ -815,6 +827,45 @@ TEST(SerializeActionTest, AReplySaysWhichMessageItAnswersInItsFirstPartOnly) {
     EXPECT_LE(parts[i].size(), 1024u);
     EXPECT_EQ(One(parts[i]).FindChild("reply", ns::kReply) != nullptr, i == 0) << i;
   }
+}
+
+TEST(SerializeActionTest, ALongCorrectionCorrectsWithItsFirstPartAndAddsTheRest) {
+  Outbound out(SessionMode::kComponent, /*cap=*/1024);
+  std::string body;
+  for (int i = 0; i < 40; ++i) absl::StrAppend(&body, "line ", i, " of a long answer\n");
+  const SendMessage correction{.to = J("alice@localhost/phone"),
+                               .body = body,
+                               .id = "herald-final",
+                               .replace_id = "herald-first",
+                               .no_store = true};
+  std::vector<std::string> parts = out.Serialize(correction);
+  ASSERT_GT(parts.size(), 1u);
+  std::string said;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    EXPECT_LE(parts[i].size(), 1024u);
+    XmlElement part = One(parts[i]);
+    const XmlElement* replace = part.FindChild("replace", ns::kMessageCorrect);
+    ASSERT_EQ(replace != nullptr, i == 0) << i;
+    if (i == 0) {
+      EXPECT_EQ(replace->Attr("id"), "herald-first");
+      EXPECT_EQ(part.Attr("id"), "herald-final");
+    } else {
+      EXPECT_NE(part.Attr("id"), "herald-final");  // each part is its own message
+    }
+    EXPECT_NE(part.FindChild("no-store", ns::kHints), nullptr) << i;
+    said += part.ChildText("body");
+  }
+  EXPECT_EQ(said, body);
+}
+
+TEST(SerializeActionTest, AFeatureQueryAsksTheClientsDiscoInfo) {
+  XmlElement iq = FeaturesRequest(
+      DiscoverFeatures{.to = J("alice@localhost/phone"), .from = J("herald.localhost")}, "h7");
+  std::string xml;
+  AppendXml(iq, ns::kComponentAccept, xml);
+  EXPECT_EQ(xml,
+            "<iq type='get' id='h7' to='alice@localhost/phone' from='herald.localhost'>"
+            "<query xmlns='http://jabber.org/protocol/disco#info'/></iq>");
 }
 
 TEST(SerializeActionTest, AMessageWhoseAddressesAloneExceedTheLimitIsDropped) {

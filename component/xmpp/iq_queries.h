@@ -1,0 +1,75 @@
+// component/xmpp/iq_queries.h
+//
+// IqQueries keeps track of the queries the session sends for the agent whose answers come
+// back as events: XEP-0410 self-pings (a room's way of telling whether our occupant is still
+// in it; a SelfPingResult) and disco#info to a user's client (which features it shows; a
+// ClientFeatures). Each query sent is settled exactly once: answered by the one asked, past
+// its deadline ("timeout"), or lost with the connection ("disconnected"). It lives on the
+// session's I/O loop, and its timer fires there.
+//
+//   IqQueries queries(io, absl::Seconds(30), [&](InboundEvent e) { sink(std::move(e)); });
+//   queries.Track(id, IqQueries::Kind::kSelfPing, occupant);  // the IQ with this id was sent
+//   if (queries.OnAnswer(iq)) return;                          // reported, and forgotten
+//   queries.FailAll("disconnected");                           // the stream went down
+#pragma once
+
+#include <asio.hpp>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "absl/time/time.h"
+#include "component/xmpp/events.h"
+#include "component/xmpp/jid.h"
+#include "component/xmpp/xml_element.h"
+
+namespace herald::xmpp {
+
+class IqQueries {
+ public:
+  enum class Kind { kSelfPing, kFeatures };
+  using EventSink = std::function<void(InboundEvent)>;
+
+  // `timeout`: how long a query may stay unanswered before it is reported as failed.
+  IqQueries(asio::io_context& io, absl::Duration timeout, EventSink on_event);
+  IqQueries(const IqQueries&) = delete;
+  IqQueries& operator=(const IqQueries&) = delete;
+
+  // The query of `kind` to `to` with IQ id `id` has been sent; its answer is awaited.
+  void Track(std::string id, Kind kind, Jid to);
+
+  // No query can be sent (the stream is down): it is reported as failed ("disconnected")
+  // from the loop, so that the caller is not re-entered.
+  void ReportUnsent(Kind kind, Jid to);
+
+  // Reports the query `iq` (a result or an error) answers; false when it answers none of
+  // ours, or comes from someone other than the one asked.
+  bool OnAnswer(const XmlElement& iq);
+
+  // Reports every pending query as failed with `condition` and forgets them.
+  void FailAll(std::string_view condition);
+
+  bool empty() const { return pending_.empty(); }
+
+ private:
+  struct Pending {
+    Kind kind;
+    Jid to;
+    absl::Time deadline;
+  };
+
+  bool OnLoop() const { return io_.get_executor().running_in_this_thread(); }
+  void Report(Kind kind, Jid to, std::string_view condition);
+  // Fails the queries that are past their deadline and arms the timer for the next one.
+  void Expire();
+  void ArmTimer();
+
+  asio::io_context& io_;
+  const absl::Duration timeout_;
+  EventSink on_event_;
+  std::map<std::string, Pending> pending_;  // by IQ id
+  asio::steady_timer timer_;
+};
+
+}  // namespace herald::xmpp
