@@ -66,6 +66,8 @@ void Agent::Handle(xmpp::InboundEvent&& event) {
           OnRoster(e);
         } else if constexpr (std::is_same_v<T, xmpp::CommandRequest>) {
           OnCommandRequest(e);
+        } else if constexpr (std::is_same_v<T, xmpp::ClientFeatures>) {
+          services_.client_features.Record(e, services_.clock());
         }
       },
       event);
@@ -218,6 +220,12 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message) {
     }
     incoming.flagged_injection = screen_.policy() == InjectionPolicy::kFlag;
   }
+  // Whether the answer can be streamed to this client (XEP-0308) is asked while the model
+  // thinks; the answer comes back as an xmpp::ClientFeatures.
+  if (services_.options.stream_answers == "announced" &&
+      services_.client_features.StartQuery(incoming.reply_to, now)) {
+    services_.act(xmpp::DiscoverFeatures{.to = incoming.reply_to, .from = incoming.own});
+  }
   if (!conversation.Enqueue(std::move(incoming))) {
     LOG(INFO) << "conversation " << conversation.id() << ": mailbox full, answered busy";
     SayTo(services_, incoming, kBusy);
@@ -245,6 +253,12 @@ void Agent::OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own) 
                  << " matched '" << screened.phrase << "'";
     if (screen_.policy() == InjectionPolicy::kRefuse) return;
     incoming.flagged_injection = screen_.policy() == InjectionPolicy::kFlag;
+  }
+  // Whether the answer can be streamed to this client (XEP-0308) is asked while the model
+  // thinks; the answer comes back as an xmpp::ClientFeatures.
+  if (services_.options.stream_answers == "announced" &&
+      services_.client_features.StartQuery(incoming.reply_to, now)) {
+    services_.act(xmpp::DiscoverFeatures{.to = incoming.reply_to, .from = incoming.own});
   }
   if (!conversation.Enqueue(std::move(incoming))) {
     LOG(INFO) << "conversation " << conversation.id() << ": mailbox full, room message dropped";

@@ -40,6 +40,14 @@ struct AgentOptions {
   // Extra case-insensitive phrases the screen treats as injection, beside the built-in ones.
   std::vector<std::string> injection_phrases;
 
+  // Streamed answers (XEP-0308): the first part of an answer goes out early and is corrected
+  // as the model writes. "announced": to clients whose disco#info lists corrections, and in
+  // rooms; "always": to every client too; "off": one message when the answer is whole.
+  std::string stream_answers = "announced";
+  int stream_first_part_ms = 1000;         // the first part waits for a sentence or this long
+  int correction_interval_ms = 700;        // at most one correction this often in a chat
+  int room_correction_interval_ms = 2000;  // and in a room
+
   friend bool operator==(const AgentOptions&, const AgentOptions&) = default;
 };
 

@@ -24,6 +24,8 @@ using providers::LlmResponse;
 
 constexpr char kApology[] =
     "Sorry, I could not answer that just now. Please try again in a moment.";
+// What a streamed answer that was cancelled ends with.
+constexpr char kStoppedNote[] = "[stopped]";
 
 // What a turn needs from disk, read in one trip to the worker pool.
 struct TurnMemory {
@@ -123,6 +125,8 @@ bool Conversation::Enqueue(IncomingMessage&& message) {
 bool Conversation::Cancel() {
   const bool anything = running_ || !mailbox_.empty();
   ++generation_;
+  // A person who saw the answer being written sees that it stopped.
+  if (answer_ != nullptr) answer_->Stop(kStoppedNote);
   if (running_) {
     Publish(events::EventType::kRunFailed, running_run_id_,
             absl::StrCat("turn ", running_run_id_, " cancelled"), {{"error", "cancelled"}});
@@ -157,12 +161,13 @@ asio::awaitable<void> Conversation::Drain() {
     mailbox_.pop_front();
     co_await RunTurn(message, generation_);
     running_sink_ = nullptr;
+    answer_ = nullptr;
   }
   running_ = false;
 }
 
-void Conversation::Reply(const IncomingMessage& to, std::string body, bool active) {
-  if (to.sink) return;  // a program follows this turn through its events instead
+xmpp::SendMessage Conversation::ReplyTo(const IncomingMessage& to, std::string body,
+                                        bool active) const {
   xmpp::SendMessage reply{
       .to = to.reply_to,
       .body = std::move(body),
@@ -179,7 +184,31 @@ void Conversation::Reply(const IncomingMessage& to, std::string body, bool activ
       reply.reply_to = *std::move(author);
     }
   }
-  services_.act(std::move(reply));
+  return reply;
+}
+
+void Conversation::Reply(const IncomingMessage& to, std::string body, bool active) {
+  if (to.sink) return;  // a program follows this turn through its events instead
+  services_.act(ReplyTo(to, std::move(body), active));
+}
+
+bool Conversation::MayStream(const IncomingMessage& to) const {
+  const std::string& mode = services_.options.stream_answers;
+  if (to.sink || mode == "off") return false;
+  if (in_room() || mode == "always") return true;
+  return services_.client_features.ShowsCorrections(to.reply_to).value_or(false);
+}
+
+StreamedAnswer& Conversation::StartAnswer(const IncomingMessage& to) {
+  const AgentOptions& options = services_.options;
+  const StreamPacing pacing{
+      .first_part_after = absl::Milliseconds(options.stream_first_part_ms),
+      .interval = absl::Milliseconds(in_room() ? options.room_correction_interval_ms
+                                               : options.correction_interval_ms)};
+  answer_ = std::make_unique<StreamedAnswer>(
+      ReplyTo(to, "", /*active=*/true), pacing, [this, &to] { return MayStream(to); },
+      services_.clock, [this](xmpp::SendMessage part) { services_.act(std::move(part)); });
+  return *answer_;
 }
 
 void Conversation::Publish(events::EventType type, const std::string& run_id, std::string summary,
@@ -227,7 +256,13 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
       services_.act(
           xmpp::SendChatState{.to = message.reply_to, .state = "paused", .from = message.own});
     }
-    Reply(message, absl::StrCat(kApology, " (reference ", turn_id, ")"), /*active=*/false);
+    const std::string apology = absl::StrCat(kApology, " (reference ", turn_id, ")");
+    // A half-written answer says where it broke off.
+    if (answer_ != nullptr && answer_->started()) {
+      answer_->Stop(apology);
+    } else {
+      Reply(message, apology, /*active=*/false);
+    }
   };
   Publish(events::EventType::kRunStarted, run_id, absl::StrCat("turn ", turn_id, " started"), {});
   emit(RunEvent{.kind = RunEvent::Kind::kStarted});
@@ -360,15 +395,32 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
           },
       .cancelled = cancelled};
 
-  // A program following the turn sees the answer as the model writes it.
+  // A program following the turn sees the answer as the model writes it; so does a person,
+  // in a message corrected as it grows (XEP-0308), where the client can show it.
   bool streamed = false;
   providers::LlmProvider::OnText on_text;
+  StreamedAnswer* writing = nullptr;  // this round's message to a person
   if (message.sink) {
     on_text = [&emit, &streamed](std::string_view delta) {
       streamed = true;
       emit(RunEvent{.kind = RunEvent::Kind::kTextDelta, .text = std::string(delta)});
     };
+  } else {
+    writing = &StartAnswer(message);
+    if (options.stream_answers != "off") {
+      on_text = [this, &cancelled](std::string_view delta) {
+        if (!cancelled() && answer_ != nullptr) answer_->Append(delta);
+      };
+    }
   }
+  // The last word of a turn that ends early: it finishes a message that went out.
+  auto say_last = [&](std::string text) {
+    if (writing != nullptr && writing->started()) {
+      writing->Finish(std::move(text), /*ends_turn=*/false);
+    } else {
+      Reply(message, std::move(text), /*active=*/false);
+    }
+  };
 
   while (true) {
     // After max_rounds rounds with tools, one last call without them forces an answer.
@@ -384,7 +436,7 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
         services_.act(
             xmpp::SendChatState{.to = message.reply_to, .state = "paused", .from = message.own});
       }
-      Reply(message, limit_message, /*active=*/false);
+      say_last(limit_message);
       co_return;
     }
     streamed = false;
@@ -404,9 +456,13 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
       break;
     }
     ++rounds;
-    // Partial progress: text the model wrote beside its tool calls reaches the user now.
+    // Partial progress: text the model wrote beside its tool calls reaches the user now, and
+    // what comes after the tools is a new message.
     if (!response->text.empty()) {
-      Reply(message, response->text, /*active=*/false);
+      if (writing != nullptr) {
+        writing->Finish(response->text, /*ends_turn=*/false);
+        writing = &StartAnswer(message);
+      }
       if (!streamed) emit(RunEvent{.kind = RunEvent::Kind::kTextDelta, .text = response->text});
     }
 
@@ -420,6 +476,8 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
                     .call_id = tool_call.id,
                     .tool = tool_call.name,
                     .arguments_json = arguments_json});
+      if (writing != nullptr)
+        writing->ShowProgress(absl::StrCat("(running ", tool_call.name, "…)"));
       Publish(events::EventType::kToolStarted, run_id, absl::StrCat("tool ", tool_call.name),
               {{"tool", tool_call.name}, {"call_id", tool_call.id}});
       providers::ToolResult result = co_await RunToolCall(tool_turn, tool_call);
@@ -449,7 +507,7 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   }
 
   if (answer.empty()) answer = "(The model returned no text.)";
-  Reply(message, answer, /*active=*/true);
+  if (writing != nullptr) writing->Finish(answer);
   if (!streamed) emit(RunEvent{.kind = RunEvent::Kind::kTextDelta, .text = answer});
   emit(RunEvent{.kind = RunEvent::Kind::kCompleted,
                 .text = answer,

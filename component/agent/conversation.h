@@ -19,12 +19,15 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
 #include "component/agent/agent_options.h"
+#include "component/agent/client_features.h"
 #include "component/agent/run_events.h"
+#include "component/agent/streamed_answer.h"
 #include "component/events/event_bus.h"
 #include "component/ledger/audit_log.h"
 #include "component/ledger/usage_ledger.h"
@@ -78,6 +81,8 @@ struct RuntimeServices {
   skills::CredentialStore* credentials = nullptr;
   // Users who turned safe mode on with /safemode (besides [skills.approvals] safe_mode_jids).
   absl::flat_hash_set<std::string> safe_mode_jids;
+  // Which clients show corrections, for streamed answers (asked by the Agent).
+  ClientFeatureCache client_features;
 };
 
 struct IncomingMessage {
@@ -132,7 +137,13 @@ class Conversation {
  private:
   asio::awaitable<void> Drain();
   asio::awaitable<void> RunTurn(const IncomingMessage& message, uint64_t generation);
+  // The message that answers `to` with `body` (the chat state "active" when `active`).
+  xmpp::SendMessage ReplyTo(const IncomingMessage& to, std::string body, bool active) const;
   void Reply(const IncomingMessage& to, std::string body, bool active);
+  // The message of the running turn's answer that the model is writing (one per LLM round).
+  StreamedAnswer& StartAnswer(const IncomingMessage& to);
+  // Whether an answer to `to` goes out streamed (XEP-0308), as [agent] stream_answers says.
+  bool MayStream(const IncomingMessage& to) const;
   // A delivery receipt or displayed marker for `message`, when it has an id.
   void Acknowledge(const IncomingMessage& message, xmpp::AcknowledgeMessage::Kind kind);
   void Publish(events::EventType type, const std::string& run_id, std::string summary,
@@ -149,6 +160,8 @@ class Conversation {
   // The program following the running turn, if any (Cancel tells it the run ended).
   RunSink running_sink_;
   std::string running_run_id_;
+  // The answer being streamed to a person, if any (Cancel corrects it to say it stopped).
+  std::unique_ptr<StreamedAnswer> answer_;
 };
 
 }  // namespace herald::agent

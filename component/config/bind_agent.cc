@@ -99,6 +99,16 @@ void BindAgent(Binder& b, const Section& root, const ServerConfig& server,
   b.Integer(s, "session_idle_minutes", &agent.session_idle_minutes);
   b.Integer(s, "history_messages", &agent.history_messages);
   b.Bool(s, "carry_over_summary", &agent.carry_over_summary);
+  std::string_view stream_answers;
+  if (b.Has(s, "stream_answers") &&
+      b.Enum<std::string_view>(s, "stream_answers",
+                               {{"announced", "announced"}, {"always", "always"}, {"off", "off"}},
+                               &stream_answers)) {
+    agent.stream_answers = std::string(stream_answers);
+  }
+  b.Integer(s, "stream_first_part_ms", &agent.stream_first_part_ms);
+  b.Integer(s, "correction_interval_ms", &agent.correction_interval_ms);
+  b.Integer(s, "room_correction_interval_ms", &agent.room_correction_interval_ms);
   std::string_view policy;
   if (b.Has(s, "injection_policy") &&
       b.Enum<std::string_view>(

@@ -84,6 +84,33 @@ void DeclareAgentKeys(std::vector<ConfigKey>& keys) {
           .Doc("`false`",
                "when a session ends, summarise it into the JID's `context.md` with the `light` "
                "tier"),
+      Applies(
+          "agent.stream_answers", K::kString,
+          [](auto& c) -> auto& { return c.agent.stream_answers; })
+          .Doc("`\"announced\"`",
+               "streamed answers (XEP-0308): the first part of an answer goes out as soon as "
+               "there is a sentence, and the message is corrected as the model writes. "
+               "`\"announced\"`: to clients whose disco#info lists corrections, and in rooms; "
+               "`\"always\"`: to every client (one that cannot show corrections shows each as a "
+               "new message); `\"off\"`: one message once the answer is whole. See "
+               "[streamed answers](xmpp.md#streamed-answers-xep-0308)."),
+      Applies(
+          "agent.stream_first_part_ms", K::kInteger,
+          [](auto& c) -> auto& { return c.agent.stream_first_part_ms; })
+          .Range(0, 60000)
+          .Doc("`1000`",
+               "a streamed answer's first part goes out at the end of its first sentence, or "
+               "after this many milliseconds of text, whichever comes first"),
+      Applies(
+          "agent.correction_interval_ms", K::kInteger,
+          [](auto& c) -> auto& { return c.agent.correction_interval_ms; })
+          .Range(250, 60000)
+          .Doc("`700`", "at most one correction of a streamed answer this often, in a chat"),
+      Applies(
+          "agent.room_correction_interval_ms", K::kInteger,
+          [](auto& c) -> auto& { return c.agent.room_correction_interval_ms; })
+          .Range(500, 60000)
+          .Doc("`2000`", "at most one correction of a streamed answer this often, in a room"),
       Restart(
           "agent.injection_policy", K::kString,
           [](auto& c) -> auto& { return c.agent.injection_policy; })

@@ -34,6 +34,9 @@ struct Step {
   std::vector<providers::ToolCall> calls;
   absl::Status error = absl::OkStatus();
   absl::Duration delay = absl::ZeroDuration();
+  // Streamed before the answer, one by one on the loop (when the request streams); `text`
+  // is still the whole answer.
+  std::vector<std::string> deltas;
 };
 
 class ScriptedModel : public providers::LlmProvider {
@@ -41,7 +44,7 @@ class ScriptedModel : public providers::LlmProvider {
   explicit ScriptedModel(asio::io_context& io) : io_(io) {}
   std::string_view name() const override { return "fake"; }
 
-  void Complete(const LlmRequest& request, OnText, Done done) override {
+  void Complete(const LlmRequest& request, OnText on_text, Done done) override {
     requests.push_back(request);
     Step step;
     if (respond) {
@@ -62,10 +65,21 @@ class ScriptedModel : public providers::LlmProvider {
                              .model = "model",
                              .provider = "fake"};
     }
+    if (on_text && request.stream) {
+      for (size_t i = 0; i < step.deltas.size(); ++i) {
+        asio::post(io_, [this, on_text, i, delta = step.deltas[i]] {
+          if (before_delta) before_delta(i);
+          on_text(delta);
+        });
+      }
+    }
     auto timer = std::make_shared<asio::steady_timer>(io_, absl::ToChronoNanoseconds(step.delay));
     timer->async_wait(
         [timer, done = std::move(done), response](const asio::error_code&) { done(response); });
   }
+
+  // Called before each streamed delta (a test moves its clock here).
+  std::function<void(size_t index)> before_delta;
 
   std::deque<Step> script;
   std::function<Step(const LlmRequest&)> respond;

@@ -53,6 +53,10 @@ rate_limit_per_minute = 21
 session_idle_minutes = 241
 history_messages = 41
 carry_over_summary = true
+stream_answers = "always"
+stream_first_part_ms = 500
+correction_interval_ms = 1500
+room_correction_interval_ms = 4000
 injection_policy = "refuse"
 injection_phrases = ["open sesame"]
 

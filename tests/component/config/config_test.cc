@@ -1124,6 +1124,21 @@ TEST(ConfigTest, AcceptsEveryInjectionPolicy) {
   }
 }
 
+TEST(ConfigTest, AcceptsEveryWayOfStreamingAnswersAndRefusesOthers) {
+  EXPECT_EQ(Load(WithServer(""))->agent.stream_answers, "announced");
+  for (std::string_view mode : {"announced", "always", "off"}) {
+    absl::StatusOr<Config> config =
+        Load(WithServer("[agent]\nstream_answers = \"" + std::string(mode) + "\"\n"));
+    ASSERT_TRUE(config.ok()) << mode << ": " << config.status();
+    EXPECT_EQ(config->agent.stream_answers, mode);
+  }
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\nstream_answers = true\n")),
+            "herald.toml:5: wrong type for agent.stream_answers: expected string, got boolean");
+  EXPECT_EQ(ErrorOf(WithServer("[agent]\nstream_answers = \"sometimes\"\n")),
+            "herald.toml:5: agent.stream_answers must be one of \"announced\", \"always\", "
+            "\"off\"; got \"sometimes\"");
+}
+
 TEST(ConfigTest, ReadsEveryLlmCallKeyThatIsSet) {
   absl::StatusOr<Config> config = Load(WithServer(R"toml([llm]
 max_tokens = 200000
@@ -1158,6 +1173,9 @@ struct RangeCase {
 // Every new integer key with its documented bounds.
 constexpr RangeCase kRuntimeRanges[] = {
     {"agent", "max_tool_rounds", 1, 50},
+    {"agent", "stream_first_part_ms", 0, 60000},
+    {"agent", "correction_interval_ms", 250, 60000},
+    {"agent", "room_correction_interval_ms", 500, 60000},
     {"agent", "mailbox_limit", 1, 1000},
     {"agent", "rate_limit_per_minute", 0, 10000},
     {"agent", "session_idle_minutes", 0, 525600},
