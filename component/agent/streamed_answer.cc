@@ -23,7 +23,7 @@ std::string FreshMessageId() {
 // True when `text` ends a sentence somewhere past its first few bytes.
 bool HasSentenceEnd(std::string_view text) {
   if (text.size() < StreamedAnswer::kMinFirstPartBytes) return false;
-  return text.find_first_of(".!?\n:", StreamedAnswer::kMinFirstPartBytes - 1) !=
+  return text.find_first_of(".!?\n", StreamedAnswer::kMinFirstPartBytes - 1) !=
          std::string_view::npos;
 }
 
@@ -67,7 +67,10 @@ void StreamedAnswer::Append(std::string_view delta) {
   progress_.clear();
   if (text_.size() > kMaxStreamedBytes) return;  // the rest waits for Finish
   if (!started()) {
-    if (!HasSentenceEnd(text_) && now - text_since_ < pacing_.first_part_after) return;
+    const absl::Duration writing_for = now - text_since_;
+    const bool due = writing_for >= pacing_.first_part_after ||
+                     (writing_for >= kMinFirstPartWait && HasSentenceEnd(text_));
+    if (!due) return;
     if (!Decide()) return;
     SendPart(Body(), /*last=*/false, /*active=*/false);
     return;
@@ -101,7 +104,8 @@ void StreamedAnswer::Stop(std::string_view note) {
   done_ = true;
   if (!started()) return;
   progress_.clear();
-  SendPart(text_.empty() ? std::string(note) : absl::StrCat(text_, "\n\n", AbslView(note)), /*last=*/true,
+  SendPart(text_.empty() ? std::string(note) : absl::StrCat(text_, "\n\n", AbslView(note)),
+           /*last=*/true,
            /*active=*/false);
 }
 

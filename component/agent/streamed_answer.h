@@ -43,6 +43,10 @@ class StreamedAnswer {
   static constexpr size_t kMaxStreamedBytes = 4096;
   // A first part shorter than this waits for more, even at a sentence's end ("Hi.").
   static constexpr size_t kMinFirstPartBytes = 16;
+  // Nor does one go out before the text has been coming for this long: an answer that
+  // arrives whole within it (a fast model, a short answer) is one message, not a message
+  // corrected a moment later.
+  static constexpr absl::Duration kMinFirstPartWait = absl::Milliseconds(250);
 
   using Send = std::function<void(xmpp::SendMessage)>;
 

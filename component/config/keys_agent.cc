@@ -99,8 +99,9 @@ void DeclareAgentKeys(std::vector<ConfigKey>& keys) {
           [](auto& c) -> auto& { return c.agent.stream_first_part_ms; })
           .Range(0, 60000)
           .Doc("`1000`",
-               "a streamed answer's first part goes out at the end of its first sentence, or "
-               "after this many milliseconds of text, whichever comes first"),
+               "a streamed answer's first part goes out at the end of its first sentence (once "
+               "the text has been coming for 250 ms), or after this many milliseconds of text, "
+               "whichever comes first; `0` = with the first text"),
       Applies(
           "agent.correction_interval_ms", K::kInteger,
           [](auto& c) -> auto& { return c.agent.correction_interval_ms; })

@@ -46,6 +46,10 @@ DISCO_ITEMS = "http://jabber.org/protocol/disco#items"
 DATA_FORMS = "jabber:x:data"
 REPLY = "urn:xmpp:reply:0"             # XEP-0461
 STANZA_ID = "urn:xmpp:sid:0"           # XEP-0359
+CORRECTION = "urn:xmpp:message-correct:0"  # XEP-0308
+MAM = "urn:xmpp:mam:2"                 # XEP-0313
+HINTS = "urn:xmpp:hints"               # XEP-0334
+FORWARD = "urn:xmpp:forward:0"         # XEP-0297
 
 
 class ClientError(RuntimeError):
@@ -53,8 +57,11 @@ class ClientError(RuntimeError):
 
 
 class Client:
-    def __init__(self, server, user, resource="e2e", connect_timeout=15.0):
+    def __init__(self, server, user, resource="e2e", connect_timeout=15.0, plugins=()):
+        """plugins: slixmpp plugins to load before logging in, whose features the client then
+        announces in disco#info ("xep_0308": it shows corrections)."""
         self.jid = slixmpp.JID(f"{server.jid(user)}/{resource}")
+        self._plugins = tuple(plugins)
         self._server = server
         self._password = server.password(user)
         self._connect_timeout = connect_timeout
@@ -82,6 +89,8 @@ class Client:
         self._presences = asyncio.Queue()
         xmpp = slixmpp.ClientXMPP(str(self.jid), self._password)
         xmpp.loop = self._loop
+        for plugin in self._plugins:
+            xmpp.register_plugin(plugin)
         xmpp.ca_certs = self._server.ca_file
 
         # slixmpp would resolve "localhost" itself (over DNS when aiodns is installed).
@@ -243,6 +252,72 @@ class Client:
             if msg["body"]:
                 found.append(("body", msg["body"]))
                 break
+        return found
+
+    def corrections_from(self, peer, within, until):
+        """The chat messages peer's bare JID sent within `within` seconds, up to and including
+        the first whose body is `until` and that archives may keep (no XEP-0334 <no-store/>):
+        [(id, body, the id it corrects (XEP-0308) or None, whether it says no-store)]."""
+        return self._run(self._corrections(peer, within, until), within + 5, "wait for an answer")
+
+    async def _corrections(self, peer, within, until):
+        peer = slixmpp.JID(peer).bare
+        found = []
+        deadline = self._loop.time() + within
+        while True:
+            msg = await self._next(self._inbox, deadline)
+            if msg is None:
+                break
+            if msg["from"].bare != peer or msg["type"] in ("error", "groupchat"):
+                continue
+            if not msg["body"]:
+                continue
+            replace = msg.xml.find(f"{{{CORRECTION}}}replace")
+            no_store = msg.xml.find(f"{{{HINTS}}}no-store") is not None
+            found.append((msg["id"], msg["body"], None if replace is None else replace.get("id"),
+                          no_store))
+            if msg["body"] == until and not no_store:
+                break
+        return found
+
+    def archive_from(self, peer, timeout=10.0):
+        """What our own archive (XEP-0313) holds of the messages peer's bare JID sent us,
+        oldest first: [(id, body, the id it corrects or None)], bodyless ones left out."""
+        return self._run(self._archive_from(peer, timeout), timeout + 2, "query the archive")
+
+    async def _archive_from(self, peer, timeout):
+        peer = slixmpp.JID(peer).bare
+        query_id = f"e2e-mam-{id(self)}-{self._loop.time()}"
+        found = []
+
+        def collect(msg):
+            result = msg.xml.find(f"{{{MAM}}}result")
+            if result is None or result.get("queryid") != query_id:
+                return
+            inner = result.find(f"{{{FORWARD}}}forwarded/{{jabber:client}}message")
+            if inner is None or slixmpp.JID(inner.get("from", "")).bare != peer:
+                return
+            body = inner.findtext("{jabber:client}body")
+            if body is None:
+                return
+            replace = inner.find(f"{{{CORRECTION}}}replace")
+            found.append((inner.get("id"), body, None if replace is None else replace.get("id")))
+
+        name = f"archive {query_id}"
+        self.xmpp.register_handler(
+            Callback(name, MatchXPath(f"{{jabber:client}}message/{{{MAM}}}result"), collect))
+        try:
+            iq = self.xmpp.make_iq_set()
+            query = ET.SubElement(iq.xml, f"{{{MAM}}}query", queryid=query_id)
+            form = ET.SubElement(query, f"{{{DATA_FORMS}}}x", type="submit")
+            for var, value in (("FORM_TYPE", MAM), ("with", peer)):
+                field = ET.SubElement(form, f"{{{DATA_FORMS}}}field", var=var)
+                if var == "FORM_TYPE":
+                    field.set("type", "hidden")
+                ET.SubElement(field, f"{{{DATA_FORMS}}}value").text = value
+            await iq.send(timeout=timeout)  # the results come before the answer that ends them
+        finally:
+            self.xmpp.remove_handler(name)
         return found
 
     # Service discovery.
@@ -445,14 +520,17 @@ class Client:
         msg.send()
         self._run(self._written(), 10, "send")
 
-    def room_traffic(self, room, within, until_nick):
+    def room_traffic(self, room, within, until_nick, until_body=None):
         """The room's live messages (ours included) within `within` seconds, up to and
-        including the first from `until_nick`, each a dict: nick, body, id, stanza_id (the
-        room's XEP-0359 id, or None) and reply ((to, id) of a XEP-0461 reply, or None)."""
-        return self._run(self._room_traffic(slixmpp.JID(room).bare, within, until_nick),
-                         within + 5, "watch the room")
+        including the first from `until_nick` (whose body is `until_body`, if given, and that
+        says no no-store), each a dict: nick, body, id, stanza_id (the room's XEP-0359 id, or
+        None), reply ((to, id) of a XEP-0461 reply, or None), corrects (the id a XEP-0308
+        correction names, or None) and no_store (a XEP-0334 <no-store/>)."""
+        return self._run(
+            self._room_traffic(slixmpp.JID(room).bare, within, until_nick, until_body),
+            within + 5, "watch the room")
 
-    async def _room_traffic(self, room, within, until_nick):
+    async def _room_traffic(self, room, within, until_nick, until_body):
         found = []
         deadline = self._loop.time() + within
         while True:
@@ -467,10 +545,15 @@ class Client:
                 if sid.get("by") == room:
                     stanza_id = sid.get("id")
             reply = msg.xml.find(f"{{{REPLY}}}reply")
+            replace = msg.xml.find(f"{{{CORRECTION}}}replace")
+            no_store = msg.xml.find(f"{{{HINTS}}}no-store") is not None
             found.append({"nick": msg["from"].resource, "body": msg["body"], "id": msg["id"],
                           "stanza_id": stanza_id,
-                          "reply": None if reply is None else (reply.get("to"), reply.get("id"))})
-            if msg["from"].resource == until_nick:
+                          "reply": None if reply is None else (reply.get("to"), reply.get("id")),
+                          "corrects": None if replace is None else replace.get("id"),
+                          "no_store": no_store})
+            if msg["from"].resource == until_nick and (
+                    until_body is None or (msg["body"] == until_body and not no_store)):
                 return found
 
     def say_in_room(self, room, body):

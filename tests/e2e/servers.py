@@ -345,7 +345,7 @@ local_interfaces = {{ "127.0.0.1" }}
 c2s_ports = {{ {self.c2s_port} }}
 c2s_direct_tls_ports = {{ }}
 legacy_ssl_ports = {{ }}
-modules_enabled = {{ "roster", "saslauth", "tls", "disco", "ping", "version" }}
+modules_enabled = {{ "roster", "saslauth", "tls", "disco", "ping", "version", "mam" }}
 -- No federation: nothing leaves this machine.
 modules_disabled = {{ "s2s", "s2s_auth_certs", "dialback", "offline" }}
 authentication = "internal_hashed"
@@ -505,6 +505,9 @@ access_rules:
 s2s_access: none
 modules:
   mod_disco: {{}}
+  # Archive everything, as Prosody's mod_mam does by default (ejabberd's default is never).
+  mod_mam:
+    default: always
   mod_muc:
     host: {MUC_DOMAIN}
     access_create: muc_create

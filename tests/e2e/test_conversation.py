@@ -87,8 +87,8 @@ class _ConversationBase:
         self.agent = agent
         return agent
 
-    def client(self, user):
-        c = Client(self.server, user)
+    def client(self, user, plugins=()):
+        c = Client(self.server, user, plugins=plugins)
         c.connect()
         self.addCleanup(c.close)
         return c

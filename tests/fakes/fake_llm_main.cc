@@ -12,6 +12,8 @@
 //   - the last message is a tool result      → "The time is <result>."
 //   - the user mentions "time", tools offered → a call of current_time with {}
 //   - the user mentions "slow"               → "you said: <text>" after --slow_seconds
+//   - the user mentions "stream"             → "you said: <text>. " + kStreamTail, one word
+//                                                every 120 ms when the request streams
 //   - anything else                           → "you said: <text>"
 #include <pthread.h>
 
@@ -90,6 +92,11 @@ class RequestLog {
   std::mutex mu_;
 };
 
+// What a "stream" answer says after its first sentence (tests/e2e/test_streaming.py knows it).
+constexpr char kStreamTail[] =
+    "This answer is written word by word, slowly, so that it streams. It has a few sentences "
+    "in it. This is the last one.";
+
 FakeLlmServer::Handler E2eHandler(RequestLog& log, absl::Duration slow) {
   return [&log, slow](const RecordedLlmRequest& request) {
     log.Append(request);
@@ -102,6 +109,10 @@ FakeLlmServer::Handler E2eHandler(RequestLog& log, absl::Duration slow) {
     const bool offers_clock = std::find(tools.begin(), tools.end(), "current_time") != tools.end();
     if (lower.find("time") != std::string::npos && offers_clock) {
       return Answer::ToolCall("current_time", nlohmann::json::object());
+    }
+    if (lower.find("stream") != std::string::npos) {
+      return Answer::Text("you said: " + text + ". " + kStreamTail)
+          .WithChunkInterval(absl::Milliseconds(120));
     }
     Answer answer = Answer::Text("you said: " + text);
     if (lower.find("slow") != std::string::npos) answer = answer.WithDelay(slow);

@@ -38,7 +38,8 @@ class StreamedAnswerTest : public ::testing::Test {
 TEST_F(StreamedAnswerTest, TheFirstSentenceGoesOutThenCorrectionsAtMostOncePerInterval) {
   StreamedAnswer& answer = Make();
   answer.Append("Paris is");
-  EXPECT_TRUE(sent_.empty());  // not a sentence yet, and no time has passed
+  Advance(absl::Milliseconds(300));
+  EXPECT_TRUE(sent_.empty());  // not a sentence yet
   answer.Append(" the capital of France. It");
   ASSERT_EQ(sent_.size(), 1u);
   const xmpp::SendMessage first = sent_[0];
@@ -74,6 +75,18 @@ TEST_F(StreamedAnswerTest, TheFirstSentenceGoesOutThenCorrectionsAtMostOncePerIn
   answer.Finish("again");
   answer.Stop("[stopped]");
   EXPECT_EQ(sent_.size(), 3u);  // nothing after the end
+}
+
+TEST_F(StreamedAnswerTest, AnAnswerThatArrivesWholeAtOnceIsOneMessage) {
+  StreamedAnswer& answer = Make();
+  answer.Append("Paris is the capital of France.");
+  Advance(absl::Milliseconds(100));
+  answer.Append(" It has two million people.");
+  EXPECT_TRUE(sent_.empty());  // sentences, but too soon to be worth a correction
+  answer.Finish("Paris is the capital of France. It has two million people.");
+  ASSERT_EQ(sent_.size(), 1u);
+  EXPECT_TRUE(sent_[0].replace_id.empty());
+  EXPECT_EQ(asked_, 0);  // nothing was due before the end
 }
 
 TEST_F(StreamedAnswerTest, WithoutASentenceTheFirstPartGoesOutAfterTheWait) {
@@ -119,7 +132,9 @@ TEST_F(StreamedAnswerTest, AToolsProgressShowsAtOnceAndTheTextReplacesIt) {
 
 TEST_F(StreamedAnswerTest, StoppingCorrectsWhatWentOutToSaySo) {
   StreamedAnswer& answer = Make();
-  answer.Append("The first sentence is here. And then");
+  answer.Append("The first sentence");
+  Advance(absl::Milliseconds(300));
+  answer.Append(" is here. And then");
   ASSERT_EQ(sent_.size(), 1u);
   answer.Stop("[stopped]");
   ASSERT_EQ(sent_.size(), 2u);
@@ -138,7 +153,9 @@ TEST_F(StreamedAnswerTest, StoppingBeforeAnythingWentOutSendsNothing) {
 
 TEST_F(StreamedAnswerTest, PastTheStreamingLimitOnlyTheLastCorrectionCarriesTheRest) {
   StreamedAnswer& answer = Make();
-  answer.Append("A long answer begins here. ");
+  answer.Append("A long answer");
+  Advance(absl::Milliseconds(300));
+  answer.Append(" begins here. ");
   ASSERT_EQ(sent_.size(), 1u);
   for (int i = 0; i < 100; ++i) {
     Advance(absl::Seconds(1));
@@ -155,8 +172,12 @@ TEST_F(StreamedAnswerTest, PastTheStreamingLimitOnlyTheLastCorrectionCarriesTheR
 }
 
 TEST_F(StreamedAnswerTest, EveryAnswerHasItsOwnFirstId) {
-  Make().Append("The first answer is written. ");
-  Make().Append("The second answer is written. ");
+  for (int i = 0; i < 2; ++i) {
+    StreamedAnswer& answer = Make();
+    answer.Append("An answer is ");
+    Advance(absl::Milliseconds(300));
+    answer.Append("being written. ");
+  }
   ASSERT_EQ(sent_.size(), 2u);
   EXPECT_NE(sent_[0].id, sent_[1].id);
 }
