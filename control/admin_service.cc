@@ -155,6 +155,8 @@ grpc::ServerUnaryReactor* AdminService::GetStatus(grpc::CallbackServerContext* c
     response->set_subscribers(static_cast<int32_t>(control_.subscriber_count()));
     response->set_messages_received(services.runtime.counters.messages_received);
     response->set_llm_calls(services.runtime.counters.llm_calls);
+    response->set_feedback_positive(services.runtime.counters.feedback_positive);
+    response->set_feedback_negative(services.runtime.counters.feedback_negative);
     if (services.config.llm.default_model.empty()) {
       response->add_notices("no [llm] default model is configured");
     }

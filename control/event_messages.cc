@@ -37,6 +37,8 @@ v1::EventType EventTypeMessage(events::EventType type) {
       return v1::EVENT_TYPE_ACTION_REQUIRED;
     case events::EventType::kActionResolved:
       return v1::EVENT_TYPE_ACTION_RESOLVED;
+    case events::EventType::kFeedback:
+      return v1::EVENT_TYPE_FEEDBACK;
   }
   return v1::EVENT_TYPE_UNSPECIFIED;
 }
@@ -180,7 +182,7 @@ absl::StatusOr<EventFilter> EventFilter::Create(const v1::SubscribeRequest& requ
           events::EventType::kToolFailed, events::EventType::kLimitWarning,
           events::EventType::kLimitBlocked, events::EventType::kConnectionChanged,
           events::EventType::kConfigReloaded, events::EventType::kActionRequired,
-          events::EventType::kActionResolved}) {
+          events::EventType::kActionResolved, events::EventType::kFeedback}) {
       if (EventTypeMessage(candidate) == type) {
         filter.types_.push_back(candidate);
         known = true;

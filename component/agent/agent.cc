@@ -66,6 +66,8 @@ void Agent::Handle(xmpp::InboundEvent&& event) {
           OnRoster(e);
         } else if constexpr (std::is_same_v<T, xmpp::CommandRequest>) {
           OnCommandRequest(e);
+        } else if constexpr (std::is_same_v<T, xmpp::MessageReactions>) {
+          OnReactions(e);
         } else if constexpr (std::is_same_v<T, xmpp::ClientFeatures>) {
           services_.client_features.Record(e, services_.clock());
         }
@@ -394,6 +396,23 @@ void Agent::OnCommandRequest(const xmpp::CommandRequest& request) {
                answer.note = std::move(text);
                services_.act(answer);
              });
+}
+
+void Agent::OnReactions(const xmpp::MessageReactions& reactions) {
+  // A reaction needs no refusal: a stranger's is dropped without a word.
+  if (!policy_.Allows(reactions.from)) return;
+  const std::string sender = reactions.from.BareString();
+  const absl::Time now = services_.clock();
+  if (!rate_limiter_.Allow(sender, now)) return;
+  Conversation* conversation =
+      FindConversation(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = sender});
+  if (conversation == nullptr) return;  // Herald has said nothing here since it started
+  const IncomingMessage from{.reply_to = reactions.from,
+                             .own = reactions.to.IsBare() ? reactions.to : reactions.to.Bare(),
+                             .author = sender,
+                             .type = "chat",
+                             .received = now};
+  conversation->OnReactions(from, reactions.id, reactions.reactions);
 }
 
 void Agent::OnSubscriptionRequest(const xmpp::SubscriptionRequest& request) {

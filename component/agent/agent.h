@@ -98,6 +98,7 @@ class Agent {
                   CommandReply reply = nullptr);
   // XEP-0050: lists the commands the sender may run, or runs one (adhoc_commands.h).
   void OnCommandRequest(const xmpp::CommandRequest& request);
+  void OnReactions(const xmpp::MessageReactions& reactions);
   // What a command's handler may use; every reference must outlive the handler.
   CommandContext ContextFor(Conversation& conversation, const base::ConversationRef& session,
                             const IncomingMessage& message, const SlashCommand& command);

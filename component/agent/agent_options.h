@@ -47,6 +47,8 @@ struct AgentOptions {
   int stream_first_part_ms = 1000;         // the first part waits for a sentence or this long
   int correction_interval_ms = 700;        // at most one correction this often in a chat
   int room_correction_interval_ms = 2000;  // and in a room
+  // XEP-0444: mark a room message Herald works on (👀), and one it could not answer (⚠️).
+  bool room_reactions = true;
 
   friend bool operator==(const AgentOptions&, const AgentOptions&) = default;
 };

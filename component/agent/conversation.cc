@@ -1,12 +1,16 @@
 #include "component/agent/conversation.h"
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "component/agent/blocking_work.h"
+#include "component/agent/pending_answers.h"
 #include "component/agent/quota_gate.h"
 #include "component/agent/system_prompt.h"
 #include "component/agent/tool_call.h"
@@ -26,6 +30,21 @@ constexpr char kApology[] =
     "Sorry, I could not answer that just now. Please try again in a moment.";
 // What a streamed answer that was cancelled ends with.
 constexpr char kStoppedNote[] = "[stopped]";
+// XEP-0444 marks on a room message Herald works on (👀), and on one it could not do (⚠️).
+constexpr char kWorkingOnIt[] = "\xF0\x9F\x91\x80";
+constexpr char kCouldNotDoIt[] = "\xE2\x9A\xA0\xEF\xB8\x8F";
+
+// 👍 (true) or 👎 (false) among `reactions`, in any skin tone; nullopt for neither or both.
+std::optional<bool> Thumbs(const std::vector<std::string>& reactions) {
+  bool up = false;
+  bool down = false;
+  for (const std::string& reaction : reactions) {
+    up = up || reaction.starts_with("\xF0\x9F\x91\x8D");      // U+1F44D
+    down = down || reaction.starts_with("\xF0\x9F\x91\x8E");  // U+1F44E
+  }
+  if (up == down) return std::nullopt;
+  return up;
+}
 
 // What a turn needs from disk, read in one trip to the worker pool.
 struct TurnMemory {
@@ -120,6 +139,50 @@ bool Conversation::Enqueue(IncomingMessage&& message) {
     asio::co_spawn(services_.io, Drain(), asio::detached);
   }
   return true;
+}
+
+void Conversation::RememberSent(std::string id, std::string text, bool question) {
+  if (id.empty()) return;
+  if (sent_.size() == kRecentlySent) sent_.pop_front();
+  sent_.push_back(SentMessage{.id = std::move(id), .text = std::move(text), .question = question});
+}
+
+void Conversation::OnReactions(const IncomingMessage& from, const std::string& id,
+                               const std::vector<std::string>& reactions) {
+  auto sent = std::find_if(sent_.begin(), sent_.end(),
+                           [&](const SentMessage& message) { return message.id == id; });
+  if (sent == sent_.end()) {
+    LOG(INFO) << "conversation " << id_ << ": a reaction to a message it does not know";
+    return;
+  }
+  const std::optional<bool> thumbs = Thumbs(reactions);
+  if (sent->question && thumbs.has_value()) {
+    IncomingMessage answer = from;
+    answer.body = *thumbs ? "yes" : "no";
+    if (AnswerPendingAction(services_, answer)) return;
+  }
+  if (thumbs == true) ++services_.counters.feedback_positive;
+  if (thumbs == false) ++services_.counters.feedback_negative;
+  const std::string shown = absl::StrJoin(reactions, " ");
+  const std::string verdict = reactions.empty()     ? "withdrawn"
+                              : !thumbs.has_value() ? "other"
+                              : *thumbs             ? "positive"
+                                                    : "negative";
+  Publish(events::EventType::kFeedback, "",
+          absl::StrCat("feedback (", verdict, ") from ", from.author),
+          {{"message_id", id}, {"reactions", shown}, {"verdict", verdict}});
+  std::string said = reactions.empty() ? std::string("took back a reaction to: ")
+                                       : absl::StrCat("reacted ", shown, " to: ");
+  said += Abbreviate(sent->text, 300);
+  const MemoryEntry note{
+      .time = services_.clock(), .role = "note", .author = from.author, .text = std::move(said)};
+  memory::MemoryStore* store = &services_.memory;
+  asio::post(files_, [store, ref = ref_, note, conversation = id_] {
+    absl::Status appended = store->Append(ref, note);
+    if (!appended.ok()) {
+      LOG(WARNING) << "conversation " << conversation << ": feedback not saved: " << appended;
+    }
+  });
 }
 
 bool Conversation::Cancel() {
@@ -246,9 +309,20 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     event.time = services_.clock();
     running_sink_(event);
   };
+  // In a room, the message Herald works on is marked (XEP-0444): 👀 while it works, ⚠️ when
+  // it could not answer, nothing once it has.
+  auto mark = [&](std::vector<std::string> reactions) {
+    if (!room || message.sink || message.id.empty() || !options.room_reactions) return;
+    services_.act(xmpp::SendReactions{.to = message.reply_to,
+                                      .id = message.id,
+                                      .reactions = std::move(reactions),
+                                      .type = "groupchat",
+                                      .from = message.own});
+  };
   auto fail = [&](const absl::Status& status, RunEvent::Failure failure) {
     LOG(WARNING) << "conversation " << turn_id << ": " << status;
     if (cancelled()) return;
+    mark({kCouldNotDoIt});
     Publish(events::EventType::kRunFailed, run_id, absl::StrCat("turn ", turn_id, " failed"),
             {{"error", std::string(status.message())}});
     emit(Failed(failure, absl::StrCat(kApology, " (reference ", turn_id, ")")));
@@ -266,6 +340,7 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   };
   Publish(events::EventType::kRunStarted, run_id, absl::StrCat("turn ", turn_id, " started"), {});
   emit(RunEvent{.kind = RunEvent::Kind::kStarted});
+  mark({kWorkingOnIt});
 
   if (chat_states) {
     services_.act(
@@ -387,7 +462,15 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
       .turn_id = turn_id,
       .skill_context = {.conversation_id = turn_id, .conversation = ref},
       .emit = emit,
-      .say = [this, &message](std::string text) { Reply(message, std::move(text), false); },
+      .say =
+          [this, &message](std::string text) {
+            if (message.sink) return;
+            // A question the person may answer with 👍 or 👎 (XEP-0444) on it.
+            xmpp::SendMessage question = ReplyTo(message, text, /*active=*/false);
+            question.id = FreshMessageId();
+            RememberSent(question.id, std::move(text), /*question=*/true);
+            services_.act(std::move(question));
+          },
       .publish =
           [this, &run_id](events::EventType type, std::string summary,
                           std::vector<std::pair<std::string, std::string>> attributes) {
@@ -436,6 +519,7 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
         services_.act(
             xmpp::SendChatState{.to = message.reply_to, .state = "paused", .from = message.own});
       }
+      mark({kCouldNotDoIt});
       say_last(limit_message);
       co_return;
     }
@@ -461,6 +545,7 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     if (!response->text.empty()) {
       if (writing != nullptr) {
         writing->Finish(response->text, /*ends_turn=*/false);
+        RememberSent(writing->message_id(), response->text, /*question=*/false);
         writing = &StartAnswer(message);
       }
       if (!streamed) emit(RunEvent{.kind = RunEvent::Kind::kTextDelta, .text = response->text});
@@ -507,7 +592,11 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   }
 
   if (answer.empty()) answer = "(The model returned no text.)";
-  if (writing != nullptr) writing->Finish(answer);
+  if (writing != nullptr) {
+    writing->Finish(answer);
+    RememberSent(writing->message_id(), answer, /*question=*/false);
+  }
+  mark({});  // the answer says it all now
   if (!streamed) emit(RunEvent{.kind = RunEvent::Kind::kTextDelta, .text = answer});
   emit(RunEvent{.kind = RunEvent::Kind::kCompleted,
                 .text = answer,

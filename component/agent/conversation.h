@@ -70,6 +70,8 @@ struct RuntimeServices {
   struct Counters {
     int64_t messages_received = 0;
     int64_t llm_calls = 0;
+    int64_t feedback_positive = 0;  // 👍 on an answer (XEP-0444)
+    int64_t feedback_negative = 0;  // 👎
   } counters;
   // Warn-mode limits already published in their current window (quota_gate.h).
   absl::flat_hash_set<std::string> limit_warnings_sent;
@@ -122,6 +124,13 @@ class Conversation {
   // Drops the running turn's answer and the queued messages; false when there was nothing.
   bool Cancel();
 
+  // XEP-0444: `from` (a 1:1 sender, as an IncomingMessage addresses them) reacted with
+  // `reactions` to Herald's message `id`. 👍 or 👎 on an approval question answers it; on
+  // anything else a reaction is feedback: an event, a counter, a note in memory. A reaction to
+  // a message this conversation does not know (too old, or not Herald's) is ignored.
+  void OnReactions(const IncomingMessage& from, const std::string& id,
+                   const std::vector<std::string>& reactions);
+
   bool busy() const { return running_; }
   size_t queued() const { return mailbox_.size(); }
   const base::ConversationRef& ref() const { return ref_; }
@@ -162,6 +171,17 @@ class Conversation {
   std::string running_run_id_;
   // The answer being streamed to a person, if any (Cancel corrects it to say it stopped).
   std::unique_ptr<StreamedAnswer> answer_;
+
+  // Herald's last kRecentlySent messages here, by the id clients know them by, for what a
+  // reaction refers to.
+  struct SentMessage {
+    std::string id;
+    std::string text;
+    bool question = false;  // a question to the person (an approval, credentials)
+  };
+  static constexpr size_t kRecentlySent = 32;
+  void RememberSent(std::string id, std::string text, bool question);
+  std::deque<SentMessage> sent_;
 };
 
 }  // namespace herald::agent

@@ -13,13 +13,6 @@
 namespace herald::agent {
 namespace {
 
-// An id no earlier run of Herald used: a client matches a correction to its message by id.
-std::string FreshMessageId() {
-  thread_local absl::BitGen bits;
-  return absl::StrFormat("herald-%016x%016x", absl::Uniform<uint64_t>(bits),
-                         absl::Uniform<uint64_t>(bits));
-}
-
 // True when `text` ends a sentence somewhere past its first few bytes.
 bool HasSentenceEnd(std::string_view text) {
   if (text.size() < StreamedAnswer::kMinFirstPartBytes) return false;
@@ -28,6 +21,12 @@ bool HasSentenceEnd(std::string_view text) {
 }
 
 }  // namespace
+
+std::string FreshMessageId() {
+  thread_local absl::BitGen bits;
+  return absl::StrFormat("herald-%016x%016x", absl::Uniform<uint64_t>(bits),
+                         absl::Uniform<uint64_t>(bits));
+}
 
 StreamedAnswer::StreamedAnswer(xmpp::SendMessage message, StreamPacing pacing,
                                std::function<bool()> may_stream, std::function<absl::Time()> clock,
@@ -115,10 +114,8 @@ void StreamedAnswer::SendPart(std::string body, bool last, bool active) {
   part.body = body;
   if (!active) part.chat_state.clear();
   if (!started()) {
-    if (!last) {
-      first_id_ = FreshMessageId();
-      part.id = first_id_;
-    }
+    first_id_ = FreshMessageId();
+    part.id = first_id_;
   } else {
     part.id = FreshMessageId();
     part.replace_id = first_id_;

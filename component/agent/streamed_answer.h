@@ -33,6 +33,10 @@
 
 namespace herald::agent {
 
+// A message id no earlier run of Herald used ("herald-" and 32 hex digits): a client matches
+// a correction or a reaction to its message by id.
+std::string FreshMessageId();
+
 struct StreamPacing {
   absl::Duration first_part_after = absl::Seconds(1);  // the longest the first part waits
   absl::Duration interval = absl::Milliseconds(700);   // between corrections
@@ -74,6 +78,8 @@ class StreamedAnswer {
 
   // A first part went out (so Finish will correct it).
   bool started() const { return !first_id_.empty(); }
+  // The id clients know the answer by (the first message's); "" until something went out.
+  const std::string& message_id() const { return first_id_; }
   int corrections() const { return corrections_; }
 
  private:

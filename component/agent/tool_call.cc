@@ -66,9 +66,11 @@ std::string ApprovalPrompt(const PendingAction& action, bool in_chat, int timeou
   const std::string id = "{id}";
   const std::string call = absl::StrCat(action.skill, " with ", action.arguments_json);
   if (in_chat) {
-    return absl::StrCat("I'd like to run ", call, ". Reply yes or no (or /approve ", id, ", /deny ",
-                        id, "). Without an answer within ", Minutes(timeout_seconds),
-                        " I won't run it.");
+    return absl::StrCat("I'd like to run ", call,
+                        ". Reply yes or no, or react \xF0\x9F\x91\x8D or \xF0\x9F\x91\x8E "
+                        "to this message (or /approve ",
+                        id, ", /deny ", id, "). Without an answer within ",
+                        Minutes(timeout_seconds), " I won't run it.");
   }
   return absl::StrCat("I'd like to run ", call, "; waiting for an operator to approve it (action ",
                       id, ").");

@@ -109,6 +109,7 @@ void BindAgent(Binder& b, const Section& root, const ServerConfig& server,
   b.Integer(s, "stream_first_part_ms", &agent.stream_first_part_ms);
   b.Integer(s, "correction_interval_ms", &agent.correction_interval_ms);
   b.Integer(s, "room_correction_interval_ms", &agent.room_correction_interval_ms);
+  b.Bool(s, "room_reactions", &agent.room_reactions);
   std::string_view policy;
   if (b.Has(s, "injection_policy") &&
       b.Enum<std::string_view>(

@@ -112,6 +112,13 @@ void DeclareAgentKeys(std::vector<ConfigKey>& keys) {
           [](auto& c) -> auto& { return c.agent.room_correction_interval_ms; })
           .Range(500, 60000)
           .Doc("`2000`", "at most one correction of a streamed answer this often, in a room"),
+      Applies(
+          "agent.room_reactions", K::kBoolean,
+          [](auto& c) -> auto& { return c.agent.room_reactions; })
+          .Doc("`true`",
+               "mark a room message Herald works on with 👀 and one it could not answer with "
+               "⚠️ "
+               "(XEP-0444 reactions); the 👀 is taken back once the answer is there"),
       Restart(
           "agent.injection_policy", K::kString,
           [](auto& c) -> auto& { return c.agent.injection_policy; })

@@ -32,6 +32,8 @@ std::string_view EventTypeName(EventType type) {
       return "action_required";
     case EventType::kActionResolved:
       return "action_resolved";
+    case EventType::kFeedback:
+      return "feedback";
   }
   return "unknown";
 }

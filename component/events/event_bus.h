@@ -44,6 +44,7 @@ enum class EventType {
   kConfigReloaded,
   kActionRequired,  // a run waits for an approval or credentials (attributes: action_id, kind)
   kActionResolved,  // ... and got its answer (attributes: action_id, outcome, by)
+  kFeedback,        // a user reacted to an answer (attributes: message_id, reactions, verdict)
 };
 
 // "message_received", "run_started", ... (the names heraldctl events --type takes).

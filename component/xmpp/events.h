@@ -46,6 +46,15 @@ struct ChatMessage {
   bool markable = false;
 };
 
+// XEP-0444: someone reacted in a 1:1 chat to the message with `id` (as their client knows it,
+// which is the id Herald gave it) with these emoji; an empty list takes their reactions back.
+struct MessageReactions {
+  Jid from;
+  Jid to;
+  std::string id;
+  std::vector<std::string> reactions;
+};
+
 // Someone asked to see Herald's presence (<presence type='subscribe'/>).
 struct SubscriptionRequest {
   Jid from;
@@ -122,9 +131,9 @@ struct ClientFeatures {
   std::string condition;
 };
 
-using InboundEvent =
-    std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline, GroupMessage,
-                 RoomPresence, RoomInvite, SelfPingResult, CommandRequest, ClientFeatures>;
+using InboundEvent = std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline,
+                                  GroupMessage, RoomPresence, RoomInvite, SelfPingResult,
+                                  CommandRequest, ClientFeatures, MessageReactions>;
 
 struct SendMessage {
   Jid to;
@@ -149,6 +158,16 @@ struct SendMessage {
   // XEP-0334 <no-store/>: archives (XEP-0313) and offline storage skip it. For the
   // intermediate corrections of a streamed answer, of which only the last is worth keeping.
   bool no_store = false;
+};
+
+// XEP-0444: Herald's reactions to the message `id` (in a room, the room's stanza-id), which
+// replace any it gave before; an empty list takes them back. Kept by archives (<store/>).
+struct SendReactions {
+  Jid to;
+  std::string id;
+  std::vector<std::string> reactions;
+  std::string type = "chat";  // "chat" | "groupchat"
+  Jid from;
 };
 
 // XEP-0030: asks a user's client (its full JID) which features it shows, so that Herald sends
@@ -243,6 +262,6 @@ struct SendPresence {
 
 using OutboundAction =
     std::variant<SendMessage, SendPresence, SendChatState, AcknowledgeMessage, AnswerCommand,
-                 JoinRoom, SelfPing, ConfigureRoom, SendRawStanza, DiscoverFeatures>;
+                 JoinRoom, SelfPing, ConfigureRoom, SendRawStanza, DiscoverFeatures, SendReactions>;
 
 }  // namespace herald::xmpp

@@ -35,5 +35,6 @@ inline constexpr char kCaps[] = "http://jabber.org/protocol/caps";          // X
 inline constexpr char kReceipts[] = "urn:xmpp:receipts";                    // XEP-0184
 inline constexpr char kChatMarkers[] = "urn:xmpp:chat-markers:0";           // XEP-0333
 inline constexpr char kMessageCorrect[] = "urn:xmpp:message-correct:0";     // XEP-0308
+inline constexpr char kReactions[] = "urn:xmpp:reactions:0";                // XEP-0444
 
 }  // namespace herald::xmpp::ns

@@ -74,6 +74,7 @@ XmppSession::XmppSession(asio::io_context& io, SessionOptions options, EventSink
   responder_.AddFeature(ns::kCommands);
   responder_.AddFeature(ns::kReply);
   responder_.AddFeature(ns::kMessageCorrect);
+  responder_.AddFeature(ns::kReactions);
   if (options_.mode == SessionMode::kComponent) {
     SetOwnJid(Jid::Parse(options_.component_domain).value());
   } else {

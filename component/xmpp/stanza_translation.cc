@@ -102,6 +102,38 @@ std::string RoomStanzaId(const XmlElement& message, std::string_view room) {
 
 }  // namespace
 
+namespace {
+
+// The reactions of `from` in `reactions` (XEP-0444 <reactions id=.../>) as the event of `out`;
+// nothing for a malformed or oversized one.
+void TranslateReactions(const XmlElement& reactions, const Jid& from, std::string_view to_text,
+                        const Jid& own_jid, InboundMessage& out) {
+  const std::string_view id = reactions.Attr("id");
+  if (id.empty()) return;
+  MessageReactions event{.from = from, .id = std::string(id)};
+  for (const XmlNode& node : reactions.children()) {
+    if (node.element == nullptr || node.element->name() != "reaction" ||
+        node.element->xmlns() != ns::kReactions) {
+      continue;
+    }
+    std::string reaction = node.element->Text();
+    if (reaction.empty()) continue;
+    if (reaction.size() > kMaxReactionBytes || event.reactions.size() == kMaxReactions) {
+      LOG(INFO) << "XMPP: dropping reactions from " << from.ToString() << ": too many or too long";
+      return;
+    }
+    if (std::find(event.reactions.begin(), event.reactions.end(), reaction) ==
+        event.reactions.end()) {
+      event.reactions.push_back(std::move(reaction));
+    }
+  }
+  absl::StatusOr<Jid> to = own_jid.Spells(to_text) ? own_jid : Jid::Parse(to_text);
+  event.to = to.ok() ? *std::move(to) : own_jid;
+  out.event = std::move(event);
+}
+
+}  // namespace
+
 InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
   InboundMessage out;
   const std::string_view type = message.Attr("type");
@@ -114,6 +146,13 @@ InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
   }
   // Invitations often carry a human-readable body too; they are invitations, not chat.
   if (TranslateInvite(message, *from, out)) return out;
+  // XEP-0444 reactions in a chat (a client may add a fallback body; the reactions win).
+  if (type != "groupchat") {
+    if (const XmlElement* reactions = message.FindChild("reactions", ns::kReactions)) {
+      TranslateReactions(*reactions, *from, message.Attr("to"), own_jid, out);
+      return out;
+    }
+  }
   const XmlElement* body = message.FindChild("body");
   if (body == nullptr) return out;  // chat states, receipts... nothing to answer
   if (type == "groupchat") {
@@ -505,6 +544,19 @@ void SerializeAction(const OutboundAction& action, const OutboundContext& contex
     Append(InstantRoomRequest(*configure, context.next_id()), context, out);
   } else if (std::holds_alternative<SelfPing>(action)) {
     LOG(DFATAL) << "XMPP: a SelfPing is sent with SelfPingRequest, not SerializeAction";
+  } else if (const auto* reactions = std::get_if<SendReactions>(&action)) {
+    XmlElement stanza("message");
+    stanza.SetAttr("to", reactions->to.ToString())
+        .SetAttr("type", reactions->type)
+        .SetAttr("id", context.next_id());
+    if (!reactions->from.empty()) stanza.SetAttr("from", reactions->from.ToString());
+    XmlElement& list = stanza.AddChild("reactions", ns::kReactions);
+    list.SetAttr("id", reactions->id);
+    for (const std::string& reaction : reactions->reactions) {
+      list.AddChild("reaction", ns::kReactions).AddText(reaction);
+    }
+    stanza.AddChild("store", ns::kHints);
+    Append(std::move(stanza), context, out);
   } else if (std::holds_alternative<DiscoverFeatures>(action)) {
     LOG(DFATAL) << "XMPP: a DiscoverFeatures is sent with FeaturesRequest, not SerializeAction";
   } else if (const auto* raw = std::get_if<SendRawStanza>(&action)) {

@@ -67,6 +67,11 @@ RosterReceived TranslateRoster(const XmlElement& result);
 std::optional<XmlElement> AnswerIqRequest(const XmlElement& iq, SessionMode mode,
                                           const Jid& account, const IqResponder& responder);
 
+// XEP-0444: at most this many reactions of at most this many bytes each are read from a
+// message; a message with more, or a longer one, is dropped whole.
+inline constexpr size_t kMaxReactions = 16;
+inline constexpr size_t kMaxReactionBytes = 64;
+
 // What `iq` (a result or error) says of the XEP-0410 self-ping sent to `occupant`, or nullopt
 // when it does not come from the occupant itself (ids are guessable: anyone else is ignored).
 std::optional<SelfPingResult> TranslateSelfPingAnswer(const XmlElement& iq, const Jid& occupant);

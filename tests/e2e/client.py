@@ -49,6 +49,7 @@ STANZA_ID = "urn:xmpp:sid:0"           # XEP-0359
 CORRECTION = "urn:xmpp:message-correct:0"  # XEP-0308
 MAM = "urn:xmpp:mam:2"                 # XEP-0313
 HINTS = "urn:xmpp:hints"               # XEP-0334
+REACTIONS = "urn:xmpp:reactions:0"     # XEP-0444
 FORWARD = "urn:xmpp:forward:0"         # XEP-0297
 
 
@@ -118,7 +119,8 @@ class Client:
         # slixmpp's "message" event is only for messages with a body; receipts and markers
         # have none, so they are matched on their own, into the same queue, in stream order.
         for name, path in (("receipt", f"{{{RECEIPTS}}}received"),
-                           ("marker", f"{{{MARKERS}}}displayed")):
+                           ("marker", f"{{{MARKERS}}}displayed"),
+                           ("reactions", f"{{{REACTIONS}}}reactions")):
             xmpp.register_handler(Callback(name, MatchXPath(f"{{jabber:client}}message/{path}"),
                                            self._inbox.put_nowait))
         xmpp.add_event_handler("presence", self._presences.put_nowait)
@@ -279,6 +281,16 @@ class Client:
             if msg["body"] == until and not no_store:
                 break
         return found
+
+    def react(self, to, message_id, emoji):
+        """Reacts (XEP-0444) with the list `emoji` to the chat message `message_id` of `to`."""
+        msg = self.xmpp.make_message(mto=to, mtype="chat")
+        reactions = ET.SubElement(msg.xml, f"{{{REACTIONS}}}reactions", id=message_id)
+        for one in emoji:
+            ET.SubElement(reactions, f"{{{REACTIONS}}}reaction").text = one
+        ET.SubElement(msg.xml, f"{{{HINTS}}}store")
+        msg.send()
+        self._run(self._written(), 10, "send")
 
     def archive_from(self, peer, timeout=10.0):
         """What our own archive (XEP-0313) holds of the messages peer's bare JID sent us,
@@ -520,25 +532,39 @@ class Client:
         msg.send()
         self._run(self._written(), 10, "send")
 
-    def room_traffic(self, room, within, until_nick, until_body=None):
+    def room_traffic(self, room, within, until_nick, until_body=None, reactions=False):
         """The room's live messages (ours included) within `within` seconds, up to and
         including the first from `until_nick` (whose body is `until_body`, if given, and that
         says no no-store), each a dict: nick, body, id, stanza_id (the room's XEP-0359 id, or
         None), reply ((to, id) of a XEP-0461 reply, or None), corrects (the id a XEP-0308
-        correction names, or None) and no_store (a XEP-0334 <no-store/>)."""
+        correction names, or None), no_store (a XEP-0334 <no-store/>) and reactions (with
+        `reactions`: XEP-0444 reactions as (the id they are on, [emoji]); body "")."""
         return self._run(
-            self._room_traffic(slixmpp.JID(room).bare, within, until_nick, until_body),
+            self._room_traffic(slixmpp.JID(room).bare, within, until_nick, until_body, reactions),
             within + 5, "watch the room")
 
-    async def _room_traffic(self, room, within, until_nick, until_body):
+    async def _room_traffic(self, room, within, until_nick, until_body, reactions):
         found = []
         deadline = self._loop.time() + within
         while True:
             msg = await self._next(self._inbox, deadline)
             if msg is None:
                 return found
-            if (msg["type"] != "groupchat" or msg["from"].bare != room or not msg["body"]
+            if (msg["type"] != "groupchat" or msg["from"].bare != room
                     or msg.xml.find(f"{{{DELAY}}}delay") is not None):
+                continue
+            reacted = msg.xml.find(f"{{{REACTIONS}}}reactions")
+            if reactions and reacted is not None and not msg["body"]:
+                found.append({"nick": msg["from"].resource, "body": "", "id": msg["id"],
+                              "stanza_id": None, "reply": None, "corrects": None,
+                              "no_store": False,
+                              "reactions": (reacted.get("id"),
+                                            [r.text or "" for r in
+                                             reacted.findall(f"{{{REACTIONS}}}reaction")])})
+                if msg["from"].resource == until_nick and until_body is None:
+                    return found
+                continue
+            if not msg["body"]:
                 continue
             stanza_id = None
             for sid in msg.xml.findall(f"{{{STANZA_ID}}}stanza-id"):
@@ -551,7 +577,7 @@ class Client:
                           "stanza_id": stanza_id,
                           "reply": None if reply is None else (reply.get("to"), reply.get("id")),
                           "corrects": None if replace is None else replace.get("id"),
-                          "no_store": no_store})
+                          "no_store": no_store, "reactions": None})
             if msg["from"].resource == until_nick and (
                     until_body is None or (msg["body"] == until_body and not no_store)):
                 return found

@@ -111,7 +111,7 @@ TEST_F(StreamedAnswerTest, AClientThatCannotShowCorrectionsGetsOneWholeMessage) 
   answer.Finish("Paris is the capital of France. It is large.");
   ASSERT_EQ(sent_.size(), 1u);
   EXPECT_EQ(sent_[0].body, "Paris is the capital of France. It is large.");
-  EXPECT_TRUE(sent_[0].id.empty());  // the session's own id: nothing will correct it
+  EXPECT_TRUE(sent_[0].id.starts_with("herald-"));  // an id Herald chose, for reactions
   EXPECT_TRUE(sent_[0].replace_id.empty());
   EXPECT_FALSE(sent_[0].no_store);
   EXPECT_EQ(sent_[0].chat_state, "active");

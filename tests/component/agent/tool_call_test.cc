@@ -32,6 +32,7 @@ namespace {
 
 using skills::PendingAction;
 using testing::AgentFixture;
+using testing::J;
 using testing::Step;
 
 providers::ToolCall Call(std::string name, nlohmann::json arguments) {
@@ -113,6 +114,47 @@ TEST_F(ToolCallTest, AnApprovedRunGoesAheadAfterTheUserSaysYes) {
   std::vector<events::EventType> types = EventTypes();
   EXPECT_NE(std::find(types.begin(), types.end(), events::EventType::kActionRequired), types.end());
   EXPECT_NE(std::find(types.begin(), types.end(), events::EventType::kActionResolved), types.end());
+}
+
+TEST_F(ToolCallTest, AThumbsUpOnTheQuestionApprovesAndOneElsewhereDoesNot) {
+  turn_.approvals.skills = {"shout"};
+  model_->script.push_back({.calls = {Call("shout", {{"text", "hi"}})}});
+  model_->script.push_back({.text = "It says HI."});
+  Send("alice@localhost/phone", "shout hi");
+  ASSERT_TRUE(WaitForPending(1));
+  const xmpp::SendMessage question = Messages().back();
+  EXPECT_TRUE(absl::StrContains(question.body, "react \xF0\x9F\x91\x8D or \xF0\x9F\x91\x8E"))
+      << question.body;
+  ASSERT_FALSE(question.id.empty());
+  auto react = [&](std::string id, std::string emoji) {
+    agent_->Handle(xmpp::MessageReactions{.from = J("alice@localhost/phone"),
+                                          .to = J("agent.localhost"),
+                                          .id = std::move(id),
+                                          .reactions = {std::move(emoji)}});
+  };
+  react("some-other-message", "\xF0\x9F\x91\x8D");
+  react(question.id, "\xF0\x9F\x98\x80");  // 😀 says neither yes nor no
+  EXPECT_EQ(pending_->size(), 1u);
+  react(question.id, "\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD");  // 👍 in a skin tone
+  EXPECT_EQ(pending_->size(), 0u);
+  ASSERT_TRUE(WaitForMessages(3));
+  EXPECT_EQ(Messages()[1].body, "OK, running shout.");
+  EXPECT_EQ(LastToolResult(), "HI");
+}
+
+TEST_F(ToolCallTest, AThumbsDownOnTheQuestionDenies) {
+  turn_.approvals.skills = {"shout"};
+  model_->script.push_back({.calls = {Call("shout", {{"text", "hi"}})}});
+  model_->script.push_back({.text = "Understood."});
+  Send("alice@localhost/phone", "shout hi");
+  ASSERT_TRUE(WaitForPending(1));
+  agent_->Handle(xmpp::MessageReactions{.from = J("alice@localhost/phone"),
+                                        .to = J("agent.localhost"),
+                                        .id = Messages().back().id,
+                                        .reactions = {"\xF0\x9F\x91\x8E"}});
+  ASSERT_TRUE(WaitForMessages(3));
+  EXPECT_EQ(Messages()[1].body, "OK, I won't run shout.");
+  EXPECT_TRUE(absl::StrContains(LastToolResult(), "did not approve running shout"));
 }
 
 TEST_F(ToolCallTest, ADenialTellsTheModelAndTheToolDoesNotRun) {

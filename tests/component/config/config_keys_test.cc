@@ -57,6 +57,7 @@ stream_answers = "always"
 stream_first_part_ms = 500
 correction_interval_ms = 1500
 room_correction_interval_ms = 4000
+room_reactions = false
 injection_policy = "refuse"
 injection_phrases = ["open sesame"]
 

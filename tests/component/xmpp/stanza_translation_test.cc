@@ -858,6 +858,67 @@ TEST(SerializeActionTest, ALongCorrectionCorrectsWithItsFirstPartAndAddsTheRest)
   EXPECT_EQ(said, body);
 }
 
+TEST(TranslateMessageTest, ReactionsInAChatBecomeMessageReactions) {
+  InboundMessage in = TranslateMessage(
+      One("<message from='alice@localhost/phone' to='herald.localhost' type='chat' id='r1'>"
+          "<reactions id='herald-abc' xmlns='urn:xmpp:reactions:0'>"
+          "<reaction>\xF0\x9F\x91\x8D</reaction><reaction>\xF0\x9F\x91\x8D</reaction>"
+          "<reaction></reaction><reaction>\xE2\x9D\xA4\xEF\xB8\x8F</reaction></reactions>"
+          "<body>\xF0\x9F\x91\x8D</body></message>"),
+      kOwnJid);
+  const auto* reactions = As<MessageReactions>(in.event);
+  ASSERT_NE(reactions, nullptr);  // the fallback body does not make it a chat message
+  EXPECT_EQ(reactions->from, J("alice@localhost/phone"));
+  EXPECT_EQ(reactions->to, kOwnJid);
+  EXPECT_EQ(reactions->id, "herald-abc");
+  EXPECT_EQ(reactions->reactions,
+            (std::vector<std::string>{"\xF0\x9F\x91\x8D", "\xE2\x9D\xA4\xEF\xB8\x8F"}));
+
+  InboundMessage withdrawn = TranslateMessage(
+      One("<message from='alice@localhost/phone' to='herald.localhost' type='chat'>"
+          "<reactions id='herald-abc' xmlns='urn:xmpp:reactions:0'/></message>"),
+      kOwnJid);
+  ASSERT_NE(As<MessageReactions>(withdrawn.event), nullptr);
+  EXPECT_TRUE(As<MessageReactions>(withdrawn.event)->reactions.empty());
+}
+
+TEST(TranslateMessageTest, MalformedOrOversizedReactionsAreDropped) {
+  std::string many =
+      "<message from='alice@localhost/phone' type='chat'>"
+      "<reactions id='x' xmlns='urn:xmpp:reactions:0'>";
+  for (size_t i = 0; i <= kMaxReactions; ++i)
+    absl::StrAppend(&many, "<reaction>r", i, "</reaction>");
+  many += "</reactions></message>";
+  const std::string long_one =
+      "<message from='alice@localhost/phone' type='chat'><reactions id='x' "
+      "xmlns='urn:xmpp:reactions:0'><reaction>" +
+      std::string(kMaxReactionBytes + 1, 'x') + "</reaction></reactions></message>";
+  for (const std::string& xml :
+       {many, long_one,
+        std::string("<message from='alice@localhost/phone' type='chat'>"
+                    "<reactions xmlns='urn:xmpp:reactions:0'><reaction>a</reaction>"
+                    "</reactions></message>")}) {
+    EXPECT_FALSE(TranslateMessage(One(xml), kOwnJid).event.has_value()) << xml;
+  }
+}
+
+TEST(SerializeActionTest, ReactionsAreWrittenAsXep0444SaysAndKept) {
+  Outbound out;
+  XmlElement message = One(out.Serialize(SendReactions{.to = J("room@conference.localhost"),
+                                                       .id = "stanza-7",
+                                                       .reactions = {"\xF0\x9F\x91\x80"},
+                                                       .type = "groupchat"})
+                               .at(0));
+  EXPECT_EQ(message.Attr("type"), "groupchat");
+  EXPECT_EQ(message.Attr("from"), "herald.localhost");
+  const XmlElement* reactions = message.FindChild("reactions", ns::kReactions);
+  ASSERT_NE(reactions, nullptr);
+  EXPECT_EQ(reactions->Attr("id"), "stanza-7");
+  EXPECT_EQ(reactions->ChildText("reaction"), "\xF0\x9F\x91\x80");
+  EXPECT_NE(message.FindChild("store", ns::kHints), nullptr);
+  EXPECT_EQ(message.FindChild("body"), nullptr);
+}
+
 TEST(SerializeActionTest, AFeatureQueryAsksTheClientsDiscoInfo) {
   XmlElement iq = FeaturesRequest(
       DiscoverFeatures{.to = J("alice@localhost/phone"), .from = J("herald.localhost")}, "h7");
