@@ -354,6 +354,25 @@ void AppendTextElement(std::string_view name, std::string_view text, std::string
   out.push_back('>');
 }
 
+// <name xmlns=`xmlns` to=`to` id=`id`/>, a reference to another message (XEP-0461 reply,
+// XEP-0308 replace); no to when `to` is null.
+void AppendReference(std::string_view name, std::string_view xmlns, const Jid* to,
+                     std::string_view id, std::string& out) {
+  out.push_back('<');
+  out.append(name);
+  out.append(" xmlns='");
+  out.append(xmlns);
+  out.push_back('\'');
+  if (to != nullptr) {
+    out.append(" to='");
+    AppendJidAttribute(*to, out);
+    out.push_back('\'');
+  }
+  out.append(" id='");
+  AppendEscapedAttribute(id, out);
+  out.append("'/>");
+}
+
 // One <message/> of `message` carrying `body`, as AppendXml would write it in the stream's
 // content namespace: to, type, id (message.id for the first part), from; <body/>, <thread/>;
 // the reply and correction references if `first`; <no-store/>; then the chat state if `last`.
@@ -379,20 +398,10 @@ void AppendChatMessage(const SendMessage& message, std::string_view body, bool f
   AppendTextElement("body", body, out);
   if (!message.thread.empty()) AppendTextElement("thread", message.thread, out);
   if (first && !message.reply_id.empty()) {
-    out.append("<reply xmlns='");
-    out.append(ns::kReply);
-    out.append("' to='");
-    AppendJidAttribute(message.reply_to, out);
-    out.append("' id='");
-    AppendEscapedAttribute(message.reply_id, out);
-    out.append("'/>");
+    AppendReference("reply", ns::kReply, &message.reply_to, message.reply_id, out);
   }
   if (first && !message.replace_id.empty()) {
-    out.append("<replace xmlns='");
-    out.append(ns::kMessageCorrect);
-    out.append("' id='");
-    AppendEscapedAttribute(message.replace_id, out);
-    out.append("'/>");
+    AppendReference("replace", ns::kMessageCorrect, nullptr, message.replace_id, out);
   }
   if (message.no_store) {
     out.append("<no-store xmlns='");
@@ -580,18 +589,26 @@ XmlElement InstantRoomRequest(const ConfigureRoom& configure, std::string_view i
   return iq;
 }
 
-XmlElement SelfPingRequest(const SelfPing& ping, std::string_view id) {
+namespace {
+
+// <iq type='get' id=`id` to=`to` from=`from`/>, without a from when `from` is empty.
+XmlElement IqGet(const Jid& to, const Jid& from, std::string_view id) {
   XmlElement iq("iq");
-  iq.SetAttr("type", "get").SetAttr("id", id).SetAttr("to", ping.occupant.ToString());
-  if (!ping.from.empty()) iq.SetAttr("from", ping.from.ToString());
+  iq.SetAttr("type", "get").SetAttr("id", id).SetAttr("to", to.ToString());
+  if (!from.empty()) iq.SetAttr("from", from.ToString());
+  return iq;
+}
+
+}  // namespace
+
+XmlElement SelfPingRequest(const SelfPing& ping, std::string_view id) {
+  XmlElement iq = IqGet(ping.occupant, ping.from, id);
   iq.AddChild("ping", ns::kPing);
   return iq;
 }
 
 XmlElement FeaturesRequest(const DiscoverFeatures& discover, std::string_view id) {
-  XmlElement iq("iq");
-  iq.SetAttr("type", "get").SetAttr("id", id).SetAttr("to", discover.to.ToString());
-  if (!discover.from.empty()) iq.SetAttr("from", discover.from.ToString());
+  XmlElement iq = IqGet(discover.to, discover.from, id);
   iq.AddChild("query", ns::kDiscoInfo);
   return iq;
 }

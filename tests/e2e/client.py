@@ -235,16 +235,18 @@ class Client:
         id) for a displayed marker, ("body", text) for the answer."""
         return self._run(self._exchange(peer, within), within + 5, "wait for an answer")
 
-    async def _exchange(self, peer, within):
+    async def _chats_from(self, peer, within):
+        """The 1:1 messages (not errors, not groupchat) from peer's bare JID, as they come,
+        until `within` seconds have passed."""
         peer = slixmpp.JID(peer).bare
-        found = []
         deadline = self._loop.time() + within
-        while True:
-            msg = await self._next(self._inbox, deadline)
-            if msg is None:
-                break
-            if msg["from"].bare != peer or msg["type"] in ("error", "groupchat"):
-                continue
+        while (msg := await self._next(self._inbox, deadline)) is not None:
+            if msg["from"].bare == peer and msg["type"] not in ("error", "groupchat"):
+                yield msg
+
+    async def _exchange(self, peer, within):
+        found = []
+        async for msg in self._chats_from(peer, within):
             received = msg.xml.find(f"{{{RECEIPTS}}}received")
             displayed = msg.xml.find(f"{{{MARKERS}}}displayed")
             if received is not None:
@@ -263,15 +265,8 @@ class Client:
         return self._run(self._corrections(peer, within, until), within + 5, "wait for an answer")
 
     async def _corrections(self, peer, within, until):
-        peer = slixmpp.JID(peer).bare
         found = []
-        deadline = self._loop.time() + within
-        while True:
-            msg = await self._next(self._inbox, deadline)
-            if msg is None:
-                break
-            if msg["from"].bare != peer or msg["type"] in ("error", "groupchat"):
-                continue
+        async for msg in self._chats_from(peer, within):
             if not msg["body"]:
                 continue
             replace = msg.xml.find(f"{{{CORRECTION}}}replace")

@@ -87,6 +87,18 @@ class _ConversationBase:
         self.agent = agent
         return agent
 
+    def alice_in_room_with_herald(self):
+        """Herald on the fake LLM in the test room (answering mentions) and alice, online
+        and in the room too; alice's client."""
+        llm = self.fake_llm()
+        agent = self.start_agent(self.llm_keys(llm), rooms=[
+            {"jid": self.room, "nick": "herald", "activation": "mention"}])
+        alice = self.client("alice")
+        self.wait_online(alice, agent)
+        self.wait_for_herald_room(alice)
+        self.join_room(alice)
+        return alice
+
     def client(self, user, plugins=()):
         c = Client(self.server, user, plugins=plugins)
         c.connect()

@@ -44,13 +44,7 @@ class _ReactionTests(_ConversationBase):
                          self.diagnosis())
 
     def test_a_room_message_is_marked_while_herald_works_on_it(self):
-        llm = self.fake_llm()
-        agent = self.start_agent(self.llm_keys(llm), rooms=[
-            {"jid": self.room, "nick": "herald", "activation": "mention"}])
-        alice = self.client("alice")
-        self.wait_online(alice, agent)
-        self.wait_for_herald_room(alice)
-        self.join_room(alice)
+        alice = self.alice_in_room_with_herald()
 
         alice.say_in_room_with_id(self.room, "herald: slow please", "e2e-mark-1")
         first = alice.room_traffic(self.room, within=ANSWER, until_nick="herald", reactions=True)

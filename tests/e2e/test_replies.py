@@ -15,14 +15,8 @@ from test_conversation import ANSWER, _ConversationBase
 class _ReplyTests(_ConversationBase):
 
     def test_a_room_answer_refers_to_the_message_it_answers(self):
-        llm = self.fake_llm()
-        agent = self.start_agent(self.llm_keys(llm), rooms=[
-            {"jid": self.room, "nick": "herald", "activation": "mention"}])
-        alice = self.client("alice")
-        self.wait_online(alice, agent)
+        alice = self.alice_in_room_with_herald()
         self.assertIn("urn:xmpp:reply:0", alice.features_of(self.herald))
-        self.wait_for_herald_room(alice)
-        self.join_room(alice)
 
         alice.say_in_room_with_id(self.room, "herald: hello", "e2e-question-1")
         traffic = alice.room_traffic(self.room, within=ANSWER, until_nick="herald")

@@ -85,13 +85,7 @@ class _StreamingTests(_ConversationBase):
                          [(got[0][0], final, None)])
 
     def test_a_room_sees_the_answer_grow_more_slowly(self):
-        llm = self.fake_llm()
-        agent = self.start_agent(self.llm_keys(llm), rooms=[
-            {"jid": self.room, "nick": "herald", "activation": "mention"}])
-        alice = self.client("alice")
-        self.wait_online(alice, agent)
-        self.wait_for_herald_room(alice)
-        self.join_room(alice)
+        alice = self.alice_in_room_with_herald()
 
         alice.say_in_room_with_id(self.room, "herald: stream it", "e2e-room-stream-1")
         final = streamed_answer("alice: herald: stream it")

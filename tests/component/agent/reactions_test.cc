@@ -37,6 +37,24 @@ class ReactionsTest : public AgentFixture {
     return out;
   }
 
+  // A room turn for alice's message, which the room gave the id `stanza_id`.
+  void RoomTurn(std::string stanza_id) {
+    agent_->OnRoomTurn(xmpp::GroupMessage{.room = J("lobby@conference.localhost"),
+                                          .nick = "alice",
+                                          .id = "alice-" + stanza_id,
+                                          .body = "herald: hi",
+                                          .stanza_id = std::move(stanza_id)},
+                       J("agent.localhost"));
+  }
+
+  std::vector<xmpp::SendReactions> Marks() const {
+    std::vector<xmpp::SendReactions> marks;
+    for (const auto& action : actions_) {
+      if (const auto* mark = std::get_if<xmpp::SendReactions>(&action)) marks.push_back(*mark);
+    }
+    return marks;
+  }
+
   std::vector<memory::MemoryEntry> Notes(const std::string& jid) {
     const std::vector<memory::MemoryEntry> history =
         store_->History({.kind = base::ConversationRef::Kind::kDirect, .address = jid}, 100)
@@ -91,17 +109,9 @@ TEST_F(ReactionsTest, AReactionToAnUnknownMessageOrFromAStrangerChangesNothing) 
 
 TEST_F(ReactionsTest, ARoomMessageIsMarkedWhileHeraldWorksAndUnmarkedOnceAnswered) {
   model_->script.push_back({.text = "hello room"});
-  agent_->OnRoomTurn(xmpp::GroupMessage{.room = J("lobby@conference.localhost"),
-                                        .nick = "alice",
-                                        .id = "alice-1",
-                                        .body = "herald: hi",
-                                        .stanza_id = "room-id-7"},
-                     J("agent.localhost"));
+  RoomTurn("room-id-7");
   ASSERT_TRUE(WaitForIdle());
-  std::vector<xmpp::SendReactions> marks;
-  for (const auto& action : actions_) {
-    if (const auto* mark = std::get_if<xmpp::SendReactions>(&action)) marks.push_back(*mark);
-  }
+  const std::vector<xmpp::SendReactions> marks = Marks();
   ASSERT_EQ(marks.size(), 2u);
   EXPECT_EQ(marks[0].to, J("lobby@conference.localhost"));
   EXPECT_EQ(marks[0].id, "room-id-7");  // the room's own id for the message
@@ -112,31 +122,16 @@ TEST_F(ReactionsTest, ARoomMessageIsMarkedWhileHeraldWorksAndUnmarkedOnceAnswere
   options_.room_reactions = false;
   actions_.clear();
   model_->script.push_back({.error = absl::UnavailableError("down")});
-  agent_->OnRoomTurn(xmpp::GroupMessage{.room = J("lobby@conference.localhost"),
-                                        .nick = "alice",
-                                        .id = "alice-2",
-                                        .body = "herald: again",
-                                        .stanza_id = "room-id-8"},
-                     J("agent.localhost"));
+  RoomTurn("room-id-8");
   ASSERT_TRUE(WaitForIdle());
-  for (const auto& action : actions_) {
-    EXPECT_FALSE(std::holds_alternative<xmpp::SendReactions>(action));
-  }
+  EXPECT_TRUE(Marks().empty());
 }
 
 TEST_F(ReactionsTest, ARoomMessageHeraldCouldNotAnswerIsMarkedSo) {
   model_->script.push_back({.error = absl::UnavailableError("down")});
-  agent_->OnRoomTurn(xmpp::GroupMessage{.room = J("lobby@conference.localhost"),
-                                        .nick = "alice",
-                                        .id = "alice-1",
-                                        .body = "herald: hi",
-                                        .stanza_id = "room-id-7"},
-                     J("agent.localhost"));
+  RoomTurn("room-id-7");
   ASSERT_TRUE(WaitForIdle());
-  std::vector<xmpp::SendReactions> marks;
-  for (const auto& action : actions_) {
-    if (const auto* mark = std::get_if<xmpp::SendReactions>(&action)) marks.push_back(*mark);
-  }
+  const std::vector<xmpp::SendReactions> marks = Marks();
   ASSERT_EQ(marks.size(), 2u);
   EXPECT_EQ(marks[1].reactions, std::vector<std::string>{"\xE2\x9A\xA0\xEF\xB8\x8F"});
 }
