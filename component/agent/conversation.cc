@@ -188,8 +188,14 @@ void Conversation::OnReactions(const IncomingMessage& from, const std::string& i
 bool Conversation::Cancel() {
   const bool anything = running_ || !mailbox_.empty();
   ++generation_;
-  // A person who saw the answer being written sees that it stopped.
+  // A person who saw the answer being written sees that it stopped; a room, that Herald no
+  // longer works on the message it marked.
   if (answer_ != nullptr) answer_->Stop(kStoppedNote);
+  if (room_mark_.has_value()) {
+    room_mark_->reactions.clear();
+    services_.act(*std::move(room_mark_));
+    room_mark_.reset();
+  }
   if (running_) {
     Publish(events::EventType::kRunFailed, running_run_id_,
             absl::StrCat("turn ", running_run_id_, " cancelled"), {{"error", "cancelled"}});
@@ -313,11 +319,17 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   // it could not answer, nothing once it has.
   auto mark = [&](std::vector<std::string> reactions) {
     if (!room || message.sink || message.id.empty() || !options.room_reactions) return;
-    services_.act(xmpp::SendReactions{.to = message.reply_to,
-                                      .id = message.id,
-                                      .reactions = std::move(reactions),
-                                      .type = "groupchat",
-                                      .from = message.own});
+    xmpp::SendReactions marked{.to = message.reply_to,
+                               .id = message.id,
+                               .reactions = std::move(reactions),
+                               .type = "groupchat",
+                               .from = message.own};
+    if (marked.reactions == std::vector<std::string>{kWorkingOnIt}) {
+      room_mark_ = marked;
+    } else {
+      room_mark_.reset();
+    }
+    services_.act(std::move(marked));
   };
   auto fail = [&](const absl::Status& status, RunEvent::Failure failure) {
     LOG(WARNING) << "conversation " << turn_id << ": " << status;

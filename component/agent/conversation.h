@@ -20,6 +20,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
@@ -171,6 +172,8 @@ class Conversation {
   std::string running_run_id_;
   // The answer being streamed to a person, if any (Cancel corrects it to say it stopped).
   std::unique_ptr<StreamedAnswer> answer_;
+  // The 👀 on the room message being worked on, if any (Cancel takes it back).
+  std::optional<xmpp::SendReactions> room_mark_;
 
   // Herald's last kRecentlySent messages here, by the id clients know them by, for what a
   // reaction refers to.

@@ -127,6 +127,22 @@ TEST_F(ReactionsTest, ARoomMessageIsMarkedWhileHeraldWorksAndUnmarkedOnceAnswere
   EXPECT_TRUE(Marks().empty());
 }
 
+TEST_F(ReactionsTest, CancellingARoomTurnTakesItsMarkBack) {
+  model_->script.push_back({.text = "too late", .delay = absl::Seconds(30)});
+  RoomTurn("room-id-9");
+  ASSERT_TRUE(RunUntil([&] { return Marks().size() == 1; }));
+  Conversation* room = agent_->FindConversation(
+      {.kind = base::ConversationRef::Kind::kRoom, .address = "lobby@conference.localhost"});
+  ASSERT_NE(room, nullptr);
+  EXPECT_TRUE(room->Cancel());
+  const std::vector<xmpp::SendReactions> marks = Marks();
+  ASSERT_EQ(marks.size(), 2u);
+  EXPECT_EQ(marks[1].id, "room-id-9");
+  EXPECT_TRUE(marks[1].reactions.empty());
+  room->Cancel();
+  EXPECT_EQ(Marks().size(), 2u);  // taken back once
+}
+
 TEST_F(ReactionsTest, ARoomMessageHeraldCouldNotAnswerIsMarkedSo) {
   model_->script.push_back({.error = absl::UnavailableError("down")});
   RoomTurn("room-id-7");
