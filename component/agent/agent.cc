@@ -256,12 +256,6 @@ void Agent::OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own) 
     if (screen_.policy() == InjectionPolicy::kRefuse) return;
     incoming.flagged_injection = screen_.policy() == InjectionPolicy::kFlag;
   }
-  // Whether the answer can be streamed to this client (XEP-0308) is asked while the model
-  // thinks; the answer comes back as an xmpp::ClientFeatures.
-  if (services_.options.stream_answers == "announced" &&
-      services_.client_features.StartQuery(incoming.reply_to, now)) {
-    services_.act(xmpp::DiscoverFeatures{.to = incoming.reply_to, .from = incoming.own});
-  }
   if (!conversation.Enqueue(std::move(incoming))) {
     LOG(INFO) << "conversation " << conversation.id() << ": mailbox full, room message dropped";
   }
