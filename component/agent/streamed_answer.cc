@@ -56,10 +56,8 @@ std::string StreamedAnswer::Body() const {
 }
 
 void StreamedAnswer::Append(std::string_view delta) {
-  if (done_ || delta.empty() || mode_ == Mode::kWhole) {
-    if (!done_) text_.append(delta);
-    return;
-  }
+  // Not streaming: Finish brings the whole text, so the deltas need not be kept.
+  if (done_ || delta.empty() || mode_ == Mode::kWhole) return;
   const absl::Time now = clock_();
   if (text_.empty()) text_since_ = now;
   text_.append(delta);
