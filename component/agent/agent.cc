@@ -70,6 +70,8 @@ void Agent::Handle(xmpp::InboundEvent&& event) {
           OnReactions(e);
         } else if constexpr (std::is_same_v<T, xmpp::ClientFeatures>) {
           services_.client_features.Record(e, services_.clock());
+        } else if constexpr (std::is_same_v<T, xmpp::GroupMessage>) {
+          OnRoomEcho(e);
         }
       },
       event);
@@ -212,6 +214,7 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message) {
     return;
   }
 
+  std::optional<std::string> replied = Replied(conversation, message.reply, incoming.body);
   const ScreenResult screened = screen_.Check(incoming.body);
   if (screened.suspicious) {
     LOG(WARNING) << "injection screen: message from " << sender << " in conversation "
@@ -222,6 +225,7 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message) {
     }
     incoming.flagged_injection = screen_.policy() == InjectionPolicy::kFlag;
   }
+  if (replied.has_value()) incoming.body = QuoteReplied(*replied, incoming.body);
   // Whether the answer can be streamed to this client (XEP-0308) is asked while the model
   // thinks; the answer comes back as an xmpp::ClientFeatures.
   if (services_.options.stream_answers == "announced" &&
@@ -249,16 +253,35 @@ void Agent::OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own) 
   Conversation& conversation =
       ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kRoom, .address = room});
   Received(conversation, room, "room message from ", message.nick);
-  const ScreenResult screened = screen_.Check(message.body);
+  std::optional<std::string> replied = Replied(conversation, message.reply, incoming.body);
+  const ScreenResult screened = screen_.Check(incoming.body);
   if (screened.suspicious) {
     LOG(WARNING) << "injection screen: message from " << message.nick << " in " << room
                  << " matched '" << screened.phrase << "'";
     if (screen_.policy() == InjectionPolicy::kRefuse) return;
     incoming.flagged_injection = screen_.policy() == InjectionPolicy::kFlag;
   }
+  if (replied.has_value()) incoming.body = QuoteReplied(*replied, incoming.body);
   if (!conversation.Enqueue(std::move(incoming))) {
     LOG(INFO) << "conversation " << conversation.id() << ": mailbox full, room message dropped";
   }
+}
+
+std::optional<std::string> Agent::Replied(const Conversation& conversation,
+                                          const xmpp::Reply& reply, std::string& body) {
+  if (reply.id.empty()) return std::nullopt;
+  std::optional<std::string> replied = conversation.SentText(reply.id);
+  // A message Herald does not remember (too old, or not Herald's) is known only by the quote
+  // the sender's client showed, so that goes back in front.
+  if (!replied.has_value()) body.insert(0, reply.quote);
+  return replied;
+}
+
+void Agent::OnRoomEcho(const xmpp::GroupMessage& message) {
+  if (message.id.empty() || message.stanza_id.empty()) return;
+  Conversation* conversation = FindConversation(
+      ConversationRef{.kind = ConversationRef::Kind::kRoom, .address = message.room.BareString()});
+  if (conversation != nullptr) conversation->OnEcho(message.id, message.stanza_id);
 }
 
 CommandContext Agent::ContextFor(Conversation& conversation, const base::ConversationRef& session,

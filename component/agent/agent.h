@@ -99,6 +99,13 @@ class Agent {
   // XEP-0050: lists the commands the sender may run, or runs one (adhoc_commands.h).
   void OnCommandRequest(const xmpp::CommandRequest& request);
   void OnReactions(const xmpp::MessageReactions& reactions);
+  // XEP-0461: the text of Herald's message that `reply` names, when `conversation` still
+  // knows it (the caller quotes it before `body`, once `body` has been screened); otherwise
+  // nullopt, and the quote the sender's client showed goes back in front of `body`.
+  static std::optional<std::string> Replied(const Conversation& conversation,
+                                            const xmpp::Reply& reply, std::string& body);
+  // A room relayed a message: when it is one of Herald's, remember the id the room gave it.
+  void OnRoomEcho(const xmpp::GroupMessage& message);
   // What a command's handler may use; every reference must outlive the handler.
   CommandContext ContextFor(Conversation& conversation, const base::ConversationRef& session,
                             const IncomingMessage& message, const SlashCommand& command);

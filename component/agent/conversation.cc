@@ -9,11 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "component/agent/blocking_work.h"
 #include "component/agent/pending_answers.h"
 #include "component/agent/quota_gate.h"
 #include "component/agent/system_prompt.h"
 #include "component/agent/tool_call.h"
+#include "component/base/absl_string_view.h"
 #include "glog/logging.h"
 #include "skills/approvals/pending_actions.h"
 
@@ -145,6 +147,38 @@ void Conversation::RememberSent(std::string id, std::string text, bool question)
   if (id.empty()) return;
   if (sent_.size() == kRecentlySent) sent_.pop_front();
   sent_.push_back(SentMessage{.id = std::move(id), .text = std::move(text), .question = question});
+}
+
+std::optional<std::string> Conversation::SentText(std::string_view id) const {
+  if (id.empty()) return std::nullopt;
+  for (const SentMessage& message : sent_) {
+    if (message.id == id || message.room_id == id) return message.text;
+  }
+  return std::nullopt;
+}
+
+void Conversation::OnEcho(std::string_view id, std::string room_id) {
+  for (SentMessage& message : sent_) {
+    // The first relay is the room's; a later message that copies the id is someone else's.
+    if (message.id == id && message.room_id.empty()) message.room_id = std::move(room_id);
+  }
+}
+
+std::string QuoteReplied(std::string_view replied, std::string_view text) {
+  std::string_view quoted = replied;
+  if (quoted.size() > kMaxQuotedBytes) {
+    size_t cut = kMaxQuotedBytes;
+    while (cut > 0 && (static_cast<unsigned char>(quoted[cut]) & 0xC0) == 0x80) --cut;
+    quoted = quoted.substr(0, cut);
+  }
+  std::string out;
+  out.reserve(quoted.size() + text.size() + 64);
+  for (absl::string_view line : absl::StrSplit(AbslView(quoted), '\n')) {
+    absl::StrAppend(&out, "> ", line, "\n");
+  }
+  if (quoted.size() < replied.size()) out += "> …\n";
+  absl::StrAppend(&out, AbslView(text));
+  return out;
 }
 
 void Conversation::OnReactions(const IncomingMessage& from, const std::string& id,

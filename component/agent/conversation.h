@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
@@ -113,6 +114,11 @@ struct IncomingMessage {
 // address it was sent to, in its thread and type, with no chat state. On the I/O loop.
 void SayTo(RuntimeServices& services, const IncomingMessage& to, std::string body);
 
+// The text the model gets for `text` that replies (XEP-0461) to Herald's message `replied`:
+// that message quoted ("> " before each line, cut after kMaxQuotedBytes), then `text`.
+inline constexpr size_t kMaxQuotedBytes = 2000;
+std::string QuoteReplied(std::string_view replied, std::string_view text);
+
 class Conversation {
  public:
   Conversation(RuntimeServices& services, base::ConversationRef ref, std::string id);
@@ -131,6 +137,13 @@ class Conversation {
   // a message this conversation does not know (too old, or not Herald's) is ignored.
   void OnReactions(const IncomingMessage& from, const std::string& id,
                    const std::vector<std::string>& reactions);
+
+  // XEP-0461: the text of Herald's message `id` here (the id Herald gave it, or in a room the
+  // id the room gave it), or nullopt when it is not one of the last kRecentlySent.
+  std::optional<std::string> SentText(std::string_view id) const;
+  // A room relayed Herald's message `id` back, giving it `room_id` (XEP-0359): a reply in the
+  // room names it by that.
+  void OnEcho(std::string_view id, std::string room_id);
 
   bool busy() const { return running_; }
   size_t queued() const { return mailbox_.size(); }
@@ -179,6 +192,7 @@ class Conversation {
   // reaction refers to.
   struct SentMessage {
     std::string id;
+    std::string room_id;  // in a room, the id the room gave it once it relayed it, else ""
     std::string text;
     bool question = false;  // a question to the person (an approval, credentials)
   };

@@ -208,7 +208,11 @@ void RoomManager::OnMessage(const xmpp::GroupMessage& message) {
   if (room == nullptr) return;
   if (!room->joined || message.delayed) return;
   if (message.nick == room->nick) return;  // the room echoes what Herald said
-  if (!room->all && !MentionsNick(message.body, room->nick) &&
+  // A reply to one of Herald's messages (XEP-0461) speaks to Herald as much as its nick does.
+  const bool replies_to_herald = !message.reply.id.empty() &&
+                                 message.reply.to.resource() == room->nick &&
+                                 message.reply.to.BareString() == message.room.BareString();
+  if (!room->all && !replies_to_herald && !MentionsNick(message.body, room->nick) &&
       !MentionsNick(message.body, room->base_nick)) {
     return;
   }

@@ -4,9 +4,10 @@
 // configured [[rooms]], those added at run time, and those an allowed JID invited Herald to,
 // up to `max_invited_rooms`; invitations from anyone else are ignored and logged), and which
 // room messages become turns: never replayed history, never Herald's own echo, every message
-// in rooms with activation "all", only those that mention Herald's nick in rooms with
-// "mention". It also breaks reply loops with other bots: after `loop_replies` replies to one
-// occupant within `loop_window`, that occupant is ignored for `loop_pause`.
+// in rooms with activation "all", only those that mention Herald's nick or reply to one of its
+// messages (XEP-0461) in rooms with "mention". It also breaks reply loops with other bots: after
+// `loop_replies` replies to one occupant within `loop_window`, that occupant is ignored for
+// `loop_pause`.
 //
 // How to get into a room and stay there — joining without history, rejoining with backoff
 // after a kick or an error, respecting a ban, nick conflicts, self-pings (XEP-0410), instant

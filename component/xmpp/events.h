@@ -32,6 +32,17 @@ struct CommandRequest {
   std::vector<std::pair<std::string, std::string>> fields;
 };
 
+// XEP-0461: the message a message replies to. `id` is that message's id as the sender's client
+// knows it (in a room, the id the room gave it), "" when the message replies to none; `to` is
+// its author (a full JID, or room@service/nick). `quote` is the XEP-0428 fallback the sender's
+// client put before its text for clients without replies ("> the quoted line\n"), cut out of
+// the message's body; "" when there was none.
+struct Reply {
+  std::string id;
+  Jid to;
+  std::string quote;
+};
+
 // A 1:1 message with a body (type "chat" or "normal"). Errors and groupchat are not this.
 struct ChatMessage {
   Jid from;
@@ -44,6 +55,7 @@ struct ChatMessage {
   // displayed marker may answer (XEP-0333 <markable/>). Both need an `id` to be answered.
   bool receipt_requested = false;
   bool markable = false;
+  Reply reply;
 };
 
 // XEP-0444: someone reacted in a 1:1 chat to the message with `id` (as their client knows it,
@@ -89,6 +101,7 @@ struct GroupMessage {
   // The id the room gave the message (XEP-0359 <stanza-id by='ROOM'/>), or "" when it gave
   // none; a reply refers to this one (XEP-0461).
   std::string stanza_id;
+  Reply reply;
 };
 
 // Presence from a room occupant (ourselves included: status code 110).

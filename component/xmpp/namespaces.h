@@ -30,6 +30,7 @@ inline constexpr char kLegacyDelay[] = "jabber:x:delay";  // XEP-0091, still sen
 inline constexpr char kHints[] = "urn:xmpp:hints";
 inline constexpr char kCommands[] = "http://jabber.org/protocol/commands";  // XEP-0050
 inline constexpr char kReply[] = "urn:xmpp:reply:0";                        // XEP-0461
+inline constexpr char kFallback[] = "urn:xmpp:fallback:0";                  // XEP-0428
 inline constexpr char kStanzaId[] = "urn:xmpp:sid:0";                       // XEP-0359
 inline constexpr char kCaps[] = "http://jabber.org/protocol/caps";          // XEP-0115
 inline constexpr char kReceipts[] = "urn:xmpp:receipts";                    // XEP-0184

@@ -132,6 +132,55 @@ void TranslateReactions(const XmlElement& reactions, const Jid& from, std::strin
   out.event = std::move(event);
 }
 
+// The byte at which code point `n` of the UTF-8 `text` starts (text.size() for the end), or
+// npos when `text` is shorter. XEP-0426 counts a body's characters in code points.
+size_t CodePointOffset(std::string_view text, uint64_t n) {
+  uint64_t seen = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // continuation byte
+    if (seen == n) return i;
+    ++seen;
+  }
+  return seen == n ? text.size() : std::string_view::npos;
+}
+
+// XEP-0461: the message `message` replies to, with the XEP-0428 fallback for replies (the quote
+// a client puts first for clients without them) moved out of `body`. Nothing for a message that
+// replies to none; a fallback whose range is not inside the body stays where it is.
+Reply TranslateReply(const XmlElement& message, std::string& body) {
+  Reply reply;
+  const XmlElement* reference = message.FindChild("reply", ns::kReply);
+  if (reference == nullptr || reference->Attr("id").empty()) return reply;
+  reply.id = std::string(reference->Attr("id"));
+  if (absl::StatusOr<Jid> to = Jid::Parse(reference->Attr("to")); to.ok()) {
+    reply.to = *std::move(to);
+  }
+  for (const XmlNode& node : message.children()) {
+    const XmlElement* fallback = node.element.get();
+    // Old clients (slixmpp's plugin among them) still write the namespace of the proto-XEP.
+    if (fallback == nullptr || fallback->name() != "fallback" ||
+        (fallback->xmlns() != ns::kFallback &&
+         fallback->xmlns() != "urn:xmpp:feature-fallback:0") ||
+        fallback->Attr("for") != ns::kReply) {
+      continue;
+    }
+    const XmlElement* range = fallback->FindChild("body", fallback->xmlns());
+    uint64_t start = 0;
+    uint64_t end = 0;
+    if (range == nullptr || !absl::SimpleAtoi(AbslView(range->Attr("start")), &start) ||
+        !absl::SimpleAtoi(AbslView(range->Attr("end")), &end) || start > end) {
+      break;
+    }
+    const size_t from = CodePointOffset(body, start);
+    const size_t to = CodePointOffset(body, end);
+    if (from == std::string_view::npos || to == std::string_view::npos) break;
+    reply.quote = body.substr(from, to - from);
+    body.erase(from, to - from);
+    break;
+  }
+  return reply;
+}
+
 }  // namespace
 
 InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
@@ -158,28 +207,34 @@ InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
   if (type == "groupchat") {
     // Without a nick it is the room itself speaking (subject, announcements): not a turn.
     if (from->resource().empty()) return out;
+    std::string text = body->Text();
+    Reply reply = TranslateReply(message, text);
     out.event = GroupMessage{.room = from->Bare(),
                              .nick = from->resource(),
                              .id = std::string(message.Attr("id")),
-                             .body = body->Text(),
+                             .body = std::move(text),
                              .thread = message.ChildText("thread"),
                              .delayed = message.FindChild("delay", ns::kDelay) != nullptr ||
                                         message.FindChild("x", ns::kLegacyDelay) != nullptr,
-                             .stanza_id = RoomStanzaId(message, from->BareString())};
+                             .stanza_id = RoomStanzaId(message, from->BareString()),
+                             .reply = std::move(reply)};
     return out;
   }
   // Mostly Herald's own address, known already; anything else is parsed.
   const std::string_view to_text = message.Attr("to");
   absl::StatusOr<Jid> to = own_jid.Spells(to_text) ? own_jid : Jid::Parse(to_text);
+  std::string text = body->Text();
+  Reply reply = TranslateReply(message, text);
   out.event =
       ChatMessage{.from = std::move(*from),
                   .to = to.ok() ? std::move(*to) : own_jid,
                   .id = std::string(message.Attr("id")),
                   .type = type.empty() ? "normal" : std::string(type),
-                  .body = body->Text(),
+                  .body = std::move(text),
                   .thread = message.ChildText("thread"),
                   .receipt_requested = message.FindChild("request", ns::kReceipts) != nullptr,
-                  .markable = message.FindChild("markable", ns::kChatMarkers) != nullptr};
+                  .markable = message.FindChild("markable", ns::kChatMarkers) != nullptr,
+                  .reply = std::move(reply)};
   return out;
 }
 

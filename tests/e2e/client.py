@@ -45,6 +45,7 @@ COMMANDS = "http://jabber.org/protocol/commands"  # XEP-0050
 DISCO_ITEMS = "http://jabber.org/protocol/disco#items"
 DATA_FORMS = "jabber:x:data"
 REPLY = "urn:xmpp:reply:0"             # XEP-0461
+FALLBACK = "urn:xmpp:fallback:0"       # XEP-0428
 STANZA_ID = "urn:xmpp:sid:0"           # XEP-0359
 CORRECTION = "urn:xmpp:message-correct:0"  # XEP-0308
 MAM = "urn:xmpp:mam:2"                 # XEP-0313
@@ -276,6 +277,19 @@ class Client:
             if msg["body"] == until and not no_store:
                 break
         return found
+
+    def reply(self, to, body, message_id, author, quoted, mtype="chat"):
+        """Replies (XEP-0461) with body to the message `message_id` written by `author`, as
+        Conversations and Gajim do: the body starts with `quoted` as a "> " quote, and a
+        XEP-0428 fallback says which characters (code points, XEP-0426) that quote spans."""
+        quote = "".join(f"> {line}\n" for line in quoted.split("\n"))
+        msg = self.xmpp.make_message(mto=slixmpp.JID(to).bare if mtype == "groupchat" else to,
+                                     mbody=quote + body, mtype=mtype)
+        ET.SubElement(msg.xml, f"{{{REPLY}}}reply", {"to": author, "id": message_id})
+        fallback = ET.SubElement(msg.xml, f"{{{FALLBACK}}}fallback", {"for": REPLY})
+        ET.SubElement(fallback, f"{{{FALLBACK}}}body", {"start": "0", "end": str(len(quote))})
+        msg.send()
+        self._run(self._written(), 10, "send")
 
     def react(self, to, message_id, emoji):
         """Reacts (XEP-0444) with the list `emoji` to the chat message `message_id` of `to`."""

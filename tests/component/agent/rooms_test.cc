@@ -431,6 +431,22 @@ TEST_F(RoomsTest, InAMentionRoomAnswersOnlyMessagesThatAddressItsNick) {
   EXPECT_EQ(turns_[2].nick, "bob");
 }
 
+TEST_F(RoomsTest, InAMentionRoomAReplyToHeraldsMessageAddressesItWithoutItsNick) {
+  JoinLobby("mention");
+  auto reply = [&](std::string to, std::string id) {
+    manager_->Handle(GroupMessage{.room = kLobby,
+                                  .nick = "alice",
+                                  .body = "and the other one?",
+                                  .reply = {.id = std::move(id), .to = J(to)}});
+  };
+  reply("lobby@conference.localhost/herald", "room-1");
+  reply("lobby@conference.localhost/bob", "room-2");         // a reply to bob
+  reply("elsewhere@conference.localhost/herald", "room-3");  // names another room's herald
+  reply("lobby@conference.localhost/herald", "");            // names no message
+  ASSERT_EQ(turns_.size(), 1u);
+  EXPECT_EQ(turns_[0].reply.id, "room-1");
+}
+
 TEST_F(RoomsTest, InAnAllRoomAnswersEveryLiveMessage) {
   JoinLobby("all");
   Say(kLobby, "alice", "good morning everyone");

@@ -902,6 +902,76 @@ TEST(TranslateMessageTest, MalformedOrOversizedReactionsAreDropped) {
   }
 }
 
+// XEP-0461 §3 with the XEP-0428 fallback as Conversations and Gajim write it: the quote is
+// counted in code points (XEP-0426), so the "é" (two bytes) and "👍" (four) count one each.
+TEST(TranslateMessageTest, AReplyNamesTheMessageItAnswersAndItsQuoteLeavesTheBody) {
+  InboundMessage in = TranslateMessage(
+      One("<message from='alice@localhost/phone' to='herald.localhost' type='chat' id='m2'>"
+          "<body>&gt; caf\xC3\xA9 \xF0\x9F\x91\x8D\nand why?</body>"
+          "<reply to='herald.localhost' id='herald-1' xmlns='urn:xmpp:reply:0'/>"
+          "<fallback xmlns='urn:xmpp:fallback:0' for='urn:xmpp:reply:0'>"
+          "<body start='0' end='9'/></fallback></message>"),
+      kOwnJid);
+  const auto* message = As<ChatMessage>(in.event);
+  ASSERT_NE(message, nullptr);
+  EXPECT_EQ(message->body, "and why?");
+  EXPECT_EQ(message->reply.id, "herald-1");
+  EXPECT_EQ(message->reply.to, kOwnJid);
+  EXPECT_EQ(message->reply.quote, "> caf\xC3\xA9 \xF0\x9F\x91\x8D\n");
+
+  // In a room the reply names the occupant and the id the room gave the message.
+  InboundMessage room = TranslateMessage(
+      One("<message from='room@conference.localhost/alice' type='groupchat' id='g2'>"
+          "<body>&gt; hi\nmore?</body>"
+          "<reply to='room@conference.localhost/Herald' id='room-7' xmlns='urn:xmpp:reply:0'/>"
+          "<fallback xmlns='urn:xmpp:fallback:0' for='urn:xmpp:reply:0'>"
+          "<body start='0' end='5'/></fallback></message>"),
+      kOwnJid);
+  const auto* group = As<GroupMessage>(room.event);
+  ASSERT_NE(group, nullptr);
+  EXPECT_EQ(group->body, "more?");
+  EXPECT_EQ(group->reply.id, "room-7");
+  EXPECT_EQ(group->reply.to, J("room@conference.localhost/Herald"));
+  EXPECT_EQ(group->reply.quote, "> hi\n");
+}
+
+TEST(TranslateMessageTest, AFallbackThatIsNotForAReplyOrOutOfRangeStaysInTheBody) {
+  const std::string body = "<body>&gt; hi\nmore?</body>";
+  const std::string reply = "<reply to='herald.localhost' id='h1' xmlns='urn:xmpp:reply:0'/>";
+  for (const std::string& rest : {
+           // no reply element: a fallback alone says nothing
+           std::string("<fallback xmlns='urn:xmpp:fallback:0' for='urn:xmpp:reply:0'>"
+                       "<body start='0' end='5'/></fallback>"),
+           // a fallback for another XEP
+           reply + "<fallback xmlns='urn:xmpp:fallback:0' for='urn:xmpp:reactions:0'>"
+                   "<body start='0' end='5'/></fallback>",
+           // past the end, reversed, not numbers, missing
+           reply + "<fallback xmlns='urn:xmpp:fallback:0' for='urn:xmpp:reply:0'>"
+                   "<body start='0' end='11'/></fallback>",
+           reply + "<fallback xmlns='urn:xmpp:fallback:0' for='urn:xmpp:reply:0'>"
+                   "<body start='5' end='2'/></fallback>",
+           reply + "<fallback xmlns='urn:xmpp:fallback:0' for='urn:xmpp:reply:0'>"
+                   "<body start='-1' end='x'/></fallback>",
+           reply + "<fallback xmlns='urn:xmpp:fallback:0' for='urn:xmpp:reply:0'/>",
+       }) {
+    InboundMessage in = TranslateMessage(
+        One("<message from='alice@localhost/phone' type='chat'>" + body + rest + "</message>"),
+        kOwnJid);
+    const auto* message = As<ChatMessage>(in.event);
+    ASSERT_NE(message, nullptr) << rest;
+    EXPECT_EQ(message->body, "> hi\nmore?") << rest;
+    EXPECT_EQ(message->reply.quote, "") << rest;
+  }
+  // The namespace of the proto-XEP, which slixmpp and older clients still write, is read too.
+  InboundMessage old =
+      TranslateMessage(One("<message from='alice@localhost/phone' type='chat'>" + body + reply +
+                           "<fallback xmlns='urn:xmpp:feature-fallback:0' for='urn:xmpp:reply:0'>"
+                           "<body start='0' end='5'/></fallback></message>"),
+                       kOwnJid);
+  ASSERT_NE(As<ChatMessage>(old.event), nullptr);
+  EXPECT_EQ(As<ChatMessage>(old.event)->body, "more?");
+}
+
 TEST(SerializeActionTest, ReactionsAreWrittenAsXep0444SaysAndKept) {
   Outbound out;
   XmlElement message = One(out.Serialize(SendReactions{.to = J("room@conference.localhost"),
