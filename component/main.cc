@@ -259,6 +259,9 @@ int Serve(const std::string& path) {
                              agent.OnRoomTurn(message, session->own_jid().Bare());
                              rooms.RecordReply(message.room, message.nick);
                            });
+  rooms.set_on_joined([&](const xmpp::Jid& room, const std::string& nick) {
+    agent.OnRoomJoined(room, nick, session->own_jid().Bare());
+  });
   agent::Runtime runtime(agent, rooms, &events);
   absl::StatusOr<std::unique_ptr<xmpp::XmppSession>> created = xmpp::XmppSession::Create(
       io, *std::move(options),

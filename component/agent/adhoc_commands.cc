@@ -1,21 +1,126 @@
 #include "component/agent/adhoc_commands.h"
 
+#include <initializer_list>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "component/agent/slash_commands.h"
 #include "component/base/absl_string_view.h"
 
 namespace herald::agent {
 
-std::vector<xmpp::AnswerCommand::Item> AdhocCommandItems(bool dev) {
+std::vector<xmpp::AnswerCommand::Item> AdhocCommandItems(bool dev, bool admin) {
   std::vector<xmpp::AnswerCommand::Item> items;
   for (const CommandEntry& entry : CommandTable()) {
-    if (entry.who == Who::kDev && !dev) continue;
+    if (!MayRun(entry, dev, admin)) continue;
     items.push_back({.node = std::string(entry.name), .name = std::string(entry.help)});
   }
   return items;
+}
+
+namespace {
+
+using Field = xmpp::AnswerCommand::Field;
+
+// A required choice of one of the runs waiting for an answer that `audience` may give:
+// their own, or anyone's for an admin; approvals only, unless `credentials` too.
+Field WaitingRuns(std::string label, const FormAudience& audience, bool credentials) {
+  Field field{.var = "id", .label = std::move(label), .type = "list-single", .required = true};
+  if (audience.pending == nullptr) return field;
+  for (const skills::PendingAction& action : audience.pending->List()) {
+    const bool approval = action.kind == skills::PendingAction::Kind::kApproval;
+    if (!approval && !credentials) continue;
+    if (!audience.admin && action.chat_owner != audience.sender) continue;
+    field.options.push_back(
+        {.label = absl::StrCat(action.id, ": ", approval ? "" : "credentials for ", action.skill,
+                               audience.admin ? absl::StrCat(" (", action.conversation, ")") : "",
+                               " — ", action.description),
+         .value = action.id});
+  }
+  return field;
+}
+
+std::string ValueOf(const std::vector<std::pair<std::string, std::string>>& fields,
+                    std::string_view var) {
+  for (const auto& [name, value] : fields) {
+    if (name == var) return value;
+  }
+  return "";
+}
+
+// "/name" followed by each non-empty argument, separated by spaces.
+std::string Line(std::string_view name, std::initializer_list<std::string_view> arguments) {
+  std::string line = absl::StrCat("/", AbslView(name));
+  for (std::string_view argument : arguments) {
+    if (!argument.empty()) absl::StrAppend(&line, " ", AbslView(argument));
+  }
+  return line;
+}
+
+}  // namespace
+
+std::vector<Field> CommandForm(const CommandEntry& entry, const FormAudience& audience) {
+  const std::string_view name = entry.name;
+  if (name == "history") {
+    return {{.var = "n", .label = "How many of the last messages", .value = "10"}};
+  }
+  if (name == "identity") {
+    return {{.var = "name", .label = "Identity to speak with (empty: show the one in use)"}};
+  }
+  if (name == "safemode") {
+    return {{.var = "mode",
+             .label = "Safe mode: ask before every tool run",
+             .type = "list-single",
+             .value = "show",
+             .options = {{.label = "Show whether it is on", .value = "show"},
+                         {.label = "On", .value = "on"},
+                         {.label = "Off", .value = "off"}}}};
+  }
+  if (name == "approve") {
+    return {WaitingRuns("Tool run to let go ahead", audience, /*credentials=*/false)};
+  }
+  if (name == "deny") {
+    return {WaitingRuns("Tool run to refuse", audience, /*credentials=*/true),
+            {.var = "reason", .label = "Why (optional)"}};
+  }
+  if (name == "usage") {
+    if (!audience.admin) return {};
+    return {{.var = "jid", .label = "Whose usage (empty: yours)", .type = "jid-single"}};
+  }
+  if (name == "pending") {
+    return {WaitingRuns("Tool run waiting for an answer", audience, /*credentials=*/true),
+            {.var = "decision",
+             .label = "Answer",
+             .type = "list-single",
+             .value = "deny",
+             .required = true,
+             .options = {{.label = "Let it run", .value = "approve"},
+                         {.label = "Refuse it", .value = "deny"}}},
+            {.var = "reason", .label = "Why, when refusing (optional)"}};
+  }
+  if (entry.arguments.empty()) return {};
+  return {{.var = "arguments", .label = std::string(entry.arguments)}};
+}
+
+std::string CommandLine(const CommandEntry& entry,
+                        const std::vector<std::pair<std::string, std::string>>& fields) {
+  const std::string_view name = entry.name;
+  if (name == "history") return Line(name, {ValueOf(fields, "n")});
+  if (name == "identity") return Line(name, {ValueOf(fields, "name")});
+  if (name == "safemode") {
+    const std::string mode = ValueOf(fields, "mode");
+    return Line(name, {mode == "show" ? "" : mode});
+  }
+  if (name == "approve") return Line(name, {ValueOf(fields, "id")});
+  if (name == "deny") return Line(name, {ValueOf(fields, "id"), ValueOf(fields, "reason")});
+  if (name == "usage") return Line(name, {ValueOf(fields, "jid")});
+  if (name == "pending") {
+    const std::string id = ValueOf(fields, "id");
+    if (id.empty()) return Line(name, {});
+    if (ValueOf(fields, "decision") == "approve") return Line("approve", {id});
+    return Line("deny", {id, ValueOf(fields, "reason")});
+  }
+  return Line(name, {ValueOf(fields, "arguments")});
 }
 
 std::string AdhocSessions::Start(std::string node, std::string owner, absl::Time now) {

@@ -72,6 +72,8 @@ void Agent::Handle(xmpp::InboundEvent&& event) {
           services_.client_features.Record(e, services_.clock());
         } else if constexpr (std::is_same_v<T, xmpp::GroupMessage>) {
           OnRoomEcho(e);
+        } else if constexpr (std::is_same_v<T, xmpp::RoomArchive>) {
+          OnRoomArchive(std::move(e));
         }
       },
       event);
@@ -284,6 +286,49 @@ void Agent::OnRoomEcho(const xmpp::GroupMessage& message) {
   if (conversation != nullptr) conversation->OnEcho(message.id, message.stanza_id);
 }
 
+void Agent::OnRoomJoined(const xmpp::Jid& room, const std::string& nick, const xmpp::Jid& own) {
+  const AgentOptions& options = services_.options;
+  if (options.room_archive_messages <= 0) return;
+  // Anything older than the idle time would only be archived with the session it starts.
+  absl::Duration age = absl::Minutes(options.room_archive_minutes);
+  if (options.session_idle_minutes > 0) {
+    age = std::min(age, absl::Minutes(options.session_idle_minutes));
+  }
+  services_.act(xmpp::QueryRoomArchive{.room = room.Bare(),
+                                       .nick = nick,
+                                       .max = options.room_archive_messages,
+                                       .since = services_.clock() - age,
+                                       .from = own});
+}
+
+void Agent::OnRoomArchive(xmpp::RoomArchive&& archive) {
+  const std::string room = archive.room.BareString();
+  if (!archive.answered) {
+    LOG(INFO) << "rooms: " << room << " gave no archive (" << archive.condition
+              << "); its history starts now";
+    return;
+  }
+  std::vector<memory::MemoryEntry> said;
+  said.reserve(archive.messages.size());
+  for (xmpp::ArchivedMessage& message : archive.messages) {
+    // Herald's own words are in its history already (and anyone may have had its nick).
+    if (message.nick == archive.nick) continue;
+    // Only context, so a message the screen doubts is left out rather than flagged.
+    if (screen_.Check(message.body).suspicious) {
+      LOG(WARNING) << "injection screen: left an archived message from " << message.nick << " in "
+                   << room << " out of the room's history";
+      continue;
+    }
+    said.push_back(memory::MemoryEntry{.time = message.time,
+                                       .role = "user",
+                                       .author = std::move(message.nick),
+                                       .text = std::move(message.body)});
+  }
+  if (said.empty()) return;
+  ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kRoom, .address = room})
+      .RecordArchived(std::move(said));
+}
+
 CommandContext Agent::ContextFor(Conversation& conversation, const base::ConversationRef& session,
                                  const IncomingMessage& message, const SlashCommand& command) {
   return CommandContext{.services = services_,
@@ -292,7 +337,8 @@ CommandContext Agent::ContextFor(Conversation& conversation, const base::Convers
                         .session = session,
                         .message = message,
                         .command = command,
-                        .dev = dev_jids_.contains(message.author)};
+                        .dev = dev_jids_.contains(message.author),
+                        .admin = policy_.IsAdmin(message.reply_to)};
 }
 
 void Agent::RunCommand(Conversation& conversation, SlashCommand command, IncomingMessage message,
@@ -342,9 +388,10 @@ void Agent::OnCommandRequest(const xmpp::CommandRequest& request) {
   }
   const std::string sender = request.from.BareString();
   const bool dev = dev_jids_.contains(sender);
+  const bool admin = policy_.IsAdmin(request.from);
   const absl::Time now = services_.clock();
   if (request.kind == Kind::kList) {
-    answer.items = AdhocCommandItems(dev);
+    answer.items = AdhocCommandItems(dev, admin);
     services_.act(answer);
     return;
   }
@@ -355,7 +402,7 @@ void Agent::OnCommandRequest(const xmpp::CommandRequest& request) {
     return;
   }
   const CommandEntry* entry = FindCommand(request.node);
-  if (entry == nullptr || (entry->who == Who::kDev && !dev)) {
+  if (entry == nullptr || !MayRun(*entry, dev, admin)) {
     answer.error = "item-not-found";
     services_.act(answer);
     return;
@@ -366,15 +413,25 @@ void Agent::OnCommandRequest(const xmpp::CommandRequest& request) {
     services_.act(answer);
     return;
   }
-  std::string arguments;
-  if (!entry->arguments.empty()) {
+  std::string body = absl::StrCat("/", AbslView(entry->name));
+  std::vector<xmpp::AnswerCommand::Field> form = CommandForm(
+      *entry, FormAudience{.sender = sender, .admin = admin, .pending = services_.pending_actions});
+  if (!form.empty()) {
     if (request.session_id.empty()) {
+      // A choice among nothing: no run waits for this sender's answer.
+      for (const xmpp::AnswerCommand::Field& field : form) {
+        if (field.required && field.type == "list-single" && field.options.empty()) {
+          answer.note = "Nothing is waiting for your answer.";
+          services_.act(answer);
+          return;
+        }
+      }
       // The first step: the form that asks for the arguments.
       answer.session_id = adhoc_sessions_.Start(std::string(entry->name), sender, now);
       answer.status = xmpp::AnswerCommand::Status::kExecuting;
       answer.form_title = absl::StrCat("/", AbslView(entry->name));
       answer.note = std::string(entry->help);
-      answer.fields.push_back({.var = "arguments", .label = std::string(entry->arguments)});
+      answer.fields = std::move(form);
       services_.act(answer);
       return;
     }
@@ -383,12 +440,8 @@ void Agent::OnCommandRequest(const xmpp::CommandRequest& request) {
       services_.act(answer);
       return;
     }
-    for (const auto& [var, value] : request.fields) {
-      if (var == "arguments") arguments = value;
-    }
+    body = CommandLine(*entry, request.fields);
   }
-  const std::string body =
-      absl::StrCat("/", AbslView(entry->name), arguments.empty() ? "" : " ", arguments);
   std::optional<SlashCommand> command = ParseSlashCommand(body);
   if (!command.has_value()) {
     answer.error = "bad-request";

@@ -44,6 +44,9 @@ class Agent {
 
   // A room message the room manager decided Herald should answer.
   void OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own);
+  // Herald is in `room` as `nick` (joined, or joined again): it asks the room's archive for
+  // what was said lately ([agent] room_archive_messages), which becomes the room's history.
+  void OnRoomJoined(const xmpp::Jid& room, const std::string& nick, const xmpp::Jid& own);
 
   size_t conversation_count() const {
     size_t count = 0;
@@ -106,6 +109,8 @@ class Agent {
                                             const xmpp::Reply& reply, std::string& body);
   // A room relayed a message: when it is one of Herald's, remember the id the room gave it.
   void OnRoomEcho(const xmpp::GroupMessage& message);
+  // The room's archive answered: what others said goes into the room's history.
+  void OnRoomArchive(xmpp::RoomArchive&& archive);
   // What a command's handler may use; every reference must outlive the handler.
   CommandContext ContextFor(Conversation& conversation, const base::ConversationRef& session,
                             const IncomingMessage& message, const SlashCommand& command);

@@ -49,6 +49,11 @@ struct AgentOptions {
   int room_correction_interval_ms = 2000;  // and in a room
   // XEP-0444: mark a room message Herald works on (👀), and one it could not answer (⚠️).
   bool room_reactions = true;
+  // XEP-0313: on joining a room whose service archives, its last messages (at most this many,
+  // none older than room_archive_minutes or the session idle time) become the room's history;
+  // 0 = none.
+  int room_archive_messages = 20;
+  int room_archive_minutes = 240;
 
   friend bool operator==(const AgentOptions&, const AgentOptions&) = default;
 };

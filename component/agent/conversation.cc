@@ -181,6 +181,29 @@ std::string QuoteReplied(std::string_view replied, std::string_view text) {
   return out;
 }
 
+void Conversation::RecordArchived(std::vector<MemoryEntry> said) {
+  memory::MemoryStore* store = &services_.memory;
+  asio::post(files_, [store, ref = ref_, said = std::move(said), conversation = id_] {
+    absl::StatusOr<std::optional<absl::Time>> last = store->LastActivity(ref);
+    if (!last.ok()) {
+      LOG(WARNING) << "conversation " << conversation << ": archive not read: " << last.status();
+      return;
+    }
+    size_t added = 0;
+    for (const MemoryEntry& entry : said) {
+      if (last->has_value() && entry.time <= **last) continue;
+      absl::Status appended = store->Append(ref, entry);
+      if (!appended.ok()) {
+        LOG(WARNING) << "conversation " << conversation << ": archive not saved: " << appended;
+        return;
+      }
+      ++added;
+    }
+    LOG(INFO) << "conversation " << conversation << ": " << added << " of " << said.size()
+              << " archived messages added to the history";
+  });
+}
+
 void Conversation::OnReactions(const IncomingMessage& from, const std::string& id,
                                const std::vector<std::string>& reactions) {
   auto sent = std::find_if(sent_.begin(), sent_.end(),

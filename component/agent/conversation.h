@@ -145,6 +145,10 @@ class Conversation {
   // room names it by that.
   void OnEcho(std::string_view id, std::string room_id);
 
+  // Messages said before Herald came (a room's archive, XEP-0313), oldest first: those newer
+  // than anything in the history are added to it, so a rejoin never adds one twice.
+  void RecordArchived(std::vector<memory::MemoryEntry> said);
+
   bool busy() const { return running_; }
   size_t queued() const { return mailbox_.size(); }
   const base::ConversationRef& ref() const { return ref_; }

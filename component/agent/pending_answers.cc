@@ -205,6 +205,22 @@ asio::awaitable<std::string> DenyCommand(const CommandContext& context) {
   co_return Resolve(context, /*approve=*/false);
 }
 
+std::string PendingCommand(const CommandContext& context) {
+  const skills::PendingActions* pending = context.services.pending_actions;
+  if (pending == nullptr || pending->size() == 0) return "Nothing is waiting for an answer.";
+  const absl::Time now = context.services.clock();
+  std::string text = "Waiting for an answer:";
+  for (const skills::PendingAction& action : pending->List()) {
+    const bool approval = action.kind == skills::PendingAction::Kind::kApproval;
+    absl::StrAppend(&text, "\n  ", action.id, "  ", approval ? "approve " : "credentials for ",
+                    action.skill, " in ", action.conversation, " (",
+                    absl::FormatDuration(absl::Trunc(action.expires - now, absl::Seconds(1))),
+                    " left): ", action.description);
+  }
+  absl::StrAppend(&text, "\nAnswer with /approve ID or /deny ID [reason].");
+  return text;
+}
+
 asio::awaitable<std::string> SafeModeCommand(const CommandContext& context) {
   RuntimeServices& services = context.services;
   const std::string& author = context.message.author;

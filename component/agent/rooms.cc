@@ -116,6 +116,7 @@ void RoomManager::OnRoomEvent(const xmpp::muc::RoomEvent& event) {
         if constexpr (std::is_same_v<T, xmpp::muc::RoomJoined>) {
           room->joined = true;
           room->nick = e.nick;
+          if (on_joined_) on_joined_(room->jid, room->nick);
         } else if constexpr (std::is_same_v<T, xmpp::muc::RoomLeft>) {
           room->joined = false;
         } else if constexpr (std::is_same_v<T, xmpp::muc::NickChanged>) {

@@ -72,6 +72,8 @@ class RoomManager {
   using ActionSink = std::function<void(const xmpp::OutboundAction&)>;
   // Called for each room message Herald should answer.
   using TurnSink = std::function<void(const xmpp::GroupMessage& message)>;
+  // Called each time Herald is in a room, as `nick`: after a join, and after each rejoin.
+  using JoinedSink = std::function<void(const xmpp::Jid& room, const std::string& nick)>;
 
   // `policy` may be null (then no invitation is accepted); it must outlive the manager.
   // Rooms whose JID does not parse are logged and skipped (the config loader refuses them).
@@ -84,6 +86,7 @@ class RoomManager {
 
   // Called for every inbound event; those that are not about rooms are ignored.
   void Handle(const xmpp::InboundEvent& event);
+  void set_on_joined(JoinedSink on_joined) { on_joined_ = std::move(on_joined); }
   // Called after Herald answered `to_nick` in `room`: feeds the loop breaker.
   void RecordReply(const xmpp::Jid& room, std::string_view to_nick);
 
@@ -131,6 +134,7 @@ class RoomManager {
 
   const AccessPolicy* policy_;
   TurnSink on_turn_;
+  JoinedSink on_joined_;
   RoomOptions options_;
   std::string default_nick_;
   std::vector<std::unique_ptr<Room>> rooms_;       // configured, then invited

@@ -12,7 +12,7 @@
 namespace herald::agent {
 namespace {
 
-std::string Help(const CommandContext& context) { return HelpText(context.dev); }
+std::string Help(const CommandContext& context) { return HelpText(context.dev, context.admin); }
 
 std::string Ping(const CommandContext&) { return "pong"; }
 
@@ -70,6 +70,8 @@ constexpr CommandEntry kCommands[] = {
     {"deny", Who::kAnyone, "<id> [reason]", "refuse a waiting tool run", &DenyCommand},
     {"safemode", Who::kAnyone, "[on|off]", "ask before every tool run (safe mode), or stop asking",
      &SafeModeCommand},
+    {"pending", Who::kAdmin, "", "every tool run waiting for an answer, whoever's it is",
+     &PendingCommand},
     {"debug", Who::kDev, "", "toggle model, token and timing notes after each answer", &Debug},
     {"raw", Who::kDev, "<xml>", "send a raw stanza", &Raw},
 };
@@ -92,10 +94,22 @@ bool IsDevCommand(std::string_view name) {
   return entry != nullptr && entry->who == Who::kDev;
 }
 
-std::string HelpText(bool show_dev_commands) {
+bool MayRun(const CommandEntry& entry, bool dev, bool admin) {
+  switch (entry.who) {
+    case Who::kAnyone:
+      return true;
+    case Who::kAdmin:
+      return admin;
+    case Who::kDev:
+      return dev;
+  }
+  return false;
+}
+
+std::string HelpText(bool dev, bool admin) {
   std::string text = "Commands:";
   for (const CommandEntry& entry : kCommands) {
-    if (entry.who == Who::kDev && !show_dev_commands) continue;
+    if (!MayRun(entry, dev, admin)) continue;
     absl::StrAppend(&text, "\n  /", AbslView(entry.name), entry.arguments.empty() ? "" : " ",
                     AbslView(entry.arguments), "  ", AbslView(entry.help));
   }
@@ -105,8 +119,9 @@ std::string HelpText(bool show_dev_commands) {
 
 std::optional<std::string> AnswerSlashCommandNow(const CommandContext& context) {
   const CommandEntry* entry = FindCommand(context.command.name);
-  if (entry == nullptr || (entry->who == Who::kDev && !context.dev)) {
-    return absl::StrCat("Unknown command /", context.command.name, ".\n", HelpText(context.dev));
+  if (entry == nullptr || !MayRun(*entry, context.dev, context.admin)) {
+    return absl::StrCat("Unknown command /", context.command.name, ".\n",
+                        HelpText(context.dev, context.admin));
   }
   if (const CommandAnswer* answer = std::get_if<CommandAnswer>(&entry->run)) {
     return (*answer)(context);

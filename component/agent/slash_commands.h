@@ -31,12 +31,13 @@
 
 namespace herald::agent {
 
-// Who may run a command as a whole. (Admins are not a row's audience: being an admin widens
-// what some commands accept — /usage <jid>, /approve of someone else's run — and those
-// handlers check it.)
+// Who may run a command as a whole. (Being an admin also widens what some commands of
+// everyone's accept — /usage <jid>, /approve of someone else's run — and those handlers check
+// it.)
 enum class Who {
   kAnyone,
-  kDev,  // [agent] dev_command_jids
+  kAdmin,  // [agent] admin_jids
+  kDev,    // [agent] dev_command_jids
 };
 
 // What a handler may use. Everything is owned by the caller and outlives the handler.
@@ -48,8 +49,9 @@ struct CommandContext {
   const base::ConversationRef& session;
   const IncomingMessage& message;
   const SlashCommand& command;
-  // The sender may run developer commands (and /help lists them).
+  // The sender may run developer commands, or admin commands (and /help lists them).
   bool dev = false;
+  bool admin = false;
 };
 
 // Answers one command at once: the reply the sender gets. Most commands read or flip state
@@ -72,9 +74,12 @@ std::span<const CommandEntry> CommandTable();
 const CommandEntry* FindCommand(std::string_view name);
 bool IsKnownCommand(std::string_view name);
 bool IsDevCommand(std::string_view name);
+// Whether a sender who is (or is not) a developer and an admin may run `entry`.
+bool MayRun(const CommandEntry& entry, bool dev, bool admin);
 
-// The /help text: every row in table order, the developer rows only when asked for.
-std::string HelpText(bool show_dev_commands);
+// The /help text: every row in table order that a sender who is (or is not) a developer and
+// an admin may run.
+std::string HelpText(bool dev, bool admin);
 
 // The reply to context.command when it is answered at once, as most are; a command that does
 // not exist, or that the sender may not run, gets "Unknown command /name." and the help text.

@@ -110,6 +110,8 @@ void BindAgent(Binder& b, const Section& root, const ServerConfig& server,
   b.Integer(s, "correction_interval_ms", &agent.correction_interval_ms);
   b.Integer(s, "room_correction_interval_ms", &agent.room_correction_interval_ms);
   b.Bool(s, "room_reactions", &agent.room_reactions);
+  b.Integer(s, "room_archive_messages", &agent.room_archive_messages);
+  b.Integer(s, "room_archive_minutes", &agent.room_archive_minutes);
   std::string_view policy;
   if (b.Has(s, "injection_policy") &&
       b.Enum<std::string_view>(

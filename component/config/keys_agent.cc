@@ -119,6 +119,21 @@ void DeclareAgentKeys(std::vector<ConfigKey>& keys) {
                "mark a room message Herald works on with 👀 and one it could not answer with "
                "⚠️ "
                "(XEP-0444 reactions); the 👀 is taken back once the answer is there"),
+      Applies(
+          "agent.room_archive_messages", K::kInteger,
+          [](auto& c) -> auto& { return c.agent.room_archive_messages; })
+          .Range(0, 200)
+          .Doc("`20`",
+               "on joining a room whose service keeps an archive (XEP-0313), read at most this "
+               "many of its last messages into the room's history, so Herald does not start "
+               "blind; `0` = none. See [room archives](xmpp.md#room-archives-xep-0313)."),
+      Applies(
+          "agent.room_archive_minutes", K::kInteger,
+          [](auto& c) -> auto& { return c.agent.room_archive_minutes; })
+          .Range(1, 525600)
+          .Doc("`240`",
+               "how far back those messages may go (never past `session_idle_minutes`, after "
+               "which they would start a session of their own)"),
       Restart(
           "agent.injection_policy", K::kString,
           [](auto& c) -> auto& { return c.agent.injection_policy; })

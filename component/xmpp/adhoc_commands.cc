@@ -127,10 +127,16 @@ XmlElement CommandAnswerStanza(const AnswerCommand& answer, const Jid& own_jid) 
     if (!answer.form_title.empty()) form.AddChild("title").AddText(answer.form_title);
     if (!answer.note.empty()) form.AddChild("instructions").AddText(answer.note);
     for (const AnswerCommand::Field& field : answer.fields) {
-      form.AddChild("field")
-          .SetAttr("var", field.var)
-          .SetAttr("type", "text-single")
-          .SetAttr("label", field.label);
+      XmlElement& out = form.AddChild("field");
+      out.SetAttr("var", field.var).SetAttr("type", field.type).SetAttr("label", field.label);
+      if (field.required) out.AddChild("required");
+      if (!field.value.empty()) out.AddChild("value").AddText(field.value);
+      for (const AnswerCommand::Option& option : field.options) {
+        out.AddChild("option")
+            .SetAttr("label", option.label)
+            .AddChild("value")
+            .AddText(option.value);
+      }
     }
   } else if (!answer.note.empty()) {
     command.AddChild("note").SetAttr("type", "info").AddText(answer.note);

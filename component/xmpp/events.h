@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "component/xmpp/jid.h"
 
 namespace herald::xmpp {
@@ -144,9 +145,30 @@ struct ClientFeatures {
   std::string condition;
 };
 
+// One message of a room's archive (XEP-0313): who said what, when, and the id the archive
+// gave it (the room's XEP-0359 stanza-id).
+struct ArchivedMessage {
+  std::string nick;
+  std::string body;
+  absl::Time time;
+  std::string id;
+};
+
+// The answer to a QueryRoomArchive: the room's last messages, oldest first (those with a body;
+// a correction in the archive replaces the text it corrects), or answered = false with the
+// condition when the room answered with an error (it keeps no archive: "service-unavailable",
+// "feature-not-implemented"...), not in time ("timeout") or not at all ("disconnected").
+struct RoomArchive {
+  Jid room;          // bare
+  std::string nick;  // Herald's nick in the room, as the query gave it
+  bool answered = false;
+  std::vector<ArchivedMessage> messages;
+  std::string condition;
+};
+
 using InboundEvent = std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline,
                                   GroupMessage, RoomPresence, RoomInvite, SelfPingResult,
-                                  CommandRequest, ClientFeatures, MessageReactions>;
+                                  CommandRequest, ClientFeatures, MessageReactions, RoomArchive>;
 
 struct SendMessage {
   Jid to;
@@ -187,6 +209,18 @@ struct SendReactions {
 // what it can display (streamed corrections, XEP-0308). Answered with a ClientFeatures.
 struct DiscoverFeatures {
   Jid to;
+  Jid from;
+};
+
+// XEP-0313: asks `room`'s archive for its last `max` messages (at most kMaxArchivedMessages)
+// since `since`. Herald joins rooms without history; this is how it learns what was said
+// before it came. Answered with a RoomArchive, which hands `nick` back.
+inline constexpr int kMaxArchivedMessages = 200;
+struct QueryRoomArchive {
+  Jid room;  // bare
+  std::string nick;
+  int max = 20;
+  absl::Time since;
   Jid from;
 };
 
@@ -241,9 +275,19 @@ struct AnswerCommand {
     std::string node;
     std::string name;
   };
+  // One field of a XEP-0004 form: "text-single" (the default), "list-single" (one of
+  // `options`, each a label and a value), "jid-single"; `value` is what it starts with.
+  struct Option {
+    std::string label;
+    std::string value;
+  };
   struct Field {
     std::string var;
     std::string label;
+    std::string type = "text-single";
+    std::string value;
+    bool required = false;
+    std::vector<Option> options;
   };
   Jid to;
   std::string iq_id;
@@ -254,7 +298,7 @@ struct AnswerCommand {
   Status status = Status::kCompleted;
   std::string note;  // kCompleted: the command's answer; kExecuting: what to fill in
   std::string form_title;
-  std::vector<Field> fields;  // kExecuting: the form's text fields
+  std::vector<Field> fields;  // kExecuting: the form's fields
   // Set for a refusal: "forbidden", "item-not-found", "bad-request", "bad-sessionid" or
   // "resource-constraint" (over the sender's rate limit).
   std::string error;
@@ -273,8 +317,8 @@ struct SendPresence {
   Jid from;
 };
 
-using OutboundAction =
-    std::variant<SendMessage, SendPresence, SendChatState, AcknowledgeMessage, AnswerCommand,
-                 JoinRoom, SelfPing, ConfigureRoom, SendRawStanza, DiscoverFeatures, SendReactions>;
+using OutboundAction = std::variant<SendMessage, SendPresence, SendChatState, AcknowledgeMessage,
+                                    AnswerCommand, JoinRoom, SelfPing, ConfigureRoom, SendRawStanza,
+                                    DiscoverFeatures, SendReactions, QueryRoomArchive>;
 
 }  // namespace herald::xmpp

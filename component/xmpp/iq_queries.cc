@@ -1,6 +1,7 @@
 // component/xmpp/iq_queries.cc
 //
-// IqQueries: the pending self-pings and feature queries and their deadlines (see the header).
+// IqQueries: the pending self-pings, feature and archive queries and their deadlines (see the
+// header).
 #include "component/xmpp/iq_queries.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "component/xmpp/coroutine_util.h"
+#include "component/xmpp/namespaces.h"
 #include "component/xmpp/stanza_translation.h"
 #include "glog/logging.h"
 
@@ -29,10 +31,26 @@ void IqQueries::Track(std::string id, Kind kind, Jid to) {
   ArmTimer();
 }
 
+void IqQueries::TrackArchive(std::string id, const QueryRoomArchive& query) {
+  DCHECK(OnLoop()) << kLoopOnly;
+  pending_[std::move(id)] = Pending{.kind = Kind::kArchive,
+                                    .to = query.room.Bare(),
+                                    .deadline = absl::Now() + timeout_,
+                                    .archive = ArchiveReader(query)};
+  ArmTimer();
+}
+
 void IqQueries::ReportUnsent(Kind kind, Jid to) {
   DCHECK(OnLoop()) << kLoopOnly;
   asio::post(io_, [this, kind, to = std::move(to)]() mutable {
-    Report(kind, std::move(to), "disconnected");
+    Report(Pending{.kind = kind, .to = std::move(to)}, "disconnected");
+  });
+}
+
+void IqQueries::ReportUnsent(const QueryRoomArchive& query) {
+  DCHECK(OnLoop()) << kLoopOnly;
+  asio::post(io_, [this, reader = ArchiveReader(query)]() mutable {
+    Report(Pending{.kind = Kind::kArchive, .archive = std::move(reader)}, "disconnected");
   });
 }
 
@@ -45,6 +63,11 @@ bool IqQueries::OnAnswer(const XmlElement& iq) {
     if (std::optional<SelfPingResult> result = TranslateSelfPingAnswer(iq, it->second.to)) {
       event = *std::move(result);
     }
+  } else if (it->second.kind == Kind::kArchive) {
+    absl::StatusOr<Jid> from = Jid::Parse(iq.Attr("from"));
+    if (from.ok() && from->resource().empty() && from->BareEquals(it->second.to)) {
+      event = std::move(*it->second.archive).Finish(iq);
+    }
   } else if (std::optional<ClientFeatures> result = TranslateFeaturesAnswer(iq, it->second.to)) {
     event = *std::move(result);
   }
@@ -55,22 +78,33 @@ bool IqQueries::OnAnswer(const XmlElement& iq) {
   return true;
 }
 
+bool IqQueries::OnMessage(const XmlElement& message) {
+  DCHECK(OnLoop()) << kLoopOnly;
+  const XmlElement* result = message.FindChild("result", ns::kMam);
+  if (result == nullptr) return false;
+  auto it = pending_.find(std::string(result->Attr("queryid")));
+  if (it == pending_.end() || it->second.kind != Kind::kArchive) return false;
+  return it->second.archive->Read(message, it->first);
+}
+
 void IqQueries::FailAll(std::string_view condition) {
   DCHECK(OnLoop()) << kLoopOnly;
   std::map<std::string, Pending> failed;
   failed.swap(pending_);
   ArmTimer();
-  for (auto& [id, query] : failed) Report(query.kind, std::move(query.to), condition);
+  for (auto& [id, query] : failed) Report(std::move(query), condition);
 }
 
-void IqQueries::Report(Kind kind, Jid to, std::string_view condition) {
+void IqQueries::Report(Pending query, std::string_view condition) {
   if (!on_event_) return;
-  if (kind == Kind::kSelfPing) {
+  if (query.kind == Kind::kSelfPing) {
     on_event_(SelfPingResult{
-        .occupant = std::move(to), .joined = false, .condition = std::string(condition)});
+        .occupant = std::move(query.to), .joined = false, .condition = std::string(condition)});
+  } else if (query.kind == Kind::kArchive) {
+    on_event_(std::move(*query.archive).Fail(condition));
   } else {
     on_event_(ClientFeatures{
-        .of = std::move(to), .answered = false, .condition = std::string(condition)});
+        .of = std::move(query.to), .answered = false, .condition = std::string(condition)});
   }
 }
 
@@ -87,7 +121,7 @@ void IqQueries::Expire() {
     }
   }
   ArmTimer();
-  for (Pending& query : expired) Report(query.kind, std::move(query.to), "timeout");
+  for (Pending& query : expired) Report(std::move(query), "timeout");
 }
 
 void IqQueries::ArmTimer() {

@@ -2,33 +2,37 @@
 //
 // IqQueries keeps track of the queries the session sends for the agent whose answers come
 // back as events: XEP-0410 self-pings (a room's way of telling whether our occupant is still
-// in it; a SelfPingResult) and disco#info to a user's client (which features it shows; a
-// ClientFeatures). Each query sent is settled exactly once: answered by the one asked, past
-// its deadline ("timeout"), or lost with the connection ("disconnected"). It lives on the
-// session's I/O loop, and its timer fires there.
+// in it; a SelfPingResult), disco#info to a user's client (which features it shows; a
+// ClientFeatures) and XEP-0313 queries of a room's archive (its last messages, which arrive as
+// messages before the IQ that ends the query; a RoomArchive). Each query sent is settled exactly
+// once: answered by the one asked, past its deadline ("timeout"), or lost with the connection
+// ("disconnected"). It lives on the session's I/O loop, and its timer fires there.
 //
 //   IqQueries queries(io, absl::Seconds(30), [&](InboundEvent e) { sink(std::move(e)); });
 //   queries.Track(id, IqQueries::Kind::kSelfPing, occupant);  // the IQ with this id was sent
 //   if (queries.OnAnswer(iq)) return;                          // reported, and forgotten
+//   if (queries.OnMessage(message)) return;                    // an archive's result, read
 //   queries.FailAll("disconnected");                           // the stream went down
 #pragma once
 
 #include <asio.hpp>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "absl/time/time.h"
 #include "component/xmpp/events.h"
 #include "component/xmpp/jid.h"
+#include "component/xmpp/room_archive.h"
 #include "component/xmpp/xml_element.h"
 
 namespace herald::xmpp {
 
 class IqQueries {
  public:
-  enum class Kind { kSelfPing, kFeatures };
+  enum class Kind { kSelfPing, kFeatures, kArchive };
   using EventSink = std::function<void(InboundEvent)>;
 
   // `timeout`: how long a query may stay unanswered before it is reported as failed.
@@ -38,14 +42,21 @@ class IqQueries {
 
   // The query of `kind` to `to` with IQ id `id` has been sent; its answer is awaited.
   void Track(std::string id, Kind kind, Jid to);
+  // The archive query `query` has been sent as the IQ with id (and queryid) `id`.
+  void TrackArchive(std::string id, const QueryRoomArchive& query);
 
   // No query can be sent (the stream is down): it is reported as failed ("disconnected")
   // from the loop, so that the caller is not re-entered.
   void ReportUnsent(Kind kind, Jid to);
+  void ReportUnsent(const QueryRoomArchive& query);
 
   // Reports the query `iq` (a result or an error) answers; false when it answers none of
   // ours, or comes from someone other than the one asked.
   bool OnAnswer(const XmlElement& iq);
+
+  // Reads `message` when it is a result of one of our archive queries, from that room; false
+  // (and nothing read) otherwise.
+  bool OnMessage(const XmlElement& message);
 
   // Reports every pending query as failed with `condition` and forgets them.
   void FailAll(std::string_view condition);
@@ -57,10 +68,12 @@ class IqQueries {
     Kind kind;
     Jid to;
     absl::Time deadline;
+    std::optional<ArchiveReader> archive;  // kArchive: what came so far
   };
 
   bool OnLoop() const { return io_.get_executor().running_in_this_thread(); }
-  void Report(Kind kind, Jid to, std::string_view condition);
+  // Reports `query` as failed with `condition`.
+  void Report(Pending query, std::string_view condition);
   // Fails the queries that are past their deadline and arms the timer for the next one.
   void Expire();
   void ArmTimer();

@@ -37,5 +37,8 @@ inline constexpr char kReceipts[] = "urn:xmpp:receipts";                    // X
 inline constexpr char kChatMarkers[] = "urn:xmpp:chat-markers:0";           // XEP-0333
 inline constexpr char kMessageCorrect[] = "urn:xmpp:message-correct:0";     // XEP-0308
 inline constexpr char kReactions[] = "urn:xmpp:reactions:0";                // XEP-0444
+inline constexpr char kMam[] = "urn:xmpp:mam:2";                            // XEP-0313
+inline constexpr char kForward[] = "urn:xmpp:forward:0";                    // XEP-0297
+inline constexpr char kRsm[] = "http://jabber.org/protocol/rsm";            // XEP-0059
 
 }  // namespace herald::xmpp::ns

@@ -18,6 +18,7 @@
 #include "component/xmpp/component_handshake.h"
 #include "component/xmpp/coroutine_util.h"
 #include "component/xmpp/namespaces.h"
+#include "component/xmpp/room_archive.h"
 #include "component/xmpp/stanza.h"
 #include "component/xmpp/stream_connection.h"
 #include "component/xmpp/xml_writer.h"
@@ -241,6 +242,16 @@ void XmppSession::Perform(const OutboundAction& action) {
   }
   if (const auto* discover = std::get_if<DiscoverFeatures>(&action)) {
     SendQuery(IqQueries::Kind::kFeatures, discover->to, FeaturesRequest(*discover, NextId()));
+    return;
+  }
+  if (const auto* archive = std::get_if<QueryRoomArchive>(&action)) {
+    if (state_ != ConnectionState::kOnline) {
+      queries_.ReportUnsent(*archive);
+      return;
+    }
+    const std::string id = NextId();
+    queries_.TrackArchive(id, *archive);
+    Send(ArchiveRequest(*archive, id));
     return;
   }
   serialized_.Clear();

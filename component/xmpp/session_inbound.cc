@@ -94,6 +94,7 @@ void XmppSession::HandleOversized(const XmlElement& head, size_t bytes) {
 }
 
 void XmppSession::HandleMessage(const XmlElement& message) {
+  if (queries_.OnMessage(message)) return;  // a result of a room archive query (XEP-0313)
   InboundMessage in = TranslateMessage(message, own_jid_);
   if (in.mediated_invite.has_value()) ReportMediatedInvite(*std::move(in.mediated_invite));
   if (in.event.has_value()) Emit(*std::move(in.event));

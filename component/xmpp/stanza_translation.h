@@ -151,8 +151,9 @@ void SerializeChatMessage(const SendMessage& message, const OutboundContext& con
 // Appends the stanzas that perform `action` to `out`, in order; none (and a log line) when it
 // cannot be sent: an unknown chat state, an invalid room or nick, a raw stanza that fails
 // ValidateRawStanza. A JoinRoom adds its room to `rooms` (or removes it when leaving): a chat
-// state to one of `rooms` is a groupchat message. Not for a SelfPing or a DiscoverFeatures,
-// whose answers the session awaits (SelfPingRequest, FeaturesRequest).
+// state to one of `rooms` is a groupchat message. Not for a SelfPing, a DiscoverFeatures or a
+// QueryRoomArchive, whose answers the session awaits (SelfPingRequest, FeaturesRequest,
+// ArchiveRequest).
 void SerializeAction(const OutboundAction& action, const OutboundContext& context,
                      absl::flat_hash_set<std::string>& rooms, SerializedStanzas& out);
 

@@ -385,7 +385,8 @@ class Client:
     def run_command(self, jid, node, session=None, fields=None, action=None, timeout=10.0):
         """Runs (or with action="cancel" cancels) an ad-hoc command; `fields` submits a form
         in `session`. A dict: status, sessionid, note, fields (the vars of a form to fill
-        in), or error (the condition of a refusal)."""
+        in), form (each of those fields as a dict: var, type, value, options (the values
+        offered)), or error (the condition of a refusal)."""
         return self._run(self._run_command(jid, node, session, fields, action, timeout),
                          timeout + 2, f"run command {node}")
 
@@ -408,10 +409,15 @@ class Client:
         command = result.xml.find(f"{{{COMMANDS}}}command")
         note = command.find(f"{{{COMMANDS}}}note")
         form = command.find(f"{{{DATA_FORMS}}}x")
+        fields = [] if form is None else form.findall(f"{{{DATA_FORMS}}}field")
         return {"status": command.get("status"), "sessionid": command.get("sessionid"),
                 "note": None if note is None else note.text,
-                "fields": [] if form is None else
-                [f.get("var") for f in form.findall(f"{{{DATA_FORMS}}}field")]}
+                "fields": [f.get("var") for f in fields],
+                "form": [{"var": f.get("var"), "type": f.get("type"),
+                          "value": f.findtext(f"{{{DATA_FORMS}}}value"),
+                          "options": [o.findtext(f"{{{DATA_FORMS}}}value")
+                                      for o in f.findall(f"{{{DATA_FORMS}}}option")]}
+                         for f in fields]}
 
     async def _features(self, jid, timeout):
         iq = self.xmpp.make_iq_get(queryxmlns=DISCO_INFO, ito=jid)

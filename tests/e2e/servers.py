@@ -364,6 +364,10 @@ VirtualHost "{DOMAIN}"
 -- reach this loopback server, and Herald must be able to create the rooms it is configured
 -- for ("local" would refuse it: its JID is not on {DOMAIN}).
 Component "{MUC_DOMAIN}" "muc"
+    -- Rooms keep an archive (XEP-0313), as most public services do: Herald reads a room's
+    -- last messages when it joins, and rooms stamp their messages with stanza-ids.
+    modules_enabled = {{ "muc_mam" }}
+    muc_log_by_default = true
 
 -- Stands in for a hostile server in the tests (tests/e2e/hostile.py); not part of a setup.
 Component "{HOSTILE_DOMAIN}"
@@ -511,6 +515,10 @@ modules:
   mod_muc:
     host: {MUC_DOMAIN}
     access_create: muc_create
+    # Rooms keep an archive (XEP-0313), as on most public services: Herald reads a room's
+    # last messages when it joins, and rooms stamp their messages with stanza-ids.
+    default_room_options:
+      mam: true
   mod_ping: {{}}
   mod_roster: {{}}
   mod_version: {{}}

@@ -31,12 +31,45 @@ class _AdhocTests(_ConversationBase):
 
         self.assertEqual(self.ask(alice, "first words"), "you said: first words")
         form = alice.run_command(self.herald, "history")
-        self.assertEqual((form["status"], form["fields"]), ("executing", ["arguments"]), form)
+        self.assertEqual((form["status"], form["form"]),
+                         ("executing",
+                          [{"var": "n", "type": "text-single", "value": "10", "options": []}]),
+                         form)
         done = alice.run_command(self.herald, "history", session=form["sessionid"],
-                                 fields={"arguments": "2"}, timeout=ANSWER)
+                                 fields={"n": "2"}, timeout=ANSWER)
         self.assertEqual(done["status"], "completed", f"{done}\n{self.diagnosis()}")
         self.assertIn("alice@localhost: first words", done["note"])
         self.assertIn("Herald: you said: first words", done["note"])
+
+    def test_admin_commands_are_offered_to_admins_only(self):
+        agent = self.start_agent(allowed=("alice@localhost", "bob@localhost"),
+                                 admins=("alice@localhost",))
+        alice = self.client("alice")  # an admin
+        bob = self.client("bob")      # allowed, not an admin
+        self.wait_online(alice, agent)
+
+        self.assertIn("pending", [node for node, _ in alice.commands_of(self.herald)])
+        self.assertNotIn("pending", [node for node, _ in bob.commands_of(self.herald)])
+        self.assertEqual(bob.run_command(self.herald, "pending"), {"error": "item-not-found"})
+        # Nothing waits, so there is nothing to choose: the answer says so at once.
+        none = alice.run_command(self.herald, "pending")
+        self.assertEqual((none["status"], none["note"]),
+                         ("completed", "Nothing is waiting for your answer."), none)
+        # An admin's /usage asks whose; a user's runs at once, for themselves.
+        usage = alice.run_command(self.herald, "usage")
+        self.assertEqual(usage["form"], [{"var": "jid", "type": "jid-single", "value": None,
+                                          "options": []}], usage)
+        done = alice.run_command(self.herald, "usage", session=usage["sessionid"],
+                                 fields={"jid": "bob@localhost"})
+        self.assertEqual(done["status"], "completed", done)
+        self.assertIn("bob@localhost", done["note"])
+        self.assertEqual(bob.run_command(self.herald, "usage")["status"], "completed")
+        # A choice: safe mode on or off.
+        safe = bob.run_command(self.herald, "safemode")
+        self.assertEqual(safe["form"][0]["options"], ["show", "on", "off"], safe)
+        on = bob.run_command(self.herald, "safemode", session=safe["sessionid"],
+                             fields={"mode": "on"})
+        self.assertIn("Safe mode is on", on["note"], on)
 
     def test_a_stranger_may_not_list_or_run_commands(self):
         agent = self.start_agent()

@@ -12,6 +12,7 @@ what an operator would look at.
 """
 
 import datetime
+import hashlib
 import os
 import re
 import time
@@ -63,7 +64,10 @@ class _ConversationBase:
 
     @property
     def room(self):
-        return f"{ROOM_NAME}@{self.server.muc_domain}"
+        """The test's own room: a room outlives a test on the class's server, and with its
+        archive (XEP-0313) it would bring one test's talk into the next."""
+        test = hashlib.sha1(self.id().encode()).hexdigest()[:8]
+        return f"{ROOM_NAME}-{test}@{self.server.muc_domain}"
 
     # Starting things; each is stopped when the test ends, whatever happens.
     def fake_llm(self, wire_format="anthropic"):
@@ -79,9 +83,9 @@ class _ConversationBase:
                 llm.format: ({"host": llm.base_url} if llm.format == "ollama"
                              else {"base_url": llm.base_url, "api_key": "e2e-not-a-secret"})}
 
-    def start_agent(self, llm_keys=None, allowed=("alice@localhost",), rooms=()):
-        config = component_config(self.server, allowed_jids=allowed) + runtime_sections(
-            llm=llm_keys, rooms=rooms)
+    def start_agent(self, llm_keys=None, allowed=("alice@localhost",), rooms=(), admins=()):
+        config = component_config(self.server, allowed_jids=allowed,
+                                  admin_jids=admins) + runtime_sections(llm=llm_keys, rooms=rooms)
         agent = Agent.start(config, secret=self.server.component_secret)
         self.addCleanup(agent.stop)
         self.agent = agent

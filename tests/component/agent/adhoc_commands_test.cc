@@ -1,9 +1,12 @@
-// The slash-command table as XEP-0050 ad-hoc commands: who sees which commands, running one at
-// once, a command with arguments asking for them in a form first, sessions that belong to their
-// owner and expire, and refusals for strangers and unknown commands.
+// The slash-command table as XEP-0050 ad-hoc commands: who sees which commands (developer and
+// admin commands for them only), running one at once, a command with arguments asking for them
+// in a form first (typed fields: a number with its default, a choice of waiting runs, a JID),
+// sessions that belong to their owner and expire, and refusals for strangers and unknown
+// commands.
 #include "component/agent/adhoc_commands.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
@@ -13,6 +16,7 @@
 #include "absl/time/time.h"
 #include "component/agent/agent.h"
 #include "gtest/gtest.h"
+#include "skills/approvals/pending_actions.h"
 #include "tests/component/agent/agent_fixture.h"
 
 namespace herald::agent {
@@ -117,11 +121,11 @@ TEST_F(AdhocCommandsTest, ACommandWithArgumentsAsksForThemFirst) {
   EXPECT_FALSE(form.session_id.empty());
   EXPECT_EQ(form.form_title, "/history");
   ASSERT_EQ(form.fields.size(), 1u);
-  EXPECT_EQ(form.fields[0].var, "arguments");
-  EXPECT_EQ(form.fields[0].label, "[n]");
+  EXPECT_EQ(form.fields[0].var, "n");
+  EXPECT_EQ(form.fields[0].type, "text-single");
+  EXPECT_EQ(form.fields[0].value, "10");
 
-  Request("alice@localhost/phone", Kind::kExecute, "history", form.session_id,
-          {{"arguments", "1"}});
+  Request("alice@localhost/phone", Kind::kExecute, "history", form.session_id, {{"n", "1"}});
   xmpp::AnswerCommand done = Last();  // /history waits for file work: answered later
   EXPECT_TRUE(done.error.empty()) << done.error;
   EXPECT_EQ(done.status, Status::kCompleted);
@@ -129,21 +133,20 @@ TEST_F(AdhocCommandsTest, ACommandWithArgumentsAsksForThemFirst) {
   EXPECT_EQ(done.note.find("remember this"), std::string::npos) << "asked for 1, got more";
 
   // The session is over: submitting again is a bad session.
-  Request("alice@localhost/phone", Kind::kExecute, "history", form.session_id,
-          {{"arguments", "1"}});
+  Request("alice@localhost/phone", Kind::kExecute, "history", form.session_id, {{"n", "1"}});
   EXPECT_EQ(Last().error, "bad-sessionid");
 }
 
 TEST_F(AdhocCommandsTest, ASessionBelongsToWhoStartedItAndCanBeCancelled) {
   Request("alice@localhost/phone", Kind::kExecute, "history");
   const std::string session = Last().session_id;
-  Request("bob@localhost/pc", Kind::kExecute, "history", session, {{"arguments", "5"}});
+  Request("bob@localhost/pc", Kind::kExecute, "history", session, {{"n", "5"}});
   EXPECT_EQ(Last().error, "bad-sessionid");
 
   Request("alice@localhost/phone", Kind::kCancel, "history", session);
   xmpp::AnswerCommand canceled = Last();
   EXPECT_EQ(canceled.status, Status::kCanceled);
-  Request("alice@localhost/phone", Kind::kExecute, "history", session, {{"arguments", "5"}});
+  Request("alice@localhost/phone", Kind::kExecute, "history", session, {{"n", "5"}});
   EXPECT_EQ(Last().error, "bad-sessionid");
 }
 
@@ -164,6 +167,128 @@ TEST_F(AdhocCommandsTest, RunningCommandsCountsAgainstTheSendersRate) {
   EXPECT_EQ(Last().error, "resource-constraint");
   Request("bob@localhost/pc", Kind::kExecute, "ping");  // another sender is not held back
   EXPECT_TRUE(Last().error.empty());
+}
+
+class AdhocApprovalsTest : public AdhocCommandsTest {
+ protected:
+  void SetUp() override {
+    AdhocCommandsTest::SetUp();
+    options_.admin_jids = {"dev@localhost"};
+    MakeAgent();
+    pending_ = std::make_unique<skills::PendingActions>(io_, [this] { return now_; });
+    services_->pending_actions = pending_.get();
+  }
+  void TearDown() override {
+    services_->pending_actions = nullptr;
+    pending_.reset();
+    AdhocCommandsTest::TearDown();
+  }
+  // A run of `owner`'s waiting for approval; its id. The outcome lands in `outcomes_`.
+  std::string Waiting(std::string owner, std::string skill) {
+    return pending_->Open(skills::PendingAction{.kind = skills::PendingAction::Kind::kApproval,
+                                                .conversation = "direct:" + owner,
+                                                .chat_owner = owner,
+                                                .skill = std::move(skill),
+                                                .description = "delete notes.txt"},
+                          absl::Minutes(5), [this](skills::ActionResolution resolution) {
+                            outcomes_.push_back(resolution);
+                          });
+  }
+  std::vector<std::string> Options(const xmpp::AnswerCommand::Field& field) {
+    std::vector<std::string> values;
+    for (const auto& option : field.options) values.push_back(option.value);
+    return values;
+  }
+
+  std::unique_ptr<skills::PendingActions> pending_;
+  std::vector<skills::ActionResolution> outcomes_;
+};
+
+TEST_F(AdhocApprovalsTest, ApproveOffersTheSendersOwnWaitingRunsToChooseFrom) {
+  Request("alice@localhost/phone", Kind::kExecute, "approve");
+  EXPECT_EQ(Last().status, Status::kCompleted);  // nothing to choose from
+  EXPECT_EQ(Last().note, "Nothing is waiting for your answer.");
+
+  const std::string alices = Waiting("alice@localhost", "delete_file");
+  Waiting("bob@localhost", "send_mail");
+  Request("alice@localhost/phone", Kind::kExecute, "approve");
+  const xmpp::AnswerCommand form = Last();
+  ASSERT_EQ(form.status, Status::kExecuting);
+  ASSERT_EQ(form.fields.size(), 1u);
+  EXPECT_EQ(form.fields[0].type, "list-single");
+  EXPECT_TRUE(form.fields[0].required);
+  EXPECT_EQ(Options(form.fields[0]), std::vector<std::string>{alices});  // not bob's
+
+  Request("alice@localhost/phone", Kind::kExecute, "approve", form.session_id, {{"id", alices}});
+  EXPECT_EQ(Last().note, "OK, running delete_file.");
+  ASSERT_TRUE(RunUntil([&] { return !outcomes_.empty(); }));
+  EXPECT_EQ(outcomes_[0].outcome, skills::ActionResolution::Outcome::kApproved);
+  EXPECT_EQ(outcomes_[0].by, "alice@localhost");
+}
+
+TEST_F(AdhocApprovalsTest, PendingIsForAdminsAndAnswersAnyonesRun) {
+  const std::string bobs = Waiting("bob@localhost", "send_mail");
+  Request("alice@localhost/phone", Kind::kList);
+  const std::vector<xmpp::AnswerCommand::Item> items = Last().items;
+  EXPECT_TRUE(std::none_of(items.begin(), items.end(),
+                           [](const auto& item) { return item.node == "pending"; }));
+  Request("alice@localhost/phone", Kind::kExecute, "pending");
+  EXPECT_EQ(Last().error, "item-not-found");
+
+  Request("dev@localhost/laptop", Kind::kList);
+  const std::vector<xmpp::AnswerCommand::Item> admin_items = Last().items;
+  EXPECT_TRUE(std::any_of(admin_items.begin(), admin_items.end(),
+                          [](const auto& item) { return item.node == "pending"; }));
+  Request("dev@localhost/laptop", Kind::kExecute, "pending");
+  const xmpp::AnswerCommand form = Last();
+  ASSERT_EQ(form.fields.size(), 3u);
+  EXPECT_EQ(Options(form.fields[0]), std::vector<std::string>{bobs});
+  EXPECT_EQ(form.fields[1].var, "decision");
+  EXPECT_EQ(Options(form.fields[1]), (std::vector<std::string>{"approve", "deny"}));
+
+  Request("dev@localhost/laptop", Kind::kExecute, "pending", form.session_id,
+          {{"id", bobs}, {"decision", "deny"}, {"reason", "not today"}});
+  EXPECT_EQ(Last().note, "OK, I won't run send_mail.");
+  ASSERT_TRUE(RunUntil([&] { return !outcomes_.empty(); }));
+  EXPECT_EQ(outcomes_[0].outcome, skills::ActionResolution::Outcome::kDenied);
+  EXPECT_EQ(outcomes_[0].by, "chat:dev@localhost");
+  EXPECT_EQ(outcomes_[0].reason, "not today");
+}
+
+TEST_F(AdhocApprovalsTest, PendingInChatListsEveryWaitingRunForAnAdmin) {
+  const std::string bobs = Waiting("bob@localhost", "send_mail");
+  Send("dev@localhost/laptop", "/pending");
+  ASSERT_TRUE(WaitForMessages(1, "dev@localhost"));
+  const std::string listed = Messages("dev@localhost")[0].body;
+  EXPECT_NE(listed.find(bobs + "  approve send_mail in direct:bob@localhost (5m left): delete "
+                               "notes.txt"),
+            std::string::npos)
+      << listed;
+  Send("alice@localhost/phone", "/pending");
+  ASSERT_TRUE(WaitForMessages(1, "alice@localhost"));
+  EXPECT_TRUE(Messages("alice@localhost")[0].body.starts_with("Unknown command /pending."));
+}
+
+TEST(CommandFormTest, EachArgumentIsAFieldAndTheFormMakesTheCommandLine) {
+  const FormAudience user{.sender = "alice@localhost"};
+  const FormAudience admin{.sender = "root@localhost", .admin = true};
+  EXPECT_TRUE(CommandForm(*FindCommand("ping"), user).empty());
+  EXPECT_TRUE(CommandForm(*FindCommand("usage"), user).empty());  // runs at once, for oneself
+  ASSERT_EQ(CommandForm(*FindCommand("usage"), admin).size(), 1u);
+  EXPECT_EQ(CommandForm(*FindCommand("usage"), admin)[0].type, "jid-single");
+  EXPECT_EQ(CommandForm(*FindCommand("raw"), user)[0].var, "arguments");  // the generic field
+
+  EXPECT_EQ(CommandLine(*FindCommand("history"), {{"n", "5"}}), "/history 5");
+  EXPECT_EQ(CommandLine(*FindCommand("history"), {}), "/history");
+  EXPECT_EQ(CommandLine(*FindCommand("safemode"), {{"mode", "show"}}), "/safemode");
+  EXPECT_EQ(CommandLine(*FindCommand("safemode"), {{"mode", "off"}}), "/safemode off");
+  EXPECT_EQ(CommandLine(*FindCommand("deny"), {{"id", "k7"}, {"reason", "no"}}), "/deny k7 no");
+  EXPECT_EQ(CommandLine(*FindCommand("usage"), {{"jid", "bob@localhost"}}), "/usage bob@localhost");
+  EXPECT_EQ(CommandLine(*FindCommand("pending"), {{"id", "k7"}, {"decision", "approve"}}),
+            "/approve k7");
+  EXPECT_EQ(CommandLine(*FindCommand("pending"), {{"id", "k7"}, {"decision", "deny"}}), "/deny k7");
+  EXPECT_EQ(CommandLine(*FindCommand("pending"), {}), "/pending");
+  EXPECT_EQ(CommandLine(*FindCommand("raw"), {{"arguments", "<presence/>"}}), "/raw <presence/>");
 }
 
 TEST(AdhocSessionsTest, SessionsExpireAndAreBounded) {

@@ -269,6 +269,20 @@ TEST_F(RoomsTest, RejoinsWithBackoffAfterAKick) {
   EXPECT_TRUE(manager_->IsJoined(kLobby));
 }
 
+TEST_F(RoomsTest, SaysEachTimeItIsInARoomAgain) {
+  Start({Room("lobby@conference.localhost", "herald", "mention")});
+  std::vector<std::pair<Jid, std::string>> joined;
+  manager_->set_on_joined(
+      [&](const Jid& room, const std::string& nick) { joined.emplace_back(room, nick); });
+  Online();
+  Presence(kLobby, "herald", {110});
+  Presence(kLobby, "herald", {307, 110}, /*available=*/false);
+  ASSERT_TRUE(RunUntil([&] { return Has<JoinRoom>(); }));
+  Presence(kLobby, "herald", {110});
+  EXPECT_EQ(joined,
+            (std::vector<std::pair<Jid, std::string>>{{kLobby, "herald"}, {kLobby, "herald"}}));
+}
+
 TEST_F(RoomsTest, RejoinsAfterTheRoomServiceShutsDown) {
   JoinLobby();
   Presence(kLobby, "herald", {332, 110}, /*available=*/false);

@@ -19,13 +19,23 @@ TEST(SlashCommandsTest, KnowsWhichCommandsAreForDevelopers) {
 }
 
 TEST(SlashCommandsTest, HelpShowsDevCommandsOnlyToDevelopers) {
-  EXPECT_EQ(HelpText(false).find("/raw"), std::string::npos);
-  EXPECT_NE(HelpText(true).find("/raw"), std::string::npos);
-  EXPECT_NE(HelpText(false).find("/new"), std::string::npos);
+  EXPECT_EQ(HelpText(false, false).find("/raw"), std::string::npos);
+  EXPECT_NE(HelpText(true, false).find("/raw"), std::string::npos);
+  EXPECT_NE(HelpText(false, false).find("/new"), std::string::npos);
+}
+
+TEST(SlashCommandsTest, HelpShowsAdminCommandsOnlyToAdmins) {
+  EXPECT_EQ(HelpText(false, false).find("/pending"), std::string::npos);
+  EXPECT_NE(HelpText(false, true).find("/pending"), std::string::npos);
+  EXPECT_EQ(HelpText(false, true).find("/raw"), std::string::npos);
+  const CommandEntry& pending = *FindCommand("pending");
+  EXPECT_FALSE(MayRun(pending, /*dev=*/true, /*admin=*/false));
+  EXPECT_TRUE(MayRun(pending, /*dev=*/false, /*admin=*/true));
+  EXPECT_FALSE(MayRun(*FindCommand("raw"), /*dev=*/false, /*admin=*/true));
 }
 
 TEST(SlashCommandsTest, HelpTextListsEveryCommandInTableOrder) {
-  EXPECT_EQ(HelpText(false),
+  EXPECT_EQ(HelpText(false, false),
             "Commands:\n"
             "  /help  this list\n"
             "  /ping  check that Herald is reachable (answers pong)\n"
@@ -43,7 +53,7 @@ TEST(SlashCommandsTest, HelpTextListsEveryCommandInTableOrder) {
             "  /deny <id> [reason]  refuse a waiting tool run\n"
             "  /safemode [on|off]  ask before every tool run (safe mode), or stop asking\n"
             "Anything else goes to the model.");
-  EXPECT_EQ(HelpText(true),
+  EXPECT_EQ(HelpText(true, false),
             "Commands:\n"
             "  /help  this list\n"
             "  /ping  check that Herald is reachable (answers pong)\n"

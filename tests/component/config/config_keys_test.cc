@@ -58,6 +58,8 @@ stream_first_part_ms = 500
 correction_interval_ms = 1500
 room_correction_interval_ms = 4000
 room_reactions = false
+room_archive_messages = 21
+room_archive_minutes = 61
 injection_policy = "refuse"
 injection_phrases = ["open sesame"]
 

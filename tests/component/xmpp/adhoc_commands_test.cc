@@ -185,6 +185,40 @@ TEST(CommandAnswerStanzaTest, ACommandWaitingForArgumentsSendsAForm) {
   EXPECT_EQ(field->Attr("label"), "[n]");
 }
 
+// XEP-0004 §3.3: a list-single field carries its options, each a label and a <value/>; a
+// default is the field's own <value/>; a required field says <required/>.
+TEST(CommandAnswerStanzaTest, AChoiceListsItsOptionsAndADefaultIsTheFieldsValue) {
+  const XmlElement iq = CommandAnswerStanza(
+      AnswerCommand{.to = J("requester@domain/r"),
+                    .iq_id = "exec2",
+                    .kind = CommandRequest::Kind::kExecute,
+                    .node = "pending",
+                    .session_id = "adhoc-2",
+                    .status = AnswerCommand::Status::kExecuting,
+                    .fields = {{.var = "decision",
+                                .label = "Answer",
+                                .type = "list-single",
+                                .value = "deny",
+                                .required = true,
+                                .options = {{.label = "Let it run", .value = "approve"},
+                                            {.label = "Refuse it", .value = "deny"}}}}},
+      J("agent.localhost"));
+  const XmlElement* form = iq.FindChild("command", ns::kCommands)->FindChild("x", ns::kDataForms);
+  ASSERT_NE(form, nullptr);
+  const XmlElement* field = form->FindChild("field");
+  ASSERT_NE(field, nullptr);
+  EXPECT_EQ(field->Attr("type"), "list-single");
+  EXPECT_NE(field->FindChild("required"), nullptr);
+  EXPECT_EQ(field->ChildText("value"), "deny");
+  std::vector<std::pair<std::string, std::string>> options;
+  for (const XmlNode& node : field->children()) {
+    if (node.element == nullptr || node.element->name() != "option") continue;
+    options.emplace_back(node.element->Attr("label"), node.element->ChildText("value"));
+  }
+  EXPECT_EQ(options, (std::vector<std::pair<std::string, std::string>>{{"Let it run", "approve"},
+                                                                       {"Refuse it", "deny"}}));
+}
+
 TEST(CommandAnswerStanzaTest, RefusalsAreStanzaErrors) {
   struct Case {
     const char* error;

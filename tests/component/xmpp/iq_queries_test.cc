@@ -1,6 +1,6 @@
-// IqQueries on an I/O loop without a socket: every self-ping and feature query sent is settled
-// exactly once, by the answer of the one asked, by its deadline, or by the connection going
-// down.
+// IqQueries on an I/O loop without a socket: every self-ping, feature and archive query sent is
+// settled exactly once, by the answer of the one asked, by its deadline, or by the connection
+// going down.
 #include "component/xmpp/iq_queries.h"
 
 #include <asio.hpp>
@@ -31,6 +31,7 @@ class IqQueriesTest : public ::testing::Test {
       : pings_(io_, timeout, [this](InboundEvent event) {
           if (auto* result = std::get_if<SelfPingResult>(&event)) results_.push_back(*result);
           if (auto* result = std::get_if<ClientFeatures>(&event)) features_.push_back(*result);
+          if (auto* result = std::get_if<RoomArchive>(&event)) archives_.push_back(*result);
         }) {}
 
   // Runs `work` on the loop, as the session would, and whatever it made ready.
@@ -43,6 +44,7 @@ class IqQueriesTest : public ::testing::Test {
   asio::io_context io_;
   std::vector<SelfPingResult> results_;
   std::vector<ClientFeatures> features_;
+  std::vector<RoomArchive> archives_;
   IqQueries pings_;
 };
 
@@ -168,6 +170,56 @@ TEST_F(IqQueriesTest, AHostileAnswerKeepsAtMostTheCappedNumberOfFeatures) {
   });
   ASSERT_EQ(features_.size(), 1u);
   EXPECT_EQ(features_[0].features.size(), kMaxClientFeatures);
+}
+
+const QueryRoomArchive kArchiveQuery{
+    .room = J("lobby@conference.localhost"), .nick = "herald", .max = 20};
+
+TEST_F(IqQueriesTest, ARoomsArchiveIsReportedWithTheMessagesThatCameBeforeItsEnd) {
+  OneStanza result(
+      "<message from='lobby@conference.localhost'><result xmlns='urn:xmpp:mam:2' queryid='h6' "
+      "id='a1'><forwarded xmlns='urn:xmpp:forward:0'><delay xmlns='urn:xmpp:delay' "
+      "stamp='2026-11-26T07:30:00Z'/><message xmlns='jabber:client' type='groupchat' "
+      "from='lobby@conference.localhost/alice'><body>hi</body></message></forwarded></result>"
+      "</message>");
+  OneStanza chat("<message from='lobby@conference.localhost/alice'><body>hi</body></message>");
+  OneStanza forged_end("<iq from='mallory@localhost/x' type='result' id='h6'/>");
+  OneStanza end("<iq from='lobby@conference.localhost' type='result' id='h6'/>");
+  bool read = false;
+  bool chat_read = true;
+  bool forged_taken = true;
+  OnLoop([&] {
+    pings_.TrackArchive("h6", kArchiveQuery);
+    read = pings_.OnMessage(result.get());
+    chat_read = pings_.OnMessage(chat.get());
+    forged_taken = pings_.OnAnswer(forged_end.get());
+    pings_.OnAnswer(end.get());
+  });
+  EXPECT_TRUE(read);
+  EXPECT_FALSE(chat_read);
+  EXPECT_FALSE(forged_taken);
+  ASSERT_EQ(archives_.size(), 1u);
+  EXPECT_TRUE(archives_[0].answered);
+  EXPECT_EQ(archives_[0].room, J("lobby@conference.localhost"));
+  EXPECT_EQ(archives_[0].nick, "herald");
+  ASSERT_EQ(archives_[0].messages.size(), 1u);
+  EXPECT_EQ(archives_[0].messages[0].body, "hi");
+  EXPECT_TRUE(pings_.empty());
+}
+
+TEST_F(IqQueriesTest, AnArchiveQueryLostWithTheConnectionIsReportedUnanswered) {
+  OnLoop([&] {
+    pings_.TrackArchive("h7", kArchiveQuery);
+    pings_.ReportUnsent(kArchiveQuery);
+  });
+  OnLoop([&] { pings_.FailAll("disconnected"); });
+  ASSERT_EQ(archives_.size(), 2u);
+  for (const RoomArchive& archive : archives_) {
+    EXPECT_FALSE(archive.answered);
+    EXPECT_EQ(archive.condition, "disconnected");
+    EXPECT_EQ(archive.nick, "herald");
+    EXPECT_EQ(archive.room, J("lobby@conference.localhost"));
+  }
 }
 
 class ShortIqQueriesTest : public IqQueriesTest {
