@@ -6,6 +6,7 @@
 #include <openssl/crypto.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/base/absl_string_view.h"
@@ -25,6 +27,7 @@
 #include "component/xmpp/stream_negotiation.h"
 #include "component/xmpp/transport.h"
 #include "component/xmpp/xml_writer.h"
+#include "glog/logging.h"
 
 namespace herald::xmpp {
 namespace {
@@ -214,11 +217,79 @@ asio::awaitable<absl::StatusOr<Jid>> Bind(StreamConnection& connection,
   co_return bound;
 }
 
+// The next XEP-0198 element the server sends, skipping anything else; a stream error ends it.
+asio::awaitable<absl::StatusOr<std::unique_ptr<XmlElement>>> NextSmElement(
+    StreamConnection& connection, const SessionOptions& options) {
+  while (true) {
+    absl::StatusOr<std::unique_ptr<XmlElement>> element = co_await connection.NextStanza();
+    if (!element.ok()) co_return element.status();
+    if (IsStreamError(**element)) {
+      co_return StreamErrorStatus(options.mode, ErrorCondition(**element), ErrorText(**element));
+    }
+    if ((*element)->xmlns() == ns::kSm) co_return element;
+    // Servers send nothing else here (no presence was sent yet); should one, it is said.
+    LOG(WARNING) << "XMPP: ignored a <" << (*element)->name()
+                 << "/> while stream management was negotiated";
+  }
+}
+
+// The h attribute of a XEP-0198 element, if it has a valid one.
+std::optional<uint32_t> HandledCount(const XmlElement& element) {
+  uint32_t h = 0;
+  if (!absl::SimpleAtoi(AbslView(element.Attr("h")), &h)) return std::nullopt;
+  return h;
+}
+
+// XEP-0198 §5: asks the server to resume the managed stream `sm` names. True when it did;
+// false when it refused (the old stream is gone: `sm` forgets it, and a new one is bound).
+asio::awaitable<absl::StatusOr<bool>> Resume(StreamConnection& connection,
+                                             const SessionOptions& options, StreamManagement& sm) {
+  XmlElement resume("resume", ns::kSm);
+  resume.SetAttr("h", absl::StrCat(sm.handled())).SetAttr("previd", sm.id());
+  std::string xml;
+  AppendXml(resume, ns::kClient, xml);
+  absl::Status written = co_await connection.transport.Write(xml);
+  if (!written.ok()) co_return written;
+  absl::StatusOr<std::unique_ptr<XmlElement>> answer = co_await NextSmElement(connection, options);
+  if (!answer.ok()) co_return answer.status();
+  const std::optional<uint32_t> h = HandledCount(**answer);
+  if ((*answer)->name() == "resumed" && h.has_value() && sm.Resumed(*h)) co_return true;
+  // A refusal may say how much of the old stream arrived (XEP-0198 1.6): that much is not
+  // sent again.
+  if ((*answer)->name() == "failed" && h.has_value()) sm.Acked(*h);
+  LOG(INFO) << "XMPP: the server did not resume the stream (<" << (*answer)->name()
+            << "/>); starting a new one";
+  sm.Lost();
+  co_return false;
+}
+
+// XEP-0198 §3: asks the server to manage the new stream bound to `bound`, resumably.
+asio::awaitable<absl::Status> Enable(StreamConnection& connection, const SessionOptions& options,
+                                     StreamManagement& sm, const Jid& bound) {
+  std::string xml;
+  AppendXml(XmlElement("enable", ns::kSm).SetAttr("resume", "true"), ns::kClient, xml);
+  absl::Status written = co_await connection.transport.Write(xml);
+  if (!written.ok()) co_return written;
+  absl::StatusOr<std::unique_ptr<XmlElement>> answer = co_await NextSmElement(connection, options);
+  if (!answer.ok()) co_return answer.status();
+  if ((*answer)->name() == "enabled") {
+    const std::string_view resume = (*answer)->Attr("resume");
+    sm.Enabled(std::string((*answer)->Attr("id")), resume == "true" || resume == "1", bound);
+    LOG(INFO) << "XMPP: stream management enabled ("
+              << (sm.resumable() ? "resumable" : "not resumable") << ")";
+  } else {
+    LOG(INFO) << "XMPP: the server refused stream management (<" << (*answer)->name() << "/>)";
+    sm.Lost();
+  }
+  co_return absl::OkStatus();
+}
+
 }  // namespace
 
-asio::awaitable<absl::StatusOr<Jid>> NegotiateClient(StreamConnection& connection,
-                                                     const SessionOptions& options,
-                                                     std::function<std::string()> next_id) {
+asio::awaitable<absl::StatusOr<ClientStream>> NegotiateClient(StreamConnection& connection,
+                                                              const SessionOptions& options,
+                                                              std::function<std::string()> next_id,
+                                                              StreamManagement* sm) {
   const std::string& domain = options.account.domain();
   const std::string header_xml = StreamHeader(ns::kClient, domain, /*version=*/true);
   const TlsOptions tls_options{
@@ -282,7 +353,21 @@ asio::awaitable<absl::StatusOr<Jid>> NegotiateClient(StreamConnection& connectio
       connection.RestartStream();
       continue;
     }
-    co_return co_await Bind(connection, options, **features, next_id);
+    const bool managed = sm != nullptr && (*features)->FindChild("sm", ns::kSm) != nullptr;
+    if (managed && sm->resumable()) {
+      absl::StatusOr<bool> resumed = co_await Resume(connection, options, *sm);
+      if (!resumed.ok()) co_return resumed.status();
+      if (*resumed) co_return ClientStream{.bound = sm->bound(), .resumed = true};
+    } else if (sm != nullptr) {
+      sm->Lost();  // nothing to resume, or a server without stream management
+    }
+    absl::StatusOr<Jid> bound = co_await Bind(connection, options, **features, next_id);
+    if (!bound.ok()) co_return bound.status();
+    if (managed) {
+      absl::Status enabled = co_await Enable(connection, options, *sm, *bound);
+      if (!enabled.ok()) co_return enabled;
+    }
+    co_return ClientStream{.bound = *std::move(bound)};
   }
 }
 

@@ -40,5 +40,6 @@ inline constexpr char kReactions[] = "urn:xmpp:reactions:0";                // X
 inline constexpr char kMam[] = "urn:xmpp:mam:2";                            // XEP-0313
 inline constexpr char kForward[] = "urn:xmpp:forward:0";                    // XEP-0297
 inline constexpr char kRsm[] = "http://jabber.org/protocol/rsm";            // XEP-0059
+inline constexpr char kSm[] = "urn:xmpp:sm:3";                              // XEP-0198
 
 }  // namespace herald::xmpp::ns

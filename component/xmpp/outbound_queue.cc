@@ -52,6 +52,21 @@ void OutboundQueue::PushFront(std::string stanzas) {
   items_.push_front(Item{stanzas.size()});
 }
 
+void OutboundQueue::PushFront(const std::vector<std::string>& stanzas) {
+  std::string joined;
+  std::vector<Item> items;
+  items.reserve(stanzas.size());
+  for (const std::string& stanza : stanzas) {
+    if (stanza.empty()) continue;
+    joined += stanza;
+    items.push_back(Item{stanza.size()});
+  }
+  if (items.empty()) return;
+  buffer_.replace(0, head_, joined);
+  head_ = 0;
+  items_.insert(items_.begin(), items.begin(), items.end());
+}
+
 std::string OutboundQueue::TakeBatch(size_t max_bytes) {
   batch_.clear();
   std::string batch;

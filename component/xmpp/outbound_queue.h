@@ -41,8 +41,10 @@ class OutboundQueue {
   bool Push(std::string_view stanza);
   // Offline (the initial state) the limit holds; going offline drops the oldest beyond it.
   void SetOnline(bool online);
-  // Puts stanzas at the front, ahead of newer ones (what a new stream must send first).
+  // Puts stanzas at the front, ahead of newer ones (what a new stream must send first): as one
+  // item, or each as an item of its own (so that each is told apart when it is written).
   void PushFront(std::string stanzas);
+  void PushFront(const std::vector<std::string>& stanzas);
 
   // Whole stanzas from the front, up to `max_bytes` (at least one), back to back.
   std::string TakeBatch(size_t max_bytes);
@@ -52,6 +54,16 @@ class OutboundQueue {
   // except those whose write had already failed once, which are dropped. Returns how many
   // were dropped.
   size_t ReturnBatch(std::string batch);
+  // Calls `each` with every stanza of `batch`, the last batch taken, in order.
+  template <typename Each>
+  void ForEachInLastBatch(std::string_view batch, Each each) const {
+    size_t offset = 0;
+    for (const Taken& taken : batch_) {
+      if (offset + taken.bytes > batch.size()) return;
+      each(batch.substr(offset, taken.bytes));
+      offset += taken.bytes;
+    }
+  }
 
   bool empty() const { return items_.empty(); }
   size_t size() const { return items_.size(); }

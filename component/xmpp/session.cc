@@ -62,6 +62,7 @@ XmppSession::XmppSession(asio::io_context& io, SessionOptions options, EventSink
       on_stopped_(std::move(on_stopped)),
       responder_(options_.identity, options_.version),
       queue_(options_.outbound_queue_limit),
+      sm_(options_.outbound_queue_limit),
       writer_wakeup_(io),
       reconnect_timer_(io),
       queries_(io, options_.self_ping_timeout,
@@ -171,18 +172,24 @@ asio::awaitable<absl::Status> XmppSession::RunConnection(bool& was_online) {
       status = absl::DeadlineExceededError(
           absl::StrCat("the server did not complete stream negotiation within ",
                        absl::FormatDuration(options_.negotiation_timeout)));
-    } else if (absl::StatusOr<Jid>& jid = std::get<0>(negotiated); !jid.ok()) {
-      status = jid.status();
+    } else if (absl::StatusOr<ClientStream>& stream = std::get<0>(negotiated); !stream.ok()) {
+      status = stream.status();
     } else if (!stopping_) {
-      SetOwnJid(*jid);
+      SetOwnJid(stream->bound);
       state_ = ConnectionState::kOnline;
       queue_.SetOnline(true);
       was_online = true;
       ++connections_established_;
       ping_id_.clear();
-      LOG(INFO) << "XMPP: online as " << own_jid_.ToString() << " via " << options_.host << ":"
-                << options_.port;
-      if (options_.mode == SessionMode::kClient) {
+      // XEP-0198: what the server did not acknowledge on the last stream goes first, once.
+      const std::vector<std::string> again = sm_.TakeUnacked();
+      queue_.PushFront(again);
+      LOG(INFO) << "XMPP: " << (stream->resumed ? "resumed the stream" : "online") << " as "
+                << own_jid_.ToString() << " via " << options_.host << ":" << options_.port
+                << (again.empty() ? ""
+                                  : absl::StrCat("; sending ", again.size(),
+                                                 " unacknowledged stanzas again"));
+      if (options_.mode == SessionMode::kClient && !stream->resumed) {
         // RFC 6121 §2.2: fetch the roster before announcing presence. Both go ahead of
         // whatever waited in the queue during the outage.
         XmlElement presence("presence");
@@ -227,11 +234,15 @@ asio::awaitable<absl::Status> XmppSession::RunConnection(bool& was_online) {
   co_return status;
 }
 
-asio::awaitable<absl::StatusOr<Jid>> XmppSession::Negotiate(StreamConnection& connection) {
+asio::awaitable<absl::StatusOr<ClientStream>> XmppSession::Negotiate(StreamConnection& connection) {
   if (options_.mode == SessionMode::kComponent) {
-    co_return co_await NegotiateComponent(connection, options_);
+    // No server offers XEP-0198 on component streams.
+    absl::StatusOr<Jid> jid = co_await NegotiateComponent(connection, options_);
+    if (!jid.ok()) co_return jid.status();
+    co_return ClientStream{.bound = *std::move(jid)};
   }
-  co_return co_await NegotiateClient(connection, options_, [this] { return NextId(); });
+  co_return co_await NegotiateClient(
+      connection, options_, [this] { return NextId(); }, &sm_);
 }
 
 void XmppSession::Perform(const OutboundAction& action) {

@@ -42,6 +42,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "component/xmpp/client_negotiation.h"
 #include "component/xmpp/events.h"
 #include "component/xmpp/iq_queries.h"
 #include "component/xmpp/iq_responder.h"
@@ -51,6 +52,7 @@
 #include "component/xmpp/session_error.h"
 #include "component/xmpp/session_options.h"
 #include "component/xmpp/stanza_translation.h"
+#include "component/xmpp/stream_management.h"
 #include "component/xmpp/xml_element.h"
 
 namespace herald::xmpp {
@@ -97,7 +99,7 @@ class XmppSession {
   // session.cc: the reconnect loop and one connection's life.
   asio::awaitable<void> Run();
   asio::awaitable<absl::Status> RunConnection(bool& was_online);
-  asio::awaitable<absl::StatusOr<Jid>> Negotiate(StreamConnection& connection);
+  asio::awaitable<absl::StatusOr<ClientStream>> Negotiate(StreamConnection& connection);
   // Sends a query whose answer becomes an event (IqQueries).
   void SendQuery(IqQueries::Kind kind, const Jid& to, XmlElement iq);
 
@@ -109,6 +111,8 @@ class XmppSession {
   // session_inbound.cc: handles one stanza of an established stream; an error ends the
   // connection.
   absl::Status Dispatch(const XmlElement& stanza);
+  // XEP-0198: the server asks what Herald handled (<r/>) or says what it received (<a/>).
+  absl::Status HandleStreamManagement(const XmlElement& element);
   void HandleIq(const XmlElement& iq);
   // A stanza the parser read past for its size or depth: logged, and the sender of a message
   // or a get/set IQ is told with a policy-violation error.
@@ -149,6 +153,8 @@ class XmppSession {
   int connections_established_ = 0;
 
   OutboundQueue queue_;
+  // XEP-0198 in client mode, across connections: what was handled and what is unacknowledged.
+  StreamManagement sm_;
   asio::steady_timer writer_wakeup_;
   bool writer_waiting_ = false;
   asio::steady_timer reconnect_timer_;

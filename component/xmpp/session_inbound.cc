@@ -12,13 +12,17 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "component/base/absl_string_view.h"
 #include "component/xmpp/adhoc_commands.h"
 #include "component/xmpp/coroutine_util.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/session.h"
 #include "component/xmpp/stanza.h"
 #include "component/xmpp/stream_negotiation.h"
+#include "component/xmpp/xml_writer.h"
 #include "glog/logging.h"
 
 namespace herald::xmpp {
@@ -36,10 +40,16 @@ absl::Status XmppSession::Dispatch(const XmlElement& stanza) {
   if (IsStreamError(stanza)) {
     return StreamErrorStatus(options_.mode, ErrorCondition(stanza), ErrorText(stanza));
   }
+  if (stanza.xmlns() == ns::kSm) return HandleStreamManagement(stanza);
   if (stanza.xmlns() != content_namespace()) {
     VLOG(1) << "XMPP: ignoring top-level <" << stanza.name() << " xmlns='" << stanza.xmlns()
             << "'/>";
     return absl::OkStatus();
+  }
+  // Counted as handled before it is: whatever handling does, the server must not send it again.
+  if (sm_.enabled() &&
+      (stanza.name() == "iq" || stanza.name() == "message" || stanza.name() == "presence")) {
+    sm_.Handled();
   }
   if (stanza.name() == "iq") {
     HandleIq(stanza);
@@ -47,6 +57,26 @@ absl::Status XmppSession::Dispatch(const XmlElement& stanza) {
     HandleMessage(stanza);
   } else if (stanza.name() == "presence") {
     HandlePresence(stanza);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status XmppSession::HandleStreamManagement(const XmlElement& element) {
+  if (!sm_.enabled()) return absl::OkStatus();
+  if (element.name() == "r") {
+    XmlElement answer("a", ns::kSm);
+    answer.SetAttr("h", absl::StrCat(sm_.handled()));
+    std::string xml;
+    AppendXml(answer, content_namespace(), xml);
+    Enqueue(xml);
+  } else if (element.name() == "a") {
+    uint32_t h = 0;
+    if (!absl::SimpleAtoi(AbslView(element.Attr("h")), &h) || !sm_.Acked(h)) {
+      // XEP-0198 §4: an acknowledgement of more than was sent ends the stream.
+      connection_->OweStreamError("undefined-condition");
+      return absl::UnavailableError(absl::StrCat(
+          "the server acknowledged ", AbslView(element.Attr("h")), " stanzas; fewer were sent"));
+    }
   }
   return absl::OkStatus();
 }
@@ -84,6 +114,8 @@ void XmppSession::HandleIq(const XmlElement& iq) {
 
 void XmppSession::HandleOversized(const XmlElement& head, size_t bytes) {
   DCHECK(OnLoop()) << kLoopOnly;
+  // Read past, but received: the server must not send it again.
+  if (sm_.enabled() && head.xmlns() == content_namespace()) sm_.Handled();
   // One peer's oversized stanza costs that peer an error, not everyone a reconnect.
   LOG_EVERY_N(WARNING, 100) << "XMPP: dropped a " << bytes << "-byte <" << head.name()
                             << "/> from '" << head.Attr("from") << "' (over max_stanza_bytes "

@@ -76,6 +76,15 @@ asio::awaitable<absl::Status> XmppSession::WriteLoop(StreamConnection& connectio
       co_return written;
     }
     connection.MarkWritten();
+    if (sm_.enabled()) {
+      // XEP-0198: each stanza written is kept until the server acknowledges it, and the
+      // server is asked for an acknowledgement (one request outstanding at a time).
+      queue_.ForEachInLastBatch(batch, [this](std::string_view xml) { sm_.Written(xml); });
+      if (sm_.unacked() > 0 && !sm_.ack_requested) {
+        sm_.ack_requested = true;
+        queue_.Push("<r xmlns='urn:xmpp:sm:3'/>");
+      }
+    }
     queue_.Recycle(std::move(batch));
   }
 }

@@ -46,6 +46,8 @@ class StreamConnection : public StreamParser::Handler {
 
   // A stream error Herald owes the server before closing (e.g. not-well-formed).
   const std::string& owed_stream_error() const { return owed_stream_error_; }
+  // Herald will close the stream with this stream error condition.
+  void OweStreamError(std::string condition) { owed_stream_error_ = std::move(condition); }
   absl::Time last_read() const { return last_read_; }
   absl::Time last_write() const { return last_write_; }
   void MarkWritten() { last_write_ = absl::Now(); }

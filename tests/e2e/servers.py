@@ -345,7 +345,8 @@ local_interfaces = {{ "127.0.0.1" }}
 c2s_ports = {{ {self.c2s_port} }}
 c2s_direct_tls_ports = {{ }}
 legacy_ssl_ports = {{ }}
-modules_enabled = {{ "roster", "saslauth", "tls", "disco", "ping", "version", "mam" }}
+modules_enabled = {{ "roster", "saslauth", "tls", "disco", "ping", "version", "mam", "smacks",
+                    "carbons" }}
 -- No federation: nothing leaves this machine.
 modules_disabled = {{ "s2s", "s2s_auth_certs", "dialback", "offline" }}
 authentication = "internal_hashed"
@@ -520,6 +521,8 @@ modules:
     default_room_options:
       mam: true
   mod_ping: {{}}
+  mod_stream_mgmt: {{}}
+  mod_carboncopy: {{}}
   mod_roster: {{}}
   mod_version: {{}}
 """
