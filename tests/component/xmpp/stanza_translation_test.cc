@@ -972,6 +972,22 @@ TEST(TranslateMessageTest, AFallbackThatIsNotForAReplyOrOutOfRangeStaysInTheBody
   EXPECT_EQ(As<ChatMessage>(old.event)->body, "more?");
 }
 
+// XEP-0280: a carbon wraps a message Herald's account sent or received on another resource;
+// it is never a message to answer, whoever claims to send it.
+TEST(TranslateMessageTest, ACarbonIsNeverAMessageToAnswer) {
+  for (const char* wrapper : {"sent", "received"}) {
+    const std::string xml = absl::StrCat(
+        "<message from='herald@localhost' to='herald@localhost/herald' type='chat'><", wrapper,
+        " xmlns='urn:xmpp:carbons:2'><forwarded xmlns='urn:xmpp:forward:0'>"
+        "<message xmlns='jabber:client' from='herald@localhost/other' to='alice@localhost' "
+        "type='chat' id='c1'><body>an answer given elsewhere</body></message></forwarded></",
+        wrapper, "></message>");
+    EXPECT_FALSE(
+        TranslateMessage(One(xml, ns::kClient), J("herald@localhost/herald")).event.has_value())
+        << xml;
+  }
+}
+
 TEST(SerializeActionTest, ReactionsAreWrittenAsXep0444SaysAndKept) {
   Outbound out;
   XmlElement message = One(out.Serialize(SendReactions{.to = J("room@conference.localhost"),
