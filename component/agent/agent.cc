@@ -72,8 +72,10 @@ void Agent::Handle(xmpp::InboundEvent&& event) {
           services_.client_features.Record(e, services_.clock());
         } else if constexpr (std::is_same_v<T, xmpp::GroupMessage>) {
           OnRoomEcho(e);
-        } else if constexpr (std::is_same_v<T, xmpp::RoomArchive>) {
-          OnRoomArchive(std::move(e));
+        } else if constexpr (std::is_same_v<T, xmpp::ArchiveResult>) {
+          OnArchive(std::move(e));
+        } else if constexpr (std::is_same_v<T, xmpp::SessionOnline>) {
+          OnSessionOnline(e);
         }
       },
       event);
@@ -187,6 +189,16 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message) {
   }
   const std::string sender = message.from.BareString();
   const absl::Time now = services_.clock();
+  if (!message.id.empty()) {
+    // The server's offline storage may hand over a message a catch-up already read from the
+    // archive (or the other way round): it is handled once.
+    const std::string key = absl::StrCat(sender, "\n", message.id);
+    if (caught_up_ids_.Contains(key)) {
+      LOG(INFO) << "catch-up: " << sender << "'s message " << message.id << " was handled already";
+      return;
+    }
+    live_ids_.Add(key);
+  }
   IncomingMessage incoming{.reply_to = std::move(message.from),
                            .own = message.to.IsBare() ? std::move(message.to) : message.to.Bare(),
                            .author = sender,
@@ -294,14 +306,33 @@ void Agent::OnRoomJoined(const xmpp::Jid& room, const std::string& nick, const x
   if (options.session_idle_minutes > 0) {
     age = std::min(age, absl::Minutes(options.session_idle_minutes));
   }
-  services_.act(xmpp::QueryRoomArchive{.room = room.Bare(),
-                                       .nick = nick,
-                                       .max = options.room_archive_messages,
-                                       .since = services_.clock() - age,
-                                       .from = own});
+  services_.act(xmpp::QueryArchive{.room = room.Bare(),
+                                   .nick = nick,
+                                   .max = options.room_archive_messages,
+                                   .since = services_.clock() - age,
+                                   .from = own});
 }
 
-void Agent::OnRoomArchive(xmpp::RoomArchive&& archive) {
+void Agent::OnSessionOnline(const xmpp::SessionOnline& online) {
+  own_jid_ = online.own_jid;
+  // A component has no archive of its own; a resumed stream missed nothing.
+  if (online.own_jid.resource().empty() || online.resumed) return;
+  const AgentOptions& options = services_.options;
+  if (options.catch_up == "off") return;
+  services_.act(
+      xmpp::QueryArchive{.max = xmpp::kMaxArchivedMessages,
+                         .since = services_.clock() - absl::Minutes(options.catch_up_minutes)});
+}
+
+void Agent::OnArchive(xmpp::ArchiveResult&& archive) {
+  if (archive.room.empty()) {
+    if (!archive.answered) {
+      LOG(INFO) << "catch-up: the account's archive gave nothing (" << archive.condition << ")";
+      return;
+    }
+    CatchUp(archive.messages, own_jid_);
+    return;
+  }
   const std::string room = archive.room.BareString();
   if (!archive.answered) {
     LOG(INFO) << "rooms: " << room << " gave no archive (" << archive.condition
@@ -327,6 +358,46 @@ void Agent::OnRoomArchive(xmpp::RoomArchive&& archive) {
   if (said.empty()) return;
   ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kRoom, .address = room})
       .RecordArchived(std::move(said));
+}
+
+void Agent::CatchUp(std::vector<xmpp::ArchivedMessage>& missed, const xmpp::Jid& own) {
+  // Each sender's missed chats, in the order they came.
+  std::vector<std::pair<std::string, std::vector<xmpp::ArchivedMessage*>>> senders;
+  for (xmpp::ArchivedMessage& message : missed) {
+    if (!policy_.Allows(message.from)) continue;
+    // A command is for its moment: a stale /cancel or /forget must not run now.
+    if (ParseSlashCommand(message.body).has_value()) continue;
+    const std::string sender = message.from.BareString();
+    const std::string key = absl::StrCat(sender, "\n", message.sent_id);
+    if (!message.sent_id.empty()) {
+      if (live_ids_.Contains(key) || caught_up_ids_.Contains(key)) continue;
+      caught_up_ids_.Add(key);
+    }
+    auto it = std::find_if(senders.begin(), senders.end(),
+                           [&](const auto& entry) { return entry.first == sender; });
+    if (it == senders.end()) it = senders.insert(senders.end(), {sender, {}});
+    it->second.push_back(&message);
+  }
+  for (auto& [sender, messages] : senders) {
+    std::vector<memory::MemoryEntry> said;
+    for (xmpp::ArchivedMessage* message : messages) {
+      said.push_back(memory::MemoryEntry{.time = message->time,
+                                         .role = "user",
+                                         .author = sender,
+                                         .text = std::move(message->body)});
+    }
+    IncomingMessage reply{.reply_to = messages.back()->from,
+                          .own = own.Bare(),
+                          .author = sender,
+                          .type = "chat",
+                          .received = services_.clock()};
+    Conversation& conversation =
+        ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = sender});
+    LOG(INFO) << "catch-up: " << said.size() << " chat(s) from " << sender
+              << " reached the account while Herald was away (" << services_.options.catch_up
+              << ")";
+    conversation.CatchUp(std::move(said), services_.options.catch_up, std::move(reply));
+  }
 }
 
 CommandContext Agent::ContextFor(Conversation& conversation, const base::ConversationRef& session,

@@ -30,6 +30,7 @@
 #include "component/agent/conversation.h"
 #include "component/agent/injection_screen.h"
 #include "component/agent/rate_limiter.h"
+#include "component/agent/recent_ids.h"
 #include "component/agent/slash_command.h"
 #include "component/agent/slash_commands.h"
 #include "component/xmpp/events.h"
@@ -109,8 +110,15 @@ class Agent {
                                             const xmpp::Reply& reply, std::string& body);
   // A room relayed a message: when it is one of Herald's, remember the id the room gave it.
   void OnRoomEcho(const xmpp::GroupMessage& message);
-  // The room's archive answered: what others said goes into the room's history.
-  void OnRoomArchive(xmpp::RoomArchive&& archive);
+  // An archive answered: a room's (what others said goes into the room's history), or in
+  // client mode the account's (CatchUp).
+  void OnArchive(xmpp::ArchiveResult&& archive);
+  // Client mode, logged in anew: asks the account's archive for what reached it while Herald
+  // was away ([agent] catch_up).
+  void OnSessionOnline(const xmpp::SessionOnline& online);
+  // The chats that reached the account while Herald was away, from senders it serves and not
+  // seen live: each sender's go to their conversation (Conversation::CatchUp).
+  void CatchUp(std::vector<xmpp::ArchivedMessage>& missed, const xmpp::Jid& own);
   // What a command's handler may use; every reference must outlive the handler.
   CommandContext ContextFor(Conversation& conversation, const base::ConversationRef& session,
                             const IncomingMessage& message, const SlashCommand& command);
@@ -140,6 +148,12 @@ class Agent {
   uint64_t next_conversation_ = 0;
   // Ad-hoc commands waiting for their form.
   AdhocSessions adhoc_sessions_;
+  // "sender\nid" of the last chat messages that arrived live, and of those a catch-up
+  // handled: a message is never handled twice when it comes both ways (the server's offline
+  // storage and its archive).
+  RecentIds live_ids_{4096};
+  RecentIds caught_up_ids_{4096};
+  xmpp::Jid own_jid_;  // as the last SessionOnline said
 };
 
 }  // namespace herald::agent

@@ -54,6 +54,12 @@ struct AgentOptions {
   // 0 = none.
   int room_archive_messages = 20;
   int room_archive_minutes = 240;
+  // Client mode: on logging in again, the chats that reached the account while Herald was
+  // away (its XEP-0313 archive, at most catch_up_minutes old): "answer" (one turn per sender
+  // with all of them), "summarize" (kept in the history, and one note to the sender),
+  // "ignore" (kept in the history only) or "off" (not asked for).
+  std::string catch_up = "answer";
+  int catch_up_minutes = 120;
 
   friend bool operator==(const AgentOptions&, const AgentOptions&) = default;
 };

@@ -148,8 +148,14 @@ class Conversation {
   // Messages said before Herald came (a room's archive, XEP-0313), oldest first: those newer
   // than anything in the history are added to it, so a rejoin never adds one twice.
   void RecordArchived(std::vector<memory::MemoryEntry> said);
+  // Client mode: chats that reached the account while Herald was away (oldest first). Those
+  // newer than anything in the history are handled as `mode` says ([agent] catch_up):
+  // "answer" — one turn with all of them, answered to `reply`; "summarize" — kept in the
+  // history, and a note to the sender; "ignore" — kept in the history.
+  void CatchUp(std::vector<memory::MemoryEntry> missed, std::string mode, IncomingMessage reply);
 
-  bool busy() const { return running_; }
+  // A turn runs, or missed chats are being caught up: the actor must outlive both.
+  bool busy() const { return running_ || catching_up_ > 0; }
   size_t queued() const { return mailbox_.size(); }
   const base::ConversationRef& ref() const { return ref_; }
   const std::string& id() const { return id_; }
@@ -163,6 +169,8 @@ class Conversation {
 
  private:
   asio::awaitable<void> Drain();
+  asio::awaitable<void> CatchUpLater(std::vector<memory::MemoryEntry> missed, std::string mode,
+                                     IncomingMessage reply);
   asio::awaitable<void> RunTurn(const IncomingMessage& message, uint64_t generation);
   // The message that answers `to` with `body` (the chat state "active" when `active`).
   xmpp::SendMessage ReplyTo(const IncomingMessage& to, std::string body, bool active) const;
@@ -182,6 +190,7 @@ class Conversation {
   asio::strand<asio::thread_pool::executor_type> files_;
   std::deque<IncomingMessage> mailbox_;
   bool running_ = false;
+  int catching_up_ = 0;      // CatchUp coroutines under way
   uint64_t generation_ = 0;  // bumped by Cancel: a turn of an older generation is dropped
   uint64_t next_turn_ = 0;
   // The program following the running turn, if any (Cancel tells it the run ended).

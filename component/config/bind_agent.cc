@@ -112,6 +112,17 @@ void BindAgent(Binder& b, const Section& root, const ServerConfig& server,
   b.Bool(s, "room_reactions", &agent.room_reactions);
   b.Integer(s, "room_archive_messages", &agent.room_archive_messages);
   b.Integer(s, "room_archive_minutes", &agent.room_archive_minutes);
+  std::string_view catch_up;
+  if (b.Has(s, "catch_up") &&
+      b.Enum<std::string_view>(s, "catch_up",
+                               {{"answer", "answer"},
+                                {"summarize", "summarize"},
+                                {"ignore", "ignore"},
+                                {"off", "off"}},
+                               &catch_up)) {
+    agent.catch_up = std::string(catch_up);
+  }
+  b.Integer(s, "catch_up_minutes", &agent.catch_up_minutes);
   std::string_view policy;
   if (b.Has(s, "injection_policy") &&
       b.Enum<std::string_view>(

@@ -134,6 +134,21 @@ void DeclareAgentKeys(std::vector<ConfigKey>& keys) {
           .Doc("`240`",
                "how far back those messages may go (never past `session_idle_minutes`, after "
                "which they would start a session of their own)"),
+      Applies(
+          "agent.catch_up", K::kString,
+          [](auto& c) -> auto& { return c.agent.catch_up; })
+          .Doc("`\"answer\"`",
+               "client mode: what Herald does, on logging in again, with the chats that reached "
+               "its account while it was away (read from the account's XEP-0313 archive): "
+               "`\"answer\"` (one answer to each sender, to all they wrote), `\"summarize\"` "
+               "(kept in the history, and one note to each sender that Herald was away), "
+               "`\"ignore\"` (kept in the history only) or `\"off\"` (not read). Never a "
+               "message twice. See [catching up](xmpp.md#catching-up-after-downtime)."),
+      Applies(
+          "agent.catch_up_minutes", K::kInteger,
+          [](auto& c) -> auto& { return c.agent.catch_up_minutes; })
+          .Range(1, 43200)
+          .Doc("`120`", "how old a missed chat may be and still be caught up"),
       Restart(
           "agent.injection_policy", K::kString,
           [](auto& c) -> auto& { return c.agent.injection_policy; })

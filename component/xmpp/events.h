@@ -89,6 +89,8 @@ struct RosterReceived {
 // bound full JID.
 struct SessionOnline {
   Jid own_jid;
+  // XEP-0198: the old stream was resumed; nothing that reached it was missed.
+  bool resumed = false;
 };
 
 // A message in a MUC room (XEP-0045, type "groupchat") with a body.
@@ -145,21 +147,24 @@ struct ClientFeatures {
   std::string condition;
 };
 
-// One message of a room's archive (XEP-0313): who said what, when, and the id the archive
-// gave it (the room's XEP-0359 stanza-id).
+// One message of an archive (XEP-0313): who said what, when, the id the archive gave it (a
+// room's XEP-0359 stanza-id) and the id its sender gave it.
 struct ArchivedMessage {
-  std::string nick;
+  std::string nick;  // in a room's archive; "" in the account's
+  Jid from;          // room@service/nick, or the sender's full JID
   std::string body;
   absl::Time time;
   std::string id;
+  std::string sent_id;
 };
 
-// The answer to a QueryRoomArchive: the room's last messages, oldest first (those with a body;
-// a correction in the archive replaces the text it corrects), or answered = false with the
-// condition when the room answered with an error (it keeps no archive: "service-unavailable",
-// "feature-not-implemented"...), not in time ("timeout") or not at all ("disconnected").
-struct RoomArchive {
-  Jid room;          // bare
+// The answer to a QueryArchive: the last messages, oldest first (those with a body; a
+// correction in the archive replaces the text it corrects; of the account's archive only
+// chats others sent), or answered = false with the condition when the archive answered with
+// an error (there is none: "service-unavailable", "feature-not-implemented"...), not in time
+// ("timeout") or not at all ("disconnected").
+struct ArchiveResult {
+  Jid room;          // bare; empty for the account's own archive
   std::string nick;  // Herald's nick in the room, as the query gave it
   bool answered = false;
   std::vector<ArchivedMessage> messages;
@@ -168,7 +173,7 @@ struct RoomArchive {
 
 using InboundEvent = std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline,
                                   GroupMessage, RoomPresence, RoomInvite, SelfPingResult,
-                                  CommandRequest, ClientFeatures, MessageReactions, RoomArchive>;
+                                  CommandRequest, ClientFeatures, MessageReactions, ArchiveResult>;
 
 struct SendMessage {
   Jid to;
@@ -212,12 +217,13 @@ struct DiscoverFeatures {
   Jid from;
 };
 
-// XEP-0313: asks `room`'s archive for its last `max` messages (at most kMaxArchivedMessages)
-// since `since`. Herald joins rooms without history; this is how it learns what was said
-// before it came. Answered with a RoomArchive, which hands `nick` back.
+// XEP-0313: asks an archive for its last `max` messages (at most kMaxArchivedMessages) since
+// `since`: a room's (Herald joins rooms without history; this is how it learns what was said
+// before it came), or with `room` empty, in client mode, the account's own (what reached it
+// while Herald was away). Answered with an ArchiveResult, which hands `room` and `nick` back.
 inline constexpr int kMaxArchivedMessages = 200;
-struct QueryRoomArchive {
-  Jid room;  // bare
+struct QueryArchive {
+  Jid room;  // bare; empty: the account's own archive
   std::string nick;
   int max = 20;
   absl::Time since;
@@ -319,6 +325,6 @@ struct SendPresence {
 
 using OutboundAction = std::variant<SendMessage, SendPresence, SendChatState, AcknowledgeMessage,
                                     AnswerCommand, JoinRoom, SelfPing, ConfigureRoom, SendRawStanza,
-                                    DiscoverFeatures, SendReactions, QueryRoomArchive>;
+                                    DiscoverFeatures, SendReactions, QueryArchive>;
 
 }  // namespace herald::xmpp

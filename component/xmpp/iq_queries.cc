@@ -31,12 +31,12 @@ void IqQueries::Track(std::string id, Kind kind, Jid to) {
   ArmTimer();
 }
 
-void IqQueries::TrackArchive(std::string id, const QueryRoomArchive& query) {
+void IqQueries::TrackArchive(std::string id, const QueryArchive& query, const Jid& account) {
   DCHECK(OnLoop()) << kLoopOnly;
   pending_[std::move(id)] = Pending{.kind = Kind::kArchive,
                                     .to = query.room.Bare(),
                                     .deadline = absl::Now() + timeout_,
-                                    .archive = ArchiveReader(query)};
+                                    .archive = ArchiveReader(query, account)};
   ArmTimer();
 }
 
@@ -47,9 +47,9 @@ void IqQueries::ReportUnsent(Kind kind, Jid to) {
   });
 }
 
-void IqQueries::ReportUnsent(const QueryRoomArchive& query) {
+void IqQueries::ReportUnsent(const QueryArchive& query) {
   DCHECK(OnLoop()) << kLoopOnly;
-  asio::post(io_, [this, reader = ArchiveReader(query)]() mutable {
+  asio::post(io_, [this, reader = ArchiveReader(query, Jid())]() mutable {
     Report(Pending{.kind = Kind::kArchive, .archive = std::move(reader)}, "disconnected");
   });
 }
@@ -64,8 +64,7 @@ bool IqQueries::OnAnswer(const XmlElement& iq) {
       event = *std::move(result);
     }
   } else if (it->second.kind == Kind::kArchive) {
-    absl::StatusOr<Jid> from = Jid::Parse(iq.Attr("from"));
-    if (from.ok() && from->resource().empty() && from->BareEquals(it->second.to)) {
+    if (it->second.archive->FromArchive(iq.Attr("from"))) {
       event = std::move(*it->second.archive).Finish(iq);
     }
   } else if (std::optional<ClientFeatures> result = TranslateFeaturesAnswer(iq, it->second.to)) {

@@ -4,7 +4,7 @@
 // back as events: XEP-0410 self-pings (a room's way of telling whether our occupant is still
 // in it; a SelfPingResult), disco#info to a user's client (which features it shows; a
 // ClientFeatures) and XEP-0313 queries of a room's archive (its last messages, which arrive as
-// messages before the IQ that ends the query; a RoomArchive). Each query sent is settled exactly
+// messages before the IQ that ends the query; a ArchiveResult). Each query sent is settled exactly
 // once: answered by the one asked, past its deadline ("timeout"), or lost with the connection
 // ("disconnected"). It lives on the session's I/O loop, and its timer fires there.
 //
@@ -23,9 +23,9 @@
 #include <string_view>
 
 #include "absl/time/time.h"
+#include "component/xmpp/archive_query.h"
 #include "component/xmpp/events.h"
 #include "component/xmpp/jid.h"
-#include "component/xmpp/room_archive.h"
 #include "component/xmpp/xml_element.h"
 
 namespace herald::xmpp {
@@ -42,13 +42,14 @@ class IqQueries {
 
   // The query of `kind` to `to` with IQ id `id` has been sent; its answer is awaited.
   void Track(std::string id, Kind kind, Jid to);
-  // The archive query `query` has been sent as the IQ with id (and queryid) `id`.
-  void TrackArchive(std::string id, const QueryRoomArchive& query);
+  // The archive query `query` has been sent as the IQ with id (and queryid) `id`; `account` is
+  // Herald's own account, whose archive a query without a room asks (client mode).
+  void TrackArchive(std::string id, const QueryArchive& query, const Jid& account);
 
   // No query can be sent (the stream is down): it is reported as failed ("disconnected")
   // from the loop, so that the caller is not re-entered.
   void ReportUnsent(Kind kind, Jid to);
-  void ReportUnsent(const QueryRoomArchive& query);
+  void ReportUnsent(const QueryArchive& query);
 
   // Reports the query `iq` (a result or an error) answers; false when it answers none of
   // ours, or comes from someone other than the one asked.

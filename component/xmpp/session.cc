@@ -14,11 +14,11 @@
 #include "absl/strings/str_cat.h"
 #include "component/base/backoff.h"
 #include "component/base/exit_code.h"
+#include "component/xmpp/archive_query.h"
 #include "component/xmpp/client_negotiation.h"
 #include "component/xmpp/component_handshake.h"
 #include "component/xmpp/coroutine_util.h"
 #include "component/xmpp/namespaces.h"
-#include "component/xmpp/room_archive.h"
 #include "component/xmpp/stanza.h"
 #include "component/xmpp/stream_connection.h"
 #include "component/xmpp/xml_writer.h"
@@ -206,7 +206,7 @@ asio::awaitable<absl::Status> XmppSession::RunConnection(bool& was_online) {
         queue_.PushFront(std::move(xml));
       }
       StartMucDiscovery();
-      Emit(SessionOnline{own_jid_});
+      Emit(SessionOnline{.own_jid = own_jid_, .resumed = stream->resumed});
       auto ended =
           co_await (ReadLoop(connection) || WriteLoop(connection) || KeepaliveLoop(connection));
       status = std::visit([](absl::Status& s) { return std::move(s); }, ended);
@@ -255,13 +255,13 @@ void XmppSession::Perform(const OutboundAction& action) {
     SendQuery(IqQueries::Kind::kFeatures, discover->to, FeaturesRequest(*discover, NextId()));
     return;
   }
-  if (const auto* archive = std::get_if<QueryRoomArchive>(&action)) {
+  if (const auto* archive = std::get_if<QueryArchive>(&action)) {
     if (state_ != ConnectionState::kOnline) {
       queries_.ReportUnsent(*archive);
       return;
     }
     const std::string id = NextId();
-    queries_.TrackArchive(id, *archive);
+    queries_.TrackArchive(id, *archive, own_jid_);
     Send(ArchiveRequest(*archive, id));
     return;
   }

@@ -623,8 +623,8 @@ void SerializeAction(const OutboundAction& action, const OutboundContext& contex
     Append(std::move(stanza), context, out);
   } else if (std::holds_alternative<DiscoverFeatures>(action)) {
     LOG(DFATAL) << "XMPP: a DiscoverFeatures is sent with FeaturesRequest, not SerializeAction";
-  } else if (std::holds_alternative<QueryRoomArchive>(action)) {
-    LOG(DFATAL) << "XMPP: a QueryRoomArchive is sent with ArchiveRequest, not SerializeAction";
+  } else if (std::holds_alternative<QueryArchive>(action)) {
+    LOG(DFATAL) << "XMPP: a QueryArchive is sent with ArchiveRequest, not SerializeAction";
   } else if (const auto* raw = std::get_if<SendRawStanza>(&action)) {
     // Checked by the caller already; checked again because a bad one would end the stream.
     absl::Status valid = ValidateRawStanza(raw->xml);

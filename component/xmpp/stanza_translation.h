@@ -152,7 +152,7 @@ void SerializeChatMessage(const SendMessage& message, const OutboundContext& con
 // cannot be sent: an unknown chat state, an invalid room or nick, a raw stanza that fails
 // ValidateRawStanza. A JoinRoom adds its room to `rooms` (or removes it when leaving): a chat
 // state to one of `rooms` is a groupchat message. Not for a SelfPing, a DiscoverFeatures or a
-// QueryRoomArchive, whose answers the session awaits (SelfPingRequest, FeaturesRequest,
+// QueryArchive, whose answers the session awaits (SelfPingRequest, FeaturesRequest,
 // ArchiveRequest).
 void SerializeAction(const OutboundAction& action, const OutboundContext& context,
                      absl::flat_hash_set<std::string>& rooms, SerializedStanzas& out);

@@ -23,10 +23,10 @@ const base::ConversationRef kLobby{.kind = base::ConversationRef::Kind::kRoom,
 
 class RoomArchiveTest : public AgentFixture {
  protected:
-  std::vector<xmpp::QueryRoomArchive> Queries() const {
-    std::vector<xmpp::QueryRoomArchive> out;
+  std::vector<xmpp::QueryArchive> Queries() const {
+    std::vector<xmpp::QueryArchive> out;
     for (const auto& action : actions_) {
-      if (const auto* q = std::get_if<xmpp::QueryRoomArchive>(&action)) out.push_back(*q);
+      if (const auto* q = std::get_if<xmpp::QueryArchive>(&action)) out.push_back(*q);
     }
     return out;
   }
@@ -37,7 +37,7 @@ class RoomArchiveTest : public AgentFixture {
   }
 
   void Archive(std::vector<xmpp::ArchivedMessage> messages) {
-    agent_->Handle(xmpp::RoomArchive{.room = J("lobby@conference.localhost"),
+    agent_->Handle(xmpp::ArchiveResult{.room = J("lobby@conference.localhost"),
                                      .nick = "herald",
                                      .answered = true,
                                      .messages = std::move(messages)});
@@ -65,7 +65,7 @@ TEST_F(RoomArchiveTest, JoiningARoomAsksForItsLastMessagesNoOlderThanASession) {
   MakeAgent();
   agent_->OnRoomJoined(J("lobby@conference.localhost"), "herald", J("agent.localhost"));
   ASSERT_EQ(Queries().size(), 1u);
-  const xmpp::QueryRoomArchive query = Queries()[0];
+  const xmpp::QueryArchive query = Queries()[0];
   EXPECT_EQ(query.room, J("lobby@conference.localhost"));
   EXPECT_EQ(query.nick, "herald");
   EXPECT_EQ(query.max, 15);
@@ -117,7 +117,7 @@ TEST_F(RoomArchiveTest, ARejoinAddsOnlyWhatIsNewerThanTheHistory) {
 }
 
 TEST_F(RoomArchiveTest, ARoomWithoutAnArchiveChangesNothing) {
-  agent_->Handle(xmpp::RoomArchive{.room = J("lobby@conference.localhost"),
+  agent_->Handle(xmpp::ArchiveResult{.room = J("lobby@conference.localhost"),
                                    .nick = "herald",
                                    .answered = false,
                                    .condition = "service-unavailable"});

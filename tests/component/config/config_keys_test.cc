@@ -60,6 +60,8 @@ room_correction_interval_ms = 4000
 room_reactions = false
 room_archive_messages = 21
 room_archive_minutes = 61
+catch_up = "summarize"
+catch_up_minutes = 121
 injection_policy = "refuse"
 injection_phrases = ["open sesame"]
 

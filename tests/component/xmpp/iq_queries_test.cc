@@ -31,7 +31,7 @@ class IqQueriesTest : public ::testing::Test {
       : pings_(io_, timeout, [this](InboundEvent event) {
           if (auto* result = std::get_if<SelfPingResult>(&event)) results_.push_back(*result);
           if (auto* result = std::get_if<ClientFeatures>(&event)) features_.push_back(*result);
-          if (auto* result = std::get_if<RoomArchive>(&event)) archives_.push_back(*result);
+          if (auto* result = std::get_if<ArchiveResult>(&event)) archives_.push_back(*result);
         }) {}
 
   // Runs `work` on the loop, as the session would, and whatever it made ready.
@@ -44,7 +44,7 @@ class IqQueriesTest : public ::testing::Test {
   asio::io_context io_;
   std::vector<SelfPingResult> results_;
   std::vector<ClientFeatures> features_;
-  std::vector<RoomArchive> archives_;
+  std::vector<ArchiveResult> archives_;
   IqQueries pings_;
 };
 
@@ -172,7 +172,7 @@ TEST_F(IqQueriesTest, AHostileAnswerKeepsAtMostTheCappedNumberOfFeatures) {
   EXPECT_EQ(features_[0].features.size(), kMaxClientFeatures);
 }
 
-const QueryRoomArchive kArchiveQuery{
+const QueryArchive kArchiveQuery{
     .room = J("lobby@conference.localhost"), .nick = "herald", .max = 20};
 
 TEST_F(IqQueriesTest, ARoomsArchiveIsReportedWithTheMessagesThatCameBeforeItsEnd) {
@@ -189,7 +189,7 @@ TEST_F(IqQueriesTest, ARoomsArchiveIsReportedWithTheMessagesThatCameBeforeItsEnd
   bool chat_read = true;
   bool forged_taken = true;
   OnLoop([&] {
-    pings_.TrackArchive("h6", kArchiveQuery);
+    pings_.TrackArchive("h6", kArchiveQuery, J("agent.localhost"));
     read = pings_.OnMessage(result.get());
     chat_read = pings_.OnMessage(chat.get());
     forged_taken = pings_.OnAnswer(forged_end.get());
@@ -209,12 +209,12 @@ TEST_F(IqQueriesTest, ARoomsArchiveIsReportedWithTheMessagesThatCameBeforeItsEnd
 
 TEST_F(IqQueriesTest, AnArchiveQueryLostWithTheConnectionIsReportedUnanswered) {
   OnLoop([&] {
-    pings_.TrackArchive("h7", kArchiveQuery);
+    pings_.TrackArchive("h7", kArchiveQuery, J("agent.localhost"));
     pings_.ReportUnsent(kArchiveQuery);
   });
   OnLoop([&] { pings_.FailAll("disconnected"); });
   ASSERT_EQ(archives_.size(), 2u);
-  for (const RoomArchive& archive : archives_) {
+  for (const ArchiveResult& archive : archives_) {
     EXPECT_FALSE(archive.answered);
     EXPECT_EQ(archive.condition, "disconnected");
     EXPECT_EQ(archive.nick, "herald");

@@ -1,7 +1,7 @@
 // The XEP-0313 query for a room's last messages and the reading of its results: the IQ is the
 // one XEP-0313 §4 and XEP-0059 describe, and only results of that query, from that room, about
 // messages said in it, are kept.
-#include "component/xmpp/room_archive.h"
+#include "component/xmpp/archive_query.h"
 
 #include <string>
 #include <vector>
@@ -20,10 +20,10 @@ Jid J(std::string_view text) { return Jid::Parse(text).value(); }
 
 const Jid kRoom = J("lobby@conference.localhost");
 
-QueryRoomArchive Query(int max = 20) {
+QueryArchive Query(int max = 20) {
   absl::Time since;
   EXPECT_TRUE(absl::ParseTime(absl::RFC3339_full, "2026-11-26T07:00:00Z", &since, nullptr));
-  return QueryRoomArchive{
+  return QueryArchive{
       .room = kRoom, .nick = "herald", .max = max, .since = since, .from = J("agent.localhost")};
 }
 
@@ -77,7 +77,7 @@ TEST(ArchiveRequestTest, AsksForTheLastMessagesSinceAPointInTime) {
 }
 
 TEST(ArchiveReaderTest, KeepsWhatWasSaidInTheRoomInOrder) {
-  ArchiveReader reader(Query());
+  ArchiveReader reader(Query(), J("agent.localhost"));
   const std::vector<std::string> stanzas = {
       Result("q1", "a1", "<body>the code word is marmalade</body>"),
       // Said without words: a reaction, a chat state.
@@ -95,7 +95,7 @@ TEST(ArchiveReaderTest, KeepsWhatWasSaidInTheRoomInOrder) {
     OneStanza message(xml);
     EXPECT_TRUE(reader.Read(message.get(), "q1")) << xml;
   }
-  const RoomArchive archive =
+  const ArchiveResult archive =
       std::move(reader).Finish(OneStanza("<iq type='result' id='q1' from='lobby@conference."
                                          "localhost'><fin xmlns='urn:xmpp:mam:2'/></iq>")
                                    .get());
@@ -113,7 +113,7 @@ TEST(ArchiveReaderTest, KeepsWhatWasSaidInTheRoomInOrder) {
 }
 
 TEST(ArchiveReaderTest, ResultsOfAnotherQueryOrFromAnyoneButTheRoomAreNotRead) {
-  ArchiveReader reader(Query());
+  ArchiveReader reader(Query(), J("agent.localhost"));
   for (const std::string& xml : {
            Result("q2", "a1", "<body>another query's</body>"),
            Result("q1", "a2", "<body>forged</body>", "lobby@conference.localhost/alice",
@@ -130,7 +130,7 @@ TEST(ArchiveReaderTest, ResultsOfAnotherQueryOrFromAnyoneButTheRoomAreNotRead) {
 }
 
 TEST(ArchiveReaderTest, ACorrectionReplacesTheTextItCorrectsWhenItsAuthorMadeIt) {
-  ArchiveReader reader(Query());
+  ArchiveReader reader(Query(), J("agent.localhost"));
   const std::string correct_a1 = "<replace xmlns='urn:xmpp:message-correct:0' id='a1-origin'/>";
   for (const std::string& xml : {
            Result("q1", "a1", "<body>teh plan</body>"),
@@ -142,7 +142,7 @@ TEST(ArchiveReaderTest, ACorrectionReplacesTheTextItCorrectsWhenItsAuthorMadeIt)
     OneStanza message(xml);
     EXPECT_TRUE(reader.Read(message.get(), "q1")) << xml;
   }
-  const RoomArchive archive =
+  const ArchiveResult archive =
       std::move(reader).Finish(OneStanza("<iq type='result' id='q1'/>").get());
   ASSERT_EQ(archive.messages.size(), 2u);
   EXPECT_EQ(archive.messages[0].body, "the plan");
@@ -151,7 +151,7 @@ TEST(ArchiveReaderTest, ACorrectionReplacesTheTextItCorrectsWhenItsAuthorMadeIt)
 }
 
 TEST(ArchiveReaderTest, KeepsNoMoreThanItAskedFor) {
-  ArchiveReader reader(Query(/*max=*/2));
+  ArchiveReader reader(Query(/*max=*/2), J("agent.localhost"));
   for (int i = 0; i < 5; ++i) {
     OneStanza message(Result("q1", absl::StrCat("a", i), absl::StrCat("<body>", i, "</body>")));
     EXPECT_TRUE(reader.Read(message.get(), "q1"));
@@ -160,11 +160,53 @@ TEST(ArchiveReaderTest, KeepsNoMoreThanItAskedFor) {
       std::move(reader).Finish(OneStanza("<iq type='result' id='q1'/>").get()).messages.size(), 2u);
 }
 
+TEST(ArchiveReaderTest, TheAccountsArchiveGivesTheChatsOthersSent) {
+  const Jid account = J("herald@localhost/herald");
+  QueryArchive own = Query();
+  own.room = Jid();
+  const XmlElement iq = ArchiveRequest(own, "q9");
+  EXPECT_FALSE(iq.HasAttr("to"));  // the account's own archive
+  ArchiveReader reader(own, account);
+  auto chat = [](const std::string& from, const std::string& to, const std::string& type,
+                 const std::string& result_from, const std::string& id) {
+    return absl::StrCat(
+        "<message", result_from.empty() ? "" : " from='" + result_from + "'",
+        " to='herald@localhost/herald'><result xmlns='urn:xmpp:mam:2' queryid='q9' id='", id,
+        "'><forwarded xmlns='urn:xmpp:forward:0'><delay xmlns='urn:xmpp:delay' "
+        "stamp='2026-11-26T07:30:00Z'/><message xmlns='jabber:client' type='",
+        type, "' id='", id, "-sent' from='", from, "' to='", to, "'><body>", id,
+        "</body></message></forwarded></result></message>");
+  };
+  const std::vector<std::pair<std::string, bool>> stanzas = {
+      {chat("alice@localhost/phone", "herald@localhost", "chat", "herald@localhost", "a1"), true},
+      {chat("bob@localhost/pc", "herald@localhost", "", "", "a2"), true},  // no from: the server
+      // Herald's own answer, a room's message, and results someone else made up.
+      {chat("herald@localhost/herald", "alice@localhost", "chat", "herald@localhost", "a3"), true},
+      {chat("room@conference.localhost/x", "herald@localhost", "groupchat", "herald@localhost",
+            "a4"),
+       true},
+      {chat("alice@localhost/phone", "herald@localhost", "chat", "mallory@localhost", "a5"), false},
+  };
+  for (const auto& [xml, read] : stanzas) {
+    OneStanza message(xml);
+    EXPECT_EQ(reader.Read(message.get(), "q9"), read) << xml;
+  }
+  EXPECT_FALSE(reader.FromArchive("mallory@localhost"));
+  EXPECT_TRUE(reader.FromArchive(""));
+  const ArchiveResult archive =
+      std::move(reader).Finish(OneStanza("<iq type='result' id='q9'/>").get());
+  ASSERT_EQ(archive.messages.size(), 2u);
+  EXPECT_EQ(archive.messages[0].from, J("alice@localhost/phone"));
+  EXPECT_EQ(archive.messages[0].nick, "");
+  EXPECT_EQ(archive.messages[0].sent_id, "a1-sent");
+  EXPECT_EQ(archive.messages[1].from, J("bob@localhost/pc"));
+}
+
 TEST(ArchiveReaderTest, ARoomWithoutAnArchiveAnswersWithAnError) {
-  ArchiveReader reader(Query());
+  ArchiveReader reader(Query(), J("agent.localhost"));
   OneStanza message(Result("q1", "a1", "<body>hi</body>"));
   ASSERT_TRUE(reader.Read(message.get(), "q1"));
-  const RoomArchive archive = std::move(reader).Finish(
+  const ArchiveResult archive = std::move(reader).Finish(
       OneStanza("<iq type='error' id='q1'><error type='cancel'><service-unavailable "
                 "xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></iq>")
           .get());

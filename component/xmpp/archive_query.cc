@@ -2,7 +2,7 @@
 //
 // The XEP-0313 query for a room's last messages and the reading of its results (see the
 // header).
-#include "component/xmpp/room_archive.h"
+#include "component/xmpp/archive_query.h"
 
 #include <algorithm>
 #include <utility>
@@ -15,9 +15,11 @@
 
 namespace herald::xmpp {
 
-XmlElement ArchiveRequest(const QueryRoomArchive& query, std::string_view id) {
+XmlElement ArchiveRequest(const QueryArchive& query, std::string_view id) {
   XmlElement iq("iq");
-  iq.SetAttr("type", "set").SetAttr("id", id).SetAttr("to", query.room.BareString());
+  iq.SetAttr("type", "set").SetAttr("id", id);
+  // Without a room, no address: the account's own archive (XEP-0313 §4).
+  if (!query.room.empty()) iq.SetAttr("to", query.room.BareString());
   if (!query.from.empty()) iq.SetAttr("from", query.from.ToString());
   XmlElement& mam = iq.AddChild("query", ns::kMam);
   mam.SetAttr("queryid", id);
@@ -37,18 +39,23 @@ XmlElement ArchiveRequest(const QueryRoomArchive& query, std::string_view id) {
   return iq;
 }
 
-ArchiveReader::ArchiveReader(const QueryRoomArchive& query)
+ArchiveReader::ArchiveReader(const QueryArchive& query, const Jid& account)
     : archive_{.room = query.room.Bare(), .nick = query.nick},
+      account_(account.Bare()),
       max_(static_cast<size_t>(std::clamp(query.max, 1, kMaxArchivedMessages))) {}
+
+bool ArchiveReader::FromArchive(std::string_view from) const {
+  if (archive_.room.empty() && from.empty()) return true;  // the account's server
+  absl::StatusOr<Jid> sender = Jid::Parse(from);
+  return sender.ok() && sender->resource().empty() &&
+         sender->BareEquals(archive_.room.empty() ? account_ : archive_.room);
+}
 
 bool ArchiveReader::Read(const XmlElement& message, std::string_view query_id) {
   const XmlElement* result = message.FindChild("result", ns::kMam);
   if (result == nullptr || result->Attr("queryid") != query_id) return false;
-  // Query ids can be guessed: only the room's own results count.
-  absl::StatusOr<Jid> sender = Jid::Parse(message.Attr("from"));
-  if (!sender.ok() || !sender->resource().empty() || !sender->BareEquals(archive_.room)) {
-    return false;
-  }
+  // Query ids can be guessed: only the archive's own results count.
+  if (!FromArchive(message.Attr("from"))) return false;
   const XmlElement* forwarded = result->FindChild("forwarded", ns::kForward);
   if (forwarded == nullptr) return true;
   const XmlElement* delay = forwarded->FindChild("delay", ns::kDelay);
@@ -62,32 +69,43 @@ bool ArchiveReader::Read(const XmlElement& message, std::string_view query_id) {
   if (!absl::ParseTime(absl::RFC3339_full, AbslView(delay->Attr("stamp")), &time, &unparsed)) {
     return true;
   }
-  // The forwarded message was said in this room by an occupant: room@service/nick.
   absl::StatusOr<Jid> from = Jid::Parse(said->Attr("from"));
-  if (!from.ok() || from->resource().empty() || !from->BareEquals(archive_.room)) return true;
+  if (!from.ok()) return true;
+  if (archive_.room.empty()) {
+    // A chat someone else sent the account: not Herald's own words, not a room's.
+    const std::string_view type = said->Attr("type");
+    if (from->BareEquals(account_) || type == "groupchat" || type == "error" ||
+        type == "headline") {
+      return true;
+    }
+  } else if (from->resource().empty() || !from->BareEquals(archive_.room)) {
+    return true;  // not said in this room by an occupant (room@service/nick)
+  }
   const XmlElement* body = said->FindChild("body");
   if (body == nullptr) return true;  // reactions, chat states, markers: nothing said
   std::string text = body->Text();
   if (text.empty()) return true;
   if (const XmlElement* replace = said->FindChild("replace", ns::kMessageCorrect)) {
     // XEP-0308: only the author can correct their message.
-    for (size_t i = 0; i < sent_ids_.size(); ++i) {
-      if (sent_ids_[i] == replace->Attr("id") && archive_.messages[i].nick == from->resource()) {
-        archive_.messages[i].body = std::move(text);
+    for (ArchivedMessage& earlier : archive_.messages) {
+      if (earlier.sent_id == replace->Attr("id") && earlier.from.BareEquals(*from) &&
+          earlier.from.resource() == from->resource()) {
+        earlier.body = std::move(text);
         return true;
       }
     }
   }
   if (archive_.messages.size() == max_) return true;
-  archive_.messages.push_back(ArchivedMessage{.nick = from->resource(),
+  archive_.messages.push_back(ArchivedMessage{.nick = archive_.room.empty() ? "" : from->resource(),
+                                              .from = *from,
                                               .body = std::move(text),
                                               .time = time,
-                                              .id = std::string(result->Attr("id"))});
-  sent_ids_.emplace_back(said->Attr("id"));
+                                              .id = std::string(result->Attr("id")),
+                                              .sent_id = std::string(said->Attr("id"))});
   return true;
 }
 
-RoomArchive ArchiveReader::Finish(const XmlElement& iq) && {
+ArchiveResult ArchiveReader::Finish(const XmlElement& iq) && {
   if (iq.Attr("type") == "result") {
     archive_.answered = true;
     return std::move(archive_);
@@ -96,7 +114,7 @@ RoomArchive ArchiveReader::Finish(const XmlElement& iq) && {
   return std::move(*this).Fail(error != nullptr ? ErrorCondition(*error) : "undefined-condition");
 }
 
-RoomArchive ArchiveReader::Fail(std::string_view condition) && {
+ArchiveResult ArchiveReader::Fail(std::string_view condition) && {
   archive_.answered = false;
   archive_.condition = std::string(condition);
   archive_.messages.clear();
