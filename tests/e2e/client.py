@@ -259,13 +259,15 @@ class Client:
                 break
         return found
 
-    def corrections_from(self, peer, within, until):
+    def corrections_from(self, peer, within, until, prefix=False):
         """The chat messages peer's bare JID sent within `within` seconds, up to and including
-        the first whose body is `until` and that archives may keep (no XEP-0334 <no-store/>):
-        [(id, body, the id it corrects (XEP-0308) or None, whether it says no-store)]."""
-        return self._run(self._corrections(peer, within, until), within + 5, "wait for an answer")
+        the first whose body is `until` (with `prefix`: starts with it) and that archives may
+        keep (no XEP-0334 <no-store/>): [(id, body, the id it corrects (XEP-0308) or None,
+        whether it says no-store)]."""
+        return self._run(self._corrections(peer, within, until, prefix), within + 5,
+                         "wait for an answer")
 
-    async def _corrections(self, peer, within, until):
+    async def _corrections(self, peer, within, until, prefix):
         found = []
         async for msg in self._chats_from(peer, within):
             if not msg["body"]:
@@ -274,7 +276,8 @@ class Client:
             no_store = msg.xml.find(f"{{{HINTS}}}no-store") is not None
             found.append((msg["id"], msg["body"], None if replace is None else replace.get("id"),
                           no_store))
-            if msg["body"] == until and not no_store:
+            done = msg["body"].startswith(until) if prefix else msg["body"] == until
+            if done and not no_store:
                 break
         return found
 

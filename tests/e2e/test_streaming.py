@@ -69,6 +69,27 @@ class _StreamingTests(_ConversationBase):
                          [(first_id, first_body, None), (got[-1][0], final, first_id)],
                          self.diagnosis())
 
+    def test_a_streamed_answer_says_which_tool_runs_until_the_text_replaces_it(self):
+        llm = self.fake_llm()
+        agent = self.start_agent(self.llm_keys(llm))
+        alice = self.client("alice", plugins=("xep_0308",))
+        self.wait_online(alice, agent)
+
+        # Herald asks a client what it shows when it first writes, while the model thinks; a
+        # tool call can come sooner than the answer, so the first message settles that.
+        alice.send(self.herald, "hello")
+        alice.corrections_from(self.herald, within=ANSWER, until="you said: hello")
+        # The fake model calls current_time for a question about the time, then answers.
+        alice.send(self.herald, "what time is it?")
+        got = alice.corrections_from(self.herald, within=ANSWER, until="The time is ",
+                                     prefix=True)
+        self.assertGreaterEqual(len(got), 2, f"{got}\n{self.diagnosis()}")
+        first_id, first_body, corrects, _ = got[0]
+        self.assertEqual((first_body, corrects), ("(running current_time\u2026)", None), got)
+        self.assertTrue(got[-1][1].startswith("The time is "), got)
+        self.assertEqual(got[-1][2], first_id, got)  # the answer replaces the progress line
+        self.assertNotIn("running", got[-1][1], got)
+
     def test_a_client_that_does_not_show_corrections_gets_the_whole_answer_once(self):
         llm = self.fake_llm()
         agent = self.start_agent(self.llm_keys(llm))
