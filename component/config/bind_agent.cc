@@ -114,12 +114,10 @@ void BindAgent(Binder& b, const Section& root, const ServerConfig& server,
   b.Integer(s, "room_archive_minutes", &agent.room_archive_minutes);
   std::string_view catch_up;
   if (b.Has(s, "catch_up") &&
-      b.Enum<std::string_view>(s, "catch_up",
-                               {{"answer", "answer"},
-                                {"summarize", "summarize"},
-                                {"ignore", "ignore"},
-                                {"off", "off"}},
-                               &catch_up)) {
+      b.Enum<std::string_view>(
+          s, "catch_up",
+          {{"answer", "answer"}, {"summarize", "summarize"}, {"ignore", "ignore"}, {"off", "off"}},
+          &catch_up)) {
     agent.catch_up = std::string(catch_up);
   }
   b.Integer(s, "catch_up_minutes", &agent.catch_up_minutes);

@@ -135,8 +135,7 @@ void DeclareAgentKeys(std::vector<ConfigKey>& keys) {
                "how far back those messages may go (never past `session_idle_minutes`, after "
                "which they would start a session of their own)"),
       Applies(
-          "agent.catch_up", K::kString,
-          [](auto& c) -> auto& { return c.agent.catch_up; })
+          "agent.catch_up", K::kString, [](auto& c) -> auto& { return c.agent.catch_up; })
           .Doc("`\"answer\"`",
                "client mode: what Herald does, on logging in again, with the chats that reached "
                "its account while it was away (read from the account's XEP-0313 archive): "

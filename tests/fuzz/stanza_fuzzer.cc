@@ -40,8 +40,11 @@ bool IsUtf8(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     const uint8_t b0 = static_cast<uint8_t>(text[i]);
-    size_t extra = b0 < 0x80 ? 0 : (b0 & 0xE0) == 0xC0 ? 1 : (b0 & 0xF0) == 0xE0 ? 2
-                                 : (b0 & 0xF8) == 0xF0 ? 3 : 4;
+    size_t extra = b0 < 0x80             ? 0
+                   : (b0 & 0xE0) == 0xC0 ? 1
+                   : (b0 & 0xF0) == 0xE0 ? 2
+                   : (b0 & 0xF8) == 0xF0 ? 3
+                                         : 4;
     if (extra == 4 || text.size() - i <= extra) return false;
     for (size_t k = 1; k <= extra; ++k) {
       if ((static_cast<uint8_t>(text[i + k]) & 0xC0) != 0x80) return false;
@@ -85,9 +88,8 @@ void Check(std::string_view input) {
   const Jid own = Jid::Parse("herald.localhost").value();
   const Jid account = Jid::Parse("herald@localhost/herald").value();
   const absl::flat_hash_set<std::string> rooms = {"lobby@conference.localhost"};
-  QueryArchive room_query{.room = Jid::Parse("lobby@conference.localhost").value(),
-                          .nick = "herald",
-                          .max = 5};
+  QueryArchive room_query{
+      .room = Jid::Parse("lobby@conference.localhost").value(), .nick = "herald", .max = 5};
   QueryArchive account_query{.max = 5};
   ArchiveReader room_archive(room_query, account);
   ArchiveReader account_archive(account_query, account);

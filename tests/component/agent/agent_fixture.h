@@ -108,6 +108,16 @@ class AgentFixture : public ::testing::Test {
                                      .thread = std::move(thread)});
   }
 
+  // The actions of type T performed so far, in order.
+  template <typename T>
+  std::vector<T> ActionsOf() const {
+    std::vector<T> out;
+    for (const auto& action : actions_) {
+      if (const T* one = std::get_if<T>(&action)) out.push_back(*one);
+    }
+    return out;
+  }
+
   std::vector<xmpp::SendMessage> Messages(std::string_view to_bare = "") const {
     std::vector<xmpp::SendMessage> out;
     for (const auto& action : actions_) {

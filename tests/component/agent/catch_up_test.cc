@@ -21,13 +21,7 @@ const base::ConversationRef kAlice{.kind = base::ConversationRef::Kind::kDirect,
 
 class CatchUpTest : public AgentFixture {
  protected:
-  std::vector<xmpp::QueryArchive> Queries() const {
-    std::vector<xmpp::QueryArchive> out;
-    for (const auto& action : actions_) {
-      if (const auto* q = std::get_if<xmpp::QueryArchive>(&action)) out.push_back(*q);
-    }
-    return out;
-  }
+  std::vector<xmpp::QueryArchive> Queries() const { return ActionsOf<xmpp::QueryArchive>(); }
 
   xmpp::ArchivedMessage Missed(std::string from, std::string body, absl::Duration ago,
                                std::string sent_id) {

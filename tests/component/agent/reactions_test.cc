@@ -47,13 +47,7 @@ class ReactionsTest : public AgentFixture {
                        J("agent.localhost"));
   }
 
-  std::vector<xmpp::SendReactions> Marks() const {
-    std::vector<xmpp::SendReactions> marks;
-    for (const auto& action : actions_) {
-      if (const auto* mark = std::get_if<xmpp::SendReactions>(&action)) marks.push_back(*mark);
-    }
-    return marks;
-  }
+  std::vector<xmpp::SendReactions> Marks() const { return ActionsOf<xmpp::SendReactions>(); }
 
   std::vector<memory::MemoryEntry> Notes(const std::string& jid) {
     const std::vector<memory::MemoryEntry> history =

@@ -23,13 +23,7 @@ const base::ConversationRef kLobby{.kind = base::ConversationRef::Kind::kRoom,
 
 class RoomArchiveTest : public AgentFixture {
  protected:
-  std::vector<xmpp::QueryArchive> Queries() const {
-    std::vector<xmpp::QueryArchive> out;
-    for (const auto& action : actions_) {
-      if (const auto* q = std::get_if<xmpp::QueryArchive>(&action)) out.push_back(*q);
-    }
-    return out;
-  }
+  std::vector<xmpp::QueryArchive> Queries() const { return ActionsOf<xmpp::QueryArchive>(); }
 
   xmpp::ArchivedMessage Said(std::string nick, std::string body, absl::Duration ago) {
     return xmpp::ArchivedMessage{
@@ -38,9 +32,9 @@ class RoomArchiveTest : public AgentFixture {
 
   void Archive(std::vector<xmpp::ArchivedMessage> messages) {
     agent_->Handle(xmpp::ArchiveResult{.room = J("lobby@conference.localhost"),
-                                     .nick = "herald",
-                                     .answered = true,
-                                     .messages = std::move(messages)});
+                                       .nick = "herald",
+                                       .answered = true,
+                                       .messages = std::move(messages)});
     Conversation* lobby = agent_->FindConversation(kLobby);
     if (lobby == nullptr) return;
     auto done = std::make_shared<std::atomic<bool>>(false);
@@ -118,9 +112,9 @@ TEST_F(RoomArchiveTest, ARejoinAddsOnlyWhatIsNewerThanTheHistory) {
 
 TEST_F(RoomArchiveTest, ARoomWithoutAnArchiveChangesNothing) {
   agent_->Handle(xmpp::ArchiveResult{.room = J("lobby@conference.localhost"),
-                                   .nick = "herald",
-                                   .answered = false,
-                                   .condition = "service-unavailable"});
+                                     .nick = "herald",
+                                     .answered = false,
+                                     .condition = "service-unavailable"});
   EXPECT_EQ(agent_->FindConversation(kLobby), nullptr);
   EXPECT_TRUE(store_->History(kLobby, 100).value().empty());
 }

@@ -30,11 +30,7 @@ class StreamingTest : public AgentFixture {
   }
 
   std::vector<xmpp::DiscoverFeatures> Queries() const {
-    std::vector<xmpp::DiscoverFeatures> out;
-    for (const auto& action : actions_) {
-      if (const auto* q = std::get_if<xmpp::DiscoverFeatures>(&action)) out.push_back(*q);
-    }
-    return out;
+    return ActionsOf<xmpp::DiscoverFeatures>();
   }
 
   void Answer(std::string_view client, bool corrections) {
