@@ -361,12 +361,24 @@ void Agent::OnArchive(xmpp::ArchiveResult&& archive) {
 }
 
 void Agent::CatchUp(std::vector<xmpp::ArchivedMessage>& missed, const xmpp::Jid& own) {
-  // Each sender's missed chats, in the order they came.
-  std::vector<std::pair<std::string, std::vector<xmpp::ArchivedMessage*>>> senders;
+  // Each sender's missed chats, in the order they came, and whether the screen doubted one.
+  struct Sender {
+    std::string jid;
+    std::vector<xmpp::ArchivedMessage*> messages;
+    bool flagged = false;
+  };
+  std::vector<Sender> senders;
   for (xmpp::ArchivedMessage& message : missed) {
     if (!policy_.Allows(message.from)) continue;
     // A command is for its moment: a stale /cancel or /forget must not run now.
     if (ParseSlashCommand(message.body).has_value()) continue;
+    // Screened as a live message is: refused, or flagged for the model.
+    const ScreenResult screened = screen_.Check(message.body);
+    if (screened.suspicious) {
+      LOG(WARNING) << "injection screen: a missed message from " << message.from.BareString()
+                   << " matched '" << screened.phrase << "'";
+      if (screen_.policy() == InjectionPolicy::kRefuse) continue;
+    }
     const std::string sender = message.from.BareString();
     const std::string key = absl::StrCat(sender, "\n", message.sent_id);
     if (!message.sent_id.empty()) {
@@ -374,22 +386,25 @@ void Agent::CatchUp(std::vector<xmpp::ArchivedMessage>& missed, const xmpp::Jid&
       caught_up_ids_.Add(key);
     }
     auto it = std::find_if(senders.begin(), senders.end(),
-                           [&](const auto& entry) { return entry.first == sender; });
-    if (it == senders.end()) it = senders.insert(senders.end(), {sender, {}});
-    it->second.push_back(&message);
+                           [&](const Sender& entry) { return entry.jid == sender; });
+    if (it == senders.end()) it = senders.insert(senders.end(), Sender{.jid = sender});
+    it->messages.push_back(&message);
+    it->flagged |= screened.suspicious && screen_.policy() == InjectionPolicy::kFlag;
   }
-  for (auto& [sender, messages] : senders) {
+  for (Sender& from : senders) {
+    const std::string& sender = from.jid;
     std::vector<memory::MemoryEntry> said;
-    for (xmpp::ArchivedMessage* message : messages) {
+    for (xmpp::ArchivedMessage* message : from.messages) {
       said.push_back(memory::MemoryEntry{.time = message->time,
                                          .role = "user",
                                          .author = sender,
                                          .text = std::move(message->body)});
     }
-    IncomingMessage reply{.reply_to = messages.back()->from,
+    IncomingMessage reply{.reply_to = from.messages.back()->from,
                           .own = own.Bare(),
                           .author = sender,
                           .type = "chat",
+                          .flagged_injection = from.flagged,
                           .received = services_.clock()};
     Conversation& conversation =
         ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = sender});
