@@ -189,7 +189,7 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message) {
   }
   const std::string sender = message.from.BareString();
   const absl::Time now = services_.clock();
-  if (!message.id.empty()) {
+  if (catch_up_ && !message.id.empty()) {
     // The server's offline storage may hand over a message a catch-up already read from the
     // archive (or the other way round): it is handled once.
     const std::string key = absl::StrCat(sender, "\n", message.id);
@@ -292,7 +292,8 @@ std::optional<std::string> Agent::Replied(const Conversation& conversation,
 }
 
 void Agent::OnRoomEcho(const xmpp::GroupMessage& message) {
-  if (message.id.empty() || message.stanza_id.empty()) return;
+  // Every room message passes here: only one with an id Herald makes is looked up.
+  if (message.stanza_id.empty() || !IsFreshMessageId(message.id)) return;
   Conversation* conversation = FindConversation(
       ConversationRef{.kind = ConversationRef::Kind::kRoom, .address = message.room.BareString()});
   if (conversation != nullptr) conversation->OnEcho(message.id, message.stanza_id);
@@ -315,10 +316,12 @@ void Agent::OnRoomJoined(const xmpp::Jid& room, const std::string& nick, const x
 
 void Agent::OnSessionOnline(const xmpp::SessionOnline& online) {
   own_jid_ = online.own_jid;
-  // A component has no archive of its own; a resumed stream missed nothing.
-  if (online.own_jid.resource().empty() || online.resumed) return;
   const AgentOptions& options = services_.options;
-  if (options.catch_up == "off") return;
+  // A component has no archive of its own: only a client account catches up, and only then
+  // are live message ids worth remembering.
+  catch_up_ = !online.own_jid.resource().empty() && options.catch_up != "off";
+  // A resumed stream missed nothing.
+  if (!catch_up_ || online.resumed) return;
   services_.act(
       xmpp::QueryArchive{.max = xmpp::kMaxArchivedMessages,
                          .since = services_.clock() - absl::Minutes(options.catch_up_minutes)});

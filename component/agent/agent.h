@@ -153,7 +153,8 @@ class Agent {
   // storage and its archive).
   RecentIds live_ids_{4096};
   RecentIds caught_up_ids_{4096};
-  xmpp::Jid own_jid_;  // as the last SessionOnline said
+  xmpp::Jid own_jid_;      // as the last SessionOnline said
+  bool catch_up_ = false;  // client mode with [agent] catch_up on
 };
 
 }  // namespace herald::agent

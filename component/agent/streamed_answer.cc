@@ -28,6 +28,8 @@ std::string FreshMessageId() {
                          absl::Uniform<uint64_t>(bits));
 }
 
+bool IsFreshMessageId(std::string_view id) { return id.size() == 39 && id.starts_with("herald-"); }
+
 StreamedAnswer::StreamedAnswer(xmpp::SendMessage message, StreamPacing pacing,
                                std::function<bool()> may_stream, std::function<absl::Time()> clock,
                                Send send)

@@ -36,6 +36,8 @@ namespace herald::agent {
 // A message id no earlier run of Herald used ("herald-" and 32 hex digits): a client matches
 // a correction or a reaction to its message by id.
 std::string FreshMessageId();
+// Whether `id` is one FreshMessageId made.
+bool IsFreshMessageId(std::string_view id);
 
 struct StreamPacing {
   absl::Duration first_part_after = absl::Seconds(1);  // the longest the first part waits

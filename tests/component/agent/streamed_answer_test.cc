@@ -35,6 +35,16 @@ class StreamedAnswerTest : public ::testing::Test {
   std::optional<StreamedAnswer> answer_;
 };
 
+TEST(FreshMessageIdTest, IdsAreRandomAndRecognisable) {
+  const std::string one = FreshMessageId();
+  const std::string two = FreshMessageId();
+  EXPECT_NE(one, two);
+  EXPECT_TRUE(IsFreshMessageId(one));
+  EXPECT_FALSE(IsFreshMessageId("herald-1"));
+  EXPECT_FALSE(IsFreshMessageId("h17"));
+  EXPECT_FALSE(IsFreshMessageId(""));
+}
+
 TEST_F(StreamedAnswerTest, TheFirstSentenceGoesOutThenCorrectionsAtMostOncePerInterval) {
   StreamedAnswer& answer = Make();
   answer.Append("Paris is");
