@@ -353,7 +353,9 @@ void Agent::OnArchive(xmpp::ArchiveResult&& archive) {
                    << room << " out of the room's history";
       continue;
     }
-    said.push_back(memory::MemoryEntry{.time = message.time,
+    // The archive's clock is the room service's: a time ahead of ours would put the history's
+    // last entry in the future (and every later entry before it).
+    said.push_back(memory::MemoryEntry{.time = std::min(message.time, services_.clock()),
                                        .role = "user",
                                        .author = std::move(message.nick),
                                        .text = std::move(message.body)});
@@ -398,7 +400,7 @@ void Agent::CatchUp(std::vector<xmpp::ArchivedMessage>& missed, const xmpp::Jid&
     const std::string& sender = from.jid;
     std::vector<memory::MemoryEntry> said;
     for (xmpp::ArchivedMessage* message : from.messages) {
-      said.push_back(memory::MemoryEntry{.time = message->time,
+      said.push_back(memory::MemoryEntry{.time = std::min(message->time, services_.clock()),
                                          .role = "user",
                                          .author = sender,
                                          .text = std::move(message->body)});

@@ -110,6 +110,13 @@ TEST_F(RoomArchiveTest, ARejoinAddsOnlyWhatIsNewerThanTheHistory) {
                            {"alice", "one"}, {"bob", "two"}, {"carol", "three"}}));
 }
 
+TEST_F(RoomArchiveTest, AnArchiveTimeAheadOfHeraldsClockIsTakenAsNow) {
+  Archive({Said("alice", "from the future", -absl::Hours(24))});
+  const std::vector<memory::MemoryEntry> history = store_->History(kLobby, 10).value();
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].time, now_);
+}
+
 TEST_F(RoomArchiveTest, ARoomWithoutAnArchiveChangesNothing) {
   agent_->Handle(xmpp::ArchiveResult{.room = J("lobby@conference.localhost"),
                                      .nick = "herald",
