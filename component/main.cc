@@ -30,8 +30,8 @@
 #include "component/memory/memory_store.h"
 #include "component/xmpp/session.h"
 #include "component/xmpp/session_error.h"
-#include "control/config_reload.h"
 #include "control/control_server.h"
+#include "control/runtime_editor.h"
 #include "control/runtime_state.h"
 #include "glog/logging.h"
 #include "providers/factory.h"
@@ -304,6 +304,14 @@ int Serve(const std::string& path) {
   }
   bool control_stopped = false;
   LOG(INFO) << "herald: control plane on " << (*control)->address();
+  // An admin's /allowlist and /rooms take the control plane's recorded path.
+  control::RuntimeEditor& editor = (*control)->editor();
+  services.edits = agent::RuntimeEdits{
+      .rooms = [&editor] { return editor.Rooms(); },
+      .apply =
+          [&editor](agent::RuntimeEdit edit, std::function<void(absl::Status)> done) {
+            editor.Apply(std::move(edit), std::move(done));
+          }};
 
   asio::signal_set signals(io, SIGINT, SIGTERM);
   asio::steady_timer grace(io);
@@ -325,24 +333,18 @@ int Serve(const std::string& path) {
   std::function<void()> await_hangup = [&] {
     hangups.async_wait([&](const asio::error_code& error, int) {
       if (error) return;
-      absl::StatusOr<control::ReloadReport> report =
-          control::ReloadConfig(path, control::ReloadTargets{.config = *config,
-                                                             .agent = agent,
-                                                             .rooms = rooms,
-                                                             .skills = registry,
-                                                             .ledger = usage->get(),
-                                                             .events = &events,
-                                                             .turn = &turn_options});
-      if (!report.ok()) {
-        LOG(ERROR) << "herald: SIGHUP: the configuration was not reloaded: " << report.status();
-      } else {
+      editor.Reload([](absl::StatusOr<control::ReloadReport> report) {
+        if (!report.ok()) {
+          LOG(ERROR) << "herald: SIGHUP: " << report.status().message();
+          return;
+        }
         LOG(INFO) << "herald: SIGHUP: reloaded; applied: "
                   << (report->applied.empty() ? "nothing" : absl::StrJoin(report->applied, ", "))
                   << (report->requires_restart.empty()
                           ? ""
                           : absl::StrCat("; needs a restart: ",
                                          absl::StrJoin(report->requires_restart, ", ")));
-      }
+      });
       await_hangup();
     });
   };

@@ -42,83 +42,6 @@ void SetAllowlist(const agent::AgentOptions& agent, v1::Allowlist* out) {
   for (const std::string& admin : agent.admin_jids) out->add_admin_jids(admin);
 }
 
-// A bare JID (or "*") for the allowlist, normalised; InvalidArgument naming the field.
-absl::StatusOr<std::string> AllowlistJid(const std::string& entry, const std::string& field) {
-  if (entry == "*") return entry;
-  absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(entry);
-  if (!jid.ok() || !jid->IsBare() || jid->local().empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, " '", entry, "' is not a bare JID (user@domain) or \"*\""));
-  }
-  return jid->BareString();
-}
-
-absl::StatusOr<std::string> AllowlistDomain(const std::string& entry, const std::string& field) {
-  if (entry == "*") return entry;
-  absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(entry);
-  if (!jid.ok() || !jid->IsDomain()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, " '", entry, "' is not a domain or \"*\""));
-  }
-  return jid->domain();
-}
-
-absl::StatusOr<xmpp::Jid> RoomJid(const std::string& text, const std::string& field) {
-  absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(text);
-  if (!jid.ok() || !jid->IsBare() || jid->local().empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, " '", text, "' is not a room's bare JID (room@conference.domain)"));
-  }
-  return *jid;
-}
-
-bool IsConfiguredRoom(const std::vector<agent::RoomSettings>& rooms, const std::string& bare) {
-  return std::any_of(rooms.begin(), rooms.end(), [&](const agent::RoomSettings& room) {
-    return NormalizedJidEntry(room.jid) == bare;
-  });
-}
-
-LiveRuntime LiveRuntimeOf(ControlServices& services) {
-  return LiveRuntime{.config = services.config,
-                     .agent = services.agent,
-                     .rooms = services.rooms,
-                     .skills = services.skills,
-                     .ledger = &services.ledger,
-                     .turn = services.turn};
-}
-
-// Records `change` in the runtime state file on the state strand, then, on the I/O loop, puts
-// the configuration in force with `change` laid over it (runtime_changes.h), leaving the
-// unlisted rooms too, and hands the outcome to `done`, which finishes the call. A failed
-// write changes nothing and finishes the call.
-template <typename Done>
-void RecordThenPutInForce(ControlContext& control, std::shared_ptr<UnaryCall> call,
-                          RuntimeState change, std::vector<xmpp::Jid> leave_unlisted, Done done) {
-  control.OnStateStrand([&control, call, change = std::move(change),
-                         leave_unlisted = std::move(leave_unlisted),
-                         done = std::move(done)]() mutable {
-    const std::string& path = control.config().state_path;
-    absl::StatusOr<RuntimeState> state = LoadRuntimeState(path);
-    if (!state.ok()) {
-      call->Finish(state.status());
-      return;
-    }
-    state->Record(change);
-    if (absl::Status saved = SaveRuntimeState(path, *state); !saved.ok()) {
-      call->Finish(saved);
-      return;
-    }
-    control.OnLoop([&control, change = std::move(change),
-                    leave_unlisted = std::move(leave_unlisted), done = std::move(done)]() mutable {
-      ControlServices& services = control.services();
-      DesiredRuntime desired{.config = services.config,
-                             .leave_unlisted = std::move(leave_unlisted)};
-      ApplyRuntimeState(change, desired.config);
-      done(PutInForce(std::move(desired), LiveRuntimeOf(services)));
-    });
-  });
-}
-
 }  // namespace
 
 grpc::ServerUnaryReactor* AdminService::GetStatus(grpc::CallbackServerContext* context,
@@ -177,43 +100,14 @@ grpc::ServerUnaryReactor* AdminService::ReloadConfig(grpc::CallbackServerContext
   auto call = control_.BeginUnary(context, methods::kReloadConfig);
   if (!call->authorized()) return call->reactor();
   call->set_target(control_.services().config_path);
-  // The files are read on the state strand (no overlap with a runtime state write), the
-  // changes applied on the I/O loop.
-  control_.OnStateStrand([this, call, response] {
-    absl::StatusOr<config::Config> fresh = config::LoadConfigFile(control_.services().config_path);
-    if (!fresh.ok()) {
-      call->Finish(absl::FailedPreconditionError(
-          absl::StrCat("the configuration was not reloaded: ", fresh.status().message())));
+  control_.editor().Reload([call, response](absl::StatusOr<ReloadReport> report) {
+    if (!report.ok()) {
+      call->Finish(report.status());
       return;
     }
-    absl::StatusOr<RuntimeState> state = LoadRuntimeState(control_.config().state_path);
-    if (!state.ok()) {
-      call->Finish(state.status());
-      return;
-    }
-    control_.OnLoop(
-        [this, call, response, fresh = *std::move(fresh), state = *std::move(state)]() mutable {
-          ControlServices& services = control_.services();
-          absl::StatusOr<ReloadReport> report =
-              ApplyReloadedConfig(std::move(fresh), state,
-                                  ReloadTargets{.config = services.config,
-                                                .agent = services.agent,
-                                                .rooms = services.rooms,
-                                                .skills = services.skills,
-                                                .ledger = &services.ledger,
-                                                .events = &services.events,
-                                                .turn = services.turn});
-          if (!report.ok()) {
-            call->Finish(absl::FailedPreconditionError(
-                absl::StrCat("the configuration was not reloaded: ", report.status().message())));
-            return;
-          }
-          for (const std::string& name : report->applied) response->add_applied(name);
-          for (const std::string& name : report->requires_restart) {
-            response->add_requires_restart(name);
-          }
-          call->Finish(grpc::Status::OK);
-        });
+    for (const std::string& name : report->applied) response->add_applied(name);
+    for (const std::string& name : report->requires_restart) response->add_requires_restart(name);
+    call->Finish(grpc::Status::OK);
   });
   return call->reactor();
 }
@@ -274,15 +168,15 @@ grpc::ServerUnaryReactor* AdminService::UpdateAllowlist(grpc::CallbackServerCont
   targets.insert(targets.end(), change.remove_domains.begin(), change.remove_domains.end());
   call->set_target(absl::StrJoin(targets, ","));
 
-  RecordThenPutInForce(control_, call, change, /*leave_unlisted=*/{},
-                       [this, call, response](absl::StatusOr<ConfigChange> done) {
-                         if (!done.ok()) {
-                           call->Finish(InvalidArgument(std::string(done.status().message())));
-                           return;
-                         }
-                         SetAllowlist(control_.services().config.agent, response);
-                         call->Finish(grpc::Status::OK);
-                       });
+  control_.editor().Change(std::move(change), /*leave_unlisted=*/{},
+                           [this, call, response](absl::StatusOr<ConfigChange> done) {
+                             if (!done.ok()) {
+                               call->Finish(InvalidArgument(std::string(done.status().message())));
+                               return;
+                             }
+                             SetAllowlist(control_.services().config.agent, response);
+                             call->Finish(grpc::Status::OK);
+                           });
   return call->reactor();
 }
 
@@ -292,30 +186,12 @@ grpc::ServerUnaryReactor* AdminService::ListRooms(grpc::CallbackServerContext* c
   auto call = control_.BeginUnary(context, methods::kListRooms);
   if (!call->authorized()) return call->reactor();
   control_.OnLoop([this, call, response] {
-    ControlServices& services = control_.services();
-    std::vector<std::string> listed;
-    for (const agent::RoomSettings& room : services.config.rooms) {
+    for (const agent::RoomStatus& room : control_.editor().Rooms()) {
       v1::Room* out = response->add_rooms();
       out->set_jid(room.jid);
+      out->set_nick(room.nick);
       out->set_activation(room.activation);
-      absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(room.jid);
-      if (jid.ok()) {
-        const std::string nick = services.rooms.NickIn(jid->Bare());
-        out->set_nick(nick.empty() ? room.nick : nick);
-        out->set_joined(services.rooms.IsJoined(jid->Bare()));
-        listed.push_back(jid->BareString());
-      } else {
-        out->set_nick(room.nick);
-      }
-    }
-    // Rooms joined on invitation are not in the configuration.
-    for (const xmpp::Jid& room : services.rooms.Rooms()) {
-      if (std::find(listed.begin(), listed.end(), room.BareString()) != listed.end()) continue;
-      v1::Room* out = response->add_rooms();
-      out->set_jid(room.BareString());
-      out->set_nick(services.rooms.NickIn(room));
-      out->set_activation("mention");
-      out->set_joined(services.rooms.IsJoined(room));
+      out->set_joined(room.joined);
     }
     call->Finish(grpc::Status::OK);
   });
@@ -343,25 +219,8 @@ grpc::ServerUnaryReactor* AdminService::JoinRoom(grpc::CallbackServerContext* co
   if (room.activation != "mention" && room.activation != "all") {
     return call->Finish(InvalidArgument("room.activation must be \"mention\" or \"all\""));
   }
-  // A known room with the same settings changes nothing; one with new settings is left and
-  // joined again with them (runtime_changes.h).
-  RuntimeState change;
-  change.JoinRoom(room);
-  RecordThenPutInForce(control_, call, std::move(change), /*leave_unlisted=*/{},
-                       [call, room](absl::StatusOr<ConfigChange> done) {
-                         if (!done.ok()) {
-                           call->Finish(done.status());
-                           return;
-                         }
-                         for (const RoomFailure& failure : done->room_failures) {
-                           if (failure.step == RoomFailure::Step::kJoin &&
-                               NormalizedJidEntry(failure.room) == room.jid) {
-                             call->Finish(failure.status);
-                             return;
-                           }
-                         }
-                         call->Finish(grpc::Status::OK);
-                       });
+  control_.editor().JoinRoom(std::move(room),
+                             [call](absl::Status joined) { call->Finish(joined); });
   return call->reactor();
 }
 
@@ -373,25 +232,7 @@ grpc::ServerUnaryReactor* AdminService::LeaveRoom(grpc::CallbackServerContext* c
   absl::StatusOr<xmpp::Jid> jid = RoomJid(request->jid(), "jid");
   if (!jid.ok()) return call->Finish(jid.status());
   call->set_target(jid->BareString());
-  control_.OnLoop([this, call, jid = jid->Bare()] {
-    ControlServices& services = control_.services();
-    const std::vector<xmpp::Jid> known = services.rooms.Rooms();
-    if (!IsConfiguredRoom(services.config.rooms, jid.BareString()) &&
-        std::find(known.begin(), known.end(), jid) == known.end()) {
-      call->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND,
-                                absl::StrCat("Herald is not in room ", jid.BareString())));
-      return;
-    }
-    // A room joined on an invitation is in no configuration: it is left as well.
-    RuntimeState change;
-    change.LeaveRoom(jid.BareString());
-    RecordThenPutInForce(control_, call, std::move(change), /*leave_unlisted=*/{jid},
-                         [call](absl::StatusOr<ConfigChange> done) {
-                           // A room that could not be left is gone from the configuration
-                           // either way.
-                           call->Finish(done.ok() ? absl::OkStatus() : done.status());
-                         });
-  });
+  control_.editor().LeaveRoom(*std::move(jid), [call](absl::Status left) { call->Finish(left); });
   return call->reactor();
 }
 

@@ -51,12 +51,4 @@ absl::StatusOr<ReloadReport> ApplyReloadedConfig(config::Config fresh, const Run
   return report;
 }
 
-absl::StatusOr<ReloadReport> ReloadConfig(const std::string& path, ReloadTargets targets) {
-  absl::StatusOr<config::Config> fresh = config::LoadConfigFile(path);
-  if (!fresh.ok()) return fresh.status();
-  absl::StatusOr<RuntimeState> state = LoadRuntimeState(targets.config.control.state_path);
-  if (!state.ok()) return state.status();
-  return ApplyReloadedConfig(*std::move(fresh), *state, targets);
-}
-
 }  // namespace herald::control

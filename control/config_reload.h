@@ -12,11 +12,13 @@
 // ("config.toml: [agent] ..."), a room that could not be left or joined is logged, and one
 // log line and a CONFIG_RELOADED event say what was applied and what needs a restart.
 //
-// Everything runs on the I/O loop (the Agent, RoomManager, registry and Config live there).
+// It runs on the I/O loop (the Agent, RoomManager, registry and Config live there); the files
+// are read before, off the loop, by the RuntimeEditor (runtime_editor.h), which SIGHUP and
+// AdminService.ReloadConfig call.
 //
 //   ReloadTargets targets{.config = config, .agent = agent, .rooms = rooms, .skills = registry,
 //                         .ledger = ledger.get(), .events = &bus};
-//   absl::StatusOr<ReloadReport> report = ReloadConfig(config_path, targets);   // on SIGHUP
+//   absl::StatusOr<ReloadReport> report = ApplyReloadedConfig(std::move(fresh), state, targets);
 #pragma once
 
 #include <string>
@@ -55,9 +57,5 @@ struct ReloadTargets {
 // changed. I/O loop only.
 absl::StatusOr<ReloadReport> ApplyReloadedConfig(config::Config fresh, const RuntimeState& state,
                                                  ReloadTargets targets);
-
-// Reads the configuration file at `path` and the runtime state file of the configuration in
-// force (small files, read with blocking calls), then ApplyReloadedConfig. I/O loop only.
-absl::StatusOr<ReloadReport> ReloadConfig(const std::string& path, ReloadTargets targets);
 
 }  // namespace herald::control

@@ -52,7 +52,7 @@ ControlContext::ControlContext(ControlServices& services, Authenticator authenti
     : services_(services),
       authenticator_(std::move(authenticator)),
       config_(config),
-      state_strand_(asio::make_strand(services.workers.get_executor())) {}
+      editor_(services, config.state_path) {}
 
 std::shared_ptr<UnaryCall> ControlContext::BeginUnary(grpc::CallbackServerContext* context,
                                                       std::string_view method) {

@@ -2,7 +2,8 @@
 //
 // What the four services share inside the ControlServer: the runtime (ControlServices), the
 // Authenticator, the audit trail of every call, the hops between gRPC's threads, the I/O loop
-// and the worker pool, and the live Subscribe streams (counted by GetStatus, ended at
+// and the worker pool, the RuntimeEditor that records and applies allowlist, room and
+// configuration changes, and the live Subscribe streams (counted by GetStatus, ended at
 // shutdown).
 //
 // A unary RPC starts with BeginUnary, which authenticates and authorizes the caller (finishing
@@ -33,6 +34,7 @@
 #include "component/base/mutex.h"
 #include "control/auth.h"
 #include "control/control_services.h"
+#include "control/runtime_editor.h"
 #include "control/stream_writer.h"
 #include "proto/herald/v1/events.pb.h"
 
@@ -82,6 +84,7 @@ class ControlContext {
                  const config::ControlConfig& config);
 
   ControlServices& services() { return services_; }
+  RuntimeEditor& editor() { return editor_; }
   const config::ControlConfig& config() const { return config_; }
 
   std::shared_ptr<UnaryCall> BeginUnary(grpc::CallbackServerContext* context,
@@ -94,8 +97,7 @@ class ControlContext {
   void Audit(const std::string& actor, std::string_view method, const std::string& target,
              const grpc::Status& status);
 
-  // Runs `work` on the I/O loop / the worker pool / the strand that serialises changes to the
-  // runtime state file.
+  // Runs `work` on the I/O loop / the worker pool.
   template <typename Work>
   void OnLoop(Work work) {
     asio::post(services_.io, std::move(work));
@@ -103,10 +105,6 @@ class ControlContext {
   template <typename Work>
   void OnWorkers(Work work) {
     asio::post(services_.workers, std::move(work));
-  }
-  template <typename Work>
-  void OnStateStrand(Work work) {
-    asio::post(state_strand_, std::move(work));
   }
 
   // Refuses new calls from now on (UNAVAILABLE).
@@ -125,7 +123,7 @@ class ControlContext {
   ControlServices& services_;
   const Authenticator authenticator_;
   const config::ControlConfig config_;
-  asio::strand<asio::thread_pool::executor_type> state_strand_;
+  RuntimeEditor editor_;
   std::atomic<bool> shutting_down_{false};
 
   mutable base::Mutex subscribers_mu_;

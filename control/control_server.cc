@@ -88,6 +88,8 @@ absl::Status PrepareSocketPath(const std::string& path) {
 ControlServer::ControlServer(ControlServices& services, std::unique_ptr<ControlContext> context)
     : services_(services), context_(std::move(context)) {}
 
+RuntimeEditor& ControlServer::editor() { return context_->editor(); }
+
 absl::StatusOr<std::unique_ptr<ControlServer>> ControlServer::Start(
     const config::ControlConfig& config, ControlServices& services) {
   absl::StatusOr<Authenticator> authenticator = Authenticator::Create(config.tokens);

@@ -27,6 +27,7 @@
 //   absl::StatusOr<std::unique_ptr<ControlServer>> server =
 //       ControlServer::Start(config.control, services);
 //   ...
+//   (*server)->editor().Reload(on_reloaded);                      // on SIGHUP
 //   (*server)->ShutdownInBackground([&] { session->Stop(); });   // from a signal handler on the
 //   loop
 #pragma once
@@ -47,6 +48,7 @@
 namespace herald::control {
 
 class ControlContext;
+class RuntimeEditor;
 class SessionService;
 class QuotaService;
 class SkillService;
@@ -70,6 +72,10 @@ class ControlServer {
   // Shutdown on a thread of its own; then `done` is posted to the I/O loop. For the loop's
   // signal handler.
   void ShutdownInBackground(std::function<void()> done);
+
+  // The recorded way the allowlist, the rooms and the configuration change (AdminService's,
+  // and also SIGHUP's and an admin's /allowlist and /rooms in chat).
+  RuntimeEditor& editor();
 
   // What it listens on: "unix:PATH", or "HOST:PORT" with the port actually bound.
   const std::string& address() const { return address_; }

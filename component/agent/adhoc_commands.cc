@@ -98,6 +98,32 @@ std::vector<Field> CommandForm(const CommandEntry& entry, const FormAudience& au
                          {.label = "Refuse it", .value = "deny"}}},
             {.var = "reason", .label = "Why, when refusing (optional)"}};
   }
+  if (name == "allowlist") {
+    return {{.var = "action",
+             .label = "What to do",
+             .type = "list-single",
+             .value = "show",
+             .options = {{.label = "Show who may talk to Herald", .value = "show"},
+                         {.label = "Add a JID or a domain", .value = "add"},
+                         {.label = "Remove a JID or a domain", .value = "remove"}}},
+            {.var = "entry", .label = "JID (user@domain) or domain, to add or remove"}};
+  }
+  if (name == "rooms") {
+    return {{.var = "action",
+             .label = "What to do",
+             .type = "list-single",
+             .value = "show",
+             .options = {{.label = "Show the rooms", .value = "show"},
+                         {.label = "Join a room", .value = "join"},
+                         {.label = "Leave a room", .value = "leave"}}},
+            {.var = "room", .label = "Room (room@conference.domain)", .type = "jid-single"},
+            {.var = "activation",
+             .label = "When joining, answer",
+             .type = "list-single",
+             .value = "mention",
+             .options = {{.label = "Mentions of Herald", .value = "mention"},
+                         {.label = "Every message", .value = "all"}}}};
+  }
   if (entry.arguments.empty()) return {};
   return {{.var = "arguments", .label = std::string(entry.arguments)}};
 }
@@ -119,6 +145,17 @@ std::string CommandLine(const CommandEntry& entry,
     if (id.empty()) return Line(name, {});
     if (ValueOf(fields, "decision") == "approve") return Line("approve", {id});
     return Line("deny", {id, ValueOf(fields, "reason")});
+  }
+  if (name == "allowlist") {
+    const std::string action = ValueOf(fields, "action");
+    if (action.empty() || action == "show") return Line(name, {});
+    return Line(name, {action, ValueOf(fields, "entry")});
+  }
+  if (name == "rooms") {
+    const std::string action = ValueOf(fields, "action");
+    if (action.empty() || action == "show") return Line(name, {});
+    if (action == "leave") return Line(name, {action, ValueOf(fields, "room")});
+    return Line(name, {action, ValueOf(fields, "room"), ValueOf(fields, "activation")});
   }
   return Line(name, {ValueOf(fields, "arguments")});
 }

@@ -5,9 +5,10 @@
 // command whose node is its name without the slash (SPEC §11). A command without arguments runs
 // at once; one that takes arguments first answers with a XEP-0004 form, one field per argument
 // (a number with its default, a choice from a list — the waiting runs for /approve, /deny and
-// /pending, on or off for /safemode — or a JID), and runs when the form comes back in its
-// session, as the command line CommandLine makes of it. Developer and admin commands are listed
-// and run only for [agent] dev_command_jids and admin_jids, as in chat.
+// /pending, on or off for /safemode, what to do for /allowlist and /rooms — or a JID), and
+// runs when the form comes back in its session, as the command line CommandLine makes of it.
+// Developer and admin commands are listed and run only for [agent] dev_command_jids and
+// admin_jids, as in chat.
 //
 // AdhocSessions keeps those sessions: each belongs to the bare JID that started it, lasts
 // kLifetime, and there are at most kMaxSessions (the oldest goes first).

@@ -29,6 +29,7 @@
 #include "component/agent/agent_options.h"
 #include "component/agent/client_features.h"
 #include "component/agent/run_events.h"
+#include "component/agent/runtime_edit.h"
 #include "component/agent/streamed_answer.h"
 #include "component/events/event_bus.h"
 #include "component/ledger/audit_log.h"
@@ -87,6 +88,9 @@ struct RuntimeServices {
   absl::flat_hash_set<std::string> safe_mode_jids;
   // Which clients show corrections, for streamed answers (asked by the Agent).
   ClientFeatureCache client_features;
+  // The rooms, and the recorded change of the allowlist or the rooms, for an admin's /allowlist
+  // and /rooms (runtime_edit.h); set by the binary once the control plane runs.
+  RuntimeEdits edits;
 };
 
 struct IncomingMessage {

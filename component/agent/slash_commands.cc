@@ -2,6 +2,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "component/agent/admin_commands.h"
 #include "component/agent/pending_answers.h"
 #include "component/agent/session_commands.h"
 #include "component/agent/usage_report.h"
@@ -72,6 +73,10 @@ constexpr CommandEntry kCommands[] = {
      &SafeModeCommand},
     {"pending", Who::kAdmin, "", "every tool run waiting for an answer, whoever's it is",
      &PendingCommand},
+    {"allowlist", Who::kAdmin, "[add|remove <jid or domain>]",
+     "who may talk to Herald, or add or remove someone", &AllowlistCommand},
+    {"rooms", Who::kAdmin, "[join <room> [mention|all] | leave <room>]",
+     "the rooms Herald is in, or join or leave one", &RoomsCommand},
     {"debug", Who::kDev, "", "toggle model, token and timing notes after each answer", &Debug},
     {"raw", Who::kDev, "<xml>", "send a raw stanza", &Raw},
 };

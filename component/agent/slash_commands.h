@@ -7,9 +7,9 @@
 // command the sender may not run is answered as if it did not exist.
 //
 // The handlers live by what they touch: session_commands.h (the conversation's memory),
-// usage_report.h (/usage), pending_answers.h (/approve, /deny, /safemode) and
-// slash_commands.cc (the rest). They run on the I/O loop; file work goes to the
-// conversation's strand.
+// usage_report.h (/usage), pending_answers.h (/approve, /deny, /safemode, /pending),
+// admin_commands.h (/allowlist, /rooms) and slash_commands.cc (the rest). They run on the I/O loop;
+// file work goes to the conversation's strand.
 //
 //   std::optional<SlashCommand> command = ParseSlashCommand(body);   // slash_command.h
 //   const CommandContext context{.services = services, ..., .command = *command};

@@ -22,6 +22,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "component/agent/access_policy.h"
 #include "component/base/version.h"
 #include "component/xmpp/events.h"
 #include "control/runtime_state.h"
@@ -1014,6 +1015,91 @@ TEST_F(ControlServerTest, RoomsAreJoinedAndLeftAtRunTimeAndPersisted) {
   grpc::Status status = admin_->JoinRoom(Context("administrator").get(), join, &joined);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_TRUE(absl::StartsWith(status.error_message(), "room.activation"));
+}
+
+// What Herald said to `jid` so far, in order.
+std::vector<std::string> SaidTo(const ControlTestEnv& env, const std::string& jid) {
+  std::vector<std::string> said;
+  for (const xmpp::OutboundAction& action : env.actions()) {
+    const auto* message = std::get_if<xmpp::SendMessage>(&action);
+    if (message != nullptr && message->to.BareString() == jid) said.push_back(message->body);
+  }
+  return said;
+}
+
+TEST_F(ControlServerTest, AnAdminChangesTheAllowlistAndRoomsInChatThroughTheRecordedPath) {
+  env_.OnLoop([&] {
+    env_.config().agent.admin_jids = {"alice@localhost"};
+    env_.agent().SetPolicy(agent::AccessPolicy::Create(env_.config().agent).value());
+  });
+  // `from` says `body` to Herald; Herald's answer.
+  auto say = [&](const std::string& from, const std::string& body) {
+    const size_t before = SaidTo(env_, from).size();
+    env_.OnLoop([&] {
+      env_.agent().Handle(xmpp::ChatMessage{.from = xmpp::Jid::Parse(from + "/phone").value(),
+                                            .to = xmpp::Jid::Parse("agent.localhost").value(),
+                                            .type = "chat",
+                                            .body = body});
+    });
+    EXPECT_TRUE(WaitFor([&] { return SaidTo(env_, from).size() > before; })) << body;
+    const std::vector<std::string> said = SaidTo(env_, from);
+    return said.size() > before ? said[before] : std::string();
+  };
+
+  EXPECT_TRUE(absl::StartsWith(say("alice@localhost", "/allowlist add Carol@Localhost"),
+                               "Added Carol@Localhost to the allowlist."));
+  bool allowed = false;
+  env_.OnLoop(
+      [&] { allowed = env_.agent().policy().Allows(xmpp::Jid::Parse("carol@localhost").value()); });
+  EXPECT_TRUE(allowed);
+  v1::Allowlist read;
+  ASSERT_TRUE(admin_->GetAllowlist(Context("reader").get(), {}, &read).ok());
+  EXPECT_THAT(read.jids(), ::testing::Contains("carol@localhost"));
+  // Recorded: the next start has it too.
+  config::Config fresh = config::LoadConfigFile(env_.config_path()).value();
+  ASSERT_TRUE(ApplyRuntimeState(env_.config().control.state_path, fresh).ok());
+  EXPECT_THAT(fresh.agent.allowed_jids, ::testing::Contains("carol@localhost"));
+
+  EXPECT_EQ(say("alice@localhost", "/allowlist add carol@localhost/phone"),
+            "The allowlist is unchanged: 'carol@localhost/phone' is not a bare JID (user@domain) "
+            "or \"*\"");
+  EXPECT_TRUE(absl::StrContains(say("alice@localhost", "/allowlist add *"), "not in chat"));
+  EXPECT_TRUE(absl::StartsWith(say("alice@localhost", "/allowlist remove bob@localhost"),
+                               "Removed bob@localhost from the allowlist."));
+  env_.OnLoop(
+      [&] { allowed = env_.agent().policy().Allows(xmpp::Jid::Parse("bob@localhost").value()); });
+  EXPECT_FALSE(allowed);
+  EXPECT_TRUE(absl::StartsWith(say("carol@localhost", "/allowlist add eve@localhost"),
+                               "Unknown command /allowlist."))
+      << "only admins change the allowlist";
+
+  EXPECT_TRUE(absl::StartsWith(say("alice@localhost", "/rooms join Lobby@conference.localhost all"),
+                               "Joining Lobby@conference.localhost"));
+  v1::ListRoomsResponse rooms;
+  ASSERT_TRUE(admin_->ListRooms(Context("reader").get(), {}, &rooms).ok());
+  ASSERT_EQ(rooms.rooms_size(), 1);
+  EXPECT_EQ(rooms.rooms(0).jid(), "lobby@conference.localhost");
+  EXPECT_EQ(rooms.rooms(0).activation(), "all");
+  EXPECT_EQ(say("alice@localhost", "/rooms"),
+            "Rooms:\n  lobby@conference.localhost: joining as herald, answers everything\n"
+            "Change them with /rooms join <room> [mention|all] or /rooms leave <room>.");
+  EXPECT_EQ(say("alice@localhost", "/rooms leave lobby@conference.localhost"),
+            "Left lobby@conference.localhost.");
+  EXPECT_EQ(say("alice@localhost", "/rooms leave lobby@conference.localhost"),
+            "Could not leave lobby@conference.localhost: Herald is not in room "
+            "lobby@conference.localhost");
+  fresh = config::LoadConfigFile(env_.config_path()).value();
+  ASSERT_TRUE(ApplyRuntimeState(env_.config().control.state_path, fresh).ok());
+  EXPECT_TRUE(fresh.rooms.empty());
+
+  // Every change is audited with the admin as actor, refused ones too.
+  const std::string audit = AuditText();
+  EXPECT_TRUE(absl::StrContains(audit, "chat:alice@localhost")) << audit;
+  EXPECT_TRUE(absl::StrContains(audit, "add Carol@Localhost")) << audit;
+  EXPECT_TRUE(absl::StrContains(audit, "INVALID_ARGUMENT")) << audit;
+  EXPECT_TRUE(absl::StrContains(audit, "leave lobby@conference.localhost")) << audit;
+  EXPECT_TRUE(absl::StrContains(audit, "NOT_FOUND")) << audit;
+  EXPECT_FALSE(absl::StrContains(audit, "eve@localhost")) << "nothing ran for a non-admin";
 }
 
 // The room presence Herald sent since the `from`th action: "join room/nick", "leave room/nick".

@@ -16,6 +16,7 @@
 #include "component/base/version.h"
 #include "component/config/module_options.h"
 #include "control/auth.h"
+#include "control/runtime_editor.h"
 #include "providers/scripted/scripted_provider.h"
 #include "skills/external/external_skill.h"
 #include "skills/manifest/manifest.h"
@@ -87,6 +88,7 @@ ControlTestEnv::ControlTestEnv() : slow_(std::make_shared<SlowSkillState>()) {
 
 ControlTestEnv::~ControlTestEnv() {
   ShutdownServer();
+  if (runtime_ != nullptr && loop_.joinable()) OnLoop([this] { runtime_->edits = {}; });
   server_.reset();
   if (loop_.joinable()) {
     // Parked skill runs are dropped; turns still writing their memory may finish.
@@ -319,6 +321,7 @@ state_path = "DIR/state/runtime-state.json"
   absl::StatusOr<std::unique_ptr<ControlServer>> server = ControlServer::Start(control, *services_);
   if (!server.ok()) return server.status();
   server_ = *std::move(server);
+  runtime_->edits = server_->editor().ChatEdits();  // as component/main.cc wires it
   return absl::OkStatus();
 }
 

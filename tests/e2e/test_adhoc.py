@@ -8,7 +8,7 @@ import unittest
 
 from client import ClientError
 from servers import Ejabberd, Prosody
-from test_conversation import ANSWER, _ConversationBase
+from test_conversation import ANSWER, SILENCE, _ConversationBase
 
 
 class _AdhocTests(_ConversationBase):
@@ -70,6 +70,40 @@ class _AdhocTests(_ConversationBase):
         on = bob.run_command(self.herald, "safemode", session=safe["sessionid"],
                              fields={"mode": "on"})
         self.assertIn("Safe mode is on", on["note"], on)
+
+    def test_an_admin_lets_someone_in_and_sends_herald_into_a_room(self):
+        llm = self.fake_llm()
+        agent = self.start_agent(self.llm_keys(llm), allowed=("alice@localhost",),
+                                 admins=("alice@localhost",))
+        alice = self.client("alice")  # an admin
+        bob = self.client("bob")      # not allowed yet
+        self.wait_online(alice, agent)
+        self.assertIsNone(bob.ask(self.herald, "/ping", timeout=SILENCE),
+                          "bob is not allowed yet and must get silence")
+
+        # The allowlist from Gajim's or Cheogram's command menu: a form, then the change.
+        form = alice.run_command(self.herald, "allowlist")
+        self.assertEqual([field["var"] for field in form.get("form", [])], ["action", "entry"],
+                         form)
+        self.assertEqual(form["form"][0]["options"], ["show", "add", "remove"], form)
+        done = alice.run_command(self.herald, "allowlist", session=form["sessionid"],
+                                 fields={"action": "add", "entry": "bob@localhost"})
+        self.assertTrue(done.get("note", "").startswith("Added bob@localhost to the allowlist."),
+                        f"{done}\n{self.diagnosis()}")
+        self.assertEqual(bob.ask(self.herald, "/ping", timeout=ANSWER), "pong", self.diagnosis())
+        self.assertNotIn("allowlist", [node for node, _ in bob.commands_of(self.herald)])
+
+        # A room, from chat: Herald joins it, answering everything there, and leaves it again.
+        reply = self.ask(alice, f"/rooms join {self.room} all")
+        self.assertTrue(reply.startswith(f"Joining {self.room}"), reply)
+        self.wait_for_herald_room(alice)
+        self.join_room(alice)
+        alice.say_in_room(self.room, "hello everyone")
+        said = alice.room_messages(self.room, within=ANSWER, count=1)
+        self.assertEqual(said, [("herald", "you said: alice: hello everyone")],
+                         self.diagnosis())
+        self.assertEqual(self.ask(alice, f"/rooms leave {self.room}"), f"Left {self.room}.")
+        self.assertTrue(self.ask(alice, "/rooms").startswith("Herald is in no room."))
 
     def test_a_stranger_may_not_list_or_run_commands(self):
         agent = self.start_agent()

@@ -269,6 +269,81 @@ TEST_F(AdhocApprovalsTest, PendingInChatListsEveryWaitingRunForAnAdmin) {
   EXPECT_TRUE(Messages("alice@localhost")[0].body.starts_with("Unknown command /pending."));
 }
 
+TEST_F(AdhocApprovalsTest, AnAdminChangesTheAllowlistAndRoomsThroughForms) {
+  // The control plane's side, as a fake: it records what it was asked and answers later.
+  std::vector<RuntimeEdit> asked;
+  absl::Status answer = absl::OkStatus();
+  services_->edits.rooms = [] {
+    return std::vector<RoomStatus>{{.jid = "lobby@conference.localhost",
+                                    .nick = "herald",
+                                    .activation = "mention",
+                                    .joined = true}};
+  };
+  services_->edits.apply = [&](RuntimeEdit edit, std::function<void(absl::Status)> done) {
+    asked.push_back(edit);
+    asio::post(io_, [&answer, done = std::move(done)] { done(answer); });
+  };
+
+  Request("alice@localhost/phone", Kind::kExecute, "allowlist");
+  EXPECT_EQ(Last().error, "item-not-found");
+  Request("alice@localhost/phone", Kind::kList);
+  for (const std::string& node : Nodes(Last())) {
+    EXPECT_TRUE(node != "allowlist" && node != "rooms") << node;
+  }
+
+  Request("dev@localhost/laptop", Kind::kExecute, "allowlist");
+  xmpp::AnswerCommand form = Last();
+  ASSERT_EQ(form.status, Status::kExecuting);
+  Request("dev@localhost/laptop", Kind::kExecute, "allowlist", form.session_id,
+          {{"action", "add"}, {"entry", "carol@localhost"}});
+  EXPECT_TRUE(Last().note.starts_with("Added carol@localhost to the allowlist.")) << Last().note;
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0].kind, RuntimeEdit::Kind::kAllow);
+  EXPECT_EQ(asked[0].entry, "carol@localhost");
+
+  answer = absl::InvalidArgumentError("'example' is not a domain or \"*\"");
+  Request("dev@localhost/laptop", Kind::kExecute, "allowlist");
+  form = Last();
+  Request("dev@localhost/laptop", Kind::kExecute, "allowlist", form.session_id,
+          {{"action", "remove"}, {"entry", "example"}});
+  EXPECT_EQ(Last().note, "The allowlist is unchanged: 'example' is not a domain or \"*\"");
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(asked[1].kind, RuntimeEdit::Kind::kDisallow);
+
+  answer = absl::OkStatus();
+  Request("dev@localhost/laptop", Kind::kExecute, "rooms");
+  form = Last();
+  Request("dev@localhost/laptop", Kind::kExecute, "rooms", form.session_id,
+          {{"action", "join"}, {"room", "tech@conference.localhost"}, {"activation", "all"}});
+  EXPECT_EQ(Last().note,
+            "Joining tech@conference.localhost; it answers everything there. /rooms shows when it "
+            "is in.");
+  ASSERT_EQ(asked.size(), 3u);
+  EXPECT_EQ(asked[2].kind, RuntimeEdit::Kind::kJoinRoom);
+  EXPECT_EQ(asked[2].activation, "all");
+  Request("dev@localhost/laptop", Kind::kExecute, "rooms");
+  form = Last();
+  Request("dev@localhost/laptop", Kind::kExecute, "rooms", form.session_id, {{"action", "show"}});
+  EXPECT_EQ(Last().note,
+            "Rooms:\n  lobby@conference.localhost: joined as herald, answers mentions\n"
+            "Change them with /rooms join <room> [mention|all] or /rooms leave <room>.");
+
+  // Bad command lines never reach the control plane.
+  Send("dev@localhost/laptop", "/rooms join");
+  Send("dev@localhost/laptop", "/allowlist frob bob@localhost");
+  ASSERT_TRUE(WaitForMessages(2, "dev@localhost"));
+  EXPECT_EQ(Messages("dev@localhost")[0].body,
+            "Usage: /rooms [join <room> [mention|all] | leave <room>]");
+  EXPECT_EQ(Messages("dev@localhost")[1].body, "Usage: /allowlist [add|remove <jid or domain>]");
+  EXPECT_EQ(asked.size(), 3u);
+
+  // Without a control plane (unwired), the commands say so.
+  services_->edits = {};
+  Send("dev@localhost/laptop", "/allowlist add carol@localhost");
+  ASSERT_TRUE(WaitForMessages(3, "dev@localhost"));
+  EXPECT_EQ(Messages("dev@localhost")[2].body, "The allowlist cannot be changed from chat here.");
+}
+
 TEST(CommandFormTest, EachArgumentIsAFieldAndTheFormMakesTheCommandLine) {
   const FormAudience user{.sender = "alice@localhost"};
   const FormAudience admin{.sender = "root@localhost", .admin = true};
@@ -289,6 +364,38 @@ TEST(CommandFormTest, EachArgumentIsAFieldAndTheFormMakesTheCommandLine) {
   EXPECT_EQ(CommandLine(*FindCommand("pending"), {{"id", "k7"}, {"decision", "deny"}}), "/deny k7");
   EXPECT_EQ(CommandLine(*FindCommand("pending"), {}), "/pending");
   EXPECT_EQ(CommandLine(*FindCommand("raw"), {{"arguments", "<presence/>"}}), "/raw <presence/>");
+}
+
+TEST(CommandFormTest, AllowlistAndRoomsFormsMakeTheirCommandLines) {
+  const FormAudience admin{.sender = "root@localhost", .admin = true};
+  const std::vector<xmpp::AnswerCommand::Field> allowlist =
+      CommandForm(*FindCommand("allowlist"), admin);
+  ASSERT_EQ(allowlist.size(), 2u);
+  EXPECT_EQ(allowlist[0].var, "action");
+  EXPECT_EQ(allowlist[0].type, "list-single");
+  EXPECT_EQ(allowlist[0].value, "show");
+  EXPECT_EQ(allowlist[1].var, "entry");
+  const std::vector<xmpp::AnswerCommand::Field> rooms = CommandForm(*FindCommand("rooms"), admin);
+  ASSERT_EQ(rooms.size(), 3u);
+  EXPECT_EQ(rooms[1].type, "jid-single");
+  EXPECT_EQ(rooms[2].value, "mention");
+
+  const CommandEntry& allow = *FindCommand("allowlist");
+  EXPECT_EQ(CommandLine(allow, {{"action", "show"}, {"entry", "bob@localhost"}}), "/allowlist");
+  EXPECT_EQ(CommandLine(allow, {{"action", "add"}, {"entry", "bob@localhost"}}),
+            "/allowlist add bob@localhost");
+  EXPECT_EQ(CommandLine(allow, {{"action", "remove"}, {"entry", "example.org"}}),
+            "/allowlist remove example.org");
+  const CommandEntry& room = *FindCommand("rooms");
+  EXPECT_EQ(CommandLine(room, {{"action", "show"}}), "/rooms");
+  EXPECT_EQ(CommandLine(room, {{"action", "join"},
+                               {"room", "lobby@conference.localhost"},
+                               {"activation", "all"}}),
+            "/rooms join lobby@conference.localhost all");
+  EXPECT_EQ(CommandLine(room, {{"action", "leave"},
+                               {"room", "lobby@conference.localhost"},
+                               {"activation", "mention"}}),
+            "/rooms leave lobby@conference.localhost");
 }
 
 TEST(AdhocSessionsTest, SessionsExpireAndAreBounded) {
