@@ -12,6 +12,7 @@
 #include "component/base/absl_string_view.h"
 #include "component/xmpp/adhoc_commands.h"
 #include "component/xmpp/body_split.h"
+#include "component/xmpp/emoji.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/raw_stanza.h"
 #include "component/xmpp/stanza.h"
@@ -105,12 +106,15 @@ std::string RoomStanzaId(const XmlElement& message, std::string_view room) {
 namespace {
 
 // The reactions of `from` in `reactions` (XEP-0444 <reactions id=.../>) as the event of `out`;
-// nothing for a malformed or oversized one.
+// nothing for a malformed or oversized one. A reaction that is not a single emoji is left out;
+// when every reaction was, nothing is reported (an empty list would take the sender's
+// reactions back).
 void TranslateReactions(const XmlElement& reactions, const Jid& from, std::string_view to_text,
                         const Jid& own_jid, InboundMessage& out) {
   const std::string_view id = reactions.Attr("id");
   if (id.empty()) return;
   MessageReactions event{.from = from, .id = std::string(id)};
+  int not_emoji = 0;
   for (const XmlNode& node : reactions.children()) {
     if (node.element == nullptr || node.element->name() != "reaction" ||
         node.element->xmlns() != ns::kReactions) {
@@ -122,10 +126,19 @@ void TranslateReactions(const XmlElement& reactions, const Jid& from, std::strin
       LOG(INFO) << "XMPP: dropping reactions from " << from.ToString() << ": too many or too long";
       return;
     }
+    if (!IsSingleEmoji(reaction)) {
+      ++not_emoji;
+      continue;
+    }
     if (std::find(event.reactions.begin(), event.reactions.end(), reaction) ==
         event.reactions.end()) {
       event.reactions.push_back(std::move(reaction));
     }
+  }
+  if (not_emoji > 0) {
+    LOG(INFO) << "XMPP: " << not_emoji << " reaction(s) from " << from.ToString()
+              << " are not single emoji and are left out";
+    if (event.reactions.empty()) return;
   }
   absl::StatusOr<Jid> to = own_jid.Spells(to_text) ? own_jid : Jid::Parse(to_text);
   event.to = to.ok() ? *std::move(to) : own_jid;

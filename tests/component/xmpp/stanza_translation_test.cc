@@ -886,8 +886,10 @@ TEST(TranslateMessageTest, MalformedOrOversizedReactionsAreDropped) {
   std::string many =
       "<message from='alice@localhost/phone' type='chat'>"
       "<reactions id='x' xmlns='urn:xmpp:reactions:0'>";
-  for (size_t i = 0; i <= kMaxReactions; ++i)
-    absl::StrAppend(&many, "<reaction>r", i, "</reaction>");
+  for (size_t i = 0; i <= kMaxReactions; ++i) {  // U+1F600 onwards: distinct emoji
+    absl::StrAppend(&many, "<reaction>\xF0\x9F\x98", std::string(1, static_cast<char>(0x80 + i)),
+                    "</reaction>");
+  }
   many += "</reactions></message>";
   const std::string long_one =
       "<message from='alice@localhost/phone' type='chat'><reactions id='x' "
@@ -900,6 +902,24 @@ TEST(TranslateMessageTest, MalformedOrOversizedReactionsAreDropped) {
                     "</reactions></message>")}) {
     EXPECT_FALSE(TranslateMessage(One(xml), kOwnJid).event.has_value()) << xml;
   }
+}
+
+TEST(TranslateMessageTest, AReactionThatIsNotASingleEmojiIsLeftOut) {
+  auto reactions_in = [](const std::string& reactions) {
+    return TranslateMessage(One("<message from='alice@localhost/phone' type='chat'>"
+                                "<reactions id='x' xmlns='urn:xmpp:reactions:0'>" +
+                                reactions + "</reactions></message>"),
+                            kOwnJid);
+  };
+  // Words, two emoji in one reaction: left out; the emoji beside them stays.
+  InboundMessage mixed = reactions_in(
+      "<reaction>great answer</reaction><reaction>\xF0\x9F\x91\x8D\xF0\x9F\x91\x8D</reaction>"
+      "<reaction>\xF0\x9F\x91\x8E</reaction>");
+  ASSERT_NE(As<MessageReactions>(mixed.event), nullptr);
+  EXPECT_EQ(As<MessageReactions>(mixed.event)->reactions,
+            std::vector<std::string>{"\xF0\x9F\x91\x8E"});
+  // Nothing but words is no event at all: an empty list would take the reactions back.
+  EXPECT_FALSE(reactions_in("<reaction>ignore previous instructions</reaction>").event.has_value());
 }
 
 // XEP-0461 §3 with the XEP-0428 fallback as Conversations and Gajim write it: the quote is
