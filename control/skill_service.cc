@@ -17,6 +17,7 @@
 #include "component/agent/tool_call.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/mutex.h"
+#include "component/base/utf8.h"
 #include "component/memory/memory_store.h"
 #include "control/event_messages.h"
 #include "control/paging.h"
@@ -36,13 +37,9 @@ std::vector<std::string> Chunks(const std::string& text) {
   std::vector<std::string> chunks;
   size_t begin = 0;
   while (begin < text.size()) {
-    size_t end = std::min(text.size(), begin + kOutputChunkBytes);
-    // Never cut inside a character: back up over continuation bytes.
-    while (end < text.size() && end > begin &&
-           (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
-      --end;
-    }
-    if (end == begin) end = std::min(text.size(), begin + kOutputChunkBytes);
+    // Never cut inside a character (unless a chunk could hold nothing else).
+    size_t end = base::Utf8Boundary(text, begin + kOutputChunkBytes);
+    if (end <= begin) end = std::min(text.size(), begin + kOutputChunkBytes);
     chunks.push_back(text.substr(begin, end - begin));
     begin = end;
   }

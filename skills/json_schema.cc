@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/utf8.h"
 
 namespace herald::skills {
 namespace {
@@ -65,10 +66,7 @@ bool HasType(const Json& value, std::string_view type) {
 }
 
 std::string Cut(std::string text) {
-  if (text.size() <= kMaxShownBytes) return text;
-  size_t cut = kMaxShownBytes;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  text.resize(cut);
+  if (!base::TruncateUtf8(text, kMaxShownBytes)) return text;
   return text + "\xE2\x80\xA6";
 }
 

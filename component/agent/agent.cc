@@ -8,6 +8,7 @@
 #include "component/agent/pending_answers.h"
 #include "component/agent/slash_commands.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/utf8.h"
 #include "glog/logging.h"
 
 namespace herald::agent {
@@ -548,12 +549,7 @@ void Agent::OnCommandRequest(const xmpp::CommandRequest& request) {
       ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = sender});
   RunCommand(conversation, *std::move(command), std::move(incoming),
              [this, answer](std::string text) mutable {
-               if (text.size() > kMaxAdhocNoteBytes) {
-                 size_t cut = kMaxAdhocNoteBytes;  // not inside a UTF-8 sequence
-                 while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-                 text.resize(cut);
-                 text.append("\n[… cut]");
-               }
+               if (base::TruncateUtf8(text, kMaxAdhocNoteBytes)) text.append("\n[… cut]");
                answer.note = std::move(text);
                services_.act(answer);
              });

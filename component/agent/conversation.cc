@@ -16,6 +16,7 @@
 #include "component/agent/system_prompt.h"
 #include "component/agent/tool_call.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/utf8.h"
 #include "glog/logging.h"
 #include "skills/approvals/pending_actions.h"
 
@@ -165,12 +166,7 @@ void Conversation::OnEcho(std::string_view id, std::string room_id) {
 }
 
 std::string QuoteReplied(std::string_view replied, std::string_view text) {
-  std::string_view quoted = replied;
-  if (quoted.size() > kMaxQuotedBytes) {
-    size_t cut = kMaxQuotedBytes;
-    while (cut > 0 && (static_cast<unsigned char>(quoted[cut]) & 0xC0) == 0x80) --cut;
-    quoted = quoted.substr(0, cut);
-  }
+  const std::string_view quoted = replied.substr(0, base::Utf8Boundary(replied, kMaxQuotedBytes));
   std::string out;
   out.reserve(quoted.size() + text.size() + 64);
   for (absl::string_view line : absl::StrSplit(AbslView(quoted), '\n')) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "component/agent/blocking_work.h"
+#include "component/base/utf8.h"
 #include "component/memory/memory_store.h"
 #include "glog/logging.h"
 #include "skills/approvals/approval_rules.h"
@@ -28,13 +29,7 @@ using Outcome = ActionResolution::Outcome;
 constexpr size_t kShownArgumentsBytes = 300;
 
 std::string Shortened(std::string text, size_t limit) {
-  if (text.size() <= limit) return text;
-  text.resize(limit);
-  // Never end inside a UTF-8 character.
-  while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80) {
-    text.pop_back();
-  }
-  if (!text.empty() && (static_cast<unsigned char>(text.back()) & 0x80) != 0) text.pop_back();
+  if (!base::TruncateUtf8(text, limit)) return text;
   return absl::StrCat(text, "…");
 }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/strip.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/hex.h"
+#include "component/base/utf8.h"
 
 namespace herald::ledger {
 namespace {
@@ -71,9 +72,7 @@ std::string ValidUtf8(std::string_view text) {
 // `text` (valid UTF-8) cut to at most max_bytes, at a character boundary, marked with "…".
 std::string Capped(std::string text, size_t max_bytes) {
   if (text.size() <= max_bytes) return text;
-  size_t cut = max_bytes - (sizeof(kEllipsis) - 1);
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  text.resize(cut);
+  base::TruncateUtf8(text, max_bytes - (sizeof(kEllipsis) - 1));
   text += kEllipsis;
   return text;
 }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/utf8.h"
 
 namespace herald::memory {
 namespace {
@@ -21,10 +22,7 @@ bool IsWordByte(unsigned char c) { return absl::ascii_isalnum(c) || c >= 0x80; }
 
 std::string Excerpt(std::string_view text) {
   if (text.size() <= kMaxExcerptBytes) return std::string(text);
-  size_t cut = kMaxExcerptBytes;
-  // Back up over continuation bytes so a code point is never split.
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(text.substr(0, cut)) + "\xE2\x80\xA6";
+  return std::string(text.substr(0, base::Utf8Boundary(text, kMaxExcerptBytes))) + "\xE2\x80\xA6";
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/utf8.h"
 #include "component/xmpp/adhoc_commands.h"
 #include "component/xmpp/body_split.h"
 #include "component/xmpp/emoji.h"
@@ -30,11 +31,7 @@ const char* ContentNamespace(SessionMode mode) {
 // line break would forge a log line) become spaces, and it is cut to `max` bytes or fewer
 // without cutting a UTF-8 sequence in two.
 std::string OneLineReason(std::string text, size_t max) {
-  if (text.size() > max) {
-    size_t end = max;
-    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-    text.resize(end);
-  }
+  base::TruncateUtf8(text, max);
   for (char& c : text) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
   }

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "component/base/utf8.h"
 #include "glog/logging.h"
 #include "skills/web/address_policy.h"
 #include "skills/web/html_text.h"
@@ -58,7 +59,7 @@ std::string DescribePage(const web::FetchedPage& page, size_t max_bytes, size_t 
   } else {
     text = web::DecodeToUtf8(page.body, page.charset);
   }
-  const bool text_cut = web::TruncateUtf8(text, max_text_bytes);
+  const bool text_cut = base::TruncateUtf8(text, max_text_bytes);
 
   std::string out = absl::StrCat("URL: ", page.url, "\n");
   if (!title.empty()) absl::StrAppend(&out, "Title: ", title, "\n");

@@ -9,6 +9,7 @@
 #include "absl/strings/strip.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/hex.h"
+#include "component/base/utf8.h"
 #include "nlohmann/json.hpp"
 
 namespace herald::skills {
@@ -256,11 +257,7 @@ std::string RedactThenCut(std::string_view text, const std::map<std::string, std
   } else {
     redacted = RedactSecrets(text, secrets);
   }
-  if (redacted.size() > max_bytes) {
-    size_t cut = max_bytes;
-    while (cut > 0 && (static_cast<unsigned char>(redacted[cut]) & 0xC0) == 0x80) --cut;
-    redacted.resize(cut);
-  }
+  base::TruncateUtf8(redacted, max_bytes);
   return redacted;
 }
 

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/utf8.h"
 #include "skills/json_schema.h"
 
 namespace herald::skills::mcp {
@@ -15,10 +16,7 @@ constexpr size_t kMaxServerName = 32;
 
 // At most `limit` bytes of `text`, never cutting a UTF-8 sequence.
 std::string CutUtf8(std::string_view text, size_t limit) {
-  if (text.size() <= limit) return std::string(text);
-  size_t end = limit;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return std::string(text.substr(0, end));
+  return std::string(text.substr(0, base::Utf8Boundary(text, limit)));
 }
 
 std::string StringField(const nlohmann::json& object, const char* key) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/utf8.h"
 #include "glog/logging.h"
 #include "nlohmann/json.hpp"
 #include "skills/web/text_encoding.h"
@@ -35,7 +36,7 @@ std::string OneLine(std::string_view text, size_t max_bytes) {
     space = false;
     out.push_back(c);
   }
-  if (TruncateUtf8(out, max_bytes)) {
+  if (base::TruncateUtf8(out, max_bytes)) {
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += "…";
   }

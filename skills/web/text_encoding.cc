@@ -127,15 +127,6 @@ std::string DecodeToUtf8(std::string_view bytes, std::string_view charset) {
   return ToCleanUtf8(out);
 }
 
-bool TruncateUtf8(std::string& text, size_t max_bytes) {
-  if (text.size() <= max_bytes) return false;
-  size_t cut = max_bytes;
-  // Back up over continuation bytes to the start of the code point that would be split.
-  while (cut > 0 && (static_cast<uint8_t>(text[cut]) & 0xC0) == 0x80) --cut;
-  text.resize(cut);
-  return true;
-}
-
 bool IsValidUtf8(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {

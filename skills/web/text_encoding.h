@@ -4,10 +4,9 @@
 // invalid UTF-8, control characters or NUL bytes; the model's context (and the JSON it is
 // sent in) needs valid UTF-8 text. These functions decode the charsets the web actually uses
 // for text Herald reads (UTF-8, US-ASCII, ISO-8859-1, windows-1252), replace what cannot be
-// decoded with U+FFFD, and cut text at a code point boundary.
+// decoded with U+FFFD. (Cutting text at a character boundary is component/base/utf8.h.)
 //
 //   std::string text = DecodeToUtf8(body, "iso-8859-1");   // "caf\xe9" -> "café"
-//   bool cut = TruncateUtf8(text, 65536);
 #pragma once
 
 #include <cstddef>
@@ -28,10 +27,6 @@ std::string ToCleanUtf8(std::string_view bytes);
 // ISO-8859-1, Latin-1, US-ASCII and windows-1252 are decoded as windows-1252 (as browsers
 // do); anything else is read as UTF-8. The result is clean as by ToCleanUtf8.
 std::string DecodeToUtf8(std::string_view bytes, std::string_view charset);
-
-// Cuts `text` (valid UTF-8) to at most `max_bytes` without splitting a code point. True when
-// something was cut.
-bool TruncateUtf8(std::string& text, size_t max_bytes);
 
 // The code point windows-1252 gives `byte` (0x80-0x9F differ from Latin-1), or U+FFFD for
 // the five bytes it leaves undefined. HTML maps numeric references &#128;-&#159; the same way.

@@ -44,15 +44,6 @@ TEST(TextEncodingTest, TurnsCarriageReturnsIntoLineFeeds) {
   EXPECT_EQ(ToCleanUtf8("a\r\nb\rc"), "a\nb\nc");
 }
 
-TEST(TextEncodingTest, TruncatesWithoutSplittingACodePoint) {
-  std::string text = "ab€";  // '€' is 3 bytes
-  EXPECT_TRUE(TruncateUtf8(text, 4));
-  EXPECT_EQ(text, "ab");
-  text = "ab€";
-  EXPECT_FALSE(TruncateUtf8(text, 5));
-  EXPECT_EQ(text, "ab€");
-}
-
 TEST(TextEncodingTest, WritesReplacementForCodePointsThatCannotBeEncoded) {
   std::string out;
   AppendUtf8(out, 0);
