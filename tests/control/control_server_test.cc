@@ -125,9 +125,22 @@ class ControlServerTest : public ::testing::Test {
     return busy;
   }
 
+  // The configuration's files, read on the I/O loop, which owns the configuration (a change
+  // replaces it there).
+  std::string StatePath() {
+    std::string path;
+    env_.OnLoop([&] { path = env_.config().control.state_path; });
+    return path;
+  }
+  std::string AuditPath() {
+    std::string path;
+    env_.OnLoop([&] { path = env_.config().control.audit_path; });
+    return path;
+  }
+
   std::string AuditText() {
     EXPECT_TRUE(env_.audit().Flush().ok());
-    std::ifstream in(env_.config().control.audit_path);
+    std::ifstream in(AuditPath());
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
@@ -669,7 +682,7 @@ TEST_F(PendingActionServiceTest, CredentialsAreStoredForAnOwnerAndNeverEchoedOrA
             kValue);
 
   ASSERT_TRUE(env_.audit().Flush().ok());
-  std::ifstream in(env_.config().control.audit_path);
+  std::ifstream in(AuditPath());
   const std::string audit((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_TRUE(absl::StrContains(audit, "ProvideCredentials")) << audit;
   EXPECT_TRUE(absl::StrContains(audit, "alice@localhost (GITHUB_TOKEN)")) << audit;
@@ -863,7 +876,7 @@ TEST_F(ControlServerTest, UpdateAllowlistTakesEffectAndIsPersistedForTheNextStar
 
   // What the next start lays over the configuration file.
   config::Config fresh = config::LoadConfigFile(env_.config_path()).value();
-  ASSERT_TRUE(ApplyRuntimeState(env_.config().control.state_path, fresh).ok());
+  ASSERT_TRUE(ApplyRuntimeState(StatePath(), fresh).ok());
   EXPECT_EQ(fresh.agent.allowed_jids, jids);
   EXPECT_EQ(fresh.agent.allowed_domains, (std::vector<std::string>{"localhost", "example.org"}));
 
@@ -995,7 +1008,7 @@ TEST_F(ControlServerTest, RoomsAreJoinedAndLeftAtRunTimeAndPersisted) {
   EXPECT_FALSE(rooms.rooms(0).joined());  // the session never came online here
 
   config::Config fresh = config::LoadConfigFile(env_.config_path()).value();
-  ASSERT_TRUE(ApplyRuntimeState(env_.config().control.state_path, fresh).ok());
+  ASSERT_TRUE(ApplyRuntimeState(StatePath(), fresh).ok());
   ASSERT_EQ(fresh.rooms.size(), 1u);
   EXPECT_EQ(fresh.rooms[0].activation, "all");
 
@@ -1008,7 +1021,7 @@ TEST_F(ControlServerTest, RoomsAreJoinedAndLeftAtRunTimeAndPersisted) {
   EXPECT_EQ(admin_->LeaveRoom(Context("administrator").get(), leave, &left).error_code(),
             grpc::StatusCode::NOT_FOUND);
   fresh = config::LoadConfigFile(env_.config_path()).value();
-  ASSERT_TRUE(ApplyRuntimeState(env_.config().control.state_path, fresh).ok());
+  ASSERT_TRUE(ApplyRuntimeState(StatePath(), fresh).ok());
   EXPECT_TRUE(fresh.rooms.empty());
 
   join.mutable_room()->set_activation("sometimes");
@@ -1057,7 +1070,7 @@ TEST_F(ControlServerTest, AnAdminChangesTheAllowlistAndRoomsInChatThroughTheReco
   EXPECT_THAT(read.jids(), ::testing::Contains("carol@localhost"));
   // Recorded: the next start has it too.
   config::Config fresh = config::LoadConfigFile(env_.config_path()).value();
-  ASSERT_TRUE(ApplyRuntimeState(env_.config().control.state_path, fresh).ok());
+  ASSERT_TRUE(ApplyRuntimeState(StatePath(), fresh).ok());
   EXPECT_THAT(fresh.agent.allowed_jids, ::testing::Contains("carol@localhost"));
 
   EXPECT_EQ(say("alice@localhost", "/allowlist add carol@localhost/phone"),
@@ -1089,7 +1102,7 @@ TEST_F(ControlServerTest, AnAdminChangesTheAllowlistAndRoomsInChatThroughTheReco
             "Could not leave lobby@conference.localhost: Herald is not in room "
             "lobby@conference.localhost");
   fresh = config::LoadConfigFile(env_.config_path()).value();
-  ASSERT_TRUE(ApplyRuntimeState(env_.config().control.state_path, fresh).ok());
+  ASSERT_TRUE(ApplyRuntimeState(StatePath(), fresh).ok());
   EXPECT_TRUE(fresh.rooms.empty());
 
   // Every change is audited with the admin as actor, refused ones too.
@@ -1161,7 +1174,7 @@ TEST_F(ControlServerTest, LeaveRoomLeavesARoomJoinedOnAnInvitation) {
             std::vector<std::string>{"leave party@conference.localhost/herald"});
   ASSERT_TRUE(admin_->ListRooms(Context("reader").get(), {}, &rooms).ok());
   EXPECT_EQ(rooms.rooms_size(), 0);
-  absl::StatusOr<RuntimeState> state = LoadRuntimeState(env_.config().control.state_path);
+  absl::StatusOr<RuntimeState> state = LoadRuntimeState(StatePath());
   ASSERT_TRUE(state.ok()) << state.status();
   EXPECT_EQ(state->leave_rooms, std::vector<std::string>{"party@conference.localhost"});
 }
