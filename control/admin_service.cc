@@ -15,6 +15,7 @@
 #include "control/config_reload.h"
 #include "control/event_messages.h"
 #include "control/runtime_changes.h"
+#include "control/runtime_editor.h"
 #include "control/runtime_state.h"
 
 namespace herald::control {
