@@ -171,6 +171,13 @@ std::string SqliteStatement::ColumnText(int column) const {
   return std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(size));
 }
 
+std::string_view SqliteStatement::ColumnBlobView(int column) const {
+  const void* blob = sqlite3_column_blob(statement_, column);
+  const int size = sqlite3_column_bytes(statement_, column);
+  if (blob == nullptr) return {};
+  return std::string_view(static_cast<const char*>(blob), static_cast<size_t>(size));
+}
+
 std::string SqliteStatement::ColumnBlob(int column) const {
   const void* blob = sqlite3_column_blob(statement_, column);
   const int size = sqlite3_column_bytes(statement_, column);

@@ -53,6 +53,8 @@ class SqliteStatement {
   double ColumnDouble(int column) const;
   std::string ColumnText(int column) const;
   std::string ColumnBlob(int column) const;
+  // The blob without a copy; valid until the next Step, Reset or destruction.
+  std::string_view ColumnBlobView(int column) const;
 
  private:
   absl::Status Check(int code, std::string_view what) const;

@@ -2,7 +2,8 @@
 queries paraphrased from them (issue 10, docs/BENCHMARKS.md).
 
 The registry is JSON Lines in the format of SPEC §11, one tool an object (`id`, `name`,
-`description`, `input_schema`, `tags`, `category`), from real text: the npm and PyPI package
+`description`, `input_schema`, `tags`, `category`, and an `executor` that names an HTTP
+endpoint nobody calls), from real text: the npm and PyPI package
 summaries of the package lists given with --packages (TSV with a header; `name` first,
 `summary` last), then Debian's package descriptions (`apt-cache dumpavail`: the short one, and
 each paragraph of the long one as a tool of its own; the installed packages' when apt has no
@@ -82,7 +83,9 @@ def build_registry(size, packages_dir=None):
             seen.add(tool_id)
             tools.append({"id": tool_id, "name": name, "description": text,
                           "input_schema": {"type": "object"}, "tags": [category],
-                          "category": category})
+                          "category": category,
+                          "executor": {"type": "http", "method": "GET",
+                                       "url": "https://tools.example/run/" + tool_id}})
             if len(tools) >= size:
                 return tools
     originals = len(tools)
