@@ -43,6 +43,7 @@
 #include "skills/mcp/mcp_servers.h"
 #include "skills/registry.h"
 #include "skills/sandbox/sandbox_runner.h"
+#include "skills/tool_search/tool_search.h"
 
 ABSL_FLAG(std::string, config, "", "Path of the TOML configuration file to run with.");
 ABSL_FLAG(std::string, check_config, "",
@@ -183,6 +184,14 @@ int Serve(const std::string& path) {
     credentials = *std::move(opened);
   }
   skills::PendingActions pending_actions(io);
+  // The external tool registry (S6): imported and searched through the control plane.
+  absl::StatusOr<std::unique_ptr<skills::ToolSearch>> tool_search =
+      skills::ToolSearch::Open(workers, config->skills.tool_registry_path,
+                               {.thesaurus_path = config->skills.tool_thesaurus_path});
+  if (!tool_search.ok()) {
+    std::cerr << "herald: [skills] tool_registry_path: " << tool_search.status().message() << "\n";
+    return base::kExitConfig;
+  }
 
   // External skills (manifests in [skills] path) run in the sandbox; a broken manifest
   // disables only its own skill.
@@ -295,6 +304,7 @@ int Serve(const std::string& path) {
       .version = kVersion,
       .pending_actions = &pending_actions,
       .credentials = credentials.get(),
+      .tool_search = tool_search->get(),
       .notices = notices};
   absl::StatusOr<std::unique_ptr<control::ControlServer>> control =
       control::ControlServer::Start(config->control, control_services);

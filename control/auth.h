@@ -52,6 +52,8 @@ inline constexpr std::string_view kSetLimit = "/herald.v1.QuotaService/SetLimit"
 inline constexpr std::string_view kRemoveLimit = "/herald.v1.QuotaService/RemoveLimit";
 inline constexpr std::string_view kListSkills = "/herald.v1.SkillService/ListSkills";
 inline constexpr std::string_view kExecuteSkill = "/herald.v1.SkillService/ExecuteSkill";
+inline constexpr std::string_view kImportTools = "/herald.v1.SkillService/ImportTools";
+inline constexpr std::string_view kSearchTools = "/herald.v1.SkillService/SearchTools";
 inline constexpr std::string_view kListPendingActions =
     "/herald.v1.SkillService/ListPendingActions";
 inline constexpr std::string_view kApprove = "/herald.v1.SkillService/Approve";
@@ -92,6 +94,8 @@ inline constexpr MethodScope kMethodScopes[] = {
     {methods::kRemoveLimit, Scope::kAdmin},
     {methods::kListSkills, Scope::kRead},
     {methods::kExecuteSkill, Scope::kExecute},
+    {methods::kImportTools, Scope::kAdmin},
+    {methods::kSearchTools, Scope::kRead},
     {methods::kGetStatus, Scope::kRead},
     {methods::kReloadConfig, Scope::kAdmin},
     {methods::kGetAllowlist, Scope::kRead},

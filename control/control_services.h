@@ -28,6 +28,7 @@
 #include "skills/approvals/pending_actions.h"
 #include "skills/credentials/credential_store.h"
 #include "skills/registry.h"
+#include "skills/tool_search/tool_search.h"
 
 namespace herald::control {
 
@@ -61,6 +62,8 @@ struct ControlServices {
   // null: then those RPCs say what is not configured.
   skills::PendingActions* pending_actions = nullptr;
   skills::CredentialStore* credentials = nullptr;
+  // The external tool registry (S6) that ImportTools and SearchTools use; null: not opened.
+  skills::ToolSearch* tool_search = nullptr;
   // What an operator should know about this host, found at startup (isolation the sandbox
   // could not have, manifests that were refused, credentials not kept); GetStatus lists them.
   std::vector<std::string> notices;

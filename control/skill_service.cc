@@ -21,6 +21,7 @@
 #include "component/memory/memory_store.h"
 #include "control/event_messages.h"
 #include "control/paging.h"
+#include "control/tool_import.h"
 #include "nlohmann/json.hpp"
 #include "skills/external/external_skill.h"
 
@@ -444,6 +445,82 @@ grpc::ServerUnaryReactor* SkillService::ProvideCredentials(
     }
     store_then(action->credential_owner, action_id);
   });
+  return call->reactor();
+}
+
+namespace {
+
+// A refused ImportTools call: finished at once, audited by on_done.
+class RefusedImport final
+    : public grpc::ServerBidiReactor<v1::ImportToolsRequest, v1::ImportToolsEvent> {
+ public:
+  RefusedImport(grpc::Status status, std::function<void(const grpc::Status&)> on_done)
+      : status_(status), on_done_(std::move(on_done)) {
+    Finish(std::move(status));
+  }
+  void OnDone() override {
+    on_done_(status_);
+    delete this;
+  }
+
+ private:
+  grpc::Status status_;
+  std::function<void(const grpc::Status&)> on_done_;
+};
+
+constexpr size_t kMaxToolQueryBytes = 4096;
+
+grpc::Status NoToolRegistry() {
+  return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                      "the tool registry is not open ([skills] tool_registry_path)");
+}
+
+}  // namespace
+
+grpc::ServerBidiReactor<v1::ImportToolsRequest, v1::ImportToolsEvent>* SkillService::ImportTools(
+    grpc::CallbackServerContext* context) {
+  absl::StatusOr<Caller> caller = control_.Authorize(context, methods::kImportTools);
+  const std::string actor = caller.ok() ? caller->name : "anonymous";
+  auto audit = [this, actor](const grpc::Status& status) {
+    control_.Audit(actor, methods::kImportTools, "", status);
+  };
+  if (!caller.ok()) return new RefusedImport(ToGrpcStatus(caller.status()), audit);
+  skills::ToolSearch* search = control_.services().tool_search;
+  if (search == nullptr) return new RefusedImport(NoToolRegistry(), audit);
+  return new ToolImportReactor(context, *search, audit);
+}
+
+grpc::ServerUnaryReactor* SkillService::SearchTools(grpc::CallbackServerContext* context,
+                                                    const v1::SearchToolsRequest* request,
+                                                    v1::SearchToolsResponse* response) {
+  auto call = control_.BeginUnary(context, methods::kSearchTools);
+  if (!call->authorized()) return call->reactor();
+  skills::ToolSearch* search = control_.services().tool_search;
+  if (search == nullptr) return call->Finish(NoToolRegistry());
+  const int k = request->k() == 0 ? 10 : request->k();
+  if (k < 1 || k > skills::kMaxSearchResults) {
+    return call->Finish(
+        InvalidArgument(absl::StrCat("k must be from 1 to ", skills::kMaxSearchResults)));
+  }
+  if (request->query().size() > kMaxToolQueryBytes) {
+    return call->Finish(
+        InvalidArgument(absl::StrCat("query is longer than ", kMaxToolQueryBytes, " bytes")));
+  }
+  search->Search(request->query(), k,
+                 [call, response](absl::StatusOr<std::vector<skills::ToolMatch>> matches) {
+                   if (!matches.ok()) {
+                     call->Finish(matches.status());
+                     return;
+                   }
+                   for (skills::ToolMatch& match : *matches) {
+                     v1::ToolMatch* out = response->add_matches();
+                     out->set_id(std::move(match.id));
+                     out->set_name(std::move(match.name));
+                     out->set_description(std::move(match.description));
+                     out->set_score(match.score);
+                   }
+                   call->Finish(grpc::Status::OK);
+                 });
   return call->reactor();
 }
 

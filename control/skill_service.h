@@ -11,6 +11,9 @@
 // credential value goes to the encrypted store and the waiting run, never into a response,
 // the audit log or a log line.
 //
+// The external tool registry (S6, docs/tool-search.md) is imported (control/tool_import.h)
+// and searched here.
+//
 //   SkillService skills(control_context);
 //   builder.RegisterService(&skills);
 #pragma once
@@ -41,6 +44,11 @@ class SkillService final : public v1::SkillService::CallbackService {
   grpc::ServerUnaryReactor* ProvideCredentials(grpc::CallbackServerContext* context,
                                                const v1::ProvideCredentialsRequest* request,
                                                v1::ProvideCredentialsResponse* response) override;
+  grpc::ServerBidiReactor<v1::ImportToolsRequest, v1::ImportToolsEvent>* ImportTools(
+      grpc::CallbackServerContext* context) override;
+  grpc::ServerUnaryReactor* SearchTools(grpc::CallbackServerContext* context,
+                                        const v1::SearchToolsRequest* request,
+                                        v1::SearchToolsResponse* response) override;
 
  private:
   // Approve and Deny.

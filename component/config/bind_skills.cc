@@ -176,8 +176,9 @@ void BindApprovals(Binder& b, const Section& skills, skills::ApprovalRules& appr
   b.Integer(s, "timeout_seconds", &approvals.timeout_seconds);
 }
 
-// The credential store's files. Whether the key files exist, are private and hold a key is
-// checked when the store opens (CredentialStore::Open), which says how to fix each problem.
+// The credential store's and the tool registry's files. Whether the key files exist, are private
+// and hold a key is checked when the store opens (CredentialStore::Open), which says how to fix
+// each problem.
 void BindCredentials(Binder& b, const Section& s, SkillsConfig& skills) {
   auto has_nul = [](const std::string& path) { return path.find('\0') != std::string::npos; };
   std::string path;
@@ -186,6 +187,21 @@ void BindCredentials(Binder& b, const Section& s, SkillsConfig& skills) {
       b.Error(s, "credentials_path", "skills.credentials_path must not contain a NUL byte");
     } else {
       skills.credentials_path = std::move(path);
+    }
+  }
+  if (b.NonEmptyString(s, "tool_registry_path", &path)) {
+    if (has_nul(path)) {
+      b.Error(s, "tool_registry_path", "skills.tool_registry_path must not contain a NUL byte");
+    } else {
+      skills.tool_registry_path = std::move(path);
+    }
+  }
+  std::string thesaurus;
+  if (b.String(s, "tool_thesaurus_path", &thesaurus)) {
+    if (has_nul(thesaurus)) {
+      b.Error(s, "tool_thesaurus_path", "skills.tool_thesaurus_path must not contain a NUL byte");
+    } else {
+      skills.tool_thesaurus_path = std::move(thesaurus);
     }
   }
   std::string key_file;

@@ -144,6 +144,11 @@ struct SkillsConfig {
   // AES-256-GCM under a 32-byte key from credentials_key_file, or when that is "" from the
   // environment variable HERALD_CREDENTIALS_KEY (64 hex digits).
   std::string credentials_path = "./data/credentials.db";
+  // The external tool registry and its search index (S6; docs/tool-search.md): SQLite.
+  std::string tool_registry_path = "./data/tools.db";
+  // WordNet's folder (Debian's wordnet-base), for the alternatives of a query's words; "" or
+  // a folder without WordNet: no alternatives. Read when a registry is imported.
+  std::string tool_thesaurus_path = "/usr/share/wordnet";
   std::string credentials_key_file;
   // Rotation: entries sealed under these keys are re-sealed under the current one at start.
   std::vector<std::string> credentials_previous_key_files;

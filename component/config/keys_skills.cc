@@ -200,6 +200,21 @@ void DeclareSkillKeys(std::vector<ConfigKey>& keys) {
                "Values are sealed with AES-256-GCM; see [skills.md, "
                "Credentials](skills.md#credentials)"),
       Restart(
+          "skills.tool_registry_path", K::kString,
+          [](auto& c) -> auto& { return c.skills.tool_registry_path; })
+          .Type("string, not empty")
+          .Doc("`\"./data/tools.db\"`",
+               "the external tool registry and its search index (SQLite; created mode 0600, "
+               "missing folders 0700), filled by `heraldctl tools import`; see "
+               "[tool-search.md](tool-search.md)"),
+      Restart(
+          "skills.tool_thesaurus_path", K::kString,
+          [](auto& c) -> auto& { return c.skills.tool_thesaurus_path; })
+          .Doc("`\"/usr/share/wordnet\"`",
+               "WordNet's folder (Debian's `wordnet-base`): a tool search also looks for the "
+               "alternatives of the query's words. Read when a registry is imported; `\"\"`, or a "
+               "folder without WordNet: no alternatives"),
+      Restart(
           "skills.credentials_key_file", K::kString,
           [](auto& c) -> auto& { return c.skills.credentials_key_file; })
           .Doc("`\"\"`",

@@ -28,6 +28,7 @@
 #include "control/runtime_state.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "proto/herald/v1/admin.grpc.pb.h"
 #include "proto/herald/v1/quota.grpc.pb.h"
 #include "proto/herald/v1/session.grpc.pb.h"
@@ -1512,6 +1513,83 @@ TEST(ControlServerHealthTest, HealthAndReflectionNeedNoToken) {
   queue.Next(&tag, &ok);
   queue.Shutdown();
   while (queue.Next(&tag, &ok)) {
+  }
+}
+
+}  // namespace
+}  // namespace herald::control
+
+namespace herald::control {
+namespace {
+
+std::string ToolLine(const std::string& id, const std::string& description) {
+  return nlohmann::json({{"id", id},
+                         {"name", id},
+                         {"description", description},
+                         {"input_schema", {{"type", "object"}}},
+                         {"executor", {{"type", "skill"}, {"skill", "shout"}}}})
+             .dump() +
+         "\n";
+}
+
+// Uploads `pieces` through ImportTools and collects what the server streams back.
+grpc::Status ImportTools(v1::SkillService::Stub& stub, grpc::ClientContext* context,
+                         const std::vector<std::string>& pieces,
+                         std::vector<v1::ImportToolsEvent>* events) {
+  auto stream = stub.ImportTools(context);
+  for (const std::string& piece : pieces) {
+    v1::ImportToolsRequest request;
+    request.set_data(piece);
+    if (!stream->Write(request)) break;
+  }
+  stream->WritesDone();
+  v1::ImportToolsEvent event;
+  while (stream->Read(&event)) events->push_back(event);
+  return stream->Finish();
+}
+
+TEST_F(ControlServerTest, AnAdminImportsAToolRegistryInPiecesAndAReaderSearchesIt) {
+  const std::string file = ToolLine("fx.convert", "Converts amounts between currencies") +
+                           "{\"id\": \"broken\"}\n" +
+                           ToolLine("clock.now", "Tells the time in any city");
+  // Cut inside a line: the pieces are one file.
+  const std::vector<std::string> pieces = {file.substr(0, 30), file.substr(30, 70),
+                                           file.substr(100)};
+  std::vector<v1::ImportToolsEvent> events;
+  EXPECT_EQ(ImportTools(*skills_, Context("reader").get(), pieces, &events).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED)
+      << "importing tools needs admin";
+  ASSERT_TRUE(ImportTools(*skills_, Context("administrator").get(), pieces, &events).ok());
+  ASSERT_FALSE(events.empty());
+  ASSERT_TRUE(events.back().has_report()) << events.back().DebugString();
+  const v1::ImportToolsReport& report = events.back().report();
+  EXPECT_EQ(report.added(), 2);
+  EXPECT_EQ(report.rejected_count(), 1);
+  ASSERT_EQ(report.rejected_size(), 1);
+  EXPECT_EQ(report.rejected(0).line(), 2);
+  EXPECT_THAT(report.rejected(0).error(), ::testing::HasSubstr("name: missing"));
+  EXPECT_EQ(report.tools(), 2);
+
+  v1::SearchToolsRequest search;
+  search.set_query("currency converter for amounts");
+  v1::SearchToolsResponse found;
+  ASSERT_TRUE(skills_->SearchTools(Context("reader").get(), search, &found).ok());
+  ASSERT_GE(found.matches_size(), 1);
+  EXPECT_EQ(found.matches(0).id(), "fx.convert");
+  EXPECT_EQ(found.matches(0).description(), "Converts amounts between currencies");
+  EXPECT_GT(found.matches(0).score(), 0);
+  search.set_k(101);
+  EXPECT_EQ(skills_->SearchTools(Context("reader").get(), search, &found).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+
+  // Importing the same file again changes nothing; the upload files are gone.
+  events.clear();
+  ASSERT_TRUE(ImportTools(*skills_, Context("administrator").get(), {file}, &events).ok());
+  ASSERT_TRUE(events.back().has_report());
+  EXPECT_EQ(events.back().report().unchanged(), 2);
+  const std::string folder = std::filesystem::path(env_.config_path()).parent_path();
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    EXPECT_FALSE(absl::StrContains(entry.path().filename().string(), ".upload-")) << entry.path();
   }
 }
 

@@ -260,6 +260,10 @@ state_path = "DIR/state/runtime-state.json"
           {.path = absl::StrCat(dir_, "/credentials.db"), .key_file = key_file});
   if (!credentials.ok()) return credentials.status();
   credentials_ = *std::move(credentials);
+  absl::StatusOr<std::unique_ptr<skills::ToolSearch>> tool_search =
+      skills::ToolSearch::Open(*workers_, absl::StrCat(dir_, "/tools.db"), {.thesaurus_path = ""});
+  if (!tool_search.ok()) return tool_search.status();
+  tool_search_ = *std::move(tool_search);
 
   turn_ = config::TurnOptionsFrom(config_);
   auto act = [this](xmpp::OutboundAction action) {
@@ -306,7 +310,8 @@ state_path = "DIR/state/runtime-state.json"
                       .own_jid = [] { return xmpp::Jid::Parse("agent.localhost").value(); },
                       .version = kVersion,
                       .pending_actions = pending_actions_.get(),
-                      .credentials = credentials_.get()});
+                      .credentials = credentials_.get(),
+                      .tool_search = tool_search_.get()});
 
   guard_ = std::make_unique<asio::executor_work_guard<asio::io_context::executor_type>>(
       io_.get_executor());

@@ -42,6 +42,7 @@
 #include "skills/credentials/credential_store.h"
 #include "skills/registry.h"
 #include "skills/sandbox/sandbox_runner.h"
+#include "skills/tool_search/tool_search.h"
 #include "tests/skills/sandbox/sandbox_test_support.h"
 
 namespace herald::control::testing {
@@ -153,6 +154,7 @@ class ControlTestEnv {
   std::unique_ptr<skills::sandbox::testing::PublicFolder> skill_folder_;
   std::unique_ptr<skills::PendingActions> pending_actions_;
   std::unique_ptr<skills::CredentialStore> credentials_;
+  std::unique_ptr<skills::ToolSearch> tool_search_;
   std::unique_ptr<agent::RuntimeServices> runtime_;
   std::unique_ptr<agent::Agent> agent_;
   std::unique_ptr<agent::RoomManager> rooms_;
