@@ -119,6 +119,20 @@ class AuthMatrixTest : public ::testing::Test {
            return Drain<decltype(skills_->ExecuteSkill(c, {})), v1::ExecuteSkillEvent>(
                skills_->ExecuteSkill(c, {}));
          }},
+        {methods::kImportTools,
+         [&](auto* c) {
+           auto stream = skills_->ImportTools(c);
+           stream->WritesDone();
+           v1::ImportToolsEvent event;
+           while (stream->Read(&event)) {
+           }
+           return stream->Finish();
+         }},
+        {methods::kSearchTools,
+         [&](auto* c) {
+           v1::SearchToolsResponse r;
+           return skills_->SearchTools(c, {}, &r);
+         }},
         {methods::kListPendingActions,
          [&](auto* c) {
            v1::ListPendingActionsResponse r;

@@ -296,6 +296,34 @@ class ProsodyControlTest(unittest.TestCase):
         self.assertEqual(self.ask(alice, "still there?"), "you said: still there?")
         self.assertIsNone(self.agent.exit_code(), "herald exited on SIGHUP")
 
+    def test_a_tool_registry_is_imported_and_searched(self):
+        self.start()
+        def tool(tool_id, description):
+            return json.dumps({"id": tool_id, "name": tool_id, "description": description,
+                               "input_schema": {"type": "object"},
+                               "executor": {"type": "http", "method": "GET",
+                                            "url": "https://tools.example/" + tool_id}})
+        path = os.path.join(self.agent.dir, "registry.jsonl")
+        with open(path, "w") as f:
+            f.write("\n".join([tool("fx.convert", "Converts amounts between currencies"),
+                               tool("clock.now", "Tells the time in any city"),
+                               '{"id": "broken", "name": "broken"}',
+                               tool("pdf.text", "Extracts the text of a PDF document")]) + "\n")
+        code, out, _ = self.heraldctl("tools", "import", path, check=False)
+        self.assertEqual(code, 1, f"a refused line must make the import exit 1:\n{out}")
+        self.assertIn("3 added", out)
+        self.assertIn("line 3: description: missing", out)
+        _, out, _ = self.heraldctl("--json", "tools", "search", "currency amounts converter",
+                                   "--k", "2")
+        matches = json.loads(out)
+        self.assertIsInstance(matches, list)
+        self.assertEqual(matches[0]["id"], "fx.convert")
+        self.assertEqual(matches[0]["name"], "fx.convert")
+        self.assertGreater(matches[0]["score"], 0)
+        self.assertLessEqual(len(matches), 2)
+        code, out, _ = self.heraldctl("tools", "import", path, check=False)
+        self.assertIn("3 unchanged", out)
+
     def test_a_wrong_or_missing_token_is_refused(self):
         self.start()
         code, _, err = self.heraldctl("status", token="not-the-token", check=False)

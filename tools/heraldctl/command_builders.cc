@@ -259,6 +259,25 @@ absl::StatusOr<Command> BuildLimitsRemove(const ParsedArguments& parsed) {
 
 // --- SkillService --------------------------------------------------------------------------
 
+absl::StatusOr<Command> BuildToolsImport(const ParsedArguments& parsed) {
+  ToolsImportCommand command;
+  command.path = parsed.positional[0];
+  if (command.path.empty()) return UsageError("FILE is empty");
+  return command;
+}
+
+absl::StatusOr<Command> BuildToolsSearch(const ParsedArguments& parsed) {
+  ToolsSearchCommand command;
+  command.query = absl::StrJoin(parsed.positional, " ");
+  if (parsed.Has("--k")) {
+    absl::StatusOr<int64_t> k = ParsePositive("--k", parsed.Value("--k"));
+    if (!k.ok()) return k.status();
+    if (*k > 100) return UsageError("--k must be from 1 to 100");
+    command.k = *k;
+  }
+  return command;
+}
+
 absl::StatusOr<Command> BuildSkillsList(const ParsedArguments& parsed) {
   SkillsListCommand command;
   if (absl::Status status = ReadLimit(parsed, &command.limit); !status.ok()) return status;

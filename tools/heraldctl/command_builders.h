@@ -35,6 +35,8 @@ absl::StatusOr<Command> BuildLimitsSet(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildLimitsRemove(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSkillsList(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSkillsRun(const ParsedArguments& parsed);
+absl::StatusOr<Command> BuildToolsImport(const ParsedArguments& parsed);
+absl::StatusOr<Command> BuildToolsSearch(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSkillsApprove(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSkillsDeny(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSkillsCredentials(const ParsedArguments& parsed);

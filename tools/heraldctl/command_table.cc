@@ -11,6 +11,7 @@ constexpr GroupSpec kGroups[] = {
     {"sessions", "conversations and their history"},
     {"limits", "token limits"},
     {"skills", "the skill registry, and runs waiting for a person"},
+    {"tools", "the external tool registry and its search"},
     {"audit", "the audit log"},
     {"allowlist", "who may talk to Herald"},
     {"rooms", "group chats"},
@@ -134,6 +135,23 @@ const std::vector<CommandSpec>& Commands() {
        1,
        1,
        &BuildSkillsRun},
+      {"tools import",
+       "FILE",
+       "Uploads a JSON Lines tool registry and imports it (docs/tool-search.md): a tool whose id "
+       "is known is replaced, a bad line is reported with its number and skipped. Exit 1 when a "
+       "line was refused.",
+       {},
+       1,
+       1,
+       &BuildToolsImport},
+      {"tools search",
+       "QUERY... [--k N]",
+       "The registry's best tools for QUERY, best first (--json: an array of {id, name, "
+       "description, score}).",
+       {{"--k", "N", "how many, 1 to 100 (default 10)"}},
+       1,
+       -1,
+       &BuildToolsSearch},
       {"skills pending",
        "",
        "The runs waiting for a person: approvals to answer with 'skills approve' or 'skills "

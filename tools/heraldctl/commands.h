@@ -65,6 +65,8 @@ class CommandRunner {
   ExitCode Execute(const SkillsApproveCommand& command);
   ExitCode Execute(const SkillsDenyCommand& command);
   ExitCode Execute(const SkillsCredentialsCommand& command);
+  ExitCode Execute(const ToolsImportCommand& command);
+  ExitCode Execute(const ToolsSearchCommand& command);
   ExitCode Execute(const EventsCommand& command);
   ExitCode Execute(const AuditVerifyCommand& command);
   ExitCode Execute(const ReloadCommand& command);

@@ -102,6 +102,13 @@ struct SkillsRunCommand {
   std::string conversation;  // "" = none; else "direct:JID", "room:JID" or "api:NAME"
 };
 struct SkillsPendingCommand {};
+struct ToolsImportCommand {
+  std::string path;  // a JSON Lines registry file, read by heraldctl and uploaded
+};
+struct ToolsSearchCommand {
+  std::string query;
+  int64_t k = 10;
+};
 struct SkillsApproveCommand {
   std::string action_id;
 };
@@ -139,9 +146,10 @@ using Command =
                  SessionsHistoryCommand, SessionsResetCommand, SessionsForgetCommand, SendCommand,
                  ConverseCommand, CancelCommand, UsageCommand, LimitsListCommand, LimitsSetCommand,
                  LimitsRemoveCommand, SkillsListCommand, SkillsRunCommand, SkillsPendingCommand,
-                 SkillsApproveCommand, SkillsDenyCommand, SkillsCredentialsCommand, EventsCommand,
-                 AuditVerifyCommand, ReloadCommand, AllowlistShowCommand, AllowlistUpdateCommand,
-                 RoomsListCommand, RoomsJoinCommand, RoomsLeaveCommand>;
+                 SkillsApproveCommand, SkillsDenyCommand, SkillsCredentialsCommand,
+                 ToolsImportCommand, ToolsSearchCommand, EventsCommand, AuditVerifyCommand,
+                 ReloadCommand, AllowlistShowCommand, AllowlistUpdateCommand, RoomsListCommand,
+                 RoomsJoinCommand, RoomsLeaveCommand>;
 
 struct Invocation {
   GlobalOptions options;
