@@ -44,6 +44,7 @@
 #include "skills/registry.h"
 #include "skills/sandbox/sandbox_runner.h"
 #include "skills/tool_search/tool_search.h"
+#include "skills/tool_search/tool_search_skill.h"
 
 ABSL_FLAG(std::string, config, "", "Path of the TOML configuration file to run with.");
 ABSL_FLAG(std::string, check_config, "",
@@ -219,6 +220,10 @@ int Serve(const std::string& path) {
   skills::SkillRegistry registry;  // after the sandbox: its skills use the runner
   absl::Status registered = skills::RegisterBuiltins(registry, io, workers, **store, **http,
                                                      config::BuiltinOptionsFrom(config->skills));
+  if (registered.ok()) {
+    // The model's way into the external tool registry, offered when enabled like any skill.
+    registered = registry.Register(std::make_unique<skills::ToolSearchSkill>(io, **tool_search));
+  }
   skills::ExternalSkillsLoad external;
   std::unique_ptr<skills::mcp::McpServers> mcp_servers;  // stopped before the registry goes
   if (registered.ok()) {
@@ -261,7 +266,8 @@ int Serve(const std::string& path) {
                                   .ledger = usage->get(),
                                   .audit = audit->get(),
                                   .pending_actions = &pending_actions,
-                                  .credentials = credentials.get()};
+                                  .credentials = credentials.get(),
+                                  .tool_search = tool_search->get()};
   agent::Agent agent(*policy, services);
   agent::RoomManager rooms(io, config->rooms, &agent.policy(), act,
                            [&](const xmpp::GroupMessage& message) {

@@ -13,12 +13,14 @@
 #include "component/agent/blocking_work.h"
 #include "component/agent/pending_answers.h"
 #include "component/agent/quota_gate.h"
+#include "component/agent/registry_tools.h"
 #include "component/agent/system_prompt.h"
 #include "component/agent/tool_call.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/utf8.h"
 #include "glog/logging.h"
 #include "skills/approvals/pending_actions.h"
+#include "skills/tool_search/tool_search_skill.h"
 
 namespace herald::agent {
 namespace {
@@ -489,6 +491,8 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   request.stream = services_.turn.stream;
 
   const std::vector<providers::ToolSpec> tools = services_.skills.EnabledTools();
+  // Tools a tool_search found join the enabled ones for the rest of the run.
+  RegistryTools registry_tools(services_);
   const int max_rounds = std::max(0, options.max_tool_rounds);
   providers::Usage usage;
   std::string answer;
@@ -549,7 +553,9 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
 
   while (true) {
     // After max_rounds rounds with tools, one last call without them forces an answer.
-    request.tools = rounds < max_rounds ? tools : std::vector<providers::ToolSpec>{};
+    request.tools =
+        rounds < max_rounds ? registry_tools.Offered(tools) : std::vector<providers::ToolSpec>{};
+    registry_tools.CountShown(request.tools.size());
     const std::string next_model = services_.router.ModelFor(providers::Tier::kDefault).ToString();
     if (std::optional<ledger::LimitState> blocked =
             AdmitCall(services_, payer, next_model, conversation_name)) {
@@ -607,7 +613,26 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
         writing->ShowProgress(absl::StrCat("(running ", tool_call.name, "…)"));
       Publish(events::EventType::kToolStarted, run_id, absl::StrCat("tool ", tool_call.name),
               {{"tool", tool_call.name}, {"call_id", tool_call.id}});
-      providers::ToolResult result = co_await RunToolCall(tool_turn, tool_call);
+      providers::ToolResult result;
+      if (registry_tools.IsLoaded(tool_call.name)) {
+        absl::StatusOr<providers::ToolCall> runs = registry_tools.Resolve(tool_call);
+        if (runs.ok()) {
+          result = co_await RunToolCall(tool_turn, *runs);
+          result.name = tool_call.name;
+        } else {
+          result = {.tool_call_id = tool_call.id,
+                    .name = tool_call.name,
+                    .content = std::string(runs.status().message()),
+                    .is_error = true};
+        }
+      } else {
+        result = co_await RunToolCall(tool_turn, tool_call);
+        if (!result.is_error && tool_call.name == skills::kToolSearchSkillName &&
+            services_.tool_search != nullptr) {
+          const std::string listed = std::move(result.content);
+          result.content = co_await registry_tools.Load(listed);
+        }
+      }
       if (cancelled()) co_return;
       if (result.is_error) {
         LOG(INFO) << "conversation " << turn_id << ": tool " << tool_call.name
@@ -651,7 +676,8 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
           {{"model", model},
            {"input_tokens", absl::StrCat(usage.input_tokens)},
            {"output_tokens", absl::StrCat(usage.output_tokens)},
-           {"tool_rounds", absl::StrCat(rounds)}});
+           {"tool_rounds", absl::StrCat(rounds)},
+           {"tool_definitions", absl::StrCat(registry_tools.definitions_shown())}});
   if (debug) {
     Reply(message,
           absl::StrFormat("[debug] %s, %d tool round(s), %d tokens in / %d out, %d ms", model,

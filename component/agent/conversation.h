@@ -38,6 +38,7 @@
 #include "component/xmpp/events.h"
 #include "providers/routing/model_router.h"
 #include "skills/registry.h"
+#include "skills/tool_search/tool_search.h"
 
 namespace herald::skills {
 class CredentialStore;
@@ -84,6 +85,8 @@ struct RuntimeServices {
   // The users' encrypted credentials (S8); may be null (no key configured): then a
   // credential provided in answer to a request serves that run only.
   skills::CredentialStore* credentials = nullptr;
+  // The external tool registry (S6) the tool_search skill searches; null: no registry.
+  skills::ToolSearch* tool_search = nullptr;
   // Users who turned safe mode on with /safemode (besides [skills.approvals] safe_mode_jids).
   absl::flat_hash_set<std::string> safe_mode_jids;
   // Which clients show corrections, for streamed answers (asked by the Agent).

@@ -42,4 +42,42 @@ void ToolSearch::Find(std::string id,
              [this, id = std::move(id), done = std::move(done)] { done(index_->Find(id)); });
 }
 
+void ToolSearch::SearchDefinitions(
+    std::string query, int k,
+    std::function<void(absl::StatusOr<std::vector<std::pair<ToolDefinition, double>>>)> done) {
+  asio::post(strand_, [this, query = std::move(query), k, done = std::move(done)] {
+    absl::StatusOr<std::vector<ToolMatch>> matches = index_->Search(query, k);
+    if (!matches.ok()) {
+      done(matches.status());
+      return;
+    }
+    std::vector<std::pair<ToolDefinition, double>> found;
+    for (const ToolMatch& match : *matches) {
+      absl::StatusOr<std::optional<ToolDefinition>> tool = index_->Find(match.id);
+      if (!tool.ok()) {
+        done(tool.status());
+        return;
+      }
+      if (tool->has_value()) found.emplace_back(**std::move(tool), match.score);
+    }
+    done(std::move(found));
+  });
+}
+
+void ToolSearch::FindAll(std::vector<std::string> ids,
+                         std::function<void(absl::StatusOr<std::vector<ToolDefinition>>)> done) {
+  asio::post(strand_, [this, ids = std::move(ids), done = std::move(done)] {
+    std::vector<ToolDefinition> found;
+    for (const std::string& id : ids) {
+      absl::StatusOr<std::optional<ToolDefinition>> tool = index_->Find(id);
+      if (!tool.ok()) {
+        done(tool.status());
+        return;
+      }
+      if (tool->has_value()) found.push_back(**std::move(tool));
+    }
+    done(std::move(found));
+  });
+}
+
 }  // namespace herald::skills

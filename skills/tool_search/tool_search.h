@@ -35,6 +35,13 @@ class ToolSearch {
               std::function<void(absl::StatusOr<std::vector<ToolMatch>>)> done);
   void Find(std::string id,
             std::function<void(absl::StatusOr<std::optional<ToolDefinition>>)> done);
+  // The definitions of the best `k` tools for `query`, best first, with their scores.
+  void SearchDefinitions(
+      std::string query, int k,
+      std::function<void(absl::StatusOr<std::vector<std::pair<ToolDefinition, double>>>)> done);
+  // The definitions of these ids that the registry has, in the same order.
+  void FindAll(std::vector<std::string> ids,
+               std::function<void(absl::StatusOr<std::vector<ToolDefinition>>)> done);
 
   // The registry's file; an upload is written beside it.
   const std::string& path() const { return path_; }

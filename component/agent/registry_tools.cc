@@ -1,0 +1,128 @@
+// component/agent/registry_tools.cc
+#include "component/agent/registry_tools.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "component/agent/blocking_work.h"
+#include "skills/json_schema.h"
+#include "skills/mcp/mcp_protocol.h"
+#include "skills/tool_search/tool_search.h"
+#include "skills/tool_search/tool_search_skill.h"
+
+namespace herald::agent {
+namespace {
+
+using Found = absl::StatusOr<std::vector<skills::ToolDefinition>>;
+
+// Provider tool names: [a-z0-9_], at most 64 bytes (OpenAI's and Anthropic's rules).
+std::string SafeName(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    out.push_back(ok ? c : '_');
+    if (out.size() == 48) break;
+  }
+  return out.empty() ? "tool" : out;
+}
+
+}  // namespace
+
+std::vector<providers::ToolSpec> RegistryTools::Offered(
+    std::vector<providers::ToolSpec> enabled) const {
+  for (const std::string& name : order_) {
+    const skills::ToolDefinition& tool = loaded_.at(name);
+    enabled.push_back(
+        {.name = name, .description = tool.description, .parameters = tool.input_schema});
+  }
+  return enabled;
+}
+
+std::string RegistryTools::NameFor(const skills::ToolDefinition& tool) const {
+  const std::string base = SafeName(tool.name);
+  std::string name = base;
+  for (int n = 2; loaded_.contains(name) || services_.skills.IsEnabled(name) ||
+                  name == skills::kToolSearchSkillName;
+       ++n) {
+    name = absl::StrCat(base, "_", n);
+  }
+  return name;
+}
+
+asio::awaitable<std::string> RegistryTools::Load(const std::string& search_result) {
+  const nlohmann::json listed =
+      nlohmann::json::parse(search_result, nullptr, /*allow_exceptions=*/false);
+  std::vector<std::string> ids;
+  if (listed.is_object() && listed.contains("tools") && listed["tools"].is_array()) {
+    for (const nlohmann::json& tool : listed["tools"]) {
+      if (tool.is_object() && tool.contains("id") && tool["id"].is_string()) {
+        ids.push_back(tool["id"].get<std::string>());
+      }
+    }
+  }
+  skills::ToolSearch* search = services_.tool_search;
+  if (ids.empty() || search == nullptr) co_return R"({"tools": [], "note": "no tool matched"})";
+  asio::io_context& io = services_.io;
+  auto start = [search, &io, ids](std::function<void(Found)> done) mutable {
+    search->FindAll(std::move(ids), [&io, done = std::move(done)](Found found) mutable {
+      asio::post(io, [done = std::move(done), found = std::move(found)]() mutable {
+        done(std::move(found));
+      });
+    });
+  };
+  Found found = co_await AwaitCallback<Found>(std::move(start));
+  if (!found.ok()) co_return R"({"tools": [], "note": "the tool registry could not be read"})";
+  nlohmann::json tools = nlohmann::json::array();
+  for (skills::ToolDefinition& tool : *found) {
+    // A tool found twice in a run keeps the name it was given first.
+    std::string name;
+    for (const auto& [loaded_name, loaded] : loaded_) {
+      if (loaded.id == tool.id) name = loaded_name;
+    }
+    if (name.empty()) {
+      name = NameFor(tool);
+      order_.push_back(name);
+      loaded_.emplace(name, tool);
+    }
+    tools.push_back(
+        {{"name", name}, {"description", tool.description}, {"parameters", tool.input_schema}});
+  }
+  co_return nlohmann::json(
+      {{"tools", std::move(tools)}, {"note", "these tools can be called now, by these names"}})
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+absl::StatusOr<providers::ToolCall> RegistryTools::Resolve(const providers::ToolCall& call) const {
+  auto found = loaded_.find(call.name);
+  if (found == loaded_.end()) return absl::NotFoundError(absl::StrCat("unknown tool ", call.name));
+  const skills::ToolDefinition& tool = found->second;
+  if (absl::Status fits = skills::ValidateAgainstSchema(tool.input_schema, call.arguments);
+      !fits.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid arguments: ", fits.message()));
+  }
+  providers::ToolCall runs = call;
+  switch (tool.executor.kind) {
+    case skills::ToolExecutor::Kind::kMcp: {
+      // The name the MCP client registered the server's tool under (skills/mcp).
+      std::optional<std::string> name =
+          skills::mcp::RegistryName(tool.executor.server, tool.executor.tool);
+      if (!name.has_value()) {
+        return absl::FailedPreconditionError("this tool's MCP server or tool name is not usable");
+      }
+      runs.name = *std::move(name);
+      return runs;
+    }
+    case skills::ToolExecutor::Kind::kSkill:
+      runs.name = tool.executor.skill;
+      return runs;
+    case skills::ToolExecutor::Kind::kHttp:
+      break;
+  }
+  return absl::UnimplementedError(
+      "this tool runs over HTTP, which Herald cannot call yet; choose another tool");
+}
+
+}  // namespace herald::agent

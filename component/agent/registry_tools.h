@@ -1,0 +1,65 @@
+// component/agent/registry_tools.h
+//
+// The external registry's tools within one run (S6). The model never sees the registry: it
+// sees the `tool_search` skill, and once a search has found tools, those tools too, for the
+// rest of the run. Each loaded tool gets a name the model can call (the registry's name made
+// safe for providers, unique in the run); a call of it is checked against the registry's
+// input schema and then becomes a call of what executes it — an MCP server's tool
+// ("<server>__<tool>") or a skill — which goes through RunToolCall like any other: enabled,
+// its own schema, approval, credentials. A registry tool whose executor is not enabled is
+// refused there, with the message the model reads for any tool that is not enabled.
+//
+//   RegistryTools registry_tools(services_);
+//   request.tools = registry_tools.Offered(services_.skills.EnabledTools());
+//   if (call.name == "tool_search") result.content = co_await registry_tools.Load(result.content);
+//   absl::StatusOr<providers::ToolCall> runs = registry_tools.Resolve(call);
+#pragma once
+
+#include <asio.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "component/agent/conversation.h"
+#include "providers/provider.h"
+#include "skills/tool_search/tool_definition.h"
+
+namespace herald::agent {
+
+class RegistryTools {
+ public:
+  explicit RegistryTools(RuntimeServices& services) : services_(services) {}
+
+  // `enabled` (the registry's enabled skills) and the tools loaded in this run.
+  std::vector<providers::ToolSpec> Offered(std::vector<providers::ToolSpec> enabled) const;
+
+  // After a successful tool_search call: loads the tools its result lists and returns what
+  // the model reads instead, naming each loaded tool as it must be called. Runs on the I/O
+  // loop (the lookups go to the registry's strand).
+  // `search_result` must outlive the co_await.
+  asio::awaitable<std::string> Load(const std::string& search_result);
+
+  // Whether `name` is a tool loaded in this run.
+  bool IsLoaded(const std::string& name) const { return loaded_.contains(name); }
+
+  // The call that runs a loaded tool: its arguments checked against the registry's schema,
+  // its name replaced by its executor's. InvalidArgument (bad arguments) or Unimplemented
+  // (an HTTP executor), with a message for the model.
+  absl::StatusOr<providers::ToolCall> Resolve(const providers::ToolCall& call) const;
+
+  // How many distinct tool definitions the model has been shown in this run.
+  size_t definitions_shown() const { return shown_; }
+  void CountShown(size_t offered) { shown_ = std::max(shown_, offered); }
+
+ private:
+  std::string NameFor(const skills::ToolDefinition& tool) const;
+
+  RuntimeServices& services_;
+  absl::flat_hash_map<std::string, skills::ToolDefinition> loaded_;  // by the model's name
+  std::vector<std::string> order_;                                   // names, as loaded
+  size_t shown_ = 0;
+};
+
+}  // namespace herald::agent
