@@ -73,6 +73,9 @@ struct TurnOptions {
   skills::ApprovalRules approvals;
   int credential_timeout_seconds = 900;
   int max_message_bytes = 512 * 1024;
+  // Registry tools ([skills] pinned_tools, blocked_tools; registry_tools.h).
+  std::vector<std::string> pinned_tools;
+  std::vector<std::string> blocked_tools;
 
   friend bool operator==(const TurnOptions&, const TurnOptions&) = default;
 };

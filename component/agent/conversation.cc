@@ -491,8 +491,11 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   request.stream = services_.turn.stream;
 
   const std::vector<providers::ToolSpec> tools = services_.skills.EnabledTools();
-  // Tools a tool_search found join the enabled ones for the rest of the run.
+  // Tools a tool_search found (and the pinned ones) join the enabled ones for the run.
   RegistryTools registry_tools(services_);
+  const std::string tools_owner = CredentialOwnerOf(ref_);
+  co_await registry_tools.Start(tools_owner);
+  if (cancelled()) co_return;
   const int max_rounds = std::max(0, options.max_tool_rounds);
   providers::Usage usage;
   std::string answer;

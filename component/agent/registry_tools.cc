@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "component/agent/blocking_work.h"
+#include "glog/logging.h"
 #include "skills/json_schema.h"
 #include "skills/mcp/mcp_protocol.h"
 #include "skills/tool_search/tool_search.h"
@@ -52,6 +53,46 @@ std::string RegistryTools::NameFor(const skills::ToolDefinition& tool) const {
   return name;
 }
 
+bool RegistryTools::active() const {
+  return services_.tool_search != nullptr &&
+         services_.skills.IsEnabled(skills::kToolSearchSkillName);
+}
+
+std::string RegistryTools::Add(skills::ToolDefinition tool) {
+  for (const auto& [name, loaded] : loaded_) {
+    if (loaded.id == tool.id) return name;  // found again: keeps its first name
+  }
+  std::string name = NameFor(tool);
+  order_.push_back(name);
+  loaded_.emplace(name, std::move(tool));
+  return name;
+}
+
+asio::awaitable<void> RegistryTools::Start(const std::string& owner) {
+  if (!active()) co_return;
+  using Started = absl::StatusOr<skills::ToolSearch::RunTools>;
+  skills::ToolSearch* search = services_.tool_search;
+  asio::io_context& io = services_.io;
+  auto start = [search, &io, owner, pinned = services_.turn.pinned_tools,
+                blocked = services_.turn.blocked_tools](std::function<void(Started)> done) mutable {
+    search->ToolsForRun(owner, std::move(pinned), std::move(blocked),
+                        [&io, done = std::move(done)](Started started) mutable {
+                          asio::post(
+                              io, [done = std::move(done), started = std::move(started)]() mutable {
+                                done(std::move(started));
+                              });
+                        });
+  };
+  Started started = co_await AwaitCallback<Started>(std::move(start));
+  if (!started.ok()) {
+    LOG(WARNING) << "tool registry: the pinned tools of " << owner
+                 << " could not be read: " << started.status();
+    co_return;
+  }
+  blocked_ = std::move(started->blocked);
+  for (skills::ToolDefinition& tool : started->pinned) Add(std::move(tool));
+}
+
 asio::awaitable<std::string> RegistryTools::Load(const std::string& search_result) {
   const nlohmann::json listed =
       nlohmann::json::parse(search_result, nullptr, /*allow_exceptions=*/false);
@@ -77,19 +118,13 @@ asio::awaitable<std::string> RegistryTools::Load(const std::string& search_resul
   if (!found.ok()) co_return R"({"tools": [], "note": "the tool registry could not be read"})";
   nlohmann::json tools = nlohmann::json::array();
   for (skills::ToolDefinition& tool : *found) {
-    // A tool found twice in a run keeps the name it was given first.
-    std::string name;
-    for (const auto& [loaded_name, loaded] : loaded_) {
-      if (loaded.id == tool.id) name = loaded_name;
-    }
-    if (name.empty()) {
-      name = NameFor(tool);
-      order_.push_back(name);
-      loaded_.emplace(name, tool);
-    }
-    tools.push_back(
-        {{"name", name}, {"description", tool.description}, {"parameters", tool.input_schema}});
+    if (std::find(blocked_.begin(), blocked_.end(), tool.id) != blocked_.end()) continue;
+    nlohmann::json listed_tool = {{"description", tool.description},
+                                  {"parameters", tool.input_schema}};
+    listed_tool["name"] = Add(std::move(tool));
+    tools.push_back(std::move(listed_tool));
   }
+  if (tools.empty()) co_return R"({"tools": [], "note": "no tool matched"})";
   co_return nlohmann::json(
       {{"tools", std::move(tools)}, {"note", "these tools can be called now, by these names"}})
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -9,7 +9,11 @@
 // its own schema, approval, credentials. A registry tool whose executor is not enabled is
 // refused there, with the message the model reads for any tool that is not enabled.
 //
+// Pinned tools ([skills] pinned_tools, /tools pin) are loaded when the run starts; blocked ones
+// ([skills] blocked_tools, /tools block) are never loaded, whatever a search finds.
+//
 //   RegistryTools registry_tools(services_);
+//   co_await registry_tools.Start(owner);          // pinned tools in, blocked ones out
 //   request.tools = registry_tools.Offered(services_.skills.EnabledTools());
 //   if (call.name == "tool_search") result.content = co_await registry_tools.Load(result.content);
 //   absl::StatusOr<providers::ToolCall> runs = registry_tools.Resolve(call);
@@ -31,6 +35,14 @@ namespace herald::agent {
 class RegistryTools {
  public:
   explicit RegistryTools(RuntimeServices& services) : services_(services) {}
+
+  // Whether this run may use the registry: there is one and tool_search is enabled.
+  bool active() const;
+
+  // At the start of a run of `owner` (a bare JID, "room:JID", "api:NAME"; must outlive the
+  // co_await): loads the tools the operator and `owner` pinned, and learns which they blocked.
+  // A registry that cannot be read loads nothing (the run goes on without it).
+  asio::awaitable<void> Start(const std::string& owner);
 
   // `enabled` (the registry's enabled skills) and the tools loaded in this run.
   std::vector<providers::ToolSpec> Offered(std::vector<providers::ToolSpec> enabled) const;
@@ -55,11 +67,14 @@ class RegistryTools {
 
  private:
   std::string NameFor(const skills::ToolDefinition& tool) const;
+  // Loads `tool` (once per run); the name the model calls it by.
+  std::string Add(skills::ToolDefinition tool);
 
   RuntimeServices& services_;
   absl::flat_hash_map<std::string, skills::ToolDefinition> loaded_;  // by the model's name
   std::vector<std::string> order_;                                   // names, as loaded
   size_t shown_ = 0;
+  std::vector<std::string> blocked_;  // ids
 };
 
 }  // namespace herald::agent

@@ -5,6 +5,7 @@
 #include "component/agent/admin_commands.h"
 #include "component/agent/pending_answers.h"
 #include "component/agent/session_commands.h"
+#include "component/agent/tool_commands.h"
 #include "component/agent/usage_report.h"
 #include "component/base/absl_string_view.h"
 #include "component/xmpp/raw_stanza.h"
@@ -71,6 +72,8 @@ constexpr CommandEntry kCommands[] = {
     {"deny", Who::kAnyone, "<id> [reason]", "refuse a waiting tool run", &DenyCommand},
     {"safemode", Who::kAnyone, "[on|off]", "ask before every tool run (safe mode), or stop asking",
      &SafeModeCommand},
+    {"tools", Who::kAnyone, "[pin|unpin|block|unblock <id>]",
+     "registry tools loaded in every run here, or never", &ToolsCommand},
     {"pending", Who::kAdmin, "", "every tool run waiting for an answer, whoever's it is",
      &PendingCommand},
     {"allowlist", Who::kAdmin, "[add|remove <jid or domain>]",

@@ -212,6 +212,22 @@ void BindCredentials(Binder& b, const Section& s, SkillsConfig& skills) {
       skills.credentials_key_file = std::move(key_file);
     }
   }
+  for (const char* key : {"pinned_tools", "blocked_tools"}) {
+    std::vector<std::string>& ids =
+        std::string_view(key) == "pinned_tools" ? skills.pinned_tools : skills.blocked_tools;
+    for (Binder::Element& element : b.StringList(s, key)) {
+      if (element.value.empty() || element.value.size() > 256 || has_nul(element.value)) {
+        b.ElementError(element, absl::StrCat(element.path,
+                                             " must be a tool id of the registry (1 to 256 "
+                                             "bytes, no NUL)"));
+      } else {
+        ids.push_back(std::move(element.value));
+      }
+    }
+  }
+  if (skills.pinned_tools.size() > 20) {
+    b.Error(s, "pinned_tools", "skills.pinned_tools may name at most 20 tools");
+  }
   for (Binder::Element& element : b.StringList(s, "credentials_previous_key_files")) {
     if (element.value.empty() || has_nul(element.value)) {
       b.ElementError(element,

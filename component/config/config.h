@@ -149,6 +149,9 @@ struct SkillsConfig {
   // WordNet's folder (Debian's wordnet-base), for the alternatives of a query's words; "" or
   // a folder without WordNet: no alternatives. Read when a registry is imported.
   std::string tool_thesaurus_path = "/usr/share/wordnet";
+  // Registry tools by id: loaded in every run / never loaded (users add their own with /tools).
+  std::vector<std::string> pinned_tools;
+  std::vector<std::string> blocked_tools;
   std::string credentials_key_file;
   // Rotation: entries sealed under these keys are re-sealed under the current one at start.
   std::vector<std::string> credentials_previous_key_files;

@@ -207,6 +207,19 @@ void DeclareSkillKeys(std::vector<ConfigKey>& keys) {
                "the external tool registry and its search index (SQLite; created mode 0600, "
                "missing folders 0700), filled by `heraldctl tools import`; see "
                "[tool-search.md](tool-search.md)"),
+      Applies(
+          "skills.pinned_tools", K::kStringArray,
+          [](auto& c) -> auto& { return c.skills.pinned_tools; })
+          .Type("array of tool ids, at most 20")
+          .Doc("`[]`",
+               "registry tools loaded at the start of every run when `tool_search` is enabled, "
+               "for everyone (a user pins their own with `/tools pin`); see "
+               "[tool-search.md](tool-search.md)"),
+      Applies(
+          "skills.blocked_tools", K::kStringArray,
+          [](auto& c) -> auto& { return c.skills.blocked_tools; })
+          .Type("array of tool ids")
+          .Doc("`[]`", "registry tools never loaded for anyone, even when a search finds them"),
       Restart(
           "skills.tool_thesaurus_path", K::kString,
           [](auto& c) -> auto& { return c.skills.tool_thesaurus_path; })

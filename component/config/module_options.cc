@@ -85,7 +85,9 @@ agent::TurnOptions TurnOptionsFrom(const Config& config) {
                             .stream = config.llm.stream,
                             .approvals = config.skills.approvals,
                             .credential_timeout_seconds = config.skills.credential_timeout_seconds,
-                            .max_message_bytes = config.server.max_stanza_bytes};
+                            .max_message_bytes = config.server.max_stanza_bytes,
+                            .pinned_tools = config.skills.pinned_tools,
+                            .blocked_tools = config.skills.blocked_tools};
 }
 
 ledger::PriceTable PriceTableFrom(const QuotaConfig& quota) {

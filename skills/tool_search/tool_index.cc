@@ -60,6 +60,12 @@ CREATE TABLE IF NOT EXISTS alternatives (
   word TEXT PRIMARY KEY,
   terms TEXT NOT NULL          -- space-separated indexed terms the word may stand for
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS preferences (
+  owner TEXT NOT NULL,         -- a bare JID or "room:JID"
+  id TEXT NOT NULL,            -- a tool's id; kept when the tool leaves the registry
+  preference TEXT NOT NULL,    -- "pinned" | "blocked"
+  PRIMARY KEY (owner, id)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS statistics (
   key TEXT PRIMARY KEY,
   value INTEGER NOT NULL
@@ -578,6 +584,60 @@ absl::StatusOr<std::optional<ToolDefinition>> ToolIndex::Find(std::string_view i
                                             " no longer parses: ", tool.status().message()));
   }
   return *std::move(tool);
+}
+
+absl::Status ToolIndex::SetPreference(std::string_view owner, std::string_view id,
+                                      std::optional<ToolPreference> preference) {
+  if (!preference.has_value()) {
+    auto forget = db_->Prepare("DELETE FROM preferences WHERE owner = ?1 AND id = ?2");
+    if (!forget.ok()) return forget.status();
+    if (auto s = forget->BindText(1, owner); !s.ok()) return s;
+    if (auto s = forget->BindText(2, id); !s.ok()) return s;
+    return forget->Run();
+  }
+  absl::StatusOr<std::optional<ToolDefinition>> tool = Find(id);
+  if (!tool.ok()) return tool.status();
+  if (!tool->has_value()) {
+    return absl::NotFoundError(absl::StrCat("the registry has no tool ", AbslView(id)));
+  }
+  if (*preference == ToolPreference::kPinned) {
+    auto pinned = Preferences(owner);
+    if (!pinned.ok()) return pinned.status();
+    size_t count = 0;
+    for (const auto& [other, kind] : *pinned) {
+      if (kind == ToolPreference::kPinned && other != id) ++count;
+    }
+    if (count >= kMaxPinnedTools) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("at most ", kMaxPinnedTools, " tools can be pinned; unpin one first"));
+    }
+  }
+  auto put = db_->Prepare(
+      "INSERT INTO preferences (owner, id, preference) VALUES (?1, ?2, ?3) "
+      "ON CONFLICT (owner, id) DO UPDATE SET preference = excluded.preference");
+  if (!put.ok()) return put.status();
+  for (auto s : {put->BindText(1, owner), put->BindText(2, id),
+                 put->BindText(3, *preference == ToolPreference::kPinned ? "pinned" : "blocked")}) {
+    if (!s.ok()) return s;
+  }
+  return put->Run();
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, ToolPreference>>> ToolIndex::Preferences(
+    std::string_view owner) {
+  auto select = db_->Prepare("SELECT id, preference FROM preferences WHERE owner = ?1 ORDER BY id");
+  if (!select.ok()) return select.status();
+  if (auto s = select->BindText(1, owner); !s.ok()) return s;
+  std::vector<std::pair<std::string, ToolPreference>> out;
+  for (;;) {
+    auto row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.emplace_back(select->ColumnText(0), select->ColumnText(1) == "pinned"
+                                                ? ToolPreference::kPinned
+                                                : ToolPreference::kBlocked);
+  }
+  return out;
 }
 
 }  // namespace herald::skills

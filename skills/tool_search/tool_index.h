@@ -72,7 +72,15 @@ struct ToolImportReport {
   int64_t tools = 0;               // in the registry after the import
 };
 
+// What one person (or room, or operator) wants of a registry tool in their runs.
+enum class ToolPreference {
+  kPinned,   // loaded at the start of every run, before any search
+  kBlocked,  // never loaded, even when a search finds it
+};
+
 inline constexpr size_t kMaxRejectedListed = 100;
+// Pinned tools reach the model in every run: few.
+inline constexpr size_t kMaxPinnedTools = 20;
 inline constexpr int kMaxSearchResults = 100;
 
 class ToolIndex {
@@ -95,6 +103,15 @@ class ToolIndex {
   absl::StatusOr<std::optional<ToolDefinition>> Find(std::string_view id);
 
   int64_t size() const { return tool_count_; }
+
+  // Pins or blocks the tool `id` for `owner` (a bare JID, "room:JID"), or with nullopt
+  // forgets what `owner` wanted of it. NotFound for an id the registry does not have (when
+  // pinning or blocking), ResourceExhausted beyond kMaxPinnedTools pinned.
+  absl::Status SetPreference(std::string_view owner, std::string_view id,
+                             std::optional<ToolPreference> preference);
+  // What `owner` pinned and blocked, by id.
+  absl::StatusOr<std::vector<std::pair<std::string, ToolPreference>>> Preferences(
+      std::string_view owner);
 
  private:
   struct QueryTerm;

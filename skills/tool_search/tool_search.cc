@@ -1,6 +1,7 @@
 // skills/tool_search/tool_search.cc
 #include "skills/tool_search/tool_search.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include "absl/status/status.h"
@@ -77,6 +78,54 @@ void ToolSearch::FindAll(std::vector<std::string> ids,
       if (tool->has_value()) found.push_back(**std::move(tool));
     }
     done(std::move(found));
+  });
+}
+
+void ToolSearch::SetPreference(std::string owner, std::string id,
+                               std::optional<ToolPreference> preference,
+                               std::function<void(absl::Status)> done) {
+  asio::post(strand_,
+             [this, owner = std::move(owner), id = std::move(id), preference,
+              done = std::move(done)] { done(index_->SetPreference(owner, id, preference)); });
+}
+
+void ToolSearch::Preferences(
+    std::string owner,
+    std::function<void(absl::StatusOr<std::vector<std::pair<std::string, ToolPreference>>>)> done) {
+  asio::post(strand_, [this, owner = std::move(owner), done = std::move(done)] {
+    done(index_->Preferences(owner));
+  });
+}
+
+void ToolSearch::ToolsForRun(std::string owner, std::vector<std::string> operator_pinned,
+                             std::vector<std::string> operator_blocked,
+                             std::function<void(absl::StatusOr<RunTools>)> done) {
+  asio::post(strand_, [this, owner = std::move(owner), pinned = std::move(operator_pinned),
+                       blocked = std::move(operator_blocked), done = std::move(done)]() mutable {
+    auto preferences = index_->Preferences(owner);
+    if (!preferences.ok()) {
+      done(preferences.status());
+      return;
+    }
+    for (const auto& [id, preference] : *preferences) {
+      (preference == ToolPreference::kPinned ? pinned : blocked).push_back(id);
+    }
+    RunTools tools;
+    tools.blocked = std::move(blocked);
+    for (const std::string& id : pinned) {
+      const bool is_blocked =
+          std::find(tools.blocked.begin(), tools.blocked.end(), id) != tools.blocked.end();
+      const bool seen = std::any_of(tools.pinned.begin(), tools.pinned.end(),
+                                    [&](const ToolDefinition& tool) { return tool.id == id; });
+      if (is_blocked || seen) continue;
+      absl::StatusOr<std::optional<ToolDefinition>> tool = index_->Find(id);
+      if (!tool.ok()) {
+        done(tool.status());
+        return;
+      }
+      if (tool->has_value()) tools.pinned.push_back(**std::move(tool));
+    }
+    done(std::move(tools));
   });
 }
 

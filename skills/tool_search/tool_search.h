@@ -43,6 +43,24 @@ class ToolSearch {
   void FindAll(std::vector<std::string> ids,
                std::function<void(absl::StatusOr<std::vector<ToolDefinition>>)> done);
 
+  // Pins or blocks a tool for `owner`, or forgets that (tool_index.h).
+  void SetPreference(std::string owner, std::string id, std::optional<ToolPreference> preference,
+                     std::function<void(absl::Status)> done);
+  void Preferences(
+      std::string owner,
+      std::function<void(absl::StatusOr<std::vector<std::pair<std::string, ToolPreference>>>)>
+          done);
+
+  // What a run of `owner` starts with: the tools pinned by the operator or by `owner` (their
+  // definitions, the registry's only), and the ids neither wants loaded.
+  struct RunTools {
+    std::vector<ToolDefinition> pinned;
+    std::vector<std::string> blocked;
+  };
+  void ToolsForRun(std::string owner, std::vector<std::string> operator_pinned,
+                   std::vector<std::string> operator_blocked,
+                   std::function<void(absl::StatusOr<RunTools>)> done);
+
   // The registry's file; an upload is written beside it.
   const std::string& path() const { return path_; }
 

@@ -194,5 +194,46 @@ TEST_F(RegistryToolsTest, ASearchThatFindsNothingLoadsNothing) {
   EXPECT_EQ(model_->requests.back().tools.size(), 3u);
 }
 
+TEST_F(RegistryToolsTest, APinnedToolIsOfferedFromTheStartOfEveryRunOfItsOwner) {
+  Send("alice@localhost/phone", "/tools pin text.loud");
+  ASSERT_TRUE(WaitForMessages(1, "alice@localhost"));
+  EXPECT_THAT(Messages("alice@localhost").back().body, HasSubstr("Pinned text.loud"));
+  Send("alice@localhost/phone", "/tools pin no.such.tool");
+  ASSERT_TRUE(WaitForMessages(2, "alice@localhost"));
+  EXPECT_THAT(Messages("alice@localhost").back().body,
+              HasSubstr("Unchanged: the registry has no tool no.such.tool"));
+  Send("alice@localhost/phone", "/tools");
+  ASSERT_TRUE(WaitForMessages(3, "alice@localhost"));
+  EXPECT_THAT(Messages("alice@localhost").back().body, HasSubstr("Pinned here: text.loud"));
+
+  model_->script.push_back({.text = "hi"});
+  Send("alice@localhost/phone", "hello");
+  ASSERT_TRUE(WaitForRun("alice@localhost"));
+  ASSERT_EQ(model_->requests.size(), 1u);
+  EXPECT_THAT(Names(model_->requests[0].tools), ::testing::Contains("loud_"));
+
+  // Bob's runs are his own: nothing pinned.
+  model_->script.push_back({.text = "hi"});
+  Send("bob@localhost/phone", "hello");
+  ASSERT_TRUE(WaitForRun("bob@localhost"));
+  EXPECT_THAT(Names(model_->requests.back().tools), ::testing::Not(::testing::Contains("loud_")));
+}
+
+TEST_F(RegistryToolsTest, TheOperatorPinsForEveryoneAndABlockedToolIsNeverLoaded) {
+  turn_.pinned_tools = {"files.read"};
+  model_->script.push_back({.text = "hi"});
+  Send("bob@localhost/phone", "hello");
+  ASSERT_TRUE(WaitForRun("bob@localhost"));
+  EXPECT_THAT(Names(model_->requests.back().tools), ::testing::Contains("read_file"));
+
+  Send("alice@localhost/phone", "/tools block text.loud");
+  ASSERT_TRUE(WaitForMessages(1, "alice@localhost"));
+  EXPECT_THAT(Messages("alice@localhost").back().body, HasSubstr("Blocked text.loud"));
+  ScriptSearchThenCall("capital letters loudly", {{"text", "x"}});
+  Send("alice@localhost/phone", "shout");
+  ASSERT_TRUE(WaitForRun("alice@localhost"));
+  EXPECT_EQ(Messages("alice@localhost").back().body, "nothing found");
+}
+
 }  // namespace
 }  // namespace herald::agent

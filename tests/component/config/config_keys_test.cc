@@ -116,6 +116,10 @@ credential_timeout_seconds = 901
 credentials_path = "./elsewhere/credentials.db"
 credentials_key_file = "./elsewhere/credentials.key"
 credentials_previous_key_files = ["./elsewhere/old.key"]
+tool_registry_path = "./elsewhere/tools.db"
+tool_thesaurus_path = ""
+pinned_tools = ["weather.forecast"]
+blocked_tools = ["shell.exec"]
 
 [skills.sandbox]
 require = ["seccomp"]

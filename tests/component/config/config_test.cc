@@ -747,6 +747,12 @@ TEST(ConfigTest, ReadsTheSkillsFolderAndTheSandboxUids) {
 
   EXPECT_EQ(ErrorOf(WithServer("[skills]\npath = \"\"\n")),
             "herald.toml:5: skills.path must not be empty");
+  EXPECT_THAT(ErrorOf(WithServer("[skills]\npinned_tools = [\"a\", \"\"]\n")),
+              ::testing::HasSubstr("must be a tool id of the registry"));
+  auto pinned = Load(WithServer("[skills]\npinned_tools = [\"a.b\"]\nblocked_tools = [\"c\"]\n"));
+  ASSERT_TRUE(pinned.ok()) << pinned.status();
+  EXPECT_THAT(pinned->skills.pinned_tools, ::testing::ElementsAre("a.b"));
+  EXPECT_THAT(pinned->skills.blocked_tools, ::testing::ElementsAre("c"));
   EXPECT_EQ(ErrorOf(WithServer("[skills]\nsandbox_uid_base = 1000\n")),
             "herald.toml:5: skills.sandbox_uid_base must be between 65536 and 4294966270, got "
             "1000");
