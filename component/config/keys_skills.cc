@@ -29,7 +29,9 @@ void DeclareSkillKeys(std::vector<ConfigKey>& keys) {
                "names of the skills that reach the LLM; no others do. Builtins today: "
                "`current_time` (optional `timezone`, an IANA name), `memory_recall` (`query`, "
                "optional `limit`: keyword search of the user's own memory and `shared/`), "
-               "`url_fetch` and `web_search` (below; [web-skills.md](web-skills.md)). MCP tools "
+               "`url_fetch` and `web_search` (below; [web-skills.md](web-skills.md)), "
+               "`tool_search` (the external tool registry; [tool-search.md](tool-search.md)). MCP "
+               "tools "
                "are `\"<server>__<tool>\"`, or `\"<server>__*\"` for all of a server's tools, now "
                "and later (below). An unknown name refuses the configuration."),
       Restart(
