@@ -58,8 +58,8 @@ TEST(SlashCommandsTest, HelpTextListsEveryCommandInTableOrder) {
             "  /approve <id>  let a waiting tool run go ahead (the id is in the question)\n"
             "  /deny <id> [reason]  refuse a waiting tool run\n"
             "  /safemode [on|off]  ask before every tool run (safe mode), or stop asking\n"
-      "  /tools [pin|unpin|block|unblock <id>]  registry tools loaded in every run here, or "
-      "never\n"
+            "  /tools [pin|unpin|block|unblock <id>]  registry tools loaded in every run here, or "
+            "never\n"
             "Anything else goes to the model.");
   EXPECT_EQ(HelpText(true, false),
             "Commands:\n"
@@ -78,8 +78,8 @@ TEST(SlashCommandsTest, HelpTextListsEveryCommandInTableOrder) {
             "  /approve <id>  let a waiting tool run go ahead (the id is in the question)\n"
             "  /deny <id> [reason]  refuse a waiting tool run\n"
             "  /safemode [on|off]  ask before every tool run (safe mode), or stop asking\n"
-      "  /tools [pin|unpin|block|unblock <id>]  registry tools loaded in every run here, or "
-      "never\n"
+            "  /tools [pin|unpin|block|unblock <id>]  registry tools loaded in every run here, or "
+            "never\n"
             "  /debug  toggle model, token and timing notes after each answer\n"
             "  /raw <xml>  send a raw stanza\n"
             "Anything else goes to the model.");
