@@ -11,18 +11,30 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "component/base/conversation_ref.h"
 #include "nlohmann/json.hpp"
 #include "providers/provider.h"
 
 namespace herald::skills {
 
+// The message a run answers, as memory recorded it just before the run.
+struct AnsweredMessage {
+  absl::Time time;
+  std::string author;  // a bare JID, or a nick in a room
+  std::string text;
+};
+
 struct SkillContext {
   std::string conversation_id;         // for log lines
   base::ConversationRef conversation;  // whose memory the run may read
+  // What the run answers, when it answers a message: a memory search leaves it out of its
+  // results (a question is not its own answer).
+  std::optional<AnsweredMessage> answering;
 };
 
 class Skill {

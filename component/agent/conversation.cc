@@ -509,7 +509,11 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
                                                                                 : std::string(),
       .run_id = run_id,
       .turn_id = turn_id,
-      .skill_context = {.conversation_id = turn_id, .conversation = ref},
+      .skill_context = {.conversation_id = turn_id,
+                        .conversation = ref,
+                        .answering = skills::AnsweredMessage{.time = message.received,
+                                                             .author = message.author,
+                                                             .text = message.body}},
       .emit = emit,
       .say =
           [this, &message](std::string text) {

@@ -394,8 +394,8 @@ std::string EntryExcerpt(const MemoryEntry& entry) {
 }  // namespace
 
 absl::StatusOr<std::vector<MemoryHit>> MemoryStore::Search(const ConversationRef& ref,
-                                                           std::string_view query,
-                                                           size_t limit) const {
+                                                           std::string_view query, size_t limit,
+                                                           const MemoryEntry* leave_out) const {
   absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
   // The whole conversation (every thread) and shared/; nothing else is ever opened.
@@ -416,6 +416,7 @@ absl::StatusOr<std::vector<MemoryHit>> MemoryStore::Search(const ConversationRef
                                            files[i].parent_path().filename() == kSessionsFolder);
     if (entries) {
       for (const MemoryEntry& entry : ParseEntries(**text, /*at_file_start=*/true)) {
+        if (leave_out != nullptr && entry == *leave_out) continue;
         documents.push_back({relative, EntryExcerpt(entry)});
       }
     } else {

@@ -115,9 +115,11 @@ class MemoryStore {
   // Keyword search (BM25 over entries and paragraphs) in the conversation's own files and
   // <root>/shared; never in another user's folder. History and session files are searched
   // entry by entry, other markdown files paragraph by paragraph; symbolic links are not
-  // followed.
+  // followed. `leave_out`, when set, is an entry never returned (the message being answered,
+  // which its own search would otherwise find first).
   absl::StatusOr<std::vector<MemoryHit>> Search(const ConversationRef& ref, std::string_view query,
-                                                size_t limit) const;
+                                                size_t limit,
+                                                const MemoryEntry* leave_out = nullptr) const;
 
   // The folder of a conversation (for operators and tests): where its history.md lives, so
   // the thread's folder when ref.thread is set.

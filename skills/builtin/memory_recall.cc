@@ -72,10 +72,18 @@ void MemoryRecallSkill::Execute(const nlohmann::json& arguments, const SkillCont
   }
   // Copies: the work outlives this call, and the conversation is the context's, not the
   // model's choice.
+  std::optional<memory::MemoryEntry> asked;
+  if (context.answering.has_value()) {
+    asked = memory::MemoryEntry{.time = context.answering->time,
+                                .role = "user",
+                                .author = context.answering->author,
+                                .text = context.answering->text};
+  }
   asio::post(workers_, [this, conversation = context.conversation, id = context.conversation_id,
-                        query = std::move(query), limit, done = std::move(done)]() mutable {
+                        query = std::move(query), limit, asked = std::move(asked),
+                        done = std::move(done)]() mutable {
     absl::StatusOr<std::vector<memory::MemoryHit>> hits =
-        store_.Search(conversation, query, static_cast<size_t>(limit));
+        store_.Search(conversation, query, static_cast<size_t>(limit), asked ? &*asked : nullptr);
     absl::StatusOr<std::string> answer;
     if (hits.ok()) {
       answer = FormatRecall(query, *hits);

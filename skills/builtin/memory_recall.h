@@ -6,7 +6,9 @@
 // search can only ever see that user's memory plus shared/ (MemoryStore::Search enforces the
 // same). The search reads files, so it runs on the worker pool and the answer is posted back
 // to the I/O loop. It tolerates writes to the same conversation meanwhile (a half-written
-// entry is not read).
+// entry is not read). The message the run answers (SkillContext::answering), already in
+// history.md, is never among the results: "what did I tell you about my cat?" finds what was
+// said about the cat, not the question.
 //
 //   registry.Register(std::make_unique<MemoryRecallSkill>(io, workers, store));
 //   // {"query": "cat name", "limit": 3} ->

@@ -20,6 +20,7 @@
 #include "component/memory/memory_store.h"
 #include "gtest/gtest.h"
 #include "providers/routing/model_router.h"
+#include "skills/builtin/memory_recall.h"
 #include "skills/registry.h"
 #include "tests/component/agent/agent_fixture.h"
 #include "tests/component/agent/scripted_model.h"
@@ -76,6 +77,25 @@ TEST_F(AgentTest, TheNextTurnSeesTheSessionSoFar) {
   EXPECT_EQ(second.messages[0].text, "one");
   EXPECT_EQ(second.messages[1].text, "first answer");
   EXPECT_EQ(second.messages[2].text, "two");
+}
+
+TEST_F(AgentTest, MemoryRecallInATurnFindsWhatWasSaidButNotTheQuestionItAnswers) {
+  ASSERT_TRUE(
+      registry_.Register(std::make_unique<skills::MemoryRecallSkill>(io_, workers_, *store_)).ok());
+  ASSERT_TRUE(registry_.SetEnabled({"shout", "memory_recall"}).ok());
+  model_->script.push_back({.text = "noted"});
+  Send("alice@localhost/phone", "My cat is called Biscuit.");
+  ASSERT_TRUE(WaitForMessages(1));
+  ASSERT_TRUE(WaitForIdle());
+  model_->script.push_back({.calls = {{.id = "call-1",
+                                       .name = "memory_recall",
+                                       .arguments = {{"query", "what is my cat called"}}}}});
+  model_->script.push_back({.text = "Biscuit"});
+  Send("alice@localhost/phone", "What is my cat called?");
+  ASSERT_TRUE(WaitForMessages(2));
+  const std::string recalled = model_->requests.back().messages.back().tool_results[0].content;
+  EXPECT_NE(recalled.find("My cat is called Biscuit."), std::string::npos) << recalled;
+  EXPECT_EQ(recalled.find("What is my cat called?"), std::string::npos) << recalled;
 }
 
 TEST_F(AgentTest, RunsAToolAndFeedsItsResultBack) {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "absl/strings/match.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "skills/registry.h"
 #include "tests/component/memory/temp_dir.h"
@@ -74,6 +75,39 @@ TEST_F(MemoryRecallSkillTest, FindsWhatTheUserSaidWithItsFile) {
             "1 memory matches \"cat name\":\n"
             "1. [history.md] alice@localhost (user, 2025-01-14 09:30 UTC): My cat is called "
             "Biscuit.");
+}
+
+TEST_F(MemoryRecallSkillTest, TheMessageBeingAnsweredIsNotItsOwnResult) {
+  Remember(kAlice, "My cat is called Biscuit.");
+  const absl::Time asked_at = absl::FromUnixSeconds(1736847600);
+  const std::string question = "What is my cat called?";
+  ASSERT_TRUE(store_
+                  ->Append(kAlice, MemoryEntry{.time = asked_at,
+                                               .role = "user",
+                                               .author = "alice@localhost",
+                                               .text = question})
+                  .ok());
+  std::optional<absl::StatusOr<std::string>> result;
+  auto guard = asio::make_work_guard(io_);
+  skill_->Execute({{"query", "my cat called"}},
+                  SkillContext{.conversation_id = "c1",
+                               .conversation = kAlice,
+                               .answering = AnsweredMessage{.time = asked_at,
+                                                            .author = "alice@localhost",
+                                                            .text = question}},
+                  [&](absl::StatusOr<std::string> answer) {
+                    result = std::move(answer);
+                    guard.reset();
+                  });
+  io_.run_for(std::chrono::seconds(10));
+  io_.restart();
+  ASSERT_TRUE(result.has_value() && result->ok());
+  EXPECT_THAT(**result, ::testing::HasSubstr("Biscuit"));
+  EXPECT_THAT(**result, ::testing::Not(::testing::HasSubstr(question)));
+  // Without the run's message, the question is found too (it is in history.md).
+  absl::StatusOr<std::string> plain = Recall(kAlice, {{"query", "my cat called"}});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_THAT(*plain, ::testing::HasSubstr(question));
 }
 
 TEST_F(MemoryRecallSkillTest, NeverShowsAnotherUsersMemory) {
