@@ -105,20 +105,52 @@ double Idf(int64_t tools, int64_t df) {
   return std::log(1 + (static_cast<double>(tools) - df + 0.5) / (static_cast<double>(df) + 0.5));
 }
 
-// Reads one line of at most kMaxToolLineBytes; a longer one is consumed and reported.
+// Lines of at most kMaxToolLineBytes from a stream, read a block at a time; a longer line is
+// consumed and reported, never held whole.
 enum class LineRead { kLine, kTooLong, kEnd };
-LineRead ReadBoundedLine(std::istream& in, std::string* line) {
-  line->clear();
-  char c;
-  bool any = false;
-  while (in.get(c)) {
-    any = true;
-    if (c == '\n') return line->size() > kMaxToolLineBytes ? LineRead::kTooLong : LineRead::kLine;
-    if (line->size() <= kMaxToolLineBytes) line->push_back(c);
+class LineReader {
+ public:
+  explicit LineReader(std::istream& in) : in_(in) {}
+
+  LineRead Next(std::string* line) {
+    line->clear();
+    bool any = false, too_long = false;
+    for (;;) {
+      if (begin_ == end_ && !Fill()) break;
+      any = true;
+      const char* start = buffer_.data() + begin_;
+      const void* newline = std::memchr(start, '\n', end_ - begin_);
+      const size_t take = newline ? static_cast<const char*>(newline) - start : end_ - begin_;
+      if (!too_long && line->size() + take <= kMaxToolLineBytes) {
+        line->append(start, take);
+      } else {
+        too_long = true;
+        line->clear();
+      }
+      begin_ += take;
+      if (newline) {
+        ++begin_;
+        return too_long ? LineRead::kTooLong : LineRead::kLine;
+      }
+    }
+    if (!any) return LineRead::kEnd;
+    return too_long ? LineRead::kTooLong : LineRead::kLine;
   }
-  if (!any) return LineRead::kEnd;
-  return line->size() > kMaxToolLineBytes ? LineRead::kTooLong : LineRead::kLine;
-}
+
+ private:
+  bool Fill() {
+    if (!in_) return false;
+    in_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    begin_ = 0;
+    end_ = static_cast<size_t>(in_.gcount());
+    return end_ > 0;
+  }
+
+  std::istream& in_;
+  std::string buffer_ = std::string(1 << 20, '\0');
+  size_t begin_ = 0;
+  size_t end_ = 0;
+};
 
 bool IsBlank(std::string_view line) {
   return line.find_first_not_of(" \t\r") == std::string_view::npos;
@@ -191,7 +223,8 @@ absl::StatusOr<ToolImportReport> ToolIndex::Import(std::istream& in,
       report.rejected.push_back({number, std::move(error)});
     }
   };
-  for (LineRead read; (read = ReadBoundedLine(in, &line)) != LineRead::kEnd;) {
+  LineReader lines(in);
+  for (LineRead read; (read = lines.Next(&line)) != LineRead::kEnd;) {
     ++number;
     if (progress && number % 10000 == 0) progress(number);
     if (read == LineRead::kTooLong) {
