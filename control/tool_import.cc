@@ -82,29 +82,36 @@ void ToolImportReactor::Progress(int64_t lines) {
 }
 
 void ToolImportReactor::Imported(absl::StatusOr<skills::ToolImportReport> report) {
-  if (!report.ok()) {
-    base::MutexLock lock(&mu_);
-    failure_ = ToGrpcStatus(report.status());
-    if (!write_in_flight_) Finishing(*failure_);  // else once the write in flight is done
-    return;
-  }
+  // Finish is called without mu_ held: once it is, OnDone may run on another thread and
+  // delete this reactor, mutex and all.
+  std::optional<grpc::Status> finish;
   v1::ImportToolsEvent event;
-  v1::ImportToolsReport* out = event.mutable_report();
-  out->set_lines(report->lines);
-  out->set_added(report->added);
-  out->set_updated(report->updated);
-  out->set_unchanged(report->unchanged);
-  out->set_rejected_count(report->rejected_count);
-  for (const auto& rejected : report->rejected) {
-    auto* line = out->add_rejected();
-    line->set_line(rejected.line);
-    line->set_error(rejected.error);
+  if (report.ok()) {
+    v1::ImportToolsReport* out = event.mutable_report();
+    out->set_lines(report->lines);
+    out->set_added(report->added);
+    out->set_updated(report->updated);
+    out->set_unchanged(report->unchanged);
+    out->set_rejected_count(report->rejected_count);
+    for (const auto& rejected : report->rejected) {
+      auto* line = out->add_rejected();
+      line->set_line(rejected.line);
+      line->set_error(rejected.error);
+    }
+    out->set_tools(report->tools);
   }
-  out->set_tools(report->tools);
-  base::MutexLock lock(&mu_);
-  pending_lines_.reset();
-  report_ = std::move(event);
-  if (!write_in_flight_) WriteNext();
+  {
+    base::MutexLock lock(&mu_);
+    pending_lines_.reset();
+    if (!report.ok()) {
+      failure_ = ToGrpcStatus(report.status());
+      if (!write_in_flight_) finish = *failure_;  // else once the write in flight is done
+    } else {
+      report_ = std::move(event);
+      if (!write_in_flight_) WriteNext();
+    }
+  }
+  if (finish.has_value()) Finishing(*std::move(finish));
 }
 
 void ToolImportReactor::WriteNext() {
@@ -123,18 +130,20 @@ void ToolImportReactor::WriteNext() {
 }
 
 void ToolImportReactor::OnWriteDone(bool ok) {
-  base::MutexLock lock(&mu_);
-  write_in_flight_ = false;
-  if (failure_.has_value()) {
-    Finishing(*failure_);
-    return;
+  std::optional<grpc::Status> finish;  // called after mu_ is released (see Imported)
+  {
+    base::MutexLock lock(&mu_);
+    write_in_flight_ = false;
+    if (failure_.has_value()) {
+      finish = *failure_;
+    } else if (report_sent_) {
+      // The report was the last message (whether or not the client was still there for it).
+      finish = ok ? grpc::Status::OK : grpc::Status(grpc::StatusCode::CANCELLED, "the client left");
+    } else {
+      WriteNext();  // a failed write is no reason to stop: the report's write ends the call
+    }
   }
-  if (report_sent_) {
-    // The report was the last message (whether or not the client was still there for it).
-    Finishing(ok ? grpc::Status::OK : grpc::Status(grpc::StatusCode::CANCELLED, "the client left"));
-    return;
-  }
-  WriteNext();  // a failed write is no reason to stop: the report's write will end the call
+  if (finish.has_value()) Finishing(*std::move(finish));
 }
 
 void ToolImportReactor::OnDone() {
