@@ -12,6 +12,7 @@
 #pragma once
 
 #include <asio.hpp>
+#include <functional>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -49,6 +50,20 @@ auto AwaitCallback(Start start) {
         start([shared](Result result) mutable { std::move (*shared)(std::move(result)); });
       },
       asio::use_awaitable);
+}
+
+// The same for an API whose callback runs on another thread (a strand of the worker pool,
+// such as skills::ToolSearch's): the result is posted to `io` before the coroutine sees it.
+template <typename Result, typename Start>
+auto AwaitCallbackOn(asio::io_context& io, Start start) {
+  auto on_loop = [&io, start = std::move(start)](std::function<void(Result)> done) mutable {
+    start([&io, done = std::move(done)](Result result) mutable {
+      asio::post(io, [done = std::move(done), result = std::move(result)]() mutable {
+        done(std::move(result));
+      });
+    });
+  };
+  return AwaitCallback<Result>(std::move(on_loop));
 }
 
 }  // namespace herald::agent

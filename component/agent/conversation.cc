@@ -20,7 +20,6 @@
 #include "component/base/utf8.h"
 #include "glog/logging.h"
 #include "skills/approvals/pending_actions.h"
-#include "skills/tool_search/tool_search_skill.h"
 
 namespace herald::agent {
 namespace {
@@ -620,26 +619,7 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
         writing->ShowProgress(absl::StrCat("(running ", tool_call.name, "…)"));
       Publish(events::EventType::kToolStarted, run_id, absl::StrCat("tool ", tool_call.name),
               {{"tool", tool_call.name}, {"call_id", tool_call.id}});
-      providers::ToolResult result;
-      if (registry_tools.IsLoaded(tool_call.name)) {
-        absl::StatusOr<providers::ToolCall> runs = registry_tools.Resolve(tool_call);
-        if (runs.ok()) {
-          result = co_await RunToolCall(tool_turn, *runs);
-          result.name = tool_call.name;
-        } else {
-          result = {.tool_call_id = tool_call.id,
-                    .name = tool_call.name,
-                    .content = std::string(runs.status().message()),
-                    .is_error = true};
-        }
-      } else {
-        result = co_await RunToolCall(tool_turn, tool_call);
-        if (!result.is_error && tool_call.name == skills::kToolSearchSkillName &&
-            services_.tool_search != nullptr) {
-          const std::string listed = std::move(result.content);
-          result.content = co_await registry_tools.Load(listed);
-        }
-      }
+      providers::ToolResult result = co_await registry_tools.Run(tool_turn, tool_call);
       if (cancelled()) co_return;
       if (result.is_error) {
         LOG(INFO) << "conversation " << turn_id << ": tool " << tool_call.name

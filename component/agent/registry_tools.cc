@@ -72,18 +72,11 @@ asio::awaitable<void> RegistryTools::Start(const std::string& owner) {
   if (!active()) co_return;
   using Started = absl::StatusOr<skills::ToolSearch::RunTools>;
   skills::ToolSearch* search = services_.tool_search;
-  asio::io_context& io = services_.io;
-  auto start = [search, &io, owner, pinned = services_.turn.pinned_tools,
+  auto start = [search, owner, pinned = services_.turn.pinned_tools,
                 blocked = services_.turn.blocked_tools](std::function<void(Started)> done) mutable {
-    search->ToolsForRun(owner, std::move(pinned), std::move(blocked),
-                        [&io, done = std::move(done)](Started started) mutable {
-                          asio::post(
-                              io, [done = std::move(done), started = std::move(started)]() mutable {
-                                done(std::move(started));
-                              });
-                        });
+    search->ToolsForRun(owner, std::move(pinned), std::move(blocked), std::move(done));
   };
-  Started started = co_await AwaitCallback<Started>(std::move(start));
+  Started started = co_await AwaitCallbackOn<Started>(services_.io, std::move(start));
   if (!started.ok()) {
     LOG(WARNING) << "tool registry: the pinned tools of " << owner
                  << " could not be read: " << started.status();
@@ -106,15 +99,10 @@ asio::awaitable<std::string> RegistryTools::Load(const std::string& search_resul
   }
   skills::ToolSearch* search = services_.tool_search;
   if (ids.empty() || search == nullptr) co_return R"({"tools": [], "note": "no tool matched"})";
-  asio::io_context& io = services_.io;
-  auto start = [search, &io, ids](std::function<void(Found)> done) mutable {
-    search->FindAll(std::move(ids), [&io, done = std::move(done)](Found found) mutable {
-      asio::post(io, [done = std::move(done), found = std::move(found)]() mutable {
-        done(std::move(found));
-      });
-    });
+  auto start = [search, ids](std::function<void(Found)> done) mutable {
+    search->FindAll(std::move(ids), std::move(done));
   };
-  Found found = co_await AwaitCallback<Found>(std::move(start));
+  Found found = co_await AwaitCallbackOn<Found>(services_.io, std::move(start));
   if (!found.ok()) co_return R"({"tools": [], "note": "the tool registry could not be read"})";
   nlohmann::json tools = nlohmann::json::array();
   for (skills::ToolDefinition& tool : *found) {
@@ -156,8 +144,30 @@ absl::StatusOr<providers::ToolCall> RegistryTools::Resolve(const providers::Tool
     case skills::ToolExecutor::Kind::kHttp:
       break;
   }
-  return absl::UnimplementedError(
-      "this tool runs over HTTP, which Herald cannot call yet; choose another tool");
+  return absl::FailedPreconditionError(
+      "this tool runs over HTTP, which Herald does not call; choose another tool");
+}
+
+asio::awaitable<providers::ToolResult> RegistryTools::Run(const ToolCallTurn& turn,
+                                                          const providers::ToolCall& call) {
+  if (loaded_.contains(call.name)) {
+    absl::StatusOr<providers::ToolCall> runs = Resolve(call);
+    if (!runs.ok()) {
+      co_return providers::ToolResult{.tool_call_id = call.id,
+                                      .name = call.name,
+                                      .content = std::string(runs.status().message()),
+                                      .is_error = true};
+    }
+    providers::ToolResult result = co_await RunToolCall(turn, *runs);
+    result.name = call.name;  // the model knows it by its loaded name
+    co_return result;
+  }
+  providers::ToolResult result = co_await RunToolCall(turn, call);
+  if (!result.is_error && call.name == skills::kToolSearchSkillName && active()) {
+    const std::string listed = std::move(result.content);
+    result.content = co_await Load(listed);
+  }
+  co_return result;
 }
 
 }  // namespace herald::agent

@@ -15,8 +15,7 @@
 //   RegistryTools registry_tools(services_);
 //   co_await registry_tools.Start(owner);          // pinned tools in, blocked ones out
 //   request.tools = registry_tools.Offered(services_.skills.EnabledTools());
-//   if (call.name == "tool_search") result.content = co_await registry_tools.Load(result.content);
-//   absl::StatusOr<providers::ToolCall> runs = registry_tools.Resolve(call);
+//   providers::ToolResult result = co_await registry_tools.Run(tool_turn, call);
 #pragma once
 
 #include <asio.hpp>
@@ -27,6 +26,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "component/agent/conversation.h"
+#include "component/agent/tool_call.h"
 #include "providers/provider.h"
 #include "skills/tool_search/tool_definition.h"
 
@@ -53,19 +53,21 @@ class RegistryTools {
   // `search_result` must outlive the co_await.
   asio::awaitable<std::string> Load(const std::string& search_result);
 
-  // Whether `name` is a tool loaded in this run.
-  bool IsLoaded(const std::string& name) const { return loaded_.contains(name); }
-
-  // The call that runs a loaded tool: its arguments checked against the registry's schema,
-  // its name replaced by its executor's. InvalidArgument (bad arguments) or Unimplemented
-  // (an HTTP executor), with a message for the model.
-  absl::StatusOr<providers::ToolCall> Resolve(const providers::ToolCall& call) const;
+  // Runs one tool call of the run (both arguments must outlive the co_await): a loaded tool
+  // as its executor, anything else through RunToolCall; what a tool_search found is loaded
+  // and the model reads the loaded names instead of the search's own listing.
+  asio::awaitable<providers::ToolResult> Run(const ToolCallTurn& turn,
+                                             const providers::ToolCall& call);
 
   // How many distinct tool definitions the model has been shown in this run.
   size_t definitions_shown() const { return shown_; }
   void CountShown(size_t offered) { shown_ = std::max(shown_, offered); }
 
  private:
+  // The call that runs a loaded tool: its arguments checked against the registry's schema,
+  // its name replaced by its executor's. InvalidArgument (bad arguments) or FailedPrecondition
+  // (an executor Herald cannot call: HTTP, until it can), with a message for the model.
+  absl::StatusOr<providers::ToolCall> Resolve(const providers::ToolCall& call) const;
   std::string NameFor(const skills::ToolDefinition& tool) const;
   // Loads `tool` (once per run); the name the model calls it by.
   std::string Add(skills::ToolDefinition tool);

@@ -22,19 +22,6 @@ constexpr char kUsage[] =
 
 using Preferences = absl::StatusOr<std::vector<std::pair<std::string, skills::ToolPreference>>>;
 
-// Runs `call(done)` on the registry's strand; the result comes back on the I/O loop.
-template <typename Result, typename Call>
-auto OnRegistry(RuntimeServices& services, Call call) {
-  auto start = [&services, call = std::move(call)](std::function<void(Result)> done) mutable {
-    call([&services, done = std::move(done)](Result result) mutable {
-      asio::post(services.io, [done = std::move(done), result = std::move(result)]() mutable {
-        done(std::move(result));
-      });
-    });
-  };
-  return AwaitCallback<Result>(std::move(start));
-}
-
 std::string ListText(const Preferences& preferences, const TurnOptions& turn) {
   std::vector<std::string> pinned, blocked;
   if (preferences.ok()) {
@@ -69,7 +56,8 @@ asio::awaitable<std::string> ToolsCommand(const CommandContext& context) {
     auto list = [search, owner](std::function<void(Preferences)> done) {
       search->Preferences(owner, std::move(done));
     };
-    const Preferences preferences = co_await OnRegistry<Preferences>(services, std::move(list));
+    const Preferences preferences =
+        co_await AwaitCallbackOn<Preferences>(services.io, std::move(list));
     if (!preferences.ok()) co_return "The tool registry cannot be read just now.";
     co_return ListText(preferences, services.turn);
   }
@@ -90,7 +78,8 @@ asio::awaitable<std::string> ToolsCommand(const CommandContext& context) {
   auto change = [search, owner, id, preference](std::function<void(absl::Status)> done) {
     search->SetPreference(owner, id, preference, std::move(done));
   };
-  const absl::Status changed = co_await OnRegistry<absl::Status>(services, std::move(change));
+  const absl::Status changed =
+      co_await AwaitCallbackOn<absl::Status>(services.io, std::move(change));
   if (!changed.ok()) co_return absl::StrCat("Unchanged: ", changed.message());
   if (verb == "pin") co_return absl::StrCat("Pinned ", id, ": it is loaded in every run here.");
   if (verb == "block") co_return absl::StrCat("Blocked ", id, ": it is never loaded here.");

@@ -181,37 +181,20 @@ void BindApprovals(Binder& b, const Section& skills, skills::ApprovalRules& appr
 // each problem.
 void BindCredentials(Binder& b, const Section& s, SkillsConfig& skills) {
   auto has_nul = [](const std::string& path) { return path.find('\0') != std::string::npos; };
-  std::string path;
-  if (b.NonEmptyString(s, "credentials_path", &path)) {
+  // A path key: `empty_ok` says whether "" is a value (it turns the feature off).
+  auto bind_path = [&](const char* key, bool empty_ok, std::string& out) {
+    std::string path;
+    if (!(empty_ok ? b.String(s, key, &path) : b.NonEmptyString(s, key, &path))) return;
     if (has_nul(path)) {
-      b.Error(s, "credentials_path", "skills.credentials_path must not contain a NUL byte");
+      b.Error(s, key, absl::StrCat("skills.", key, " must not contain a NUL byte"));
     } else {
-      skills.credentials_path = std::move(path);
+      out = std::move(path);
     }
-  }
-  if (b.NonEmptyString(s, "tool_registry_path", &path)) {
-    if (has_nul(path)) {
-      b.Error(s, "tool_registry_path", "skills.tool_registry_path must not contain a NUL byte");
-    } else {
-      skills.tool_registry_path = std::move(path);
-    }
-  }
-  std::string thesaurus;
-  if (b.String(s, "tool_thesaurus_path", &thesaurus)) {
-    if (has_nul(thesaurus)) {
-      b.Error(s, "tool_thesaurus_path", "skills.tool_thesaurus_path must not contain a NUL byte");
-    } else {
-      skills.tool_thesaurus_path = std::move(thesaurus);
-    }
-  }
-  std::string key_file;
-  if (b.String(s, "credentials_key_file", &key_file)) {
-    if (has_nul(key_file)) {
-      b.Error(s, "credentials_key_file", "skills.credentials_key_file must not contain a NUL byte");
-    } else {
-      skills.credentials_key_file = std::move(key_file);
-    }
-  }
+  };
+  bind_path("credentials_path", /*empty_ok=*/false, skills.credentials_path);
+  bind_path("tool_registry_path", /*empty_ok=*/false, skills.tool_registry_path);
+  bind_path("tool_thesaurus_path", /*empty_ok=*/true, skills.tool_thesaurus_path);
+  bind_path("credentials_key_file", /*empty_ok=*/true, skills.credentials_key_file);
   for (const char* key : {"pinned_tools", "blocked_tools"}) {
     std::vector<std::string>& ids =
         std::string_view(key) == "pinned_tools" ? skills.pinned_tools : skills.blocked_tools;
