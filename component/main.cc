@@ -27,6 +27,8 @@
 #include "component/events/event_bus.h"
 #include "component/ledger/audit_log.h"
 #include "component/ledger/usage_ledger.h"
+#include "component/memory/embedding_cache.h"
+#include "component/memory/folder_watcher.h"
 #include "component/memory/memory_store.h"
 #include "component/xmpp/session.h"
 #include "component/xmpp/session_error.h"
@@ -34,10 +36,12 @@
 #include "control/runtime_editor.h"
 #include "control/runtime_state.h"
 #include "glog/logging.h"
+#include "providers/embeddings/embeddings_client.h"
 #include "providers/factory.h"
 #include "providers/http/http_client.h"
 #include "skills/approvals/pending_actions.h"
 #include "skills/builtin/builtins.h"
+#include "skills/builtin/memory_search.h"
 #include "skills/credentials/credential_store.h"
 #include "skills/external/external_skills.h"
 #include "skills/mcp/mcp_servers.h"
@@ -132,7 +136,7 @@ int Serve(const std::string& path) {
   asio::thread_pool& workers = loop.workers();
 
   absl::StatusOr<std::unique_ptr<memory::MemoryStore>> store =
-      memory::MemoryStore::Open(config->memory.path);
+      memory::MemoryStore::Open(config->memory.path, config->memory.shared_path);
   if (!store.ok()) {
     std::cerr << "herald: [memory] path: " << store.status().message() << "\n";
     return base::kExitConfig;
@@ -218,7 +222,34 @@ int Serve(const std::string& path) {
     notices.push_back(absl::StrCat("skill sandbox: ", notice));
   }
   skills::SkillRegistry registry;  // after the sandbox: its skills use the runner
-  absl::Status registered = skills::RegisterBuiltins(registry, io, workers, **store, **http,
+  // Memory search (M3, M4): keywords, and meaning when an embeddings provider is set; a
+  // watcher re-indexes what people edit by hand.
+  skills::MemorySearch memory_search(io, workers, **store);
+  std::unique_ptr<providers::EmbeddingsClient> embeddings;
+  std::unique_ptr<memory::EmbeddingCache> embedding_cache;
+  if (std::optional<providers::EmbeddingsOptions> embedder =
+          config::EmbeddingsOptionsFrom(*config)) {
+    absl::StatusOr<std::unique_ptr<memory::EmbeddingCache>> cache =
+        memory::EmbeddingCache::Open(config->memory.embeddings_cache_path);
+    if (!cache.ok()) {
+      std::cerr << "herald: [memory] embeddings_cache_path: " << cache.status().message() << "\n";
+      return base::kExitConfig;
+    }
+    embedding_cache = *std::move(cache);
+    embeddings = std::make_unique<providers::EmbeddingsClient>(**http, *std::move(embedder));
+    memory_search.UseEmbeddings(embeddings.get(), embedding_cache.get(),
+                                config::SearchWeightsFrom(config->memory));
+  }
+  absl::StatusOr<std::unique_ptr<memory::FolderWatcher>> memory_watcher =
+      memory::FolderWatcher::Start(io, {(*store)->root(), (*store)->shared_folder()},
+                                   [&memory_search](std::vector<std::string> paths) {
+                                     memory_search.Reindex(std::move(paths));
+                                   });
+  if (!memory_watcher.ok()) {
+    LOG(WARNING) << "memory: edits by hand are found when a search reads the file: "
+                 << memory_watcher.status();
+  }
+  absl::Status registered = skills::RegisterBuiltins(registry, io, workers, memory_search, **http,
                                                      config::BuiltinOptionsFrom(config->skills));
   if (registered.ok()) {
     // The model's way into the external tool registry, offered when enabled like any skill.

@@ -35,6 +35,9 @@ struct SkillContext {
   // What the run answers, when it answers a message: a memory search leaves it out of its
   // results (a question is not its own answer).
   std::optional<AnsweredMessage> answering;
+  // The person the run answers may add to the shared knowledge folder ([memory]
+  // shared_writers, in a 1:1 chat): memory_save's "shared" scope.
+  bool may_write_shared_memory = false;
 };
 
 class Skill {

@@ -11,7 +11,7 @@ namespace {
 absl::StatusOr<std::string> NormalisedBareJid(std::string_view entry, std::string_view key) {
   absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(entry);
   if (!jid.ok() || !jid->IsBare() || jid->local().empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("agent.", AbslView(key), ": '", AbslView(entry),
+    return absl::InvalidArgumentError(absl::StrCat(AbslView(key), ": '", AbslView(entry),
                                                    "' is not a bare JID like user@example.org"));
   }
   return jid->BareString();
@@ -26,12 +26,12 @@ absl::StatusOr<AccessPolicy> AccessPolicy::Create(const agent::AgentOptions& age
       policy.any_jid_of_allowed_domains_ = true;
       continue;
     }
-    absl::StatusOr<std::string> jid = NormalisedBareJid(entry, "allowed_jids");
+    absl::StatusOr<std::string> jid = NormalisedBareJid(entry, "agent.allowed_jids");
     if (!jid.ok()) return jid.status();
     policy.jids_.insert(*std::move(jid));
   }
   for (const std::string& entry : agent.admin_jids) {
-    absl::StatusOr<std::string> jid = NormalisedBareJid(entry, "admin_jids");
+    absl::StatusOr<std::string> jid = NormalisedBareJid(entry, "agent.admin_jids");
     if (!jid.ok()) return jid.status();
     policy.admins_.insert(*std::move(jid));
   }
@@ -47,6 +47,15 @@ absl::StatusOr<AccessPolicy> AccessPolicy::Create(const agent::AgentOptions& age
     }
     policy.domains_.insert(domain->domain());
   }
+  for (const std::string& entry : agent.shared_memory_writers) {
+    if (entry == "admins") {
+      policy.admins_write_shared_memory_ = true;
+      continue;
+    }
+    absl::StatusOr<std::string> jid = NormalisedBareJid(entry, "memory.shared_writers");
+    if (!jid.ok()) return jid.status();
+    policy.shared_memory_writers_.insert(*std::move(jid));
+  }
   return policy;
 }
 
@@ -59,6 +68,12 @@ bool AccessPolicy::Allows(const xmpp::Jid& sender) const {
 
 bool AccessPolicy::IsAdmin(const xmpp::Jid& sender) const {
   return admins_.contains(sender.BareString());
+}
+
+bool AccessPolicy::MayWriteSharedMemory(const xmpp::Jid& sender) const {
+  if (sender.local().empty()) return false;
+  return (admins_write_shared_memory_ && IsAdmin(sender)) ||
+         shared_memory_writers_.contains(sender.BareString());
 }
 
 }  // namespace herald::agent

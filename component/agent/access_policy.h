@@ -21,11 +21,15 @@ namespace herald::agent {
 
 class AccessPolicy {
  public:
-  // Fails when an entry is not a bare JID, a domain or "*".
+  // Fails when an entry is not a bare JID, a domain or "*" (or, in shared_memory_writers,
+  // "admins").
   static absl::StatusOr<AccessPolicy> Create(const agent::AgentOptions& agent);
 
   bool Allows(const xmpp::Jid& sender) const;
   bool IsAdmin(const xmpp::Jid& sender) const;
+  // Whether the sender may add notes to the shared knowledge folder (M3): [memory]
+  // shared_writers names them, or "admins" there names the admins.
+  bool MayWriteSharedMemory(const xmpp::Jid& sender) const;
 
   // The explicitly listed JIDs (not "*"), whose presence Herald asks to see.
   const absl::flat_hash_set<std::string>& listed_jids() const { return jids_; }
@@ -38,6 +42,8 @@ class AccessPolicy {
   absl::flat_hash_set<std::string> domains_;  // normalised
   bool any_jid_of_allowed_domains_ = false;
   bool any_domain_ = false;
+  absl::flat_hash_set<std::string> shared_memory_writers_;  // bare, normalised
+  bool admins_write_shared_memory_ = false;
 };
 
 }  // namespace herald::agent

@@ -200,6 +200,8 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message) {
     }
     live_ids_.Add(key);
   }
+  // Before `message.from` is moved from.
+  const bool shared_memory_writer = policy_.MayWriteSharedMemory(message.from);
   IncomingMessage incoming{.reply_to = std::move(message.from),
                            .own = message.to.IsBare() ? std::move(message.to) : message.to.Bare(),
                            .author = sender,
@@ -209,6 +211,7 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message) {
                            .id = std::move(message.id),
                            .receipt_requested = message.receipt_requested,
                            .markable = message.markable,
+                           .shared_memory_writer = shared_memory_writer,
                            .received = now};
   if (!rate_limiter_.Allow(sender, now)) {
     auto it = rate_warned_at_.find(sender);

@@ -26,6 +26,9 @@ struct AgentOptions {
   std::vector<std::string> allowed_domains;  // default: the server's own domain; "*" = any
   std::vector<std::string> admin_jids;
   std::vector<std::string> dev_command_jids;
+  // Who may add notes to the shared knowledge folder with /remember shared ([memory]
+  // shared_writers): bare JIDs, and "admins" for admin_jids.
+  std::vector<std::string> shared_memory_writers = {"admins"};
   RefusalMode unallowed = RefusalMode::kSilent;
 
   // The agent runtime (A1–A6).

@@ -512,7 +512,8 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
                         .conversation = ref,
                         .answering = skills::AnsweredMessage{.time = message.received,
                                                              .author = message.author,
-                                                             .text = message.body}},
+                                                             .text = message.body},
+                        .may_write_shared_memory = message.shared_memory_writer},
       .emit = emit,
       .say =
           [this, &message](std::string text) {

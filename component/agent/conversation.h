@@ -110,6 +110,8 @@ struct IncomingMessage {
   bool receipt_requested = false;
   bool markable = false;
   bool flagged_injection = false;
+  // The sender may add to shared memory (AccessPolicy::MayWriteSharedMemory, 1:1 only).
+  bool shared_memory_writer = false;
   absl::Time received;
   // Set for a turn a program drives (SessionService.Converse): the turn's events go here and
   // nothing is sent over XMPP.

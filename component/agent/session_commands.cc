@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "component/agent/blocking_work.h"
 #include "component/agent/system_prompt.h"
 #include "component/base/absl_string_view.h"
@@ -18,6 +19,9 @@
 
 namespace herald::agent {
 namespace {
+
+// A note is a sentence or a paragraph, not a document.
+constexpr size_t kMaxNoteBytes = 4000;
 
 std::string FormatUptime(absl::Duration uptime) {
   const int64_t minutes = absl::ToInt64Minutes(uptime);
@@ -175,6 +179,52 @@ asio::awaitable<std::string> IdentityCommand(const CommandContext& context) {
   }
   co_return absl::StrCat("From now on I speak as '", name,
                          "' (unless you have your own identity.md).");
+}
+
+asio::awaitable<std::string> RememberCommand(const CommandContext& context) {
+  constexpr std::string_view kUsage =
+      "Usage: /remember <text> keeps a note in this conversation's memory; /remember shared "
+      "<text> keeps it for everyone (shared writers only).";
+  absl::string_view text = AbslView(context.command.args);
+  bool shared = false;
+  if (absl::ConsumePrefix(&text, "shared") &&
+      (text.empty() || absl::ascii_isspace(static_cast<unsigned char>(text.front())))) {
+    shared = true;
+    text = absl::StripLeadingAsciiWhitespace(text);
+  } else {
+    text = AbslView(context.command.args);
+  }
+  if (text.empty()) co_return std::string(kUsage);
+  if (text.size() > kMaxNoteBytes) {
+    co_return absl::StrCat("A note holds at most ", kMaxNoteBytes, " bytes; this one has ",
+                           text.size(), ".");
+  }
+  const bool in_room = context.session.kind == base::ConversationRef::Kind::kRoom;
+  if (shared && (in_room || !context.policy.MayWriteSharedMemory(context.message.reply_to))) {
+    co_return in_room ? "Shared notes are added from a 1:1 chat, where I know who you are."
+                      : "Only shared writers ([memory] shared_writers) can add to shared memory.";
+  }
+  memory::MemoryStore* store = &context.services.memory;
+  const base::ConversationRef ref = context.session;
+  const memory::MemoryEntry note{.time = context.services.clock(),
+                                 .role = "note",
+                                 .author = context.message.author,
+                                 .text = std::string(text)};
+  auto work = [store, ref, note, shared] {
+    return shared ? store->AddSharedNote(note) : store->AddNote(ref, note);
+  };
+  absl::Status kept = co_await Offload(context.conversation.files(), std::move(work));
+  if (!kept.ok()) {
+    LOG(WARNING) << "conversation " << context.conversation.id() << ": /remember: " << kept;
+    co_return "Sorry, I could not keep that note just now.";
+  }
+  if (shared) {
+    LOG(INFO) << "conversation " << context.conversation.id() << ": " << context.message.author
+              << " added a shared note (" << text.size() << " bytes)";
+    co_return "Noted in shared memory: everyone's memory search can find it now.";
+  }
+  co_return in_room ? "Noted in this room's memory: searches in this room can find it now."
+                    : "Noted: your memory search can find it now.";
 }
 
 }  // namespace herald::agent

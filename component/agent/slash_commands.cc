@@ -59,6 +59,8 @@ constexpr CommandEntry kCommands[] = {
      &ForgetCommand},
     {"history", Who::kAnyone, "[n]", "the last n messages of this session (default 10)",
      &HistoryCommand},
+    {"remember", Who::kAnyone, "[shared] <text>",
+     "keep a note in memory (shared: for everyone, shared writers only)", &RememberCommand},
     {"context", Who::kAnyone, "", "what Herald carries over between sessions (context.md)",
      &ContextCommand},
     {"tier", Who::kAnyone, "", "which model answers this conversation", &Tier},

@@ -1,6 +1,7 @@
 // component/config/bind_llm.cc
 //
-// [log] and [llm]: the log level, the models, their providers and how calls to them are made.
+// [log], [llm] and [memory]: the log level, the models, their providers and how calls to them
+// are made; the memory folders and memory search.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <system_error>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "component/config/bind_sections.h"
 #include "component/config/toml_binder.h"
@@ -27,6 +29,47 @@ void BindLog(Binder& b, const Section& root, LogConfig& log) {
           {{"debug", "debug"}, {"info", "info"}, {"warning", "warning"}, {"error", "error"}},
           &level)) {
     log.level = std::string(level);
+  }
+}
+
+void BindMemory(Binder& b, const Section& root, MemoryConfig& memory, agent::AgentOptions& agent) {
+  Section s = b.Sub(root, "memory");
+  b.NonEmptyString(s, "path", &memory.path);
+  b.String(s, "shared_path", &memory.shared_path);
+  if (b.Has(s, "shared_writers")) {
+    std::vector<std::string> writers;
+    for (Binder::Element& element : b.StringList(s, "shared_writers")) {
+      if (element.value == "admins") {
+        writers.push_back("admins");
+      } else if (IsValidBareJid(element.value, /*require_localpart=*/true)) {
+        writers.push_back(absl::AsciiStrToLower(element.value));
+      } else {
+        b.ElementError(element, absl::StrCat(element.path,
+                                             " must be \"admins\" or a bare JID such as "
+                                             "\"alice@example.org\"; got ",
+                                             b.Shown(element.node)));
+      }
+    }
+    agent.shared_memory_writers = std::move(writers);
+  }
+  if (b.String(s, "embeddings_model", &memory.embeddings_model) &&
+      !memory.embeddings_model.empty()) {
+    const std::string& model = memory.embeddings_model;
+    const size_t colon = model.find(':');
+    const std::string provider = model.substr(0, colon);
+    if (colon == std::string::npos || colon + 1 == model.size() ||
+        (provider != "openai" && provider != "ollama")) {
+      b.Error(s, "embeddings_model",
+              absl::StrCat("memory.embeddings_model must be \"openai:<model>\" or "
+                           "\"ollama:<model>\" (or \"\" for keyword search only); got \"",
+                           model, "\""));
+    }
+  }
+  b.NonEmptyString(s, "embeddings_cache_path", &memory.embeddings_cache_path);
+  b.Integer(s, "keyword_weight", &memory.keyword_weight);
+  b.Integer(s, "vector_weight", &memory.vector_weight);
+  if (memory.keyword_weight == 0 && memory.vector_weight == 0) {
+    b.Error(s, "vector_weight", "memory.keyword_weight and memory.vector_weight cannot both be 0");
   }
 }
 

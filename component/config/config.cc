@@ -36,8 +36,7 @@ void Bind(Binder& b, const toml::table& document, Config& config) {
   BindAgent(b, root, config.server, config.agent);
   BindLog(b, root, config.log);
   BindLlm(b, root, config.llm);
-  Section memory = b.Sub(root, "memory");
-  b.NonEmptyString(memory, "path", &config.memory.path);
+  BindMemory(b, root, config.memory, config.agent);
   BindRooms(b, document, config.rooms);
   BindQuota(b, root, config.quota);
   BindSkills(b, root, config.skills);

@@ -76,6 +76,16 @@ struct LogConfig {
 
 struct MemoryConfig {
   std::string path = "./data/memory";
+  // The shared knowledge folder (M3); "" = <path>/shared. Who may add to it is
+  // agent::AgentOptions::shared_memory_writers ([memory] shared_writers).
+  std::string shared_path;
+  // Memory search's vector path (M4): "openai:<model>" (through [llm.openai]) or
+  // "ollama:<model>" (through [llm.ollama]); "" = keywords only.
+  std::string embeddings_model;
+  std::string embeddings_cache_path = "./data/embeddings.db";
+  // How much keywords and meaning count in a hybrid search, in percent.
+  int keyword_weight = 30;
+  int vector_weight = 70;
 
   friend bool operator==(const MemoryConfig&, const MemoryConfig&) = default;
 };

@@ -117,6 +117,46 @@ void DeclareLogLlmAndMemoryKeys(std::vector<ConfigKey>& keys) {
                "folder of the markdown memory (per JID and room; layout and format in "
                "[memory.md](memory.md)); created when missing, and Herald refuses to start when it "
                "cannot be written"),
+      Restart(
+          "memory.shared_path", K::kString, [](auto& c) -> auto& { return c.memory.shared_path; })
+          .Doc("`\"\"`",
+               "the shared knowledge folder: markdown files every conversation's memory search "
+               "sees (edited by hand, re-indexed when they change); `\"\"` = `<path>/shared`"),
+      Restart(
+          "memory.shared_writers", K::kStringArray,
+          [](auto& c) -> auto& { return c.agent.shared_memory_writers; })
+          .Type("array of strings: \"admins\" or bare JIDs")
+          .Doc("`[\"admins\"]`",
+               "who may add notes to the shared folder with `/remember shared` (from a 1:1 "
+               "chat): `\"admins\"` for `agent.admin_jids`, or named JIDs"),
+      Restart(
+          "memory.embeddings_model", K::kString,
+          [](auto& c) -> auto& { return c.memory.embeddings_model; })
+          .Doc("`\"\"`",
+               "the embedding model of memory search's vector path: `\"openai:<model>\"` "
+               "(through `[llm.openai]`) or `\"ollama:<model>\"` (through `[llm.ollama]`); "
+               "`\"\"` = keyword search only"),
+      Restart(
+          "memory.embeddings_cache_path", K::kString,
+          [](auto& c) -> auto& { return c.memory.embeddings_cache_path; })
+          .Type("string, not empty")
+          .Doc("`\"./data/embeddings.db\"`",
+               "the vectors of memory chunks (SQLite), keyed by model and text hash, so "
+               "unchanged text is never embedded twice"),
+      Restart(
+          "memory.keyword_weight", K::kInteger,
+          [](auto& c) -> auto& { return c.memory.keyword_weight; })
+          .Range(0, 100)
+          .Doc("`30`",
+               "how much keyword (BM25) relevance counts in a hybrid memory search, in "
+               "percent"),
+      Restart(
+          "memory.vector_weight", K::kInteger,
+          [](auto& c) -> auto& { return c.memory.vector_weight; })
+          .Range(0, 100)
+          .Doc("`70`",
+               "how much similarity of meaning counts in a hybrid memory search, in "
+               "percent (not both 0)"),
   };
   for (ConfigKey& key : declared) keys.push_back(std::move(key));
 }

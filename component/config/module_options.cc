@@ -80,6 +80,28 @@ skills::BuiltinOptions BuiltinOptionsFrom(const SkillsConfig& skills) {
   return options;
 }
 
+std::optional<providers::EmbeddingsOptions> EmbeddingsOptionsFrom(const Config& config) {
+  const std::string& model = config.memory.embeddings_model;
+  const size_t colon = model.find(':');
+  if (model.empty() || colon == std::string::npos) return std::nullopt;
+  providers::EmbeddingsOptions options{.provider = model.substr(0, colon),
+                                       .model = model.substr(colon + 1)};
+  if (options.provider == "ollama") {
+    options.base_url = config.llm.ollama.host;
+  } else {
+    options.base_url = config.llm.openai.base_url;
+    options.api_key = config.llm.openai.api_key;
+  }
+  options.timeout = absl::Seconds(config.llm.request_timeout_seconds);
+  options.max_retries = config.llm.max_retries;
+  return options;
+}
+
+memory::SearchWeights SearchWeightsFrom(const MemoryConfig& memory) {
+  return memory::SearchWeights{.keyword = memory.keyword_weight / 100.0,
+                               .vector = memory.vector_weight / 100.0};
+}
+
 agent::TurnOptions TurnOptionsFrom(const Config& config) {
   return agent::TurnOptions{.max_tokens = config.llm.max_tokens,
                             .stream = config.llm.stream,

@@ -12,12 +12,15 @@
 //   agent::TurnOptions turn = TurnOptionsFrom(config);
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "component/config/config.h"
 #include "component/ledger/price_table.h"
+#include "component/memory/memory_search.h"
 #include "component/xmpp/session.h"
+#include "providers/embeddings/embeddings_client.h"
 #include "skills/builtin/builtins.h"
 
 namespace herald::config {
@@ -29,6 +32,12 @@ absl::StatusOr<xmpp::SessionOptions> SessionOptionsFrom(const ServerConfig& serv
                                                         std::string name, std::string version);
 
 skills::BuiltinOptions BuiltinOptionsFrom(const SkillsConfig& skills);
+
+// Memory search's embeddings provider from [memory] embeddings_model and the [llm] provider
+// it names; nullopt when it is "" (keyword search only).
+std::optional<providers::EmbeddingsOptions> EmbeddingsOptionsFrom(const Config& config);
+// The weights of a hybrid memory search ([memory] keyword_weight, vector_weight: percent).
+memory::SearchWeights SearchWeightsFrom(const MemoryConfig& memory);
 
 // What each turn needs from [llm], [skills] and [server].
 agent::TurnOptions TurnOptionsFrom(const Config& config);

@@ -60,12 +60,16 @@ std::vector<std::string> SplitParagraphs(std::string_view text) {
   return paragraphs;
 }
 
-std::vector<MemoryHit> RankBm25(const std::vector<SearchDocument>& documents,
-                                std::string_view query, size_t limit) {
+namespace {
+
+// Each document's BM25 score for `query` (0 when it has none of the query's words).
+std::vector<double> Bm25Scores(const std::vector<SearchDocument>& documents,
+                               std::string_view query) {
+  std::vector<double> scores(documents.size(), 0.0);
   std::vector<std::string> query_tokens = Tokenize(query);
   std::sort(query_tokens.begin(), query_tokens.end());
   query_tokens.erase(std::unique(query_tokens.begin(), query_tokens.end()), query_tokens.end());
-  if (query_tokens.empty() || documents.empty() || limit == 0) return {};
+  if (query_tokens.empty() || documents.empty()) return scores;
   const absl::flat_hash_set<std::string> wanted(query_tokens.begin(), query_tokens.end());
 
   // Term frequencies of the query words only; lengths of every document.
@@ -84,14 +88,7 @@ std::vector<MemoryHit> RankBm25(const std::vector<SearchDocument>& documents,
   }
   const double n = static_cast<double>(documents.size());
   const double average_length = std::max(total_length / n, 1.0);
-
-  struct Scored {
-    double score;
-    size_t index;
-  };
-  std::vector<Scored> scored;
   for (size_t d = 0; d < documents.size(); ++d) {
-    if (frequencies[d].empty()) continue;
     double score = 0;
     for (const auto& [token, tf] : frequencies[d]) {
       const double df = document_frequency[token];
@@ -99,20 +96,68 @@ std::vector<MemoryHit> RankBm25(const std::vector<SearchDocument>& documents,
       const double norm = kK1 * (1.0 - kB + kB * static_cast<double>(lengths[d]) / average_length);
       score += idf * (tf * (kK1 + 1.0)) / (tf + norm);
     }
-    scored.push_back({score, d});
+    scores[d] = score;
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const Scored& a, const Scored& b) { return a.score > b.score; });
-  if (scored.size() > limit) scored.resize(limit);
+  return scores;
+}
 
+// The `limit` documents of highest positive score, best first, ties in document order.
+std::vector<MemoryHit> Best(const std::vector<SearchDocument>& documents,
+                            const std::vector<double>& scores, size_t limit) {
+  std::vector<size_t> order;
+  for (size_t d = 0; d < documents.size(); ++d) {
+    if (scores[d] > 0) order.push_back(d);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&scores](size_t a, size_t b) { return scores[a] > scores[b]; });
+  if (order.size() > limit) order.resize(limit);
   std::vector<MemoryHit> hits;
-  hits.reserve(scored.size());
-  for (const Scored& s : scored) {
-    hits.push_back({.file = documents[s.index].file,
-                    .excerpt = Excerpt(documents[s.index].text),
-                    .score = s.score});
+  hits.reserve(order.size());
+  for (size_t d : order) {
+    hits.push_back({.file = documents[d].file,
+                    .excerpt = Excerpt(documents[d].text),
+                    .score = scores[d],
+                    .time = documents[d].time});
   }
   return hits;
+}
+
+}  // namespace
+
+std::vector<MemoryHit> RankBm25(const std::vector<SearchDocument>& documents,
+                                std::string_view query, size_t limit) {
+  if (limit == 0) return {};
+  return Best(documents, Bm25Scores(documents, query), limit);
+}
+
+double CosineSimilarity(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return 0;
+  double dot = 0, norm_a = 0, norm_b = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    dot += static_cast<double>(a[i]) * b[i];
+    norm_a += static_cast<double>(a[i]) * a[i];
+    norm_b += static_cast<double>(b[i]) * b[i];
+  }
+  if (norm_a <= 0 || norm_b <= 0) return 0;
+  return dot / (std::sqrt(norm_a) * std::sqrt(norm_b));
+}
+
+std::vector<MemoryHit> RankHybrid(const std::vector<SearchDocument>& documents,
+                                  std::string_view query, const std::vector<float>& query_vector,
+                                  const std::vector<const std::vector<float>*>& vectors,
+                                  const SearchWeights& weights, size_t limit) {
+  if (limit == 0) return {};
+  std::vector<double> scores = Bm25Scores(documents, query);
+  const double best_keyword = scores.empty() ? 0 : *std::max_element(scores.begin(), scores.end());
+  for (size_t d = 0; d < documents.size(); ++d) {
+    double fused = best_keyword > 0 ? weights.keyword * scores[d] / best_keyword : 0;
+    const std::vector<float>* vector = d < vectors.size() ? vectors[d] : nullptr;
+    if (vector != nullptr && !query_vector.empty() && vector->size() == query_vector.size()) {
+      fused += weights.vector * std::max(0.0, CosineSimilarity(query_vector, *vector));
+    }
+    scores[d] = fused;
+  }
+  return Best(documents, scores, limit);
 }
 
 }  // namespace herald::memory

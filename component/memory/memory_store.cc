@@ -1,5 +1,6 @@
 #include "component/memory/memory_store.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,11 +12,13 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 #include "component/base/absl_string_view.h"
 #include "component/memory/atomic_file.h"
 #include "component/memory/jid_folder.h"
@@ -33,12 +36,17 @@ constexpr char kContextFile[] = "context.md";
 constexpr char kIdentityFile[] = "identity.md";
 constexpr char kChosenIdentityFile[] = "chosen-identity.txt";
 constexpr char kInstructionsFile[] = "instructions.md";
+constexpr char kNotesFile[] = "notes.md";
+constexpr char kSharedNotesFile[] = "herald-notes.md";
+constexpr char kSharedShown[] = "shared";
 constexpr char kTrashPrefix[] = ".forget-";
 // History reads this much of the end of the file first and doubles it until it holds enough
 // entries, so a long history costs what the last entries take, not the whole file.
 constexpr uint64_t kFirstHistoryChunk = 64 << 10;
 // Search skips files larger than this rather than reading them into memory.
 constexpr uint64_t kMaxSearchFileBytes = 32 << 20;
+// Parsed files kept for search: past this many bytes of text the whole cache is dropped.
+constexpr size_t kMaxCachedBytes = 64 << 20;
 
 std::atomic<uint64_t> trash_counter{0};
 
@@ -91,13 +99,39 @@ std::tuple<bool, std::string, int64_t, std::string> SessionSortKey(const std::st
   return std::make_tuple(false, std::string(stem.substr(0, 15)), suffix, name);
 }
 
+// What identifies one version of a file: a change by Herald or by hand changes one of these.
+struct FileIdentity {
+  dev_t device = 0;
+  ino_t inode = 0;
+  off_t size = 0;
+  int64_t modified_ns = 0;
+  int64_t changed_ns = 0;
+
+  friend bool operator==(const FileIdentity&, const FileIdentity&) = default;
+};
+
+struct CachedFile {
+  FileIdentity identity;
+  std::vector<SearchDocument> documents;
+  size_t bytes = 0;
+};
+
+int64_t Nanoseconds(const timespec& t) { return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec; }
+
+std::string EntryExcerpt(const MemoryEntry& entry) {
+  return absl::StrCat(entry.author, " (", entry.role, ", ",
+                      absl::FormatTime("%Y-%m-%d %H:%M UTC", entry.time, absl::UTCTimeZone()),
+                      "): ", entry.text);
+}
+
 }  // namespace
 
 class MemoryStore::Impl {
  public:
-  explicit Impl(std::string root) : root_(std::move(root)) {}
+  Impl(std::string root, std::string shared) : root_(std::move(root)), shared_(std::move(shared)) {}
 
   const std::string& root() const { return root_; }
+  const std::string& shared() const { return shared_; }
 
   std::string ConversationFolder(const ConversationRef& ref) const {
     return absl::StrCat(root_, "/", KindFolder(ref.kind), "/", EncodeFolderName(ref.address));
@@ -109,21 +143,118 @@ class MemoryStore::Impl {
     return folder;
   }
 
+  // A file's name as searches show it: relative to the root, or "shared/..." for the shared
+  // folder wherever it is.
   std::string Relative(const std::string& path) const {
-    return path.size() > root_.size() ? path.substr(root_.size() + 1) : path;
+    if (IsUnder(path, shared_)) return absl::StrCat(kSharedShown, path.substr(shared_.size()));
+    return IsUnder(path, root_) ? path.substr(root_.size() + 1) : path;
+  }
+
+  static bool IsUnder(std::string_view path, std::string_view folder) {
+    return path.size() > folder.size() + 1 && absl::StartsWith(AbslView(path), AbslView(folder)) &&
+           path[folder.size()] == '/';
+  }
+
+  // The documents of `path` (see MemoryStore::Chunks); `entries` says how it is split. Reads
+  // the file only when it changed since it was last read.
+  absl::StatusOr<std::vector<SearchDocument>> Documents(const std::string& path,
+                                                        bool entries) const;
+  void Forget(const std::string& path) const {
+    absl::MutexLock lock(&mu_);
+    if (auto it = cache_.find(path); it != cache_.end()) {
+      cached_bytes_ -= it->second.bytes;
+      cache_.erase(it);
+    }
   }
 
  private:
   std::string root_;
+  std::string shared_;
+  mutable absl::Mutex mu_;
+  mutable absl::flat_hash_map<std::string, CachedFile> cache_ ABSL_GUARDED_BY(mu_);
+
+ public:
+  // Notes come from slash commands (on the conversation's strand) and from memory_save (on
+  // the pool), and shared notes from every conversation: their appends take turns.
+  absl::Mutex notes_mu;
+
+ private:
+  mutable size_t cached_bytes_ ABSL_GUARDED_BY(mu_) = 0;
 };
+
+absl::StatusOr<std::vector<SearchDocument>> MemoryStore::Impl::Documents(const std::string& path,
+                                                                         bool entries) const {
+  struct stat info;
+  if (::lstat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) {
+      Forget(path);
+      return std::vector<SearchDocument>();
+    }
+    return absl::InternalError(
+        absl::StrCat("stat ", Relative(path), ": ", std::generic_category().message(errno)));
+  }
+  if (!S_ISREG(info.st_mode) || static_cast<uint64_t>(info.st_size) > kMaxSearchFileBytes) {
+    Forget(path);
+    return std::vector<SearchDocument>();
+  }
+  // Taken before the read: a change during the read shows as a new identity next time.
+  const FileIdentity identity{.device = info.st_dev,
+                              .inode = info.st_ino,
+                              .size = info.st_size,
+                              .modified_ns = Nanoseconds(info.st_mtim),
+                              .changed_ns = Nanoseconds(info.st_ctim)};
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = cache_.find(path); it != cache_.end() && it->second.identity == identity) {
+      return it->second.documents;
+    }
+  }
+  absl::StatusOr<std::optional<std::string>> text = ReadFileIfExists(path, kMaxSearchFileBytes);
+  if (absl::IsResourceExhausted(text.status())) return std::vector<SearchDocument>();
+  if (!text.ok()) return text.status();
+  if (!text->has_value()) {
+    Forget(path);
+    return std::vector<SearchDocument>();
+  }
+  const std::string relative = Relative(path);
+  std::vector<SearchDocument> documents;
+  if (entries) {
+    for (MemoryEntry& entry : ParseEntries(**text, /*at_file_start=*/true)) {
+      documents.push_back({relative, EntryExcerpt(entry), entry.time});
+    }
+  } else {
+    const absl::Time modified = absl::TimeFromTimespec(info.st_mtim);
+    for (std::string& paragraph : SplitParagraphs(**text)) {
+      documents.push_back({relative, std::move(paragraph), modified});
+    }
+  }
+  const size_t bytes = (*text)->size();
+  absl::MutexLock lock(&mu_);
+  if (auto it = cache_.find(path); it != cache_.end()) {
+    cached_bytes_ -= it->second.bytes;
+    cache_.erase(it);
+  }
+  if (cached_bytes_ + bytes > kMaxCachedBytes) {
+    cache_.clear();
+    cached_bytes_ = 0;
+  }
+  if (bytes <= kMaxCachedBytes) {
+    cache_[path] = CachedFile{.identity = identity, .documents = documents, .bytes = bytes};
+    cached_bytes_ += bytes;
+  }
+  return documents;
+}
 
 MemoryStore::MemoryStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 MemoryStore::~MemoryStore() = default;
 
-absl::StatusOr<std::unique_ptr<MemoryStore>> MemoryStore::Open(const std::string& root) {
+absl::StatusOr<std::unique_ptr<MemoryStore>> MemoryStore::Open(const std::string& root,
+                                                               const std::string& shared) {
   if (root.empty()) return absl::InvalidArgumentError("the memory path is empty");
   std::string normalised = root;
   while (normalised.size() > 1 && normalised.back() == '/') normalised.pop_back();
+  std::string shared_folder = shared.empty() ? absl::StrCat(normalised, "/shared") : shared;
+  while (shared_folder.size() > 1 && shared_folder.back() == '/') shared_folder.pop_back();
   absl::Status status = CreateDirectories(normalised);
   if (!status.ok()) return status;
   // Fail now rather than at the first message when the folder is read-only.
@@ -142,7 +273,8 @@ absl::StatusOr<std::unique_ptr<MemoryStore>> MemoryStore::Open(const std::string
       }
     }
   }
-  return std::unique_ptr<MemoryStore>(new MemoryStore(std::make_unique<Impl>(normalised)));
+  return std::unique_ptr<MemoryStore>(
+      new MemoryStore(std::make_unique<Impl>(normalised, shared_folder)));
 }
 
 absl::Status MemoryStore::Append(const ConversationRef& ref, const MemoryEntry& entry) {
@@ -151,6 +283,25 @@ absl::Status MemoryStore::Append(const ConversationRef& ref, const MemoryEntry& 
   return AppendDurably(absl::StrCat(impl_->SessionFolder(ref), "/", kHistoryFile),
                        FormatEntry(entry), TailRepair);
 }
+
+absl::Status MemoryStore::AddNote(const ConversationRef& ref, const MemoryEntry& entry) {
+  absl::Status status = base::CheckConversationRef(ref);
+  if (!status.ok()) return status;
+  absl::MutexLock lock(&impl_->notes_mu);
+  return AppendDurably(absl::StrCat(impl_->ConversationFolder(ref), "/", kNotesFile),
+                       FormatEntry(entry), TailRepair);
+}
+
+absl::Status MemoryStore::AddSharedNote(const MemoryEntry& entry) {
+  absl::Status status = CreateDirectories(impl_->shared());
+  if (!status.ok()) return status;
+  absl::MutexLock lock(&impl_->notes_mu);
+  return AppendDurably(absl::StrCat(impl_->shared(), "/", kSharedNotesFile), FormatEntry(entry),
+                       TailRepair);
+}
+
+const std::string& MemoryStore::root() const { return impl_->root(); }
+const std::string& MemoryStore::shared_folder() const { return impl_->shared(); }
 
 absl::StatusOr<std::vector<MemoryEntry>> MemoryStore::History(const ConversationRef& ref,
                                                               size_t max_entries) const {
@@ -385,47 +536,79 @@ std::vector<fs::path> MarkdownFiles(const fs::path& folder) {
   return files;
 }
 
-std::string EntryExcerpt(const MemoryEntry& entry) {
-  return absl::StrCat(entry.author, " (", entry.role, ", ",
-                      absl::FormatTime("%Y-%m-%d %H:%M UTC", entry.time, absl::UTCTimeZone()),
-                      "): ", entry.text);
+// Whether a file of a conversation's folder holds entries (history, sessions, notes) rather
+// than paragraphs.
+bool HoldsEntries(const fs::path& file) {
+  return file.filename() == kHistoryFile || file.filename() == kNotesFile ||
+         file.parent_path().filename() == kSessionsFolder;
 }
 
 }  // namespace
 
+absl::StatusOr<std::vector<SearchDocument>> MemoryStore::Chunks(
+    const ConversationRef& ref, const MemoryEntry* leave_out) const {
+  absl::Status status = base::CheckConversationRef(ref);
+  if (!status.ok()) return status;
+  // The whole conversation (every thread) and the shared folder; nothing else is ever opened.
+  const std::string left_out = leave_out != nullptr ? EntryExcerpt(*leave_out) : std::string();
+  std::vector<SearchDocument> documents;
+  for (const fs::path& file : MarkdownFiles(impl_->ConversationFolder(ref))) {
+    const bool entries = HoldsEntries(file);
+    absl::StatusOr<std::vector<SearchDocument>> found = impl_->Documents(file.string(), entries);
+    if (!found.ok()) return found.status();
+    for (SearchDocument& document : *found) {
+      if (leave_out != nullptr && entries && file.filename() == kHistoryFile &&
+          document.time == leave_out->time && document.text == left_out) {
+        continue;
+      }
+      documents.push_back(std::move(document));
+    }
+  }
+  const fs::path shared_notes = fs::path(impl_->shared()) / kSharedNotesFile;
+  for (const fs::path& file : MarkdownFiles(impl_->shared())) {
+    absl::StatusOr<std::vector<SearchDocument>> found =
+        impl_->Documents(file.string(), file == shared_notes);
+    if (!found.ok()) return found.status();
+    documents.insert(documents.end(), std::make_move_iterator(found->begin()),
+                     std::make_move_iterator(found->end()));
+  }
+  return documents;
+}
+
 absl::StatusOr<std::vector<MemoryHit>> MemoryStore::Search(const ConversationRef& ref,
                                                            std::string_view query, size_t limit,
                                                            const MemoryEntry* leave_out) const {
-  absl::Status status = base::CheckConversationRef(ref);
-  if (!status.ok()) return status;
-  // The whole conversation (every thread) and shared/; nothing else is ever opened.
-  std::vector<fs::path> files = MarkdownFiles(impl_->ConversationFolder(ref));
-  const std::vector<fs::path> shared = MarkdownFiles(impl_->root() + "/shared");
-  const size_t own_files = files.size();
-  files.insert(files.end(), shared.begin(), shared.end());
+  absl::StatusOr<std::vector<SearchDocument>> documents = Chunks(ref, leave_out);
+  if (!documents.ok()) return documents.status();
+  return RankBm25(*documents, query, limit);
+}
 
-  std::vector<SearchDocument> documents;
-  for (size_t i = 0; i < files.size(); ++i) {
-    const std::string path = files[i].string();
-    absl::StatusOr<std::optional<std::string>> text = ReadFileIfExists(path, kMaxSearchFileBytes);
-    if (absl::IsResourceExhausted(text.status())) continue;  // too large to search
-    if (!text.ok()) return text.status();
-    if (!text->has_value()) continue;  // removed meanwhile
-    const std::string relative = impl_->Relative(path);
-    const bool entries = i < own_files && (files[i].filename() == kHistoryFile ||
-                                           files[i].parent_path().filename() == kSessionsFolder);
-    if (entries) {
-      for (const MemoryEntry& entry : ParseEntries(**text, /*at_file_start=*/true)) {
-        if (leave_out != nullptr && entry == *leave_out) continue;
-        documents.push_back({relative, EntryExcerpt(entry)});
-      }
-    } else {
-      for (std::string& paragraph : SplitParagraphs(**text)) {
-        documents.push_back({relative, std::move(paragraph)});
-      }
+absl::StatusOr<std::vector<SearchDocument>> MemoryStore::Reindex(const std::string& path) const {
+  const fs::path file(path);
+  const std::string name = file.filename().string();
+  if (name.empty() || name[0] == '.' || !absl::EndsWith(name, ".md")) {
+    return std::vector<SearchDocument>();
+  }
+  // A hidden name on the way (a folder being forgotten) is never searched either.
+  auto hidden_on_the_way = [&file](const std::string& folder) {
+    for (const fs::path& part : file.lexically_relative(folder)) {
+      const std::string text = part.string();
+      if (text.empty() || text[0] == '.') return true;
+    }
+    return false;
+  };
+  if (Impl::IsUnder(path, impl_->shared())) {
+    if (hidden_on_the_way(impl_->shared())) return std::vector<SearchDocument>();
+    return impl_->Documents(path, file == fs::path(impl_->shared()) / kSharedNotesFile);
+  }
+  for (ConversationRef::Kind kind : base::kConversationKinds) {
+    const std::string folder = absl::StrCat(impl_->root(), "/", KindFolder(kind));
+    if (Impl::IsUnder(path, folder)) {
+      if (hidden_on_the_way(folder)) return std::vector<SearchDocument>();
+      return impl_->Documents(path, HoldsEntries(file));
     }
   }
-  return RankBm25(documents, query, limit);
+  return std::vector<SearchDocument>();
 }
 
 std::string MemoryStore::FolderFor(const ConversationRef& ref) const {

@@ -5,14 +5,18 @@
 //
 //   <root>/identity.md                       the global identity (optional)
 //   <root>/identities/<name>.md              identities a user can pick with /identity
-//   <root>/shared/*.md                       shared knowledge, searchable by everyone
+//   <shared>/**/*.md                         shared knowledge, searchable by everyone
+//                                            (<root>/shared unless [memory] shared_path)
+//   <shared>/herald-notes.md                 what shared writers asked Herald to remember
 //   <root>/users/<encoded-jid>/history.md    the current session
 //                          .../sessions/YYYYMMDD-HHMMSS.md   archived sessions
 //                          .../context.md    carried-over context (summaries)
 //                          .../identity.md   this user's own identity (optional)
+//                          .../notes.md      what the user asked Herald to remember
 //                          .../chosen-identity.txt   the name picked with /identity
 //                          .../threads/<encoded-thread>/history.md, sessions/   XEP-0201
-//   <root>/rooms/<encoded-jid>/...           the same for a room, plus instructions.md
+//   <root>/rooms/<encoded-jid>/...           the same for a room (notes.md is the room's
+//                                            shared memory), plus instructions.md
 //
 // It never loses or corrupts memory (M2): appends are fsynced, rewritten files are replaced
 // atomically (write, fsync, rename, fsync the folder), folder names encode JIDs so that no
@@ -56,16 +60,30 @@ struct MemoryEntry {
   friend bool operator==(const MemoryEntry&, const MemoryEntry&) = default;
 };
 
+// One searchable piece of memory: an entry of a history, session or notes file, or a
+// paragraph of another markdown file.
+struct SearchDocument {
+  std::string file;  // relative to the memory root ("shared/..." for the shared folder)
+  std::string text;  // what is ranked and shown as the excerpt
+  // The entry's time, or the file's modification time for a paragraph.
+  absl::Time time = absl::InfinitePast();
+};
+
 struct MemoryHit {
   std::string file;     // relative to the root, e.g. "users/alice%40localhost/history.md"
   std::string excerpt;  // the matching entry or paragraph
   double score = 0;
+  // The entry's time, or the file's modification time for a paragraph.
+  absl::Time time = absl::InfinitePast();
 };
 
 class MemoryStore {
  public:
-  // Creates the root when missing. Fails when it cannot be created or written.
-  static absl::StatusOr<std::unique_ptr<MemoryStore>> Open(const std::string& root);
+  // Creates the root when missing. Fails when it cannot be created or written. `shared` is
+  // the shared knowledge folder ("" = <root>/shared); it need not exist, and Herald creates
+  // it only to write a shared note.
+  static absl::StatusOr<std::unique_ptr<MemoryStore>> Open(const std::string& root,
+                                                           const std::string& shared = "");
   ~MemoryStore();
 
   // Adds an entry to the current session (of ref.thread when set). Writes only the new entry
@@ -112,14 +130,33 @@ class MemoryStore {
   absl::StatusOr<std::optional<std::string>> ReadRoomInstructions(
       const ConversationRef& room) const;
 
-  // Keyword search (BM25 over entries and paragraphs) in the conversation's own files and
-  // <root>/shared; never in another user's folder. History and session files are searched
-  // entry by entry, other markdown files paragraph by paragraph; symbolic links are not
-  // followed. `leave_out`, when set, is an entry never returned (the message being answered,
-  // which its own search would otherwise find first).
+  // Notes (M3): an entry added to the conversation's notes.md (of the whole conversation,
+  // whatever ref.thread says; a room's notes are the room's shared memory), or to the shared
+  // folder's herald-notes.md, which every conversation's search sees. Durable like Append.
+  absl::Status AddNote(const ConversationRef& ref, const MemoryEntry& entry);
+  absl::Status AddSharedNote(const MemoryEntry& entry);
+
+  // What a search of `ref` may see (M3): the conversation's own files (every thread) and the
+  // shared folder; never another user's or room's folder. History, session and notes files
+  // give one document per entry, other markdown files one per paragraph; symbolic links are
+  // not followed, hidden names and files over 32 MiB are skipped. `leave_out`, when set, is
+  // an entry never returned (the message being answered, which its own search would
+  // otherwise find first). Parsed files are kept, keyed by their inode, size and times, so an
+  // unchanged file is not read again.
+  absl::StatusOr<std::vector<SearchDocument>> Chunks(const ConversationRef& ref,
+                                                     const MemoryEntry* leave_out = nullptr) const;
+  // Keyword search (BM25) over Chunks(ref, leave_out).
   absl::StatusOr<std::vector<MemoryHit>> Search(const ConversationRef& ref, std::string_view query,
                                                 size_t limit,
                                                 const MemoryEntry* leave_out = nullptr) const;
+  // Re-reads one file (an absolute path, as a folder watcher reports it) when a search could
+  // see it, and returns its documents; an empty list for a file no search sees, or one that
+  // is gone (it is dropped from what is kept).
+  absl::StatusOr<std::vector<SearchDocument>> Reindex(const std::string& path) const;
+
+  // The memory root and the shared folder, as absolute-or-given paths without a trailing '/'.
+  const std::string& root() const;
+  const std::string& shared_folder() const;
 
   // The folder of a conversation (for operators and tests): where its history.md lives, so
   // the thread's folder when ref.thread is set.

@@ -4,7 +4,8 @@
 #include <utility>
 
 #include "skills/builtin/current_time.h"
-#include "skills/builtin/memory_recall.h"
+#include "skills/builtin/memory_save.h"
+#include "skills/builtin/memory_search.h"
 #include "skills/builtin/url_fetch.h"
 #include "skills/builtin/web_search.h"
 #include "skills/web/searxng_backend.h"
@@ -31,16 +32,22 @@ std::unique_ptr<web::SearchBackend> SearchBackendFrom(providers::HttpClient& htt
 }  // namespace
 
 absl::Status RegisterBuiltins(SkillRegistry& registry, asio::io_context& io,
-                              asio::thread_pool& workers, memory::MemoryStore& store,
+                              asio::thread_pool& workers, MemorySearch& search,
                               providers::HttpClient& http, const BuiltinOptions& options) {
   if (absl::Status status = registry.Register(std::make_unique<CurrentTimeSkill>(io, workers));
       !status.ok()) {
     return status;
   }
   if (absl::Status status =
-          registry.Register(std::make_unique<MemoryRecallSkill>(io, workers, store));
+          registry.Register(std::make_unique<MemorySaveSkill>(io, workers, search.store()));
       !status.ok()) {
     return status;
+  }
+  for (const char* name : {"memory_search", "memory_recall"}) {
+    if (absl::Status status = registry.Register(std::make_unique<MemorySearchSkill>(search, name));
+        !status.ok()) {
+      return status;
+    }
   }
   absl::StatusOr<std::unique_ptr<UrlFetchSkill>> url_fetch =
       UrlFetchSkill::Create(io, workers, http, options.url_fetch);

@@ -1,13 +1,15 @@
 // skills/builtin/builtins.h
 //
-// Registers every builtin skill (current_time, memory_recall, url_fetch, web_search) with
+// Registers every builtin skill (current_time, memory_save, memory_search and its former name
+// memory_recall, url_fetch, web_search) with
 // their dependencies, so that main and tests wire them in one line. Which of them reach the
 // model is still decided by [skills] enabled (SkillRegistry::SetEnabled). web_search is
 // registered even when no backend is configured (it then answers that search is not set up;
 // the config loader refuses enabling it without one).
 //
 //   SkillRegistry registry;
-//   absl::Status s = RegisterBuiltins(registry, io, workers, *store, *http, options);
+//   MemorySearch search(io, workers, *store);
+//   absl::Status s = RegisterBuiltins(registry, io, workers, search, *http, options);
 #pragma once
 
 #include <asio.hpp>
@@ -15,8 +17,8 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "component/memory/memory_store.h"
 #include "providers/http/http_client.h"
+#include "skills/builtin/memory_search.h"
 #include "skills/builtin/url_fetch.h"
 #include "skills/registry.h"
 
@@ -38,10 +40,10 @@ struct BuiltinOptions {
   WebSearchOptions web_search;
 };
 
-// `io`, `workers`, `store` and `http` must outlive the registry's use of the skills. Fails
+// `io`, `workers`, `search` and `http` must outlive the registry's use of the skills. Fails
 // when [skills.url_fetch] allow_hosts holds an entry url_fetch cannot read.
 absl::Status RegisterBuiltins(SkillRegistry& registry, asio::io_context& io,
-                              asio::thread_pool& workers, memory::MemoryStore& store,
+                              asio::thread_pool& workers, MemorySearch& search,
                               providers::HttpClient& http, const BuiltinOptions& options);
 
 }  // namespace herald::skills

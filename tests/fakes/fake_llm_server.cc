@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
+#include "tests/fakes/fake_embeddings.h"
 
 namespace herald::fakes {
 namespace {
@@ -600,7 +601,61 @@ struct FakeLlmServer::State {
   std::string api_key;
   std::vector<RecordedLlmRequest> requests;
   int answered = 0;
+  std::vector<RecordedLlmRequest> embedding_requests;
+  size_t embedded_texts = 0;
+  int embeddings_failure = 0;
+
+  // The path of embeddings requests in this format; "" when it has none.
+  std::string EmbeddingsPath() const {
+    return format == LlmWireFormat::kOpenAi   ? "/v1/embeddings"
+           : format == LlmWireFormat::kOllama ? "/api/embed"
+                                              : "";
+  }
+  FakeHttpResponse ServeEmbeddings(const FakeHttpRequest& http);
 };
+
+FakeHttpResponse FakeLlmServer::State::ServeEmbeddings(const FakeHttpRequest& http) {
+  RecordedLlmRequest request = Record(http);
+  int failure;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    embedding_requests.push_back(request);
+    failure = embeddings_failure;
+  }
+  arrived.notify_all();
+  if (failure != 0) return ErrorResponse(failure, "embeddings are failing", std::nullopt);
+  if (http.method != "POST") return ErrorResponse(405, "use POST", std::nullopt);
+  if (request.model.empty()) return ErrorResponse(400, "model: field required", std::nullopt);
+  const json* input = Member(request.body, "input");
+  if (input == nullptr || !input->is_array() || input->empty()) {
+    return ErrorResponse(400, "input: a non-empty array of strings is required", std::nullopt);
+  }
+  json vectors = json::array();
+  for (const json& text : *input) {
+    if (!text.is_string()) return ErrorResponse(400, "input: strings only", std::nullopt);
+    vectors.push_back(FakeEmbedding(text.get<std::string>()));
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    embedded_texts += vectors.size();
+  }
+  FakeHttpResponse response;
+  response.status = 200;
+  response.headers.emplace_back("content-type", "application/json");
+  if (format == LlmWireFormat::kOllama) {
+    response.body = Dump({{"model", request.model}, {"embeddings", vectors}});
+  } else {
+    json data = json::array();
+    for (size_t i = 0; i < vectors.size(); ++i) {
+      data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", vectors[i]}});
+    }
+    response.body = Dump({{"object", "list"},
+                          {"data", data},
+                          {"model", request.model},
+                          {"usage", {{"prompt_tokens", 1}, {"total_tokens", 1}}}});
+  }
+  return response;
+}
 
 std::string FakeLlmServer::State::ExpectedPath() const {
   switch (format) {
@@ -759,6 +814,7 @@ FakeHttpResponse FakeLlmServer::State::Render(const Answer& answer,
 }
 
 FakeHttpResponse FakeLlmServer::State::Serve(const FakeHttpRequest& http) {
+  if (!EmbeddingsPath().empty() && http.path == EmbeddingsPath()) return ServeEmbeddings(http);
   RecordedLlmRequest request = Record(http);
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -836,6 +892,21 @@ size_t FakeLlmServer::pending_answers() const {
 std::vector<RecordedLlmRequest> FakeLlmServer::requests() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return state_->requests;
+}
+
+std::vector<RecordedLlmRequest> FakeLlmServer::embedding_requests() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->embedding_requests;
+}
+
+size_t FakeLlmServer::embedded_texts() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->embedded_texts;
+}
+
+void FakeLlmServer::FailEmbeddings(int status) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->embeddings_failure = status;
 }
 
 size_t FakeLlmServer::request_count() const {

@@ -148,8 +148,16 @@ class FakeLlmServer {
   // Scripted answers not yet given.
   size_t pending_answers() const;
 
-  // Every request so far, in arrival order, refused ones included.
+  // Every request so far, in arrival order, refused ones included (embeddings requests are
+  // kept apart, below).
   std::vector<RecordedLlmRequest> requests() const;
+
+  // Embeddings (POST /v1/embeddings for the OpenAI format, /api/embed for Ollama's): each
+  // text gets FakeEmbedding(text) (fake_embeddings.h). Every such request so far, and how
+  // many texts they carried; with a status set, they are refused with it.
+  std::vector<RecordedLlmRequest> embedding_requests() const;
+  size_t embedded_texts() const;
+  void FailEmbeddings(int status);
   size_t request_count() const;
   bool WaitForRequests(size_t count, absl::Duration timeout) const;
 

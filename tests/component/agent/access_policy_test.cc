@@ -64,6 +64,30 @@ TEST(AccessPolicyTest, AdminsAreAllowedAndRecognised) {
   EXPECT_FALSE(policy.IsAdmin(J("alice@localhost/pc")));
 }
 
+TEST(AccessPolicyTest, SharedMemoryWritersAreTheNamedJidsAndTheAdminsWhenSaidSo) {
+  agent::AgentOptions agent;
+  agent.admin_jids = {"root@localhost"};
+  agent.shared_memory_writers = {"admins", "Editor@Localhost"};
+  absl::StatusOr<AccessPolicy> policy = AccessPolicy::Create(agent);
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  EXPECT_TRUE(policy->MayWriteSharedMemory(J("root@localhost/pc")));
+  EXPECT_TRUE(policy->MayWriteSharedMemory(J("editor@localhost/phone")));
+  EXPECT_FALSE(policy->MayWriteSharedMemory(J("alice@localhost/pc")));
+  EXPECT_FALSE(policy->MayWriteSharedMemory(J("localhost")));
+  // Without "admins", admins are not writers.
+  agent.shared_memory_writers = {"editor@localhost"};
+  policy = AccessPolicy::Create(agent);
+  ASSERT_TRUE(policy.ok());
+  EXPECT_FALSE(policy->MayWriteSharedMemory(J("root@localhost/pc")));
+  EXPECT_TRUE(policy->MayWriteSharedMemory(J("editor@localhost/pc")));
+  agent.shared_memory_writers = {"editor@localhost/phone"};
+  policy = AccessPolicy::Create(agent);
+  ASSERT_FALSE(policy.ok());
+  EXPECT_EQ(policy.status().message(),
+            "memory.shared_writers: 'editor@localhost/phone' is not a bare JID like "
+            "user@example.org");
+}
+
 TEST(AccessPolicyTest, RefusesAnAllowlistEntryThatIsNotABareJid) {
   agent::AgentOptions agent;
   agent.allowed_jids = {"alice@localhost/phone"};

@@ -18,9 +18,11 @@
 #include "component/events/event_bus.h"
 #include "component/ledger/usage_ledger.h"
 #include "component/memory/memory_store.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "providers/routing/model_router.h"
-#include "skills/builtin/memory_recall.h"
+#include "skills/builtin/memory_save.h"
+#include "skills/builtin/memory_search.h"
 #include "skills/registry.h"
 #include "tests/component/agent/agent_fixture.h"
 #include "tests/component/agent/scripted_model.h"
@@ -80,8 +82,10 @@ TEST_F(AgentTest, TheNextTurnSeesTheSessionSoFar) {
 }
 
 TEST_F(AgentTest, MemoryRecallInATurnFindsWhatWasSaidButNotTheQuestionItAnswers) {
+  skills::MemorySearch search(io_, workers_, *store_);
   ASSERT_TRUE(
-      registry_.Register(std::make_unique<skills::MemoryRecallSkill>(io_, workers_, *store_)).ok());
+      registry_.Register(std::make_unique<skills::MemorySearchSkill>(search, "memory_recall"))
+          .ok());
   ASSERT_TRUE(registry_.SetEnabled({"shout", "memory_recall"}).ok());
   model_->script.push_back({.text = "noted"});
   Send("alice@localhost/phone", "My cat is called Biscuit.");
@@ -96,6 +100,64 @@ TEST_F(AgentTest, MemoryRecallInATurnFindsWhatWasSaidButNotTheQuestionItAnswers)
   const std::string recalled = model_->requests.back().messages.back().tool_results[0].content;
   EXPECT_NE(recalled.find("My cat is called Biscuit."), std::string::npos) << recalled;
   EXPECT_EQ(recalled.find("What is my cat called?"), std::string::npos) << recalled;
+}
+
+TEST_F(AgentTest, RememberKeepsANoteAndOnlySharedWritersAddToSharedMemory) {
+  options_.shared_memory_writers = {"dev@localhost"};
+  agent_->SetPolicy(AccessPolicy::Create(options_).value());
+  Send("alice@localhost/phone", "/remember My locker is number 42.");
+  ASSERT_TRUE(WaitForMessages(1));
+  EXPECT_EQ(Messages()[0].body, "Noted: your memory search can find it now.");
+  Send("alice@localhost/phone", "/remember shared Lunch is at noon.");
+  ASSERT_TRUE(WaitForMessages(2));
+  EXPECT_EQ(Messages()[1].body,
+            "Only shared writers ([memory] shared_writers) can add to shared memory.");
+  Send("alice@localhost/phone", "/remember");
+  ASSERT_TRUE(WaitForMessages(3));
+  EXPECT_TRUE(absl::StartsWith(Messages()[2].body, "Usage: /remember <text>"));
+  Send("dev@localhost/pc", "/remember shared The office closes at five.");
+  ASSERT_TRUE(WaitForMessages(1, "dev@localhost"));
+  EXPECT_EQ(Messages("dev@localhost")[0].body,
+            "Noted in shared memory: everyone's memory search can find it now.");
+  EXPECT_TRUE(model_->requests.empty()) << "/remember is answered without the model";
+  ASSERT_TRUE(WaitForFileWork("alice@localhost"));
+  ASSERT_TRUE(WaitForFileWork("dev@localhost"));
+  const base::ConversationRef alice{.kind = base::ConversationRef::Kind::kDirect,
+                                    .address = "alice@localhost"};
+  const base::ConversationRef bob{.kind = base::ConversationRef::Kind::kDirect,
+                                  .address = "bob@localhost"};
+  std::vector<memory::MemoryHit> hits = store_->Search(alice, "locker office lunch", 10).value();
+  std::vector<std::string> files;
+  for (const memory::MemoryHit& hit : hits) files.push_back(hit.file);
+  EXPECT_THAT(files, ::testing::UnorderedElementsAre("users/alice%40localhost/notes.md",
+                                                     "shared/herald-notes.md"));
+  hits = store_->Search(bob, "locker office lunch", 10).value();
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].file, "shared/herald-notes.md");
+  EXPECT_TRUE(absl::StrContains(hits[0].excerpt, "dev@localhost (note, ")) << hits[0].excerpt;
+}
+
+TEST_F(AgentTest, ATurnTellsMemorySaveWhetherItsSenderMayWriteSharedMemory) {
+  options_.shared_memory_writers = {"dev@localhost"};
+  agent_->SetPolicy(AccessPolicy::Create(options_).value());
+  ASSERT_TRUE(
+      registry_.Register(std::make_unique<skills::MemorySaveSkill>(io_, workers_, *store_)).ok());
+  ASSERT_TRUE(registry_.SetEnabled({"shout", "memory_save"}).ok());
+  for (int i = 0; i < 2; ++i) {
+    model_->script.push_back(
+        {.calls = {{.id = "save",
+                    .name = "memory_save",
+                    .arguments = {{"text", "Deploys are on Tuesdays."}, {"scope", "shared"}}}}});
+    model_->script.push_back({.text = "ok"});
+  }
+  Send("alice@localhost/phone", "remember for everyone: deploys are on Tuesdays");
+  ASSERT_TRUE(WaitForMessages(1));
+  EXPECT_TRUE(model_->requests[1].messages.back().tool_results[0].is_error);
+  Send("dev@localhost/pc", "remember for everyone: deploys are on Tuesdays");
+  ASSERT_TRUE(WaitForMessages(1, "dev@localhost"));
+  const providers::ToolResult& saved = model_->requests[3].messages.back().tool_results[0];
+  EXPECT_FALSE(saved.is_error) << saved.content;
+  EXPECT_EQ(saved.content, "Noted in shared memory: every conversation's search can find it.");
 }
 
 TEST_F(AgentTest, RunsAToolAndFeedsItsResultBack) {

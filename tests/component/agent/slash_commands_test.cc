@@ -50,6 +50,8 @@ TEST(SlashCommandsTest, HelpTextListsEveryCommandInTableOrder) {
             "  /reset  the same as /new\n"
             "  /forget  erase this session and what Herald remembers of you\n"
             "  /history [n]  the last n messages of this session (default 10)\n"
+            "  /remember [shared] <text>  keep a note in memory (shared: for everyone, shared "
+            "writers only)\n"
             "  /context  what Herald carries over between sessions (context.md)\n"
             "  /tier  which model answers this conversation\n"
             "  /identity [name]  show or choose the identity Herald speaks with\n"
@@ -70,6 +72,8 @@ TEST(SlashCommandsTest, HelpTextListsEveryCommandInTableOrder) {
             "  /reset  the same as /new\n"
             "  /forget  erase this session and what Herald remembers of you\n"
             "  /history [n]  the last n messages of this session (default 10)\n"
+            "  /remember [shared] <text>  keep a note in memory (shared: for everyone, shared "
+            "writers only)\n"
             "  /context  what Herald carries over between sessions (context.md)\n"
             "  /tier  which model answers this conversation\n"
             "  /identity [name]  show or choose the identity Herald speaks with\n"
@@ -89,7 +93,7 @@ TEST(SlashCommandsTest, EveryRowHasAHandlerAndAHelpLine) {
   for (std::string_view name :
        {"help",     "ping",    "status",    "new",    "reset", "forget",  "history",
         "context",  "tier",    "identity",  "cancel", "usage", "approve", "deny",
-        "safemode", "pending", "allowlist", "rooms",  "debug", "raw"}) {
+        "safemode", "pending", "allowlist", "rooms",  "debug", "raw",     "remember"}) {
     const CommandEntry* entry = FindCommand(name);
     ASSERT_NE(entry, nullptr) << name;
     EXPECT_TRUE(std::visit([](auto handler) { return handler != nullptr; }, entry->run)) << name;

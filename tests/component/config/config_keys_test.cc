@@ -96,6 +96,12 @@ rules_file = "RULES_FILE"
 
 [memory]
 path = "./elsewhere/memory"
+shared_path = "./elsewhere/knowledge"
+shared_writers = ["admins", "editor@example.org"]
+embeddings_model = "ollama:nomic-embed-text"
+embeddings_cache_path = "./elsewhere/embeddings.db"
+keyword_weight = 40
+vector_weight = 60
 
 [[rooms]]
 jid = "lobby@conference.example.org"

@@ -422,6 +422,36 @@ TEST(ConfigTest, RefusesANegativeDailyQuota) {
             "herald.toml:5: quota.daily_tokens must be 0 or more, got -1");
 }
 
+TEST(ConfigTest, ReadsMemorySearchAndSharedMemory) {
+  absl::StatusOr<Config> config = Load(
+      WithServer("[memory]\nshared_path = \"/srv/knowledge\"\nshared_writers = [\"admins\", "
+                 "\"Editor@Example.org\"]\nembeddings_model = \"openai:text-embedding-3-small\"\n"
+                 "keyword_weight = 50\nvector_weight = 50\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->memory.shared_path, "/srv/knowledge");
+  EXPECT_THAT(config->agent.shared_memory_writers, ElementsAre("admins", "editor@example.org"));
+  EXPECT_EQ(config->memory.embeddings_model, "openai:text-embedding-3-small");
+  EXPECT_EQ(config->memory.keyword_weight, 50);
+  // Defaults: admins write shared memory, keyword search only.
+  config = Load(WithServer(""));
+  ASSERT_TRUE(config.ok());
+  EXPECT_THAT(config->agent.shared_memory_writers, ElementsAre("admins"));
+  EXPECT_EQ(config->memory.embeddings_model, "");
+}
+
+TEST(ConfigTest, RefusesMemorySearchSettingsItCannotUse) {
+  EXPECT_EQ(ErrorOf(WithServer("[memory]\nshared_writers = [\"everyone\"]\n")),
+            "herald.toml:5: memory.shared_writers[0] must be \"admins\" or a bare JID such as "
+            "\"alice@example.org\"; got \"everyone\"");
+  EXPECT_EQ(ErrorOf(WithServer("[memory]\nembeddings_model = \"voyage:v3\"\n")),
+            "herald.toml:5: memory.embeddings_model must be \"openai:<model>\" or "
+            "\"ollama:<model>\" (or \"\" for keyword search only); got \"voyage:v3\"");
+  EXPECT_EQ(ErrorOf(WithServer("[memory]\nkeyword_weight = 0\nvector_weight = 0\n")),
+            "herald.toml:6: memory.keyword_weight and memory.vector_weight cannot both be 0");
+  EXPECT_EQ(ErrorOf(WithServer("[memory]\nvector_weight = 101\n")),
+            "herald.toml:5: memory.vector_weight must be between 0 and 100, got 101");
+}
+
 TEST(ConfigTest, AcceptsAZeroDailyQuotaAsUnlimited) {
   absl::StatusOr<Config> config = Load(WithServer("[quota]\ndaily_tokens = 0\n"));
   ASSERT_TRUE(config.ok()) << config.status();

@@ -58,5 +58,48 @@ TEST(MemorySearchTest, CutsLongExcerptsOnACodePointBoundary) {
   EXPECT_EQ((body.size() - 7) % 3, 0u);  // whole three-byte characters after "needle "
 }
 
+TEST(MemorySearchTest, HybridRankingWeighsKeywordsAndMeaning) {
+  const std::vector<SearchDocument> documents = {
+      {"a.md", "invoice number 4471"},  // the query's words
+      {"b.md", "something else"},       // the query's meaning
+      {"c.md", "unrelated"},
+  };
+  const std::vector<float> query = {1, 0};
+  const std::vector<float> near = {0.9f, 0.1f};
+  const std::vector<float> far = {0, 1};
+  const std::vector<const std::vector<float>*> vectors = {&far, &near, &far};
+  std::vector<MemoryHit> hits =
+      RankHybrid(documents, "invoice 4471", query, vectors, {.keyword = 0.3, .vector = 0.7}, 5);
+  ASSERT_EQ(hits.size(), 2u);  // c.md has neither, and is left out
+  EXPECT_EQ(hits[0].file, "b.md");
+  EXPECT_NEAR(hits[0].score, 0.7 * CosineSimilarity(query, near), 1e-9);
+  EXPECT_EQ(hits[1].file, "a.md");
+  EXPECT_NEAR(hits[1].score, 0.3, 1e-9);  // the best keyword score counts as 1
+  hits = RankHybrid(documents, "invoice 4471", query, vectors, {.keyword = 0.8, .vector = 0.2}, 5);
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_EQ(hits[0].file, "a.md");
+  // Keywords only: meaning does not count.
+  hits = RankHybrid(documents, "invoice 4471", query, vectors, {.keyword = 1, .vector = 0}, 5);
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].file, "a.md");
+}
+
+TEST(MemorySearchTest, HybridRankingIgnoresMissingAndMismatchedVectors) {
+  const std::vector<SearchDocument> documents = {{"a.md", "alpha"}, {"b.md", "beta"}};
+  const std::vector<float> query = {1, 0};
+  const std::vector<float> wrong_length = {1, 0, 0};
+  std::vector<MemoryHit> hits = RankHybrid(documents, "gamma", query, {nullptr, &wrong_length},
+                                           {.keyword = 0.5, .vector = 0.5}, 5);
+  EXPECT_TRUE(hits.empty());
+  // Opposite meaning counts as none, not as less than none.
+  const std::vector<float> opposite = {-1, 0};
+  hits = RankHybrid(documents, "alpha", query, {&opposite, nullptr},
+                    {.keyword = 0.5, .vector = 0.5}, 5);
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_NEAR(hits[0].score, 0.5, 1e-9);
+  EXPECT_EQ(CosineSimilarity({0, 0}, {1, 0}), 0);
+  EXPECT_NEAR(CosineSimilarity({1, 1}, {2, 2}), 1.0, 1e-9);
+}
+
 }  // namespace
 }  // namespace herald::memory

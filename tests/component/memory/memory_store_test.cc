@@ -1,5 +1,7 @@
 #include "component/memory/memory_store.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -20,6 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
 
 const ConversationRef kAlice{.kind = ConversationRef::Kind::kDirect, .address = "alice@localhost"};
 const ConversationRef kBob{.kind = ConversationRef::Kind::kDirect, .address = "bob@localhost"};
@@ -385,6 +388,94 @@ TEST_F(MemoryStoreTest, IgnoresATornEntryAndAppendsCleanlyAfterIt) {
     EXPECT_THAT(History(kAlice), ElementsAre(Entry("kept", 1), Entry("after", 3))) << cut;
     WriteRaw(path, full);
   }
+}
+
+TEST_F(MemoryStoreTest, KeepsNotesOfTheWholeConversationAsEntries) {
+  ConversationRef thread = kAlice;
+  thread.thread = "t-1";
+  ASSERT_TRUE(store_->AddNote(thread, Entry("The wifi password is on the fridge.")).ok());
+  ASSERT_TRUE(store_->AddNote(kLobby, Entry("Stand-up moves to 10:00.")).ok());
+  // A thread's note is the conversation's: notes.md sits beside the main history.
+  EXPECT_EQ(ReadAll(root_ + "/users/alice%40localhost/notes.md"),
+            "### 2025-01-14T09:30:00Z \xC2\xB7 user \xC2\xB7 alice@localhost\n"
+            "> The wifi password is on the fridge.\n\n");
+  EXPECT_THAT(Search(kAlice, "wifi"),
+              ElementsAre("users/alice%40localhost/notes.md: alice@localhost (user, 2025-01-14 "
+                          "09:30 UTC): The wifi password is on the fridge."));
+  EXPECT_THAT(Search(kLobby, "stand-up"), ElementsAre(::testing::HasSubstr("rooms/")));
+  EXPECT_THAT(Search(kBob, "wifi"), IsEmpty());
+  EXPECT_THAT(Search(kAlice, "stand-up"), IsEmpty());
+}
+
+TEST_F(MemoryStoreTest, KeepsTheSharedFolderWhereverItIsConfigured) {
+  const std::string shared = dir_.path() + "/knowledge";
+  auto store = MemoryStore::Open(root_, shared + "/");
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ((*store)->shared_folder(), shared);
+  WriteRaw(shared + "/faq.md", "# FAQ\n\nThe office opens at nine.\n");
+  // <root>/shared is not the shared folder any more.
+  WriteRaw(root_ + "/shared/old.md", "The office opened at eight once.\n");
+  ASSERT_TRUE((*store)->AddSharedNote(Entry("The office closes at five.")).ok());
+  EXPECT_EQ(ReadAll(shared + "/herald-notes.md"),
+            "### 2025-01-14T09:30:00Z \xC2\xB7 user \xC2\xB7 alice@localhost\n"
+            "> The office closes at five.\n\n");
+  for (const ConversationRef& who : {kAlice, kBob, kLobby}) {
+    absl::StatusOr<std::vector<MemoryHit>> hits = (*store)->Search(who, "office", 10);
+    ASSERT_TRUE(hits.ok());
+    std::vector<std::string> files;
+    for (const MemoryHit& hit : *hits) files.push_back(hit.file + ": " + hit.excerpt);
+    EXPECT_THAT(files, UnorderedElementsAre(
+                           "shared/faq.md: The office opens at nine.",
+                           "shared/herald-notes.md: alice@localhost (user, 2025-01-14 09:30 "
+                           "UTC): The office closes at five."));
+  }
+}
+
+TEST_F(MemoryStoreTest, DatesEntriesByTheirTimeAndParagraphsByTheirFile) {
+  ASSERT_TRUE(store_->Append(kAlice, Entry("hello", 5)).ok());
+  WriteRaw(root_ + "/shared/faq.md", "Opening hours.\n");
+  const absl::Time modified = absl::FromUnixSeconds(1700000000);
+  const timespec times[2] = {absl::ToTimespec(modified), absl::ToTimespec(modified)};
+  ASSERT_EQ(::utimensat(AT_FDCWD, (root_ + "/shared/faq.md").c_str(), times, 0), 0);
+  absl::StatusOr<std::vector<SearchDocument>> chunks = store_->Chunks(kAlice);
+  ASSERT_TRUE(chunks.ok()) << chunks.status();
+  ASSERT_EQ(chunks->size(), 2u);
+  EXPECT_EQ((*chunks)[0].time, absl::FromUnixSeconds(1736847005));
+  EXPECT_EQ((*chunks)[1].file, "shared/faq.md");
+  EXPECT_EQ((*chunks)[1].time, modified);
+}
+
+TEST_F(MemoryStoreTest, ReadsAFileAgainWhenItChangesEvenToTheSameSize) {
+  WriteRaw(root_ + "/shared/menu.md", "Soup of the day: tomato.\n");
+  EXPECT_THAT(Search(kAlice, "tomato"), ElementsAre("shared/menu.md: Soup of the day: tomato."));
+  // The same size, written within the same second: the inode's change time still differs.
+  WriteRaw(root_ + "/shared/menu.md", "Soup of the day: leeks!.\n");
+  EXPECT_THAT(Search(kAlice, "tomato"), IsEmpty());
+  EXPECT_THAT(Search(kAlice, "leeks"), ElementsAre("shared/menu.md: Soup of the day: leeks!."));
+  fs::remove(root_ + "/shared/menu.md");
+  EXPECT_THAT(Search(kAlice, "leeks"), IsEmpty());
+}
+
+TEST_F(MemoryStoreTest, ReindexReadsOnlyWhatASearchCouldSee) {
+  WriteRaw(root_ + "/shared/a.md", "Alpha.\n\nBeta.\n");
+  WriteRaw(root_ + "/shared/.draft.md", "Hidden.\n");
+  WriteRaw(root_ + "/shared/notes.txt", "Not markdown.\n");
+  WriteRaw(root_ + "/users/.forget-1/history.md", "### x\n");
+  WriteRaw(root_ + "/identity.md", "I am Herald.\n");
+  ASSERT_TRUE(store_->Append(kAlice, Entry("hello")).ok());
+  auto count = [this](const std::string& path) -> int {
+    absl::StatusOr<std::vector<SearchDocument>> found = store_->Reindex(path);
+    EXPECT_TRUE(found.ok()) << found.status();
+    return found.ok() ? static_cast<int>(found->size()) : -1;
+  };
+  EXPECT_EQ(count(root_ + "/shared/a.md"), 2);
+  EXPECT_EQ(count(root_ + "/users/alice%40localhost/history.md"), 1);
+  EXPECT_EQ(count(root_ + "/shared/.draft.md"), 0);
+  EXPECT_EQ(count(root_ + "/shared/notes.txt"), 0);
+  EXPECT_EQ(count(root_ + "/users/.forget-1/history.md"), 0);
+  EXPECT_EQ(count(root_ + "/identity.md"), 0);  // no search reads the global identity
+  EXPECT_EQ(count(root_ + "/shared/gone.md"), 0);
+  EXPECT_EQ(count("/etc/passwd.md"), 0);
 }
 
 }  // namespace
