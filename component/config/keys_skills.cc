@@ -27,8 +27,11 @@ void DeclareSkillKeys(std::vector<ConfigKey>& keys) {
           "skills.enabled", K::kStringArray, [](auto& c) -> auto& { return c.skills.enabled; })
           .Doc("`[]`",
                "names of the skills that reach the LLM; no others do. Builtins today: "
-               "`current_time` (optional `timezone`, an IANA name), `memory_recall` (`query`, "
-               "optional `limit`: keyword search of the user's own memory and `shared/`), "
+               "`current_time` (optional `timezone`, an IANA name), `memory_search` (`query`, "
+               "optional `limit`: the conversation's own memory and the shared folder, by "
+               "keywords and, with `[memory] embeddings_model`, meaning; `memory_recall` is its "
+               "former name), `memory_save` (`text`, optional `scope`: a note in the "
+               "conversation, or shared for `[memory] shared_writers`; [memory.md](memory.md)), "
                "`url_fetch` and `web_search` (below; [web-skills.md](web-skills.md)), "
                "`tool_search` (the external tool registry; [tool-search.md](tool-search.md)). MCP "
                "tools "

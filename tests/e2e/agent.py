@@ -82,15 +82,15 @@ def _toml_table(name, values):
 MEMORY_PATH = "data/memory"
 
 
-def runtime_sections(llm=None, skills=("current_time", "memory_recall"), rooms=()):
+def runtime_sections(llm=None, skills=("current_time", "memory_recall"), rooms=(), memory=None):
     """[llm], [skills], [memory] and [[rooms]] of the agent runtime, to append to a config.
 
     llm: the [llm] keys as a dict, sub-tables as nested dicts ({"anthropic": {"base_url":
     ...}}); None leaves [llm] out, so Herald runs on the scripted provider. rooms: dicts of
-    [[rooms]] keys.
+    [[rooms]] keys. memory: [memory] keys beside its path.
     """
     text = _toml_table("skills", {"enabled": list(skills)})
-    text += _toml_table("memory", {"path": MEMORY_PATH})
+    text += _toml_table("memory", {"path": MEMORY_PATH, **(memory or {})})
     if llm is not None:
         text += _toml_table("llm", llm)
     for room in rooms:

@@ -63,6 +63,7 @@ class FakeLlm:
         self.dir = tempfile.mkdtemp(prefix=f"herald-e2e-llm-{wire_format}-")
         self.port_file = os.path.join(self.dir, "port")
         self.request_log = os.path.join(self.dir, "requests.jsonl")
+        self.embeddings_log = os.path.join(self.dir, "embeddings.jsonl")
         self.output = os.path.join(self.dir, "console")
         self.port = None
         self.proc = None
@@ -70,7 +71,8 @@ class FakeLlm:
         with open(self.output, "ab") as out:
             self.proc = subprocess.Popen(
                 [program, f"--format={wire_format}", f"--port_file={self.port_file}",
-                 f"--request_log={self.request_log}", f"--slow_seconds={slow_seconds}"]
+                 f"--request_log={self.request_log}", f"--embeddings_log={self.embeddings_log}",
+                 f"--slow_seconds={slow_seconds}"]
                 + ([f"--require_api_key={api_key}"] if api_key else []),
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                 start_new_session=True, cwd=self.dir)
@@ -105,6 +107,14 @@ class FakeLlm:
         """Every request answered so far, oldest first, as dicts."""
         try:
             with open(self.request_log, encoding="utf-8") as f:
+                return [json.loads(line) for line in f if line.strip()]
+        except FileNotFoundError:
+            return []
+
+    def embedding_requests(self):
+        """Every embeddings request answered so far, oldest first: {"texts": [...]}."""
+        try:
+            with open(self.embeddings_log, encoding="utf-8") as f:
                 return [json.loads(line) for line in f if line.strip()]
         except FileNotFoundError:
             return []

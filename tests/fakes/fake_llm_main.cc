@@ -6,10 +6,16 @@
 // request it gets as one JSON line in --request_log, and answers until SIGTERM or SIGINT.
 //
 //   fake_llm_main --format=anthropic --port_file=/tmp/x/port --request_log=/tmp/x/requests
-//                 [--slow_seconds=5] [--require_api_key=KEY]
+//                 [--slow_seconds=5] [--require_api_key=KEY] [--embeddings_log=F]
+//
+// In the OpenAI and Ollama formats it also serves embeddings (fake_embeddings.h), logging
+// each request as {"texts": [...]} in --embeddings_log.
 //
 // Answers (the "e2e" behaviour, chosen so each test can predict what Herald says):
-//   - the last message is a tool result      → "The time is <result>."
+//   - the last message is a memory search's result ("... match ...") → "Memory says: <result>"
+//   - the last message is another tool result → "The time is <result>."
+//   - the user writes "recall: <query>", memory_search offered → a call of memory_search
+//                                                with {"query": "<query>", "limit": 10}
 //   - the user mentions "time", tools offered → a call of current_time with {}
 //   - the user mentions "slow"               → "you said: <text>" after --slow_seconds
 //   - the user mentions "stream"             → "you said: <text>. " + kStreamTail, one word
@@ -42,6 +48,8 @@ ABSL_FLAG(std::string, format, "anthropic", "Wire format: anthropic, openai or o
 ABSL_FLAG(std::string, port_file, "",
           "Where to write the port once listening (written whole: a reader never sees part).");
 ABSL_FLAG(std::string, request_log, "", "Where to append one JSON line per request.");
+ABSL_FLAG(std::string, embeddings_log, "",
+          "Where to append one JSON line per embeddings request: {\"texts\": [...]}.");
 ABSL_FLAG(int, slow_seconds, 5, "How long a message that mentions \"slow\" waits for its answer.");
 ABSL_FLAG(std::string, require_api_key, "",
           "When set, requests without this key (x-api-key or a bearer token) get 401.");
@@ -101,11 +109,18 @@ FakeLlmServer::Handler E2eHandler(RequestLog& log, absl::Duration slow) {
   return [&log, slow](const RecordedLlmRequest& request) {
     log.Append(request);
     if (std::optional<std::string> result = request.LastToolResult()) {
+      if (result->find(" match") != std::string::npos)
+        return Answer::Text("Memory says: " + *result);
       return Answer::Text("The time is " + *result + ".");
     }
     const std::string text = request.LastUserText();
     const std::string lower = Lower(text);
     const std::vector<std::string> tools = request.ToolNames();
+    const bool offers_memory =
+        std::find(tools.begin(), tools.end(), "memory_search") != tools.end();
+    if (lower.rfind("recall:", 0) == 0 && offers_memory) {
+      return Answer::ToolCall("memory_search", {{"query", text.substr(7)}, {"limit", 10}});
+    }
     const bool offers_clock = std::find(tools.begin(), tools.end(), "current_time") != tools.end();
     if (lower.find("time") != std::string::npos && offers_clock) {
       return Answer::ToolCall("current_time", nlohmann::json::object());
@@ -157,6 +172,18 @@ int Run() {
   (*server)->SetHandler(E2eHandler(log, absl::Seconds(absl::GetFlag(FLAGS_slow_seconds))));
   if (!absl::GetFlag(FLAGS_require_api_key).empty()) {
     (*server)->RequireApiKey(absl::GetFlag(FLAGS_require_api_key));
+  }
+  if (const std::string path = absl::GetFlag(FLAGS_embeddings_log); !path.empty()) {
+    (*server)->OnEmbeddings([path](const RecordedLlmRequest& request) {
+      static std::mutex mu;
+      const nlohmann::json* input = request.body.is_object() && request.body.contains("input")
+                                        ? &request.body["input"]
+                                        : nullptr;
+      nlohmann::json line = {{"texts", input != nullptr ? *input : nlohmann::json::array()}};
+      std::lock_guard<std::mutex> lock(mu);
+      std::ofstream out(path, std::ios::app | std::ios::binary);
+      out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    });
   }
 
   if (!absl::GetFlag(FLAGS_port_file).empty()) {

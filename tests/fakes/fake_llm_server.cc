@@ -604,6 +604,7 @@ struct FakeLlmServer::State {
   std::vector<RecordedLlmRequest> embedding_requests;
   size_t embedded_texts = 0;
   int embeddings_failure = 0;
+  std::function<void(const RecordedLlmRequest&)> embeddings_observer;
 
   // The path of embeddings requests in this format; "" when it has none.
   std::string EmbeddingsPath() const {
@@ -617,12 +618,15 @@ struct FakeLlmServer::State {
 FakeHttpResponse FakeLlmServer::State::ServeEmbeddings(const FakeHttpRequest& http) {
   RecordedLlmRequest request = Record(http);
   int failure;
+  std::function<void(const RecordedLlmRequest&)> observer;
   {
     std::lock_guard<std::mutex> lock(mu);
     embedding_requests.push_back(request);
     failure = embeddings_failure;
+    observer = embeddings_observer;
   }
   arrived.notify_all();
+  if (observer) observer(request);
   if (failure != 0) return ErrorResponse(failure, "embeddings are failing", std::nullopt);
   if (http.method != "POST") return ErrorResponse(405, "use POST", std::nullopt);
   if (request.model.empty()) return ErrorResponse(400, "model: field required", std::nullopt);
@@ -902,6 +906,11 @@ std::vector<RecordedLlmRequest> FakeLlmServer::embedding_requests() const {
 size_t FakeLlmServer::embedded_texts() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return state_->embedded_texts;
+}
+
+void FakeLlmServer::OnEmbeddings(std::function<void(const RecordedLlmRequest&)> observer) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->embeddings_observer = std::move(observer);
 }
 
 void FakeLlmServer::FailEmbeddings(int status) {

@@ -158,6 +158,8 @@ class FakeLlmServer {
   std::vector<RecordedLlmRequest> embedding_requests() const;
   size_t embedded_texts() const;
   void FailEmbeddings(int status);
+  // Called (on the server's thread) with every embeddings request as it arrives.
+  void OnEmbeddings(std::function<void(const RecordedLlmRequest&)> observer);
   size_t request_count() const;
   bool WaitForRequests(size_t count, absl::Duration timeout) const;
 
