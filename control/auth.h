@@ -57,6 +57,7 @@ inline constexpr std::string_view kSearchTools = "/herald.v1.SkillService/Search
 inline constexpr std::string_view kListPendingActions =
     "/herald.v1.SkillService/ListPendingActions";
 inline constexpr std::string_view kApprove = "/herald.v1.SkillService/Approve";
+inline constexpr std::string_view kChoosePlan = "/herald.v1.SkillService/ChoosePlan";
 inline constexpr std::string_view kDeny = "/herald.v1.SkillService/Deny";
 inline constexpr std::string_view kProvideCredentials =
     "/herald.v1.SkillService/ProvideCredentials";
@@ -107,6 +108,7 @@ inline constexpr MethodScope kMethodScopes[] = {
     {methods::kVerifyAudit, Scope::kAdmin},
     {methods::kListPendingActions, Scope::kRead},
     {methods::kApprove, Scope::kOperate},
+    {methods::kChoosePlan, Scope::kOperate},
     {methods::kDeny, Scope::kOperate},
     {methods::kProvideCredentials, Scope::kAdmin},
 };

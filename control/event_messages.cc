@@ -39,6 +39,10 @@ v1::EventType EventTypeMessage(events::EventType type) {
       return v1::EVENT_TYPE_ACTION_RESOLVED;
     case events::EventType::kFeedback:
       return v1::EVENT_TYPE_FEEDBACK;
+    case events::EventType::kPlanProposed:
+      return v1::EVENT_TYPE_PLAN_PROPOSED;
+    case events::EventType::kPlanStep:
+      return v1::EVENT_TYPE_PLAN_STEP;
   }
   return v1::EVENT_TYPE_UNSPECIFIED;
 }
@@ -136,6 +140,24 @@ v1::RunEvent RunEventMessage(const agent::RunEvent& event, const std::string& co
       for (const std::string& name : event.credential_names) action->add_credentials(name);
       break;
     }
+    case Kind::kPlanProposed: {
+      v1::PlanProposed* proposed = message.mutable_plan_proposed();
+      proposed->set_action_id(event.action_id);
+      proposed->set_text(event.text);
+      proposed->set_plans_json(event.arguments_json);
+      break;
+    }
+    case Kind::kStepStarted:
+    case Kind::kStepCompleted:
+    case Kind::kStepFailed: {
+      v1::PlanStep* step = message.mutable_plan_step();
+      step->set_step(event.step);
+      step->set_state(event.kind == Kind::kStepStarted     ? v1::PLAN_STEP_STATE_STARTED
+                      : event.kind == Kind::kStepCompleted ? v1::PLAN_STEP_STATE_DONE
+                                                           : v1::PLAN_STEP_STATE_FAILED);
+      step->set_text(event.text);
+      break;
+    }
     case Kind::kCompleted: {
       v1::RunCompleted* completed = message.mutable_completed();
       completed->set_text(event.text);
@@ -182,7 +204,8 @@ absl::StatusOr<EventFilter> EventFilter::Create(const v1::SubscribeRequest& requ
           events::EventType::kToolFailed, events::EventType::kLimitWarning,
           events::EventType::kLimitBlocked, events::EventType::kConnectionChanged,
           events::EventType::kConfigReloaded, events::EventType::kActionRequired,
-          events::EventType::kActionResolved, events::EventType::kFeedback}) {
+          events::EventType::kActionResolved, events::EventType::kFeedback,
+          events::EventType::kPlanProposed, events::EventType::kPlanStep}) {
       if (EventTypeMessage(candidate) == type) {
         filter.types_.push_back(candidate);
         known = true;

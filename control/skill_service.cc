@@ -281,7 +281,9 @@ grpc::ServerUnaryReactor* SkillService::ListPendingActions(
         out->set_action_id(action.id);
         out->set_kind(action.kind == skills::PendingAction::Kind::kApproval
                           ? v1::REQUIRED_ACTION_KIND_APPROVAL
-                          : v1::REQUIRED_ACTION_KIND_CREDENTIALS);
+                      : action.kind == skills::PendingAction::Kind::kCredentials
+                          ? v1::REQUIRED_ACTION_KIND_CREDENTIALS
+                          : v1::REQUIRED_ACTION_KIND_PLAN_CHOICE);
         out->set_conversation(action.conversation);
         out->set_run_id(action.run_id);
         out->set_skill(action.skill);
@@ -340,6 +342,62 @@ grpc::ServerUnaryReactor* SkillService::Approve(grpc::CallbackServerContext* con
                                                 const v1::ApproveRequest* request,
                                                 v1::ApproveResponse*) {
   return Answer(context, methods::kApprove, request->action_id(), /*approve=*/true, "");
+}
+
+grpc::ServerUnaryReactor* SkillService::ChoosePlan(grpc::CallbackServerContext* context,
+                                                   const v1::ChoosePlanRequest* request,
+                                                   v1::ChoosePlanResponse*) {
+  auto call = control_.BeginUnary(context, methods::kChoosePlan);
+  if (!call->authorized()) return call->reactor();
+  const std::string action_id = request->action_id();
+  call->set_target(action_id);
+  if (action_id.empty()) return call->Finish(InvalidArgument("action_id is empty"));
+  std::map<int, std::string> edits;
+  for (const auto& [step, text] : request->step_edits()) {
+    if (text.empty() || text.size() > kMaxReasonBytes) {
+      return call->Finish(InvalidArgument(absl::StrCat(
+          "step_edits[", step, "]: a new description has 1 to ", kMaxReasonBytes, " bytes")));
+    }
+    edits[step] = text;
+  }
+  control_.OnLoop([this, call, action_id, plan = request->plan(), edits = std::move(edits)] {
+    skills::PendingActions* pending = control_.services().pending_actions;
+    const skills::PendingAction* action =
+        pending == nullptr ? nullptr : pending->Find(action_id);
+    if (action == nullptr) {
+      call->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND,
+                                absl::StrCat("no pending action ", action_id,
+                                             " (it was answered, timed out or never existed)")));
+      return;
+    }
+    if (action->kind != skills::PendingAction::Kind::kPlanChoice) {
+      call->Finish(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                                absl::StrCat("action ", action_id, " does not ask for a plan")));
+      return;
+    }
+    // The step numbers are checked against the plan chosen.
+    const nlohmann::json plans =
+        nlohmann::json::parse(action->arguments_json, nullptr, /*allow_exceptions=*/false);
+    const nlohmann::json* list =
+        plans.is_object() && plans.contains("plans") ? &plans["plans"] : nullptr;
+    if (list != nullptr && list->is_array() && plan >= 1 &&
+        static_cast<size_t>(plan) <= list->size() && (*list)[plan - 1].is_object() &&
+        (*list)[plan - 1].contains("steps")) {
+      const size_t steps = (*list)[plan - 1]["steps"].size();
+      for (const auto& [step, text] : edits) {
+        if (step < 1 || static_cast<size_t>(step) > steps) {
+          call->Finish(InvalidArgument(
+              absl::StrCat("plan ", plan, " has steps 1 to ", steps, ", not ", step)));
+          return;
+        }
+      }
+    }
+    call->Finish(pending->Resolve(action_id, {.outcome = skills::ActionResolution::Outcome::kChosen,
+                                              .by = absl::StrCat("operator ", call->actor()),
+                                              .plan = plan,
+                                              .step_edits = edits}));
+  });
+  return call->reactor();
 }
 
 grpc::ServerUnaryReactor* SkillService::Deny(grpc::CallbackServerContext* context,

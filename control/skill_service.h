@@ -38,6 +38,9 @@ class SkillService final : public v1::SkillService::CallbackService {
   grpc::ServerUnaryReactor* Approve(grpc::CallbackServerContext* context,
                                     const v1::ApproveRequest* request,
                                     v1::ApproveResponse* response) override;
+  grpc::ServerUnaryReactor* ChoosePlan(grpc::CallbackServerContext* context,
+                                       const v1::ChoosePlanRequest* request,
+                                       v1::ChoosePlanResponse* response) override;
   grpc::ServerUnaryReactor* Deny(grpc::CallbackServerContext* context,
                                  const v1::DenyRequest* request,
                                  v1::DenyResponse* response) override;

@@ -132,6 +132,12 @@ absl::StatusOr<std::string> Agent::Converse(std::string_view name, std::string t
                            .received = services_.clock(),
                            .sink = std::move(sink),
                            .run_id = run_id};
+  // "/plan <task>": plans proposed as a PlanProposed event, one chosen with ChoosePlan.
+  if (std::optional<SlashCommand> command = ParseSlashCommand(incoming.body);
+      command.has_value() && command->name == "plan" && !command->args.empty()) {
+    incoming.plan = true;
+    incoming.body = std::move(command->args);
+  }
   if (!conversation.Enqueue(std::move(incoming))) {
     return absl::ResourceExhaustedError(
         "the conversation's mailbox is full; wait for its running turns to finish");
@@ -228,8 +234,13 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message) {
   if (AnswerPendingAction(services_, incoming)) return;
 
   if (std::optional<SlashCommand> command = ParseSlashCommand(incoming.body)) {
-    RunCommand(conversation, *std::move(command), std::move(incoming));
-    return;
+    if (command->name != "plan" || command->args.empty()) {
+      RunCommand(conversation, *std::move(command), std::move(incoming));
+      return;
+    }
+    // "/plan <task>" is a turn of its own kind (plan_turn.h): the task goes on as the message.
+    incoming.plan = true;
+    incoming.body = std::move(command->args);
   }
 
   std::optional<std::string> replied = Replied(conversation, message.reply, incoming.body);

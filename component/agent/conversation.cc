@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "component/agent/blocking_work.h"
 #include "component/agent/pending_answers.h"
+#include "component/agent/plan_turn.h"
 #include "component/agent/quota_gate.h"
 #include "component/agent/registry_tools.h"
 #include "component/agent/system_prompt.h"
@@ -558,7 +559,66 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     }
   };
 
-  while (true) {
+  // "/plan": plans proposed, one chosen and run; its answer ends the turn like any other.
+  if (message.plan) {
+    CallModel call_model = [this, payer, conversation_name](LlmRequest call_request,
+                                                            providers::LlmProvider::OnText text) {
+      auto start = [this, payer, conversation_name, call_request = std::move(call_request),
+                    text = std::move(text)](
+                       std::function<void(absl::StatusOr<LlmResponse>)> done) mutable {
+        const std::string next_model =
+            services_.router.ModelFor(providers::Tier::kDefault).ToString();
+        if (std::optional<ledger::LimitState> blocked =
+                AdmitCall(services_, payer, next_model, conversation_name)) {
+          asio::post(services_.io, [done = std::move(done), refused = LimitMessage(*blocked)] {
+            done(absl::ResourceExhaustedError(refused));
+          });
+          return;
+        }
+        services_.router.Complete(
+            providers::Tier::kDefault, std::move(call_request), std::move(text),
+            [this, payer, done = std::move(done)](absl::StatusOr<LlmResponse> response) {
+              if (response.ok()) RecordCall(services_, payer, *response);
+              done(std::move(response));
+            });
+      };
+      return AwaitCallback<absl::StatusOr<LlmResponse>>(std::move(start));
+    };
+    PlanTurn plan{.services = services_,
+                  .tool_turn = tool_turn,
+                  .registry_tools = registry_tools,
+                  .tools = tools,
+                  .task = message.body,
+                  .base = request,
+                  .call_model = std::move(call_model),
+                  .say =
+                      [this, &message](std::string text) {
+                        if (!message.sink) Reply(message, std::move(text), /*active=*/false);
+                      },
+                  .on_answer_text = on_text,
+                  .max_tool_rounds = max_rounds};
+    PlanOutcome planned = co_await RunPlanTurn(plan);
+    if (cancelled()) co_return;
+    if (absl::IsResourceExhausted(planned.status)) {
+      const std::string limit_message(planned.status.message());
+      Publish(events::EventType::kRunFailed, run_id,
+              absl::StrCat("turn ", turn_id, " stopped by a limit"), {{"error", "limit"}});
+      emit(Failed(RunEvent::Failure::kLimit, limit_message));
+      mark({kCouldNotDoIt});
+      say_last(limit_message);
+      co_return;
+    }
+    if (!planned.status.ok()) {
+      fail(planned.status, RunEvent::Failure::kProvider);
+      co_return;
+    }
+    usage = planned.usage;
+    model = planned.model;
+    rounds = planned.tool_rounds;
+    answer = std::move(planned.answer);
+    tool_entries = std::move(planned.notes);
+  }
+  while (!message.plan) {
     // After max_rounds rounds with tools, one last call without them forces an answer.
     request.tools =
         rounds < max_rounds ? registry_tools.Offered(tools) : std::vector<providers::ToolSpec>{};

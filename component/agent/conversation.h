@@ -112,6 +112,8 @@ struct IncomingMessage {
   bool flagged_injection = false;
   // The sender may add to shared memory (AccessPolicy::MayWriteSharedMemory, 1:1 only).
   bool shared_memory_writer = false;
+  // "/plan <task>": the turn proposes plans for `body` and runs the one chosen (plan_turn.h).
+  bool plan = false;
   absl::Time received;
   // Set for a turn a program drives (SessionService.Converse): the turn's events go here and
   // nothing is sent over XMPP.

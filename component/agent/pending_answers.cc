@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "component/agent/blocking_work.h"
+#include "component/agent/plan.h"
 #include "component/base/absl_string_view.h"
 #include "component/ledger/audit_log.h"
 #include "glog/logging.h"
@@ -147,6 +148,9 @@ std::string Resolve(const CommandContext& context, bool approve) {
   if (id.empty() || action == nullptr || (action->chat_owner != message.author && !admin)) {
     return absl::StrCat("Nothing with the id '", id, "' is waiting for your answer.");
   }
+  if (approve && action->kind == skills::PendingAction::Kind::kPlanChoice) {
+    return "That request asks which plan to run: reply with its number, or /deny it.";
+  }
   if (approve && action->kind != skills::PendingAction::Kind::kApproval) {
     return "That request asks for credentials, not an approval; send them, or /deny it.";
   }
@@ -168,6 +172,24 @@ bool AnswerPendingAction(RuntimeServices& services, const IncomingMessage& messa
   if (services.pending_actions == nullptr) return false;
   const skills::PendingAction* action = services.pending_actions->ForChat(message.author);
   if (action == nullptr) return false;
+  if (action->kind == skills::PendingAction::Kind::kPlanChoice) {
+    if (ParseSlashCommand(message.body).has_value()) return false;  // /cancel stops the run
+    std::optional<PlanChoice> choice = ParsePlanChoice(message.body, action->plan_count);
+    if (!choice.has_value()) {
+      SayTo(services, message,
+            absl::StrCat("Reply with a plan's number (1 to ", action->plan_count,
+                         "), \"1 step 2: <new text>\" to change a step first, or \"cancel\"."));
+      return true;
+    }
+    const int plan = choice->plan;
+    absl::Status resolved = services.pending_actions->Resolve(
+        action->id, {.outcome = plan == 0 ? Outcome::kDenied : Outcome::kChosen,
+                     .by = message.author,
+                     .plan = plan,
+                     .step_edits = std::move(choice->step_edits)});
+    if (!resolved.ok()) SayTo(services, message, std::string(resolved.message()));
+    return true;
+  }
   if (action->kind == skills::PendingAction::Kind::kApproval) {
     std::optional<bool> yes = YesOrNo(message.body);
     if (!yes.has_value()) return false;  // an ordinary message; it waits its turn
@@ -212,7 +234,9 @@ std::string PendingCommand(const CommandContext& context) {
   std::string text = "Waiting for an answer:";
   for (const skills::PendingAction& action : pending->List()) {
     const bool approval = action.kind == skills::PendingAction::Kind::kApproval;
-    absl::StrAppend(&text, "\n  ", action.id, "  ", approval ? "approve " : "credentials for ",
+    const bool plan = action.kind == skills::PendingAction::Kind::kPlanChoice;
+    absl::StrAppend(&text, "\n  ", action.id, "  ",
+                    plan ? "choose a plan for " : approval ? "approve " : "credentials for ",
                     action.skill, " in ", action.conversation, " (",
                     absl::FormatDuration(absl::Trunc(action.expires - now, absl::Seconds(1))),
                     " left): ", action.description);

@@ -26,11 +26,16 @@ struct RunEvent {
     kToolCompleted,   // call_id, tool, text (the output the model reads)
     kToolFailed,      // call_id, tool, text (the error the model reads)
     kRequiresAction,  // action_id, action, text (what is asked), tool, credential_names
+    kPlanProposed,    // action_id (ChoosePlan takes it), text (the plans as a person reads
+                      // them), arguments_json (the plans as JSON: plan.h)
+    kStepStarted,     // step, text (what the step does)
+    kStepCompleted,   // step, text (its result)
+    kStepFailed,      // step, text (why)
     kCompleted,       // text (the whole answer), model, tokens, tool_rounds
     kFailed,          // failure, text (a message safe to show)
   };
   enum class Failure { kNone, kProvider, kLimit, kCancelled, kInternal };
-  enum class Action { kNone, kApproval, kCredentials };
+  enum class Action { kNone, kApproval, kCredentials, kPlanChoice };
 
   Kind kind = Kind::kStarted;
   absl::Time time;
@@ -48,6 +53,8 @@ struct RunEvent {
   std::string action_id;
   Action action = Action::kNone;
   std::vector<std::string> credential_names;  // kCredentials: the missing secrets' names
+  // The plan step an event belongs to (1-based; tool events of a plan's step carry it too).
+  int step = 0;
 };
 
 using RunSink = std::function<void(const RunEvent& event)>;

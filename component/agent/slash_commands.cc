@@ -18,6 +18,11 @@ std::string Help(const CommandContext& context) { return HelpText(context.dev, c
 
 std::string Ping(const CommandContext&) { return "pong"; }
 
+// "/plan <task>" never comes here: the agent runs it as a turn (plan_turn.h).
+std::string PlanUsage(const CommandContext&) {
+  return "Usage: /plan <task>: I propose plans for the task and run the one you choose.";
+}
+
 std::string Tier(const CommandContext& context) {
   const providers::ModelRouter& router = context.services.router;
   return absl::StrCat("This conversation is answered by ",
@@ -59,6 +64,8 @@ constexpr CommandEntry kCommands[] = {
      &ForgetCommand},
     {"history", Who::kAnyone, "[n]", "the last n messages of this session (default 10)",
      &HistoryCommand},
+    {"plan", Who::kAnyone, "<task>",
+     "propose plans for a task, and run the one you choose", &PlanUsage},
     {"remember", Who::kAnyone, "[shared] <text>",
      "keep a note in memory (shared: for everyone, shared writers only)", &RememberCommand},
     {"context", Who::kAnyone, "", "what Herald carries over between sessions (context.md)",

@@ -34,6 +34,10 @@ std::string_view EventTypeName(EventType type) {
       return "action_resolved";
     case EventType::kFeedback:
       return "feedback";
+    case EventType::kPlanProposed:
+      return "plan_proposed";
+    case EventType::kPlanStep:
+      return "plan_step";
   }
   return "unknown";
 }

@@ -45,6 +45,8 @@ enum class EventType {
   kActionRequired,  // a run waits for an approval or credentials (attributes: action_id, kind)
   kActionResolved,  // ... and got its answer (attributes: action_id, outcome, by)
   kFeedback,        // a user reacted to an answer (attributes: message_id, reactions, verdict)
+  kPlanProposed,    // a run proposes plans and waits for a choice (attributes: action_id, plans)
+  kPlanStep,        // a step of the chosen plan started, is done or failed (step, state)
 };
 
 // "message_received", "run_started", ... (the names heraldctl events --type takes).

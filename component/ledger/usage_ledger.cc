@@ -538,6 +538,12 @@ void UsageLedger::SetPrices(PriceTable prices) {
   prices_ = std::move(prices);
 }
 
+PriceTable::Estimate UsageLedger::EstimateCost(std::string_view model, int64_t input_tokens,
+                                               int64_t output_tokens) const {
+  base::MutexLock lock(&state_mu_);
+  return prices_.Cost(model, input_tokens, output_tokens);
+}
+
 int64_t UsageLedger::default_daily_tokens() const {
   base::MutexLock lock(&state_mu_);
   return default_daily_tokens_;

@@ -174,6 +174,9 @@ class UsageLedger {
   // the cost of calls recorded from now on (stored costs do not change).
   void SetDefaultDailyTokens(int64_t tokens) ABSL_LOCKS_EXCLUDED(state_mu_);
   void SetPrices(PriceTable prices) ABSL_LOCKS_EXCLUDED(state_mu_);
+  // What `input_tokens` and `output_tokens` of `model` cost with the prices in force.
+  PriceTable::Estimate EstimateCost(std::string_view model, int64_t input_tokens,
+                                    int64_t output_tokens) const ABSL_LOCKS_EXCLUDED(state_mu_);
   int64_t default_daily_tokens() const ABSL_LOCKS_EXCLUDED(state_mu_);
 
  private:

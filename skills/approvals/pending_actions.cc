@@ -26,6 +26,8 @@ std::string_view OutcomeName(ActionResolution::Outcome outcome) {
       return "denied";
     case ActionResolution::Outcome::kProvided:
       return "provided";
+    case ActionResolution::Outcome::kChosen:
+      return "chosen";
     case ActionResolution::Outcome::kTimedOut:
       return "timed out";
     case ActionResolution::Outcome::kCancelled:
@@ -35,7 +37,15 @@ std::string_view OutcomeName(ActionResolution::Outcome outcome) {
 }
 
 std::string_view ActionKindName(PendingAction::Kind kind) {
-  return kind == PendingAction::Kind::kApproval ? "approval" : "credentials";
+  switch (kind) {
+    case PendingAction::Kind::kApproval:
+      return "approval";
+    case PendingAction::Kind::kCredentials:
+      return "credentials";
+    case PendingAction::Kind::kPlanChoice:
+      return "plan choice";
+  }
+  return "unknown";
 }
 
 PendingActions::PendingActions(asio::io_context& io, Clock clock)
@@ -86,7 +96,26 @@ absl::Status PendingActions::Resolve(std::string_view id, ActionResolution resol
                                             " (it was answered, timed out or never existed)"));
   }
   using Outcome = ActionResolution::Outcome;
-  const bool approval = it->second.action.kind == PendingAction::Kind::kApproval;
+  const PendingAction& action = it->second.action;
+  const bool approval = action.kind == PendingAction::Kind::kApproval;
+  if (action.kind == PendingAction::Kind::kPlanChoice) {
+    if (resolution.outcome == Outcome::kApproved || resolution.outcome == Outcome::kProvided) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("action ", AbslView(id), " asks which plan to run, not for ",
+                       resolution.outcome == Outcome::kApproved ? "an approval" : "credentials"));
+    }
+    if (resolution.outcome == Outcome::kChosen &&
+        (resolution.plan < 1 || resolution.plan > action.plan_count)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "there are ", action.plan_count, " plans: choose 1 to ", action.plan_count));
+    }
+    Finish(id, std::move(resolution));
+    return absl::OkStatus();
+  }
+  if (resolution.outcome == Outcome::kChosen) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("action ", AbslView(id), " does not ask which plan to run"));
+  }
   if (approval && resolution.outcome == Outcome::kProvided) {
     return absl::InvalidArgumentError(
         absl::StrCat("action ", AbslView(id), " asks for an approval, not credentials"));

@@ -1,7 +1,8 @@
 // skills/approvals/pending_actions.h
 //
-// PendingActions holds the runs that wait for a person (S7, S8): an approval (yes or no) or
-// credentials (the secrets a skill needs). Each action has a short id a person can type
+// PendingActions holds the runs that wait for a person (S7, S8, S9): an approval (yes or
+// no), credentials (the secrets a skill needs), or the choice of a plan (which of the plans
+// proposed runs, with any step changed). Each action has a short id a person can type
 // ("/approve k7m2qp"), the conversation it belongs to, who may answer it in chat, and an
 // expiry: an action nobody answers in time resolves as kTimedOut (a denial). Whoever
 // answers — the user in chat, an operator over SkillService — resolves it once; the run that
@@ -33,7 +34,7 @@
 namespace herald::skills {
 
 struct PendingAction {
-  enum class Kind { kApproval, kCredentials };
+  enum class Kind { kApproval, kCredentials, kPlanChoice };
 
   std::string id;  // set by Open
   Kind kind = Kind::kApproval;
@@ -44,7 +45,9 @@ struct PendingAction {
   std::string credential_owner;
   std::string run_id;
   std::string skill;
-  std::string arguments_json;  // the call's arguments, as the person is shown them
+  // The call's arguments, as the person is shown them; for a plan choice, the plans (JSON).
+  std::string arguments_json;
+  int plan_count = 0;  // kPlanChoice: how many plans there are to choose from
   std::string description;     // one line: what is asked
   std::vector<CredentialRequirement> credentials;  // kCredentials: the missing ones
   absl::Time created;
@@ -52,13 +55,18 @@ struct PendingAction {
 };
 
 struct ActionResolution {
-  enum class Outcome { kApproved, kDenied, kProvided, kTimedOut, kCancelled };
+  // kChosen answers a plan choice; kDenied there means "none of them".
+  enum class Outcome { kApproved, kDenied, kProvided, kChosen, kTimedOut, kCancelled };
 
   Outcome outcome = Outcome::kDenied;
   std::string by;      // "alice@localhost", "operator ops", "timeout"
   std::string reason;  // a denial's reason, if one was given
   // kProvided: NAME → value, for the run (and the store); never logged.
   std::map<std::string, std::string> credentials;
+  // kChosen: the plan (1-based), and steps whose description the person changed first
+  // (step number, 1-based → the new description).
+  int plan = 0;
+  std::map<int, std::string> step_edits;
 };
 
 std::string_view OutcomeName(ActionResolution::Outcome outcome);
@@ -81,7 +89,8 @@ class PendingActions {
 
   // NotFound when there is no such pending action (never was, or already resolved);
   // InvalidArgument when the outcome does not fit the kind (credentials for an approval,
-  // approved for a credentials request).
+  // approved for a credentials request, a plan for anything but a plan choice, a plan number
+  // out of range).
   absl::Status Resolve(std::string_view id, ActionResolution resolution);
 
   // nullptr when there is none.
