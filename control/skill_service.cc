@@ -322,10 +322,12 @@ grpc::ServerUnaryReactor* SkillService::Answer(grpc::CallbackServerContext* cont
     }
     const skills::PendingAction* action = pending->Find(action_id);
     if (action != nullptr && action->kind != skills::PendingAction::Kind::kApproval && approve) {
-      call->Finish(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                                absl::StrCat("action ", action_id,
-                                             " asks for credentials (ProvideCredentials), not "
-                                             "an approval")));
+      call->Finish(grpc::Status(
+          grpc::StatusCode::FAILED_PRECONDITION,
+          absl::StrCat("action ", action_id,
+                       action->kind == skills::PendingAction::Kind::kPlanChoice
+                           ? " asks which plan to run (ChoosePlan), not for an approval"
+                           : " asks for credentials (ProvideCredentials), not an approval")));
       return;
     }
     absl::Status resolved = pending->Resolve(
@@ -362,8 +364,7 @@ grpc::ServerUnaryReactor* SkillService::ChoosePlan(grpc::CallbackServerContext* 
   }
   control_.OnLoop([this, call, action_id, plan = request->plan(), edits = std::move(edits)] {
     skills::PendingActions* pending = control_.services().pending_actions;
-    const skills::PendingAction* action =
-        pending == nullptr ? nullptr : pending->Find(action_id);
+    const skills::PendingAction* action = pending == nullptr ? nullptr : pending->Find(action_id);
     if (action == nullptr) {
       call->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND,
                                 absl::StrCat("no pending action ", action_id,

@@ -143,6 +143,11 @@ class AuthMatrixTest : public ::testing::Test {
            v1::ApproveResponse r;
            return skills_->Approve(c, {}, &r);
          }},
+        {methods::kChoosePlan,
+         [&](auto* c) {
+           v1::ChoosePlanResponse r;
+           return skills_->ChoosePlan(c, {}, &r);
+         }},
         {methods::kDeny,
          [&](auto* c) {
            v1::DenyResponse r;

@@ -625,6 +625,74 @@ TEST_F(PendingActionServiceTest, AnOperatorSeesAndApprovesAWaitingRun) {
       << "answered once";
 }
 
+TEST_F(PendingActionServiceTest, AProgramChoosesOneOfTheProposedPlans) {
+  auto context = Context("operator");
+  v1::ConverseRequest request;
+  request.set_conversation("job");
+  request.set_text("/plan plan-me and tidy up");
+  std::unique_ptr<grpc::ClientReader<v1::RunEvent>> reader =
+      sessions_->Converse(context.get(), request);
+  v1::RunEvent event;
+  v1::PlanProposed proposed;
+  while (reader->Read(&event)) {
+    if (event.has_plan_proposed()) {
+      proposed = event.plan_proposed();
+      break;
+    }
+  }
+  ASSERT_FALSE(proposed.action_id().empty());
+  EXPECT_TRUE(absl::StrContains(proposed.plans_json(), R"("title":"Tidy up")"))
+      << proposed.plans_json();
+  EXPECT_TRUE(absl::StartsWith(proposed.text(), "Here is a plan.")) << proposed.text();
+
+  v1::ListPendingActionsResponse listed;
+  ASSERT_TRUE(skills_->ListPendingActions(Context("reader").get(), {}, &listed).ok());
+  ASSERT_EQ(listed.actions_size(), 1);
+  EXPECT_EQ(listed.actions(0).kind(), v1::REQUIRED_ACTION_KIND_PLAN_CHOICE);
+
+  v1::ChoosePlanRequest choose;
+  choose.set_action_id(proposed.action_id());
+  choose.set_plan(1);
+  v1::ChoosePlanResponse chosen;
+  EXPECT_EQ(skills_->ChoosePlan(Context("reader").get(), choose, &chosen).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  choose.set_plan(2);
+  EXPECT_EQ(skills_->ChoosePlan(Context("operator").get(), choose, &chosen).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  choose.set_plan(1);
+  (*choose.mutable_step_edits())[3] = "Tidy the roof";
+  EXPECT_EQ(skills_->ChoosePlan(Context("operator").get(), choose, &chosen).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  v1::ApproveRequest approve;
+  approve.set_action_id(proposed.action_id());
+  v1::ApproveResponse approved;
+  EXPECT_EQ(skills_->Approve(Context("operator").get(), approve, &approved).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  choose.mutable_step_edits()->clear();
+  (*choose.mutable_step_edits())[2] = "Tidy the desk";
+  ASSERT_TRUE(skills_->ChoosePlan(Context("operator").get(), choose, &chosen).ok());
+
+  std::vector<std::string> steps;
+  std::string answer;
+  while (reader->Read(&event)) {
+    if (event.has_plan_step()) {
+      steps.push_back(absl::StrCat(event.plan_step().step(), " ",
+                                   v1::PlanStepState_Name(event.plan_step().state()), " ",
+                                   event.plan_step().text()));
+    }
+    if (event.has_completed()) answer = event.completed().text();
+  }
+  EXPECT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(answer, "all done");
+  EXPECT_THAT(steps, ::testing::UnorderedElementsAre("1 PLAN_STEP_STATE_STARTED Tidy the shelf",
+                                                     "2 PLAN_STEP_STATE_STARTED Tidy the desk",
+                                                     "1 PLAN_STEP_STATE_DONE step done",
+                                                     "2 PLAN_STEP_STATE_DONE step done"));
+  EXPECT_EQ(skills_->ChoosePlan(Context("operator").get(), choose, &chosen).error_code(),
+            grpc::StatusCode::NOT_FOUND)
+      << "chosen once";
+}
+
 TEST_F(PendingActionServiceTest, ADenialWithAReasonReachesTheModel) {
   OpenRun run = StartRun("shout no");
   v1::DenyRequest deny;

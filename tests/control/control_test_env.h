@@ -72,6 +72,21 @@ contains = "hello"
 reply = "Hello from the scripted provider, with several words to stream."
 
 [[rule]]
+name = "a plan's answer"
+contains = "Results of the plan's steps"
+reply = "all done"
+
+[[rule]]
+name = "a plan's step"
+starts_with = "The task:"
+reply = "step done"
+
+[[rule]]
+name = "plans"
+starts_with = "plan-me"
+reply = '{{"plans": [{{"title": "Tidy up", "confidence": 0.7, "steps": [{{"step": 1, "description": "Tidy the shelf"}}, {{"step": 2, "description": "Tidy the floor"}}]}}]}}'
+
+[[rule]]
 name = "fallback"
 reply = "I only know hello, shout and wait."
 )";

@@ -20,6 +20,10 @@
 //   - the user mentions "slow"               → "you said: <text>" after --slow_seconds
 //   - the user mentions "stream"             → "you said: <text>. " + kStreamTail, one word
 //                                                every 120 ms when the request streams
+//   - a planning request (/plan)             → two plans (kE2ePlans): the first has two
+//                                                independent steps and a third after them
+//   - a plan's step                          → "result of <step>", after 1 s for steps 1 and 2
+//   - the answer after a plan's steps        → "Plan done: <the steps' results>"
 //   - anything else                           → "you said: <text>"
 #include <pthread.h>
 
@@ -70,6 +74,36 @@ std::string Lower(std::string text) {
   return text;
 }
 
+// What a request is, by the instructions Herald's plan turns give (component/agent/plan*.cc).
+std::string Kind(const RecordedLlmRequest& request) {
+  const std::string& body = request.http.body;
+  if (body.find("propose 2 or 3 different plans") != std::string::npos) return "planning";
+  if (body.find("You are carrying out one step of a plan") != std::string::npos) return "step";
+  if (body.find("planned and carried out step by step") != std::string::npos) return "plan_answer";
+  return "chat";
+}
+
+// "Look up A" of a step request's "This step (1 of 3): Look up A".
+std::string StepOf(const std::string& text) {
+  const size_t start = text.find("This step (");
+  if (start == std::string::npos) return "";
+  const size_t colon = text.find("): ", start);
+  if (colon == std::string::npos) return "";
+  const size_t end = text.find('\n', colon);
+  return text.substr(colon + 3, end == std::string::npos ? std::string::npos : end - colon - 3);
+}
+
+constexpr char kE2ePlans[] = R"({"plans": [
+  {"title": "Look both up, then compare", "confidence": 0.9, "reasoning": "Two lookups.",
+   "steps": [
+     {"step": 1, "description": "Look up A", "expected_output": "facts about A",
+      "estimated_tokens": 300},
+     {"step": 2, "description": "Look up B", "expected_output": "facts about B",
+      "estimated_tokens": 300},
+     {"step": 3, "description": "Compare A and B", "depends_on": [1, 2],
+      "estimated_tokens": 200}]},
+  {"title": "Guess", "confidence": 0.2, "steps": [{"step": 1, "description": "Guess"}]}]})";
+
 // Appends request summaries to a file, one JSON object per line, flushed at once so that a
 // test reading the file sees every request that was answered.
 class RequestLog {
@@ -87,6 +121,8 @@ class RequestLog {
         {"last_user_text", request.LastUserText()},
         {"tool_result", tool_result ? nlohmann::json(*tool_result) : nlohmann::json(nullptr)},
         {"tools", request.ToolNames()},
+        {"received_at", absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch())},
+        {"kind", Kind(request)},
     };
     std::lock_guard<std::mutex> lock(mu_);
     std::ofstream out(path_, std::ios::app | std::ios::binary);
@@ -114,6 +150,20 @@ FakeLlmServer::Handler E2eHandler(RequestLog& log, absl::Duration slow) {
       return Answer::Text("The time is " + *result + ".");
     }
     const std::string text = request.LastUserText();
+    const std::string kind = Kind(request);
+    if (kind == "planning") return Answer::Text(kE2ePlans);
+    if (kind == "step") {
+      const std::string step = StepOf(text);
+      Answer answer = Answer::Text("result of " + step);
+      if (step == "Look up A" || step == "Look up B") answer = answer.WithDelay(absl::Seconds(1));
+      return answer;
+    }
+    if (kind == "plan_answer") {
+      const size_t results = text.find("Results of the plan's steps:");
+      return Answer::Text("Plan done:" + (results == std::string::npos
+                                              ? std::string(" (no results)")
+                                              : text.substr(results + 28)));
+    }
     const std::string lower = Lower(text);
     const std::vector<std::string> tools = request.ToolNames();
     const bool offers_memory =

@@ -79,6 +79,37 @@ TEST_F(PendingActionsTest, TheOutcomeMustFitTheKind) {
   EXPECT_TRUE(pending_.Resolve(credentials, {.outcome = Outcome::kDenied}).ok());
 }
 
+TEST_F(PendingActionsTest, APlanChoiceTakesAPlanItHasOrNone) {
+  const std::string id = pending_.Open(
+      PendingAction{.kind = PendingAction::Kind::kPlanChoice,
+                    .chat_owner = "alice@localhost",
+                    .plan_count = 2},
+      absl::Minutes(5), [this](ActionResolution resolution) { resolved_ = std::move(resolution); });
+  const std::string approval = Open(PendingAction::Kind::kApproval);
+  EXPECT_EQ(pending_.Resolve(approval, {.outcome = Outcome::kChosen, .plan = 1}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(pending_.Resolve(id, {.outcome = Outcome::kApproved}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(pending_.Resolve(id, {.outcome = Outcome::kProvided}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(pending_.Resolve(id, {.outcome = Outcome::kChosen, .plan = 3}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(pending_.Resolve(id, {.outcome = Outcome::kChosen, .plan = 0}).code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(pending_
+                  .Resolve(id, {.outcome = Outcome::kChosen,
+                                .by = "alice@localhost",
+                                .plan = 2,
+                                .step_edits = {{1, "new text"}}})
+                  .ok());
+  Run();
+  ASSERT_TRUE(resolved_.has_value());
+  EXPECT_EQ(resolved_->plan, 2);
+  EXPECT_EQ(resolved_->step_edits.at(1), "new text");
+  EXPECT_EQ(skills::OutcomeName(Outcome::kChosen), "chosen");
+  EXPECT_EQ(skills::ActionKindName(PendingAction::Kind::kPlanChoice), "plan choice");
+}
+
 TEST_F(PendingActionsTest, NoAnswerInTimeIsATimeout) {
   Open(PendingAction::Kind::kApproval, absl::Milliseconds(10));
   io_.run_for(std::chrono::milliseconds(200));
