@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -313,6 +314,27 @@ absl::StatusOr<Command> BuildSkillsDeny(const ParsedArguments& parsed) {
     return UsageError("--reason is empty");
   }
   return SkillsDenyCommand{parsed.positional[0], parsed.Value("--reason")};
+}
+
+absl::StatusOr<Command> BuildSkillsChoose(const ParsedArguments& parsed) {
+  if (absl::Status status = CheckWord(parsed.positional[0], "ID"); !status.ok()) return status;
+  SkillsChooseCommand command{.action_id = parsed.positional[0]};
+  if (!absl::SimpleAtoi(parsed.positional[1], &command.plan) || command.plan < 1) {
+    return UsageError(
+        absl::StrCat("PLAN must be a plan's number (1, 2, ...), not '", parsed.positional[1], "'"));
+  }
+  for (size_t i = 2; i < parsed.positional.size(); ++i) {
+    const std::string& edit = parsed.positional[i];
+    const size_t equals = edit.find('=');
+    int step = 0;
+    if (equals == std::string::npos || !absl::SimpleAtoi(edit.substr(0, equals), &step) ||
+        step < 1 || equals + 1 == edit.size()) {
+      return UsageError(
+          absl::StrCat("a step change is STEP=TEXT (e.g. '2=compare prices'), not '", edit, "'"));
+    }
+    command.step_edits[step] = edit.substr(equals + 1);
+  }
+  return command;
 }
 
 absl::StatusOr<Command> BuildSkillsCredentials(const ParsedArguments& parsed) {

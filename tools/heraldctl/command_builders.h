@@ -39,6 +39,7 @@ absl::StatusOr<Command> BuildToolsImport(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildToolsSearch(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSkillsApprove(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSkillsDeny(const ParsedArguments& parsed);
+absl::StatusOr<Command> BuildSkillsChoose(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSkillsCredentials(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildEvents(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildAllowlistAdd(const ParsedArguments& parsed);

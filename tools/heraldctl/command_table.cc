@@ -167,6 +167,14 @@ const std::vector<CommandSpec>& Commands() {
        1,
        1,
        &BuildSkillsApprove},
+      {"skills choose",
+       "ID PLAN [STEP=TEXT]...",
+       "Chooses plan PLAN (its number) of the pending plan choice ID; STEP=TEXT changes that "
+       "step's description first. 'skills deny ID' chooses none.",
+       {},
+       2,
+       -1,
+       &BuildSkillsChoose},
       {"skills deny",
        "ID [--reason TEXT]",
        "Denies the pending action ID: the run goes on without the call, and the model reads "

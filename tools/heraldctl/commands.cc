@@ -584,6 +584,20 @@ ExitCode CommandRunner::Execute(const SkillsApproveCommand& command) {
                  absl::StrCat("approved ", CleanForTerminal(command.action_id, false), "\n"));
 }
 
+ExitCode CommandRunner::Execute(const SkillsChooseCommand& command) {
+  v1::ChoosePlanRequest request;
+  request.set_action_id(command.action_id);
+  request.set_plan(command.plan);
+  for (const auto& [step, text] : command.step_edits) (*request.mutable_step_edits())[step] = text;
+  v1::ChoosePlanResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return skills_->ChoosePlan(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, absl::StrCat("chose plan ", command.plan, " of ",
+                                        CleanForTerminal(command.action_id, false), "\n"));
+}
+
 ExitCode CommandRunner::Execute(const SkillsDenyCommand& command) {
   v1::DenyRequest request;
   request.set_action_id(command.action_id);

@@ -64,6 +64,7 @@ class CommandRunner {
   ExitCode Execute(const SkillsPendingCommand& command);
   ExitCode Execute(const SkillsApproveCommand& command);
   ExitCode Execute(const SkillsDenyCommand& command);
+  ExitCode Execute(const SkillsChooseCommand& command);
   ExitCode Execute(const SkillsCredentialsCommand& command);
   ExitCode Execute(const ToolsImportCommand& command);
   ExitCode Execute(const ToolsSearchCommand& command);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -112,6 +113,12 @@ struct ToolsSearchCommand {
 struct SkillsApproveCommand {
   std::string action_id;
 };
+// A plan for a pending plan choice, with steps changed first.
+struct SkillsChooseCommand {
+  std::string action_id;
+  int plan = 0;
+  std::map<int, std::string> step_edits;
+};
 struct SkillsDenyCommand {
   std::string action_id;
   std::string reason;  // "" = none
@@ -146,10 +153,10 @@ using Command =
                  SessionsHistoryCommand, SessionsResetCommand, SessionsForgetCommand, SendCommand,
                  ConverseCommand, CancelCommand, UsageCommand, LimitsListCommand, LimitsSetCommand,
                  LimitsRemoveCommand, SkillsListCommand, SkillsRunCommand, SkillsPendingCommand,
-                 SkillsApproveCommand, SkillsDenyCommand, SkillsCredentialsCommand,
-                 ToolsImportCommand, ToolsSearchCommand, EventsCommand, AuditVerifyCommand,
-                 ReloadCommand, AllowlistShowCommand, AllowlistUpdateCommand, RoomsListCommand,
-                 RoomsJoinCommand, RoomsLeaveCommand>;
+                 SkillsApproveCommand, SkillsChooseCommand, SkillsDenyCommand,
+                 SkillsCredentialsCommand, ToolsImportCommand, ToolsSearchCommand, EventsCommand,
+                 AuditVerifyCommand, ReloadCommand, AllowlistShowCommand, AllowlistUpdateCommand,
+                 RoomsListCommand, RoomsJoinCommand, RoomsLeaveCommand>;
 
 struct Invocation {
   GlobalOptions options;

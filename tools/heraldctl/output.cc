@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "google/protobuf/util/json_util.h"
 #include "tools/heraldctl/conversation_argument.h"
 #include "tools/heraldctl/enum_names.h"
@@ -314,6 +315,23 @@ std::string RenderRunNotice(const v1::RunEvent& event) {
       return Clean(absl::StrCat("[action required: ", event.requires_action().description(),
                                 " (action ", event.requires_action().action_id(), ")]")) +
              "\n";
+    case v1::RunEvent::kPlanProposed: {
+      // The plans as a person reads them, one line each, then how to choose.
+      std::string text;
+      for (absl::string_view line : absl::StrSplit(event.plan_proposed().text(), '\n')) {
+        absl::StrAppend(&text, Clean(std::string(line)), "\n");
+      }
+      absl::StrAppend(&text, "[choose with: heraldctl skills choose ",
+                      Clean(event.plan_proposed().action_id()), " PLAN]\n");
+      return text;
+    }
+    case v1::RunEvent::kPlanStep: {
+      const v1::PlanStep& step = event.plan_step();
+      const std::string state = step.state() == v1::PLAN_STEP_STATE_STARTED ? "started"
+                                : step.state() == v1::PLAN_STEP_STATE_DONE  ? "done"
+                                                                            : "failed";
+      return Clean(absl::StrCat("[step ", step.step(), " ", state, ": ", step.text(), "]")) + "\n";
+    }
     default:
       return "";
   }

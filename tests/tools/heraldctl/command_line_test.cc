@@ -411,6 +411,24 @@ TEST(CommandLineTest, SkillsApproveAndDenyNeedOneId) {
   EXPECT_THAT(ErrorOf({"skills", "pendng"}), HasSubstr("did you mean 'pending'"));
 }
 
+TEST(CommandLineTest, SkillsChooseTakesAPlanAndStepChanges) {
+  auto choose = CommandOf<SkillsChooseCommand>(
+      {"skills", "choose", "k7m2qp", "2", "3=compare prices only", "1=a=b"});
+  EXPECT_EQ(choose.action_id, "k7m2qp");
+  EXPECT_EQ(choose.plan, 2);
+  EXPECT_EQ(choose.step_edits,
+            (std::map<int, std::string>{{1, "a=b"}, {3, "compare prices only"}}));
+  EXPECT_THAT(ErrorOf({"skills", "choose", "k7m2qp"}),
+              HasSubstr("usage: heraldctl skills choose ID PLAN [STEP=TEXT]..."));
+  EXPECT_THAT(ErrorOf({"skills", "choose", "k7m2qp", "two"}),
+              HasSubstr("PLAN must be a plan's number (1, 2, ...), not 'two'"));
+  EXPECT_THAT(ErrorOf({"skills", "choose", "k7m2qp", "0"}), HasSubstr("PLAN must be"));
+  EXPECT_THAT(ErrorOf({"skills", "choose", "k7m2qp", "1", "x=y"}),
+              HasSubstr("a step change is STEP=TEXT"));
+  EXPECT_THAT(ErrorOf({"skills", "choose", "k7m2qp", "1", "2="}),
+              HasSubstr("a step change is STEP=TEXT"));
+}
+
 TEST(CommandLineTest, SkillsCredentialsNeedsOneOfActionAndOwnerAndSomeNames) {
   EXPECT_THAT(ErrorOf({"skills", "credentials", "API_KEY"}),
               HasSubstr("skills credentials needs --action ID or --owner OWNER"));

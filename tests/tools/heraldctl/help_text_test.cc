@@ -31,6 +31,7 @@ TEST(HelpTextTest, OverviewHelpListsEveryCommandTheGlobalFlagsAndTheExitCodes) {
                                "skills run NAME",
                                "skills pending",
                                "skills approve ID",
+                               "skills choose ID PLAN [STEP=TEXT]...",
                                "skills deny ID [--reason TEXT]",
                                "skills credentials (--action ID | --owner OWNER) NAME...",
                                "events",

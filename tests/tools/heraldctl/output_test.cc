@@ -238,7 +238,7 @@ TEST(OutputTest, AuditVerifyNamesTheFirstBadEntry) {
             "audit log broken at entry 17 of 1,500: hash does not chain to entry 16\n");
 }
 
-TEST(OutputTest, RunNoticesCoverToolsAndRequiredActionsOnly) {
+TEST(OutputTest, RunNoticesCoverToolsRequiredActionsAndPlans) {
   v1::RunEvent started;
   started.mutable_tool_started()->set_name("current_time");
   started.mutable_tool_started()->set_arguments_json(R"({"timezone":"UTC"})");
@@ -254,6 +254,16 @@ TEST(OutputTest, RunNoticesCoverToolsAndRequiredActionsOnly) {
   action.mutable_requires_action()->set_action_id("a1");
   action.mutable_requires_action()->set_description("approve deleting files");
   EXPECT_EQ(RenderRunNotice(action), "[action required: approve deleting files (action a1)]\n");
+  v1::RunEvent proposed;
+  proposed.mutable_plan_proposed()->set_action_id("p1");
+  proposed.mutable_plan_proposed()->set_text("Here is a plan.\n\n1. Tidy\x1b[2J up");
+  EXPECT_EQ(RenderRunNotice(proposed),
+            "Here is a plan.\n\n1. Tidy[2J up\n[choose with: heraldctl skills choose p1 PLAN]\n");
+  v1::RunEvent step;
+  step.mutable_plan_step()->set_step(2);
+  step.mutable_plan_step()->set_state(v1::PLAN_STEP_STATE_DONE);
+  step.mutable_plan_step()->set_text("shelf tidy");
+  EXPECT_EQ(RenderRunNotice(step), "[step 2 done: shelf tidy]\n");
   v1::RunEvent delta;
   delta.mutable_text_delta()->set_text("hi");
   EXPECT_EQ(RenderRunNotice(delta), "");
