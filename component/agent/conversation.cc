@@ -563,25 +563,25 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   if (message.plan) {
     CallModel call_model = [this, payer, conversation_name](LlmRequest call_request,
                                                             providers::LlmProvider::OnText text) {
-      auto start = [this, payer, conversation_name, call_request = std::move(call_request),
-                    text = std::move(text)](
-                       std::function<void(absl::StatusOr<LlmResponse>)> done) mutable {
-        const std::string next_model =
-            services_.router.ModelFor(providers::Tier::kDefault).ToString();
-        if (std::optional<ledger::LimitState> blocked =
-                AdmitCall(services_, payer, next_model, conversation_name)) {
-          asio::post(services_.io, [done = std::move(done), refused = LimitMessage(*blocked)] {
-            done(absl::ResourceExhaustedError(refused));
-          });
-          return;
-        }
-        services_.router.Complete(
-            providers::Tier::kDefault, std::move(call_request), std::move(text),
-            [this, payer, done = std::move(done)](absl::StatusOr<LlmResponse> response) {
-              if (response.ok()) RecordCall(services_, payer, *response);
-              done(std::move(response));
-            });
-      };
+      auto start =
+          [this, payer, conversation_name, call_request = std::move(call_request),
+           text = std::move(text)](std::function<void(absl::StatusOr<LlmResponse>)> done) mutable {
+            const std::string next_model =
+                services_.router.ModelFor(providers::Tier::kDefault).ToString();
+            if (std::optional<ledger::LimitState> blocked =
+                    AdmitCall(services_, payer, next_model, conversation_name)) {
+              asio::post(services_.io, [done = std::move(done), refused = LimitMessage(*blocked)] {
+                done(absl::ResourceExhaustedError(refused));
+              });
+              return;
+            }
+            services_.router.Complete(
+                providers::Tier::kDefault, std::move(call_request), std::move(text),
+                [this, payer, done = std::move(done)](absl::StatusOr<LlmResponse> response) {
+                  if (response.ok()) RecordCall(services_, payer, *response);
+                  done(std::move(response));
+                });
+          };
       return AwaitCallback<absl::StatusOr<LlmResponse>>(std::move(start));
     };
     PlanTurn plan{.services = services_,

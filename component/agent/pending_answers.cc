@@ -236,7 +236,9 @@ std::string PendingCommand(const CommandContext& context) {
     const bool approval = action.kind == skills::PendingAction::Kind::kApproval;
     const bool plan = action.kind == skills::PendingAction::Kind::kPlanChoice;
     absl::StrAppend(&text, "\n  ", action.id, "  ",
-                    plan ? "choose a plan for " : approval ? "approve " : "credentials for ",
+                    plan       ? "choose a plan for "
+                    : approval ? "approve "
+                               : "credentials for ",
                     action.skill, " in ", action.conversation, " (",
                     absl::FormatDuration(absl::Trunc(action.expires - now, absl::Seconds(1))),
                     " left): ", action.description);

@@ -66,8 +66,8 @@ absl::StatusOr<PlanStep> ReadStep(const json& value, int number, const std::stri
   const std::string where = absl::StrCat(plan, " step ", number);
   if (!value.is_object()) return absl::InvalidArgumentError(where + " is not an object");
   PlanStep step{.number = number};
-  if (auto it = value.find("step"); it != value.end() && !(it->is_number_integer() &&
-                                                           it->get<int64_t>() == number)) {
+  if (auto it = value.find("step");
+      it != value.end() && !(it->is_number_integer() && it->get<int64_t>() == number)) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": steps are numbered 1, 2, 3... in order"));
   }
@@ -84,9 +84,9 @@ absl::StatusOr<PlanStep> ReadStep(const json& value, int number, const std::stri
     }
     for (const json& tool : *it) {
       if (!tool.is_string() || !tools.contains(tool.get<std::string>())) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where, ": ", tool.is_string() ? tool.get<std::string>() : tool.dump(),
-            " is not one of the tools offered"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": ", tool.is_string() ? tool.get<std::string>() : tool.dump(),
+                         " is not one of the tools offered"));
       }
       if (std::find(step.tools.begin(), step.tools.end(), tool.get<std::string>()) ==
           step.tools.end()) {
@@ -303,7 +303,8 @@ std::optional<PlanChoice> ParsePlanChoice(std::string_view text, int plan_count)
     ++step_digits;
   }
   int step = 0;
-  if (step_digits == 0 || step_digits > 2 || !absl::SimpleAtoi(rest.substr(0, step_digits), &step)) {
+  if (step_digits == 0 || step_digits > 2 ||
+      !absl::SimpleAtoi(rest.substr(0, step_digits), &step)) {
     return std::nullopt;
   }
   rest = absl::StripLeadingAsciiWhitespace(rest.substr(step_digits));

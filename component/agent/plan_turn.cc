@@ -108,12 +108,12 @@ asio::awaitable<absl::StatusOr<std::vector<Plan>>> AskForPlans(PlanTurn& turn,
     if (plans.ok()) co_return plans;
     problem = std::string(plans.status().message());
     LOG(INFO) << "turn " << turn.tool_turn.turn_id << ": plans refused: " << problem;
-    request.messages.push_back(LlmMessage{.role = LlmMessage::Role::kAssistant,
-                                          .text = Cut(response->text, 8000)});
-    request.messages.push_back(LlmMessage{
-        .role = LlmMessage::Role::kUser,
-        .text = absl::StrCat("Those plans cannot be used: ", problem,
-                             ". Answer again with the JSON only, in the shape given.")});
+    request.messages.push_back(
+        LlmMessage{.role = LlmMessage::Role::kAssistant, .text = Cut(response->text, 8000)});
+    request.messages.push_back(
+        LlmMessage{.role = LlmMessage::Role::kUser,
+                   .text = absl::StrCat("Those plans cannot be used: ", problem,
+                                        ". Answer again with the JSON only, in the shape given.")});
   }
   co_return absl::InvalidArgumentError(problem);
 }
@@ -191,11 +191,10 @@ asio::awaitable<std::pair<ActionResolution, std::optional<Plan>>> ProposeAndWait
                                  resolution.step_edits.size(), " step(s) changed")});
     }
     if (resolution.outcome != Outcome::kChosen) co_return std::make_pair(resolution, std::nullopt);
-    absl::StatusOr<Plan> chosen =
-        ApplyStepEdits(plans[resolution.plan - 1], resolution.step_edits);
+    absl::StatusOr<Plan> chosen = ApplyStepEdits(plans[resolution.plan - 1], resolution.step_edits);
     if (chosen.ok()) co_return std::make_pair(resolution, std::optional<Plan>(*std::move(chosen)));
-    turn.say(absl::StrCat("That change does not fit: ", chosen.status().message(),
-                          ". Choose again."));
+    turn.say(
+        absl::StrCat("That change does not fit: ", chosen.status().message(), ". Choose again."));
   }
 }
 
@@ -211,10 +210,11 @@ asio::awaitable<StepResult> RunStep(PlanTurn& turn, const Plan& plan, const Plan
       "the tools given (if any), and answer with its result. If you cannot do it, begin your "
       "answer with \"",
       kStepFailedMarker, "\" and say why.");
-  std::string brief = absl::StrCat("The task: ", turn.task, "\nThe plan: ", plan.title,
-                                   "\nThis step (", step.number, " of ", plan.steps.size(),
-                                   "): ", step.description);
-  if (!step.expected_output.empty()) absl::StrAppend(&brief, "\nIt should yield: ", step.expected_output);
+  std::string brief =
+      absl::StrCat("The task: ", turn.task, "\nThe plan: ", plan.title, "\nThis step (",
+                   step.number, " of ", plan.steps.size(), "): ", step.description);
+  if (!step.expected_output.empty())
+    absl::StrAppend(&brief, "\nIt should yield: ", step.expected_output);
   if (!inputs.empty()) absl::StrAppend(&brief, "\n\nResults of earlier steps:\n", inputs);
   request.messages.push_back(LlmMessage{.role = LlmMessage::Role::kUser, .text = brief});
   request.max_tokens = turn.base.max_tokens;
@@ -232,18 +232,17 @@ asio::awaitable<StepResult> RunStep(PlanTurn& turn, const Plan& plan, const Plan
     if (!response.ok()) {
       LOG(WARNING) << "turn " << tool_turn.turn_id << ": step " << step.number
                    << " failed: " << response.status();
-      co_return StepResult{
-          .ok = false,
-          .text = absl::IsResourceExhausted(response.status())
-                      ? std::string(response.status().message())
-                      : "the model could not be reached",
-          .took = turn.services.clock() - started};
+      co_return StepResult{.ok = false,
+                           .text = absl::IsResourceExhausted(response.status())
+                                       ? std::string(response.status().message())
+                                       : "the model could not be reached",
+                           .took = turn.services.clock() - started};
     }
     Account(outcome, *response);
     if (response->tool_calls.empty() || request.tools.empty()) {
       std::string text = Cut(response->text, kMaxStepOutputBytes);
-      const bool failed = absl::StartsWith(absl::StripLeadingAsciiWhitespace(text),
-                                           kStepFailedMarker);
+      const bool failed =
+          absl::StartsWith(absl::StripLeadingAsciiWhitespace(text), kStepFailedMarker);
       co_return StepResult{.ok = !failed && !text.empty(),
                            .text = text.empty() ? "the step gave no result" : text,
                            .took = turn.services.clock() - started};
@@ -366,10 +365,10 @@ asio::awaitable<Execution> Execute(PlanTurn& turn, const Plan& plan,
       const PlanStep& step = plan.steps[i];
       const bool ok = state[i] == State::kDone;
       const std::string took = absl::StrFormat("%.1f s", absl::ToDoubleSeconds(results[i].took));
-      tool_turn.emit(RunEvent{.kind = ok ? RunEvent::Kind::kStepCompleted
-                                         : RunEvent::Kind::kStepFailed,
-                              .text = results[i].text,
-                              .step = step.number});
+      tool_turn.emit(
+          RunEvent{.kind = ok ? RunEvent::Kind::kStepCompleted : RunEvent::Kind::kStepFailed,
+                   .text = results[i].text,
+                   .step = step.number});
       tool_turn.publish(events::EventType::kPlanStep,
                         absl::StrCat("step ", step.number, ok ? " done" : " failed"),
                         {{"step", absl::StrCat(step.number)}, {"state", ok ? "done" : "failed"}});
@@ -379,9 +378,9 @@ asio::awaitable<Execution> Execute(PlanTurn& turn, const Plan& plan,
                     : absl::StrCat("Step ", step.number, "/", n, " failed (", took,
                                    "): ", FirstLine(results[i].text)));
       }
-      outcome.notes.push_back(Note(
-          turn, absl::StrCat("Plan step ", step.number, " (", step.description, ") ",
-                             ok ? "done: " : "failed: ", results[i].text)));
+      outcome.notes.push_back(
+          Note(turn, absl::StrCat("Plan step ", step.number, " (", step.description, ") ",
+                                  ok ? "done: " : "failed: ", results[i].text)));
       if (ok) {
         execution.done.emplace_back(absl::StrCat("step ", step.number, " (", step.description, ")"),
                                     results[i].text);
@@ -410,9 +409,8 @@ asio::awaitable<PlanOutcome> RunPlanTurn(PlanTurn& turn) {
     absl::StatusOr<std::vector<Plan>> plans = co_await AskForPlans(turn, so_far, outcome);
     if (tool_turn.cancelled()) co_return outcome;
     if (absl::IsInvalidArgument(plans.status())) {
-      outcome.answer = absl::StrCat(
-          "I could not make a usable plan for this (", plans.status().message(),
-          "). Ask me again, or without /plan.");
+      outcome.answer = absl::StrCat("I could not make a usable plan for this (",
+                                    plans.status().message(), "). Ask me again, or without /plan.");
       co_return outcome;
     }
     if (!plans.ok()) {
@@ -424,8 +422,8 @@ asio::awaitable<PlanOutcome> RunPlanTurn(PlanTurn& turn) {
     outcome.notes.push_back(Note(turn, FormatPlans(*plans, nullptr)));
     if (!chosen.has_value()) {
       const bool timed_out = resolution.outcome == Outcome::kTimedOut;
-      outcome.notes.push_back(Note(turn, timed_out ? "No plan was chosen in time."
-                                                   : "No plan was chosen."));
+      outcome.notes.push_back(
+          Note(turn, timed_out ? "No plan was chosen in time." : "No plan was chosen."));
       outcome.answer = timed_out ? "No plan was chosen in time, so I did not start."
                                  : "OK, none of the plans runs.";
       co_return outcome;
@@ -434,7 +432,8 @@ asio::awaitable<PlanOutcome> RunPlanTurn(PlanTurn& turn) {
         turn, absl::StrCat("Plan ", resolution.plan, " chosen", resolution.by.empty() ? "" : " by ",
                            resolution.by, ": ", chosen->title)));
     turn.say(absl::StrCat("Running plan ", resolution.plan, ": ", chosen->title, " (",
-                          chosen->steps.size(), chosen->steps.size() == 1 ? " step)." : " steps)."));
+                          chosen->steps.size(),
+                          chosen->steps.size() == 1 ? " step)." : " steps)."));
     Execution execution = co_await Execute(turn, *chosen, done, outcome);
     if (tool_turn.cancelled()) co_return outcome;
     done.insert(done.end(), execution.done.begin(), execution.done.end());
@@ -443,10 +442,11 @@ asio::awaitable<PlanOutcome> RunPlanTurn(PlanTurn& turn) {
       break;
     }
     so_far.clear();
-    for (const auto& [label, text] : done) absl::StrAppend(&so_far, "Done: ", label, ": ", Cut(text, 500), "\n");
+    for (const auto& [label, text] : done)
+      absl::StrAppend(&so_far, "Done: ", label, ": ", Cut(text, 500), "\n");
     absl::StrAppend(&so_far, "Failed: step ", execution.failed->first, " (",
-                    chosen->steps[execution.failed->first - 1].description, "): ",
-                    execution.failed->second, "\n");
+                    chosen->steps[execution.failed->first - 1].description,
+                    "): ", execution.failed->second, "\n");
     if (attempt < kMaxReplans) {
       turn.say(absl::StrCat("Step ", execution.failed->first,
                             " failed, so here are other ways to finish the task."));
@@ -462,8 +462,8 @@ asio::awaitable<PlanOutcome> RunPlanTurn(PlanTurn& turn) {
   std::string results;
   for (const auto& [label, text] : done) absl::StrAppend(&results, "\n- ", label, ": ", text);
   if (!request.messages.empty() && request.messages.back().role == LlmMessage::Role::kUser) {
-    absl::StrAppend(&request.messages.back().text, "\n\nResults of the plan's steps:",
-                    results.empty() ? "\n(none)" : results);
+    absl::StrAppend(&request.messages.back().text,
+                    "\n\nResults of the plan's steps:", results.empty() ? "\n(none)" : results);
   }
   request.tools.clear();
   absl::StatusOr<LlmResponse> response = co_await turn.call_model(request, turn.on_answer_text);

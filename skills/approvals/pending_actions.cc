@@ -106,8 +106,8 @@ absl::Status PendingActions::Resolve(std::string_view id, ActionResolution resol
     }
     if (resolution.outcome == Outcome::kChosen &&
         (resolution.plan < 1 || resolution.plan > action.plan_count)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "there are ", action.plan_count, " plans: choose 1 to ", action.plan_count));
+      return absl::InvalidArgumentError(
+          absl::StrCat("there are ", action.plan_count, " plans: choose 1 to ", action.plan_count));
     }
     Finish(id, std::move(resolution));
     return absl::OkStatus();

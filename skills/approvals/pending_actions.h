@@ -47,8 +47,8 @@ struct PendingAction {
   std::string skill;
   // The call's arguments, as the person is shown them; for a plan choice, the plans (JSON).
   std::string arguments_json;
-  int plan_count = 0;  // kPlanChoice: how many plans there are to choose from
-  std::string description;     // one line: what is asked
+  int plan_count = 0;       // kPlanChoice: how many plans there are to choose from
+  std::string description;  // one line: what is asked
   std::vector<CredentialRequirement> credentials;  // kCredentials: the missing ones
   absl::Time created;
   absl::Time expires;
