@@ -47,6 +47,10 @@ struct AgentOptions {
   // as the model writes. "announced": to clients whose disco#info lists corrections, and in
   // rooms; "always": to every client too; "off": one message when the answer is whole.
   std::string stream_answers = "announced";
+  // Plans (S9; plan_turn.h): "on_request" (only /plan) or "auto" (the model may also choose to
+  // propose plans, with the propose_plans tool, when it judges a task complex; 1:1 chats and
+  // programs only).
+  std::string planning = "on_request";
   int stream_first_part_ms = 1000;         // the first part waits for a sentence or this long
   int correction_interval_ms = 700;        // at most one correction this often in a chat
   int room_correction_interval_ms = 2000;  // and in a room

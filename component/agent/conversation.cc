@@ -559,70 +559,17 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     }
   };
 
-  // "/plan": plans proposed, one chosen and run; its answer ends the turn like any other.
-  if (message.plan) {
-    CallModel call_model = [this, payer, conversation_name](LlmRequest call_request,
-                                                            providers::LlmProvider::OnText text) {
-      auto start =
-          [this, payer, conversation_name, call_request = std::move(call_request),
-           text = std::move(text)](std::function<void(absl::StatusOr<LlmResponse>)> done) mutable {
-            const std::string next_model =
-                services_.router.ModelFor(providers::Tier::kDefault).ToString();
-            if (std::optional<ledger::LimitState> blocked =
-                    AdmitCall(services_, payer, next_model, conversation_name)) {
-              asio::post(services_.io, [done = std::move(done), refused = LimitMessage(*blocked)] {
-                done(absl::ResourceExhaustedError(refused));
-              });
-              return;
-            }
-            services_.router.Complete(
-                providers::Tier::kDefault, std::move(call_request), std::move(text),
-                [this, payer, done = std::move(done)](absl::StatusOr<LlmResponse> response) {
-                  if (response.ok()) RecordCall(services_, payer, *response);
-                  done(std::move(response));
-                });
-          };
-      return AwaitCallback<absl::StatusOr<LlmResponse>>(std::move(start));
-    };
-    PlanTurn plan{.services = services_,
-                  .tool_turn = tool_turn,
-                  .registry_tools = registry_tools,
-                  .tools = tools,
-                  .task = message.body,
-                  .base = request,
-                  .call_model = std::move(call_model),
-                  .say =
-                      [this, &message](std::string text) {
-                        if (!message.sink) Reply(message, std::move(text), /*active=*/false);
-                      },
-                  .on_answer_text = on_text,
-                  .max_tool_rounds = max_rounds};
-    PlanOutcome planned = co_await RunPlanTurn(plan);
-    if (cancelled()) co_return;
-    if (absl::IsResourceExhausted(planned.status)) {
-      const std::string limit_message(planned.status.message());
-      Publish(events::EventType::kRunFailed, run_id,
-              absl::StrCat("turn ", turn_id, " stopped by a limit"), {{"error", "limit"}});
-      emit(Failed(RunEvent::Failure::kLimit, limit_message));
-      mark({kCouldNotDoIt});
-      say_last(limit_message);
-      co_return;
-    }
-    if (!planned.status.ok()) {
-      fail(planned.status, RunEvent::Failure::kProvider);
-      co_return;
-    }
-    usage = planned.usage;
-    model = planned.model;
-    rounds = planned.tool_rounds;
-    answer = std::move(planned.answer);
-    tool_entries = std::move(planned.notes);
-  }
-  while (!message.plan) {
+  // A plan turn: "/plan <task>", or the model's own choice (propose_plans) below.
+  std::optional<std::string> plan_task;
+  if (message.plan) plan_task = message.body;
+  const bool may_propose_plans =
+      options.planning == "auto" && !room && !message.plan && services_.pending_actions != nullptr;
+  while (!plan_task.has_value()) {
     // After max_rounds rounds with tools, one last call without them forces an answer.
     request.tools =
         rounds < max_rounds ? registry_tools.Offered(tools) : std::vector<providers::ToolSpec>{};
     registry_tools.CountShown(request.tools.size());
+    if (may_propose_plans && rounds < max_rounds) request.tools.push_back(ProposePlansTool());
     const std::string next_model = services_.router.ModelFor(providers::Tier::kDefault).ToString();
     if (std::optional<ledger::LimitState> blocked =
             AdmitCall(services_, payer, next_model, conversation_name)) {
@@ -653,6 +600,18 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     if (response->tool_calls.empty() || request.tools.empty()) {
       answer = response->text;
       break;
+    }
+    if (may_propose_plans) {
+      for (const providers::ToolCall& tool_call : response->tool_calls) {
+        if (tool_call.name != kProposePlansTool) continue;
+        const auto task = tool_call.arguments.find("task");
+        plan_task = task != tool_call.arguments.end() && task->is_string() &&
+                            !task->get<std::string>().empty()
+                        ? task->get<std::string>().substr(0, 2000)
+                        : message.body;
+        LOG(INFO) << "conversation " << turn_id << ": the model chose to propose plans";
+      }
+      if (plan_task.has_value()) break;
     }
     ++rounds;
     // Partial progress: text the model wrote beside its tool calls reaches the user now, and
@@ -704,6 +663,67 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     }
     request.messages.push_back(std::move(call));
     request.messages.push_back(std::move(results));
+  }
+
+  // Plans proposed, one chosen and run; its answer ends the turn like any other.
+  if (plan_task.has_value()) {
+    CallModel call_model = [this, payer, conversation_name](LlmRequest call_request,
+                                                            providers::LlmProvider::OnText text) {
+      auto start =
+          [this, payer, conversation_name, call_request = std::move(call_request),
+           text = std::move(text)](std::function<void(absl::StatusOr<LlmResponse>)> done) mutable {
+            const std::string next_model =
+                services_.router.ModelFor(providers::Tier::kDefault).ToString();
+            if (std::optional<ledger::LimitState> blocked =
+                    AdmitCall(services_, payer, next_model, conversation_name)) {
+              asio::post(services_.io, [done = std::move(done), refused = LimitMessage(*blocked)] {
+                done(absl::ResourceExhaustedError(refused));
+              });
+              return;
+            }
+            services_.router.Complete(
+                providers::Tier::kDefault, std::move(call_request), std::move(text),
+                [this, payer, done = std::move(done)](absl::StatusOr<LlmResponse> response) {
+                  if (response.ok()) RecordCall(services_, payer, *response);
+                  done(std::move(response));
+                });
+          };
+      return AwaitCallback<absl::StatusOr<LlmResponse>>(std::move(start));
+    };
+    PlanTurn plan{.services = services_,
+                  .tool_turn = tool_turn,
+                  .registry_tools = registry_tools,
+                  .tools = registry_tools.Offered(tools),
+                  .task = *plan_task,
+                  .base = request,
+                  .call_model = std::move(call_model),
+                  .say =
+                      [this, &message](std::string text) {
+                        if (!message.sink) Reply(message, std::move(text), /*active=*/false);
+                      },
+                  .on_answer_text = on_text,
+                  .max_tool_rounds = max_rounds};
+    PlanOutcome planned = co_await RunPlanTurn(plan);
+    if (cancelled()) co_return;
+    if (absl::IsResourceExhausted(planned.status)) {
+      const std::string limit_message(planned.status.message());
+      Publish(events::EventType::kRunFailed, run_id,
+              absl::StrCat("turn ", turn_id, " stopped by a limit"), {{"error", "limit"}});
+      emit(Failed(RunEvent::Failure::kLimit, limit_message));
+      mark({kCouldNotDoIt});
+      say_last(limit_message);
+      co_return;
+    }
+    if (!planned.status.ok()) {
+      fail(planned.status, RunEvent::Failure::kProvider);
+      co_return;
+    }
+    usage.input_tokens += planned.usage.input_tokens;
+    usage.output_tokens += planned.usage.output_tokens;
+    model = planned.model;
+    rounds += planned.tool_rounds;
+    answer = std::move(planned.answer);
+    tool_entries = std::move(planned.notes);
   }
 
   if (answer.empty()) answer = "(The model returned no text.)";

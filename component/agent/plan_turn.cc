@@ -220,7 +220,7 @@ asio::awaitable<StepResult> RunStep(PlanTurn& turn, const Plan& plan, const Plan
   request.max_tokens = turn.base.max_tokens;
   request.stream = false;
   std::vector<providers::ToolSpec> offered;
-  for (const providers::ToolSpec& tool : turn.registry_tools.Offered(turn.tools)) {
+  for (const providers::ToolSpec& tool : turn.tools) {
     if (std::find(step.tools.begin(), step.tools.end(), tool.name) != step.tools.end()) {
       offered.push_back(tool);
     }
@@ -394,6 +394,24 @@ asio::awaitable<Execution> Execute(PlanTurn& turn, const Plan& plan,
 }
 
 }  // namespace
+
+providers::ToolSpec ProposePlansTool() {
+  return providers::ToolSpec{
+      .name = kProposePlansTool,
+      .description =
+          "Before acting on a task with several parts, or steps that depend on each other or "
+          "could go wrong, propose plans for the person to choose from; they run once chosen. "
+          "Answer simple requests directly instead.",
+      .parameters = {{"type", "object"},
+                     {"properties",
+                      {{"task",
+                        {{"type", "string"},
+                         {"minLength", 1},
+                         {"maxLength", 2000},
+                         {"description", "The task to plan, in the person's words."}}}}},
+                     {"required", {"task"}},
+                     {"additionalProperties", false}}};
+}
 
 asio::awaitable<PlanOutcome> RunPlanTurn(PlanTurn& turn) {
   PlanOutcome outcome;

@@ -48,6 +48,11 @@ inline constexpr int kMaxParallelSteps = 3;
 inline constexpr int kMaxReplans = 2;
 inline constexpr absl::Duration kPlanChoiceTimeout = absl::Minutes(15);
 
+// With [agent] planning = "auto", the tool a turn's model may call to plan instead of acting:
+// {"task": "..."} turns the turn into a plan turn for that task.
+inline constexpr char kProposePlansTool[] = "propose_plans";
+providers::ToolSpec ProposePlansTool();
+
 // One LLM call with the turn's quota checks and usage records (a block-mode limit fails it
 // with ResourceExhausted, whose message is the limit's).
 using CallModel = std::function<asio::awaitable<absl::StatusOr<providers::LlmResponse>>(
@@ -57,8 +62,10 @@ struct PlanTurn {
   RuntimeServices& services;
   const ToolCallTurn& tool_turn;  // approvals, credentials, events of tool calls
   RegistryTools& registry_tools;
-  std::vector<providers::ToolSpec> tools;  // what the turn may offer the model
-  std::string task;                        // what the person asked to plan
+  // What the turn may offer the model (the enabled tools and the registry tools loaded in the
+  // run): the only tools a plan may name.
+  std::vector<providers::ToolSpec> tools;
+  std::string task;  // what the person asked to plan
   // The turn's request so far: the system prompt, the session and the task as the last user
   // message. Planning, steps and the answer start from it.
   providers::LlmRequest base;

@@ -106,6 +106,12 @@ void BindAgent(Binder& b, const Section& root, const ServerConfig& server,
                                &stream_answers)) {
     agent.stream_answers = std::string(stream_answers);
   }
+  std::string_view planning;
+  if (b.Has(s, "planning") &&
+      b.Enum<std::string_view>(s, "planning", {{"on_request", "on_request"}, {"auto", "auto"}},
+                               &planning)) {
+    agent.planning = std::string(planning);
+  }
   b.Integer(s, "stream_first_part_ms", &agent.stream_first_part_ms);
   b.Integer(s, "correction_interval_ms", &agent.correction_interval_ms);
   b.Integer(s, "room_correction_interval_ms", &agent.room_correction_interval_ms);

@@ -95,6 +95,12 @@ void DeclareAgentKeys(std::vector<ConfigKey>& keys) {
                "new message); `\"off\"`: one message once the answer is whole. See "
                "[streamed answers](xmpp.md#streamed-answers-xep-0308)."),
       Applies(
+          "agent.planning", K::kString, [](auto& c) -> auto& { return c.agent.planning; })
+          .Doc("`\"on_request\"`",
+               "plans ([plans.md](plans.md)): `\"on_request\"` proposes them for `/plan <task>` "
+               "only; `\"auto\"` also lets the model propose them when it judges a task "
+               "complex (1:1 chats and programs)"),
+      Applies(
           "agent.stream_first_part_ms", K::kInteger,
           [](auto& c) -> auto& { return c.agent.stream_first_part_ms; })
           .Range(0, 60000)

@@ -243,6 +243,46 @@ TEST_F(PlanTurnTest, AStepCannotRunAToolItsPlanDidNotGiveIt) {
       << ::testing::PrintToString(Bodies());
 }
 
+TEST_F(PlanTurnTest, WithAutoPlanningTheModelMayChooseToPlan) {
+  // Without "auto" the model is not offered the choice.
+  Send("alice@localhost/phone", "hello");
+  ASSERT_TRUE(WaitForMessages(1));
+  ASSERT_TRUE(WaitForIdle());
+  for (const providers::ToolSpec& tool : model_->requests.back().tools) {
+    EXPECT_NE(tool.name, kProposePlansTool);
+  }
+
+  options_.planning = "auto";
+  auto respond = model_->respond;
+  model_->respond = [respond](const LlmRequest& request) -> Step {
+    const bool offered =
+        std::any_of(request.tools.begin(), request.tools.end(),
+                    [](const auto& tool) { return tool.name == kProposePlansTool; });
+    if (offered && request.messages.back().text == "organise the move") {
+      return {.calls = {{.id = "p",
+                         .name = kProposePlansTool,
+                         .arguments = {{"task", "organise the move, in steps"}}}}};
+    }
+    return respond(request);
+  };
+  Send("alice@localhost/phone", "organise the move");
+  ASSERT_TRUE(WaitForMessages(2));
+  EXPECT_THAT(Messages()[1].body, ::testing::StartsWith("Here are 2 plans."));
+  ASSERT_TRUE(IsPlanning(model_->requests.back()));
+  EXPECT_TRUE(model_->requests.back().tools.empty());
+  Send("alice@localhost/phone", "2");
+  ASSERT_TRUE(RunUntil(
+      [&] { return !Bodies().empty() && Bodies().back() == "All done: ALPHA and beta."; }));
+  bool step_seen = false;
+  for (const LlmRequest& request : model_->requests) {
+    if (!IsStep(request, 1)) continue;
+    step_seen = true;
+    EXPECT_THAT(request.messages.front().text, HasSubstr("The task: organise the move, in steps"));
+    for (const providers::ToolSpec& tool : request.tools) EXPECT_NE(tool.name, kProposePlansTool);
+  }
+  EXPECT_TRUE(step_seen);
+}
+
 TEST_F(PlanTurnTest, AProgramGetsThePlansAsAnEventAndChoosesWithTheActionId) {
   std::vector<RunEvent> seen;
   ASSERT_TRUE(agent_

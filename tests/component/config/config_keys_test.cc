@@ -54,6 +54,7 @@ session_idle_minutes = 241
 history_messages = 41
 carry_over_summary = true
 stream_answers = "always"
+planning = "auto"
 stream_first_part_ms = 500
 correction_interval_ms = 1500
 room_correction_interval_ms = 4000
