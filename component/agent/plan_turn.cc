@@ -90,11 +90,14 @@ asio::awaitable<absl::StatusOr<std::vector<Plan>>> AskForPlans(PlanTurn& turn,
   }
   LlmRequest request = turn.base;
   absl::StrAppend(&request.system, "\n\n", PlanningInstructions(listed));
-  if (!so_far.empty()) {
-    absl::StrAppend(&request.system,
+  // What happened so far holds tools' output, text from anywhere: it goes with the task as
+  // data, never into the instructions.
+  if (!so_far.empty() && !request.messages.empty() &&
+      request.messages.back().role == LlmMessage::Role::kUser) {
+    absl::StrAppend(&request.messages.back().text,
                     "\n\nA plan chosen for this task could not be completed. What happened:\n",
                     so_far,
-                    "\nPropose plans for what remains. Steps that are done need not be done "
+                    "Propose plans for what remains. Steps that are done need not be done "
                     "again; their results are given to the new plan's steps.");
   }
   request.tools.clear();

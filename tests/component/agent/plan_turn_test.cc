@@ -196,9 +196,12 @@ TEST_F(PlanTurnTest, AFailedStepLeadsToNewPlansForWhatRemains) {
   // The second planning call knows what is done and what failed.
   const LlmRequest& replanning = model_->requests.back();
   ASSERT_TRUE(IsPlanning(replanning));
-  EXPECT_THAT(replanning.system, HasSubstr("Done: step 1 (Shout alpha): step 1 says ALPHA"));
-  EXPECT_THAT(replanning.system,
+  const std::string& told = replanning.messages.back().text;
+  EXPECT_THAT(told, HasSubstr("Done: step 1 (Shout alpha): step 1 says ALPHA"));
+  EXPECT_THAT(told,
               HasSubstr("Failed: step 2 (Think of beta): STEP FAILED: beta is not available"));
+  // Tools' output is data for the model, never part of its instructions.
+  EXPECT_THAT(replanning.system, Not(HasSubstr("ALPHA")));
   step2_answer = "beta";
   Send("alice@localhost/phone", "2");
   ASSERT_TRUE(RunUntil(
