@@ -31,6 +31,18 @@ namespace {
 // A denial's reason is for the model and the log: a line, not a document.
 constexpr size_t kMaxReasonBytes = 500;
 
+// The pending action `id`, or nullptr (also when there is no table of them).
+const skills::PendingAction* FindPending(const skills::PendingActions* pending,
+                                         const std::string& id) {
+  return pending == nullptr ? nullptr : pending->Find(id);
+}
+
+grpc::Status NotPending(const std::string& id) {
+  return grpc::Status(
+      grpc::StatusCode::NOT_FOUND,
+      absl::StrCat("no pending action ", id, " (it was answered, timed out or never existed)"));
+}
+
 // Output is streamed in pieces of at most this many bytes, cut between UTF-8 characters.
 constexpr size_t kOutputChunkBytes = 64 * 1024;
 
@@ -364,11 +376,9 @@ grpc::ServerUnaryReactor* SkillService::ChoosePlan(grpc::CallbackServerContext* 
   }
   control_.OnLoop([this, call, action_id, plan = request->plan(), edits = std::move(edits)] {
     skills::PendingActions* pending = control_.services().pending_actions;
-    const skills::PendingAction* action = pending == nullptr ? nullptr : pending->Find(action_id);
+    const skills::PendingAction* action = FindPending(pending, action_id);
     if (action == nullptr) {
-      call->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND,
-                                absl::StrCat("no pending action ", action_id,
-                                             " (it was answered, timed out or never existed)")));
+      call->Finish(NotPending(action_id));
       return;
     }
     if (action->kind != skills::PendingAction::Kind::kPlanChoice) {
@@ -478,11 +488,9 @@ grpc::ServerUnaryReactor* SkillService::ProvideCredentials(
   }
   control_.OnLoop([this, call, values, store_then, action_id = request->action_id()] {
     skills::PendingActions* pending = control_.services().pending_actions;
-    const skills::PendingAction* action = pending == nullptr ? nullptr : pending->Find(action_id);
+    const skills::PendingAction* action = FindPending(pending, action_id);
     if (action == nullptr) {
-      call->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND,
-                                absl::StrCat("no pending action ", action_id,
-                                             " (it was answered, timed out or never existed)")));
+      call->Finish(NotPending(action_id));
       return;
     }
     if (action->kind != skills::PendingAction::Kind::kCredentials) {

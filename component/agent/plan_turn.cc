@@ -129,12 +129,8 @@ asio::awaitable<std::pair<ActionResolution, std::optional<Plan>>> ProposeAndWait
   const std::string text = FormatPlans(plans, CostFor(services));
   const std::string plans_json = PlansToJson(plans).dump();
   while (true) {
-    struct Waiter {
-      std::optional<ActionResolution> resolution;
-      std::function<void(ActionResolution)> resume;
-    };
-    auto waiter = std::make_shared<Waiter>();
-    const std::string id = services.pending_actions->Open(
+    ActionWaiter waiter(
+        *services.pending_actions,
         PendingAction{.kind = PendingAction::Kind::kPlanChoice,
                       .conversation = base::ConversationName(tool_turn.ref),
                       .chat_owner = tool_turn.chat_user,
@@ -144,13 +140,8 @@ asio::awaitable<std::pair<ActionResolution, std::optional<Plan>>> ProposeAndWait
                       .arguments_json = plans_json,
                       .plan_count = static_cast<int>(plans.size()),
                       .description = absl::StrCat("choose one of ", plans.size(), " plans")},
-        kPlanChoiceTimeout, [waiter](ActionResolution resolution) {
-          if (waiter->resume) {
-            waiter->resume(std::move(resolution));
-          } else {
-            waiter->resolution = std::move(resolution);
-          }
-        });
+        kPlanChoiceTimeout);
+    const std::string& id = waiter.id();
     tool_turn.emit(RunEvent{.kind = RunEvent::Kind::kPlanProposed,
                             .text = text,
                             .arguments_json = plans_json,
@@ -163,15 +154,7 @@ asio::awaitable<std::pair<ActionResolution, std::optional<Plan>>> ProposeAndWait
                       absl::StrCat("plan choice needed (action ", id, ")"),
                       {{"action_id", id}, {"kind", "plan choice"}, {"tool", "plan"}});
     turn.say(text);
-    // (A named start function: g++ 12 mishandles class temporaries inside a co_await.)
-    auto start = [waiter](std::function<void(ActionResolution)> done) {
-      if (waiter->resolution.has_value()) {
-        done(*std::move(waiter->resolution));
-      } else {
-        waiter->resume = std::move(done);
-      }
-    };
-    ActionResolution resolution = co_await AwaitCallback<ActionResolution>(std::move(start));
+    ActionResolution resolution = co_await waiter.Wait();
     const std::string outcome(skills::OutcomeName(resolution.outcome));
     tool_turn.publish(events::EventType::kActionResolved,
                       absl::StrCat("plan choice ", outcome,

@@ -115,19 +115,8 @@ asio::awaitable<ActionResolution> Pause(const ToolCallTurn& turn, const provider
                                         const PendingAction& action, const absl::Duration& timeout,
                                         const std::string& prompt) {
   RuntimeServices& services = turn.services;
-  struct Waiter {
-    std::optional<ActionResolution> resolution;
-    std::function<void(ActionResolution)> resume;
-  };
-  auto waiter = std::make_shared<Waiter>();
-  const std::string id =
-      services.pending_actions->Open(action, timeout, [waiter](ActionResolution resolution) {
-        if (waiter->resume) {
-          waiter->resume(std::move(resolution));
-        } else {
-          waiter->resolution = std::move(resolution);
-        }
-      });
+  ActionWaiter waiter(*services.pending_actions, action, timeout);
+  const std::string& id = waiter.id();
   const std::string kind(skills::ActionKindName(action.kind));
   std::vector<std::string> names;
   for (const skills::CredentialRequirement& requirement : action.credentials) {
@@ -149,15 +138,7 @@ asio::awaitable<ActionResolution> Pause(const ToolCallTurn& turn, const provider
                 {"credentials", absl::StrJoin(names, ",")}});
   turn.say(absl::StrReplaceAll(prompt, {{"{id}", id}}));
 
-  // (A named start function: g++ 12 mishandles class temporaries inside a co_await.)
-  auto start = [waiter](std::function<void(ActionResolution)> done) {
-    if (waiter->resolution.has_value()) {
-      done(*std::move(waiter->resolution));
-    } else {
-      waiter->resume = std::move(done);
-    }
-  };
-  ActionResolution resolution = co_await AwaitCallback<ActionResolution>(std::move(start));
+  ActionResolution resolution = co_await waiter.Wait();
   const std::string outcome(skills::OutcomeName(resolution.outcome));
   turn.publish(events::EventType::kActionResolved,
                absl::StrCat(kind, " for ", call.name, " ", DescribeResolution(resolution)),
@@ -176,6 +157,29 @@ asio::awaitable<ActionResolution> Pause(const ToolCallTurn& turn, const provider
 }
 
 }  // namespace
+
+ActionWaiter::ActionWaiter(skills::PendingActions& pending, skills::PendingAction action,
+                           absl::Duration timeout) {
+  id_ = pending.Open(std::move(action), timeout, [state = state_](ActionResolution resolution) {
+    if (state->resume) {
+      state->resume(std::move(resolution));
+    } else {
+      state->resolution = std::move(resolution);
+    }
+  });
+}
+
+asio::awaitable<ActionResolution> ActionWaiter::Wait() {
+  // (A named start function: g++ 12 mishandles class temporaries inside a co_await.)
+  auto start = [state = state_](std::function<void(ActionResolution)> done) {
+    if (state->resolution.has_value()) {
+      done(*std::move(state->resolution));
+    } else {
+      state->resume = std::move(done);
+    }
+  };
+  co_return co_await AwaitCallback<ActionResolution>(std::move(start));
+}
 
 std::string CredentialOwnerOf(const ConversationRef& ref) {
   switch (ref.kind) {

@@ -22,6 +22,8 @@
 
 #include <asio.hpp>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +31,7 @@
 #include "component/agent/conversation.h"
 #include "component/agent/run_events.h"
 #include "providers/provider.h"
+#include "skills/approvals/pending_actions.h"
 #include "skills/skill.h"
 
 namespace herald::agent {
@@ -51,6 +54,29 @@ struct ToolCallTurn {
                      std::vector<std::pair<std::string, std::string>> attributes)>
       publish;
   std::function<bool()> cancelled;
+};
+
+// A pending action a run opens and then waits for: opened first, so that the run can announce
+// its id, and awaited after; an answer that comes in between is kept.
+//
+//   ActionWaiter waiter(*services.pending_actions, action, timeout);
+//   say(absl::StrCat("answer /approve ", waiter.id()));
+//   skills::ActionResolution answer = co_await waiter.Wait();
+class ActionWaiter {
+ public:
+  ActionWaiter(skills::PendingActions& pending, skills::PendingAction action,
+               absl::Duration timeout);
+  const std::string& id() const { return id_; }
+  // Once only.
+  asio::awaitable<skills::ActionResolution> Wait();
+
+ private:
+  struct State {
+    std::optional<skills::ActionResolution> resolution;
+    std::function<void(skills::ActionResolution)> resume;
+  };
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+  std::string id_;
 };
 
 // Whose stored credentials a conversation's runs use: the bare JID of a 1:1 chat,
