@@ -114,6 +114,7 @@ v1::RunEvent RunEventMessage(const agent::RunEvent& event, const std::string& co
       tool->set_call_id(event.call_id);
       tool->set_name(event.tool);
       tool->set_arguments_json(event.arguments_json);
+      tool->set_step(event.step);
       break;
     }
     case Kind::kToolCompleted: {
@@ -121,6 +122,7 @@ v1::RunEvent RunEventMessage(const agent::RunEvent& event, const std::string& co
       tool->set_call_id(event.call_id);
       tool->set_name(event.tool);
       tool->set_output(event.text);
+      tool->set_step(event.step);
       break;
     }
     case Kind::kToolFailed: {
@@ -128,6 +130,7 @@ v1::RunEvent RunEventMessage(const agent::RunEvent& event, const std::string& co
       tool->set_call_id(event.call_id);
       tool->set_name(event.tool);
       tool->set_error(event.text);
+      tool->set_step(event.step);
       break;
     }
     case Kind::kRequiresAction: {

@@ -25,6 +25,7 @@
 #include "component/agent/access_policy.h"
 #include "component/base/version.h"
 #include "component/xmpp/events.h"
+#include "control/event_messages.h"
 #include "control/runtime_state.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -691,6 +692,28 @@ TEST_F(PendingActionServiceTest, AProgramChoosesOneOfTheProposedPlans) {
   EXPECT_EQ(skills_->ChoosePlan(Context("operator").get(), choose, &chosen).error_code(),
             grpc::StatusCode::NOT_FOUND)
       << "chosen once";
+}
+
+TEST(RunEventMessageTest, PlanEventsAndTheStepOfAToolCallReachTheStream) {
+  v1::RunEvent proposed =
+      RunEventMessage(agent::RunEvent{.kind = agent::RunEvent::Kind::kPlanProposed,
+                                      .text = "Here is a plan.",
+                                      .arguments_json = R"({"plans": []})",
+                                      .action_id = "p1"},
+                      "api:job");
+  EXPECT_EQ(proposed.plan_proposed().action_id(), "p1");
+  EXPECT_EQ(proposed.plan_proposed().text(), "Here is a plan.");
+  EXPECT_EQ(proposed.plan_proposed().plans_json(), R"({"plans": []})");
+  v1::RunEvent failed = RunEventMessage(
+      agent::RunEvent{.kind = agent::RunEvent::Kind::kStepFailed, .text = "no access", .step = 2},
+      "api:job");
+  EXPECT_EQ(failed.plan_step().step(), 2);
+  EXPECT_EQ(failed.plan_step().state(), v1::PLAN_STEP_STATE_FAILED);
+  EXPECT_EQ(failed.plan_step().text(), "no access");
+  v1::RunEvent tool = RunEventMessage(
+      agent::RunEvent{.kind = agent::RunEvent::Kind::kToolStarted, .tool = "shout", .step = 3},
+      "api:job");
+  EXPECT_EQ(tool.tool_started().step(), 3);
 }
 
 TEST_F(PendingActionServiceTest, ADenialWithAReasonReachesTheModel) {

@@ -326,6 +326,12 @@ TEST_F(PlanTurnTest, AProgramGetsThePlansAsAnEventAndChoosesWithTheActionId) {
   }
   EXPECT_EQ(started, 3);
   EXPECT_EQ(completed, 3);
+  // The step's tool call says which step it belongs to.
+  const auto shout = std::find_if(seen.begin(), seen.end(), [](const RunEvent& e) {
+    return e.kind == RunEvent::Kind::kToolStarted && e.tool == "shout";
+  });
+  ASSERT_NE(shout, seen.end());
+  EXPECT_EQ(shout->step, 1);
   EXPECT_TRUE(Messages().empty()) << "a program's turn sends nothing over XMPP";
 }
 
