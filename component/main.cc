@@ -240,14 +240,20 @@ int Serve(const std::string& path) {
     memory_search.UseEmbeddings(embeddings.get(), embedding_cache.get(),
                                 config::SearchWeightsFrom(config->memory));
   }
-  absl::StatusOr<std::unique_ptr<memory::FolderWatcher>> memory_watcher =
-      memory::FolderWatcher::Start(io, {(*store)->root(), (*store)->shared_folder()},
-                                   [&memory_search](std::vector<std::string> paths) {
-                                     memory_search.Reindex(std::move(paths));
-                                   });
-  if (!memory_watcher.ok()) {
-    LOG(WARNING) << "memory: edits by hand are found when a search reads the file: "
-                 << memory_watcher.status();
+  // With vectors, files changed (by Herald or by hand) are embedded ahead of the next search;
+  // without, the next search re-reads them anyway.
+  std::unique_ptr<memory::FolderWatcher> memory_watcher;
+  if (memory_search.hybrid()) {
+    absl::StatusOr<std::unique_ptr<memory::FolderWatcher>> watcher =
+        memory::FolderWatcher::Start(io, {(*store)->root(), (*store)->shared_folder()},
+                                     [&memory_search](std::vector<std::string> paths) {
+                                       memory_search.Reindex(std::move(paths));
+                                     });
+    if (watcher.ok()) {
+      memory_watcher = *std::move(watcher);
+    } else {
+      LOG(WARNING) << "memory: edits are embedded when a search reads them: " << watcher.status();
+    }
   }
   absl::Status registered = skills::RegisterBuiltins(registry, io, workers, memory_search, **http,
                                                      config::BuiltinOptionsFrom(config->skills));

@@ -184,6 +184,7 @@ void MemorySearch::Search(base::ConversationRef conversation, std::string query,
 }
 
 void MemorySearch::Reindex(std::vector<std::string> paths) {
+  if (embeddings_ == nullptr) return;
   asio::post(workers_, [this, paths = std::move(paths)] {
     for (const std::string& path : paths) {
       absl::StatusOr<std::vector<SearchDocument>> documents = store_.Reindex(path);
@@ -192,12 +193,15 @@ void MemorySearch::Reindex(std::vector<std::string> paths) {
         LOG(WARNING) << "memory search: re-reading a changed file failed: " << documents.status();
         continue;
       }
-      if (embeddings_ == nullptr || documents->empty()) continue;
+      if (documents->empty()) continue;
+      if (documents->size() > kReindexWindow) {
+        documents->erase(documents->begin(), documents->end() - kReindexWindow);
+      }
       std::vector<std::string> texts;
       for (const SearchDocument& document : *documents) texts.push_back(document.text);
       absl::StatusOr<Vectors> known = cache_->Lookup(embeddings_->model_key(), texts);
       if (!known.ok()) continue;
-      std::vector<std::string> missing = Missing(*documents, *known, kMaxEmbeddedPerFile);
+      std::vector<std::string> missing = Missing(*documents, *known, kReindexWindow);
       if (missing.empty()) continue;
       EmbedAndKeep(
           std::move(missing), /*keep_from=*/0, [](absl::StatusOr<providers::Embeddings> got) {

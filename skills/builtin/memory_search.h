@@ -48,8 +48,9 @@ class MemorySearch {
   // Chunks without a vector embedded while one search waits; older ones compete by keywords
   // until a Reindex or a later search embeds them.
   static constexpr size_t kMaxEmbeddedPerSearch = 256;
-  // Chunks of one changed file embedded by Reindex.
-  static constexpr size_t kMaxEmbeddedPerFile = 1024;
+  // The chunks of a changed file Reindex looks at: its last ones (a history grows at its end),
+  // so that a message appended to a long history costs one lookup window, not the file.
+  static constexpr size_t kReindexWindow = 256;
 
   using Done = std::function<void(absl::StatusOr<std::vector<memory::MemoryHit>>)>;
 
@@ -68,8 +69,9 @@ class MemorySearch {
   void Search(base::ConversationRef conversation, std::string query, size_t limit,
               std::optional<memory::MemoryEntry> leave_out, Done done);
 
-  // Re-reads the files at `paths` (absolute) and embeds their chunks that have no vector yet.
-  // Call on the I/O loop.
+  // Re-reads the files at `paths` (absolute) and embeds those of their last kReindexWindow
+  // chunks that have no vector yet; nothing without an embeddings provider (a changed file is
+  // then re-read by the next search that sees it). Call on the I/O loop.
   void Reindex(std::vector<std::string> paths);
 
   // For tests and logs: files re-read by Reindex, and chunks embedded so far.

@@ -371,6 +371,23 @@ TEST_P(HybridMemorySearchTest, NoSearchSeesAnotherConversationsMemory) {
   }
 }
 
+TEST_P(HybridMemorySearchTest, ReindexingALongFileLooksAtItsEndOnly) {
+  std::filesystem::create_directories(dir_.path() + "/memory/shared");
+  std::string page;
+  for (int i = 0; i < 300; ++i) page += "Paragraph number " + std::to_string(i) + ".\n\n";
+  std::ofstream(dir_.path() + "/memory/shared/long.md") << page;
+  search_->Reindex({store_->shared_folder() + "/long.md"});
+  ASSERT_TRUE(RunUntil([&] { return search_->embedded_chunks() > 0; }));
+  EXPECT_EQ(search_->embedded_chunks(), static_cast<int64_t>(MemorySearch::kReindexWindow));
+  const std::vector<std::string> texts = {"Paragraph number 299.", "Paragraph number 43."};
+  auto known = cache_->Lookup("openai:fake-embed", texts);
+  if (GetParam() == fakes::LlmWireFormat::kOllama)
+    known = cache_->Lookup("ollama:fake-embed", texts);
+  ASSERT_TRUE(known.ok());
+  EXPECT_TRUE((*known)[0].has_value()) << "the end of the file is embedded";
+  EXPECT_FALSE((*known)[1].has_value()) << "its start waits for a search";
+}
+
 TEST_P(HybridMemorySearchTest, AnEditByHandIsReindexedAndEmbeddedBeforeAnySearch) {
   std::filesystem::create_directories(dir_.path() + "/memory/shared/handbook");
   auto watcher = memory::FolderWatcher::Start(
