@@ -11,8 +11,11 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -40,6 +43,13 @@ struct SkillContext {
   bool may_write_shared_memory = false;
 };
 
+// A secret a skill needs (S8): asked for by name when the run's owner has not stored it.
+struct CredentialRequirement {
+  std::string name;
+  std::string description;   // what it is for, shown to the user who is asked for it
+  std::string where_to_get;  // how to obtain one
+};
+
 class Skill {
  public:
   using Done = std::function<void(absl::StatusOr<std::string>)>;
@@ -56,6 +66,17 @@ class Skill {
   // `done` runs exactly once, on the I/O loop, with the text the model will read, or an
   // error whose message the model may read too (never secrets or internal paths).
   virtual void Execute(const nlohmann::json& arguments, const SkillContext& context, Done done) = 0;
+
+  // The secrets the skill needs (S8). A run asks for the missing ones before it runs, then
+  // calls ExecuteWithSecrets instead of Execute; none by default.
+  virtual std::vector<CredentialRequirement> credentials() const { return {}; }
+  // Runs with the secrets credentials() named (NAME → value). Whatever the skill returns has
+  // them redacted by the caller before the model reads it.
+  virtual void ExecuteWithSecrets(const nlohmann::json& arguments, const SkillContext& context,
+                                  std::map<std::string, std::string> secrets, Done done) {
+    (void)secrets;
+    Execute(arguments, context, std::move(done));
+  }
 };
 
 }  // namespace herald::skills

@@ -261,11 +261,10 @@ asio::awaitable<providers::ToolResult> RunToolCall(const ToolCallTurn& turn,
   }
 
   // 3. Credentials.
-  auto* external = dynamic_cast<skills::ExternalSkill*>(skill);
   std::map<std::string, std::string> secrets;
-  if (external != nullptr && !external->manifest().credentials.empty()) {
-    // A copy: the skill is looked up again after the pauses below.
-    const std::vector<skills::CredentialRequirement> required = external->manifest().credentials;
+  // A copy: the skill is looked up again after the pauses below.
+  const std::vector<skills::CredentialRequirement> required = skill->credentials();
+  if (!required.empty()) {
     const std::string owner = CredentialOwnerOf(turn.ref);
     std::vector<std::string> names;
     for (const skills::CredentialRequirement& requirement : required) {
@@ -320,22 +319,20 @@ asio::awaitable<providers::ToolResult> RunToolCall(const ToolCallTurn& turn,
       for (const auto& [name, value] : answer.credentials) secrets[name] = value;
     }
     checked = services.skills.Check(call.name, call.arguments);  // as after the approval
-    if (!checked.ok() || dynamic_cast<skills::ExternalSkill*>(*checked) == nullptr) {
+    if (!checked.ok() || (*checked)->credentials().empty()) {
       refuse(absl::StrCat(call.name, " is no longer available."));
       co_return result;
     }
     skill = *checked;
-    external = dynamic_cast<skills::ExternalSkill*>(skill);
   }
 
   // 4. The run; 5. nothing of a secret reaches the model.
   const nlohmann::json& arguments = call.arguments;
   const skills::SkillContext& context = turn.skill_context;
   absl::StatusOr<std::string> output = absl::UnknownError("unset");
-  if (external != nullptr && !secrets.empty()) {
-    std::map<std::string, std::string> environment = secrets;
-    auto start = [external, &arguments, &context, environment](skills::Skill::Done done) mutable {
-      external->Run(arguments, context, {.environment = std::move(environment)}, std::move(done));
+  if (!secrets.empty()) {
+    auto start = [skill, &arguments, &context, secrets](skills::Skill::Done done) mutable {
+      skill->ExecuteWithSecrets(arguments, context, std::move(secrets), std::move(done));
     };
     output = co_await AwaitCallback<absl::StatusOr<std::string>>(std::move(start));
   } else {

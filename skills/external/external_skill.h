@@ -50,6 +50,12 @@ class ExternalSkill : public Skill {
 
   // Called on the I/O loop; `done` runs exactly once on the loop.
   void Execute(const nlohmann::json& arguments, const SkillContext& context, Done done) override;
+  // The manifest's credentials, handed to the program in its environment.
+  std::vector<CredentialRequirement> credentials() const override { return manifest_.credentials; }
+  void ExecuteWithSecrets(const nlohmann::json& arguments, const SkillContext& context,
+                          std::map<std::string, std::string> secrets, Done done) override {
+    Run(arguments, context, RunOptions{.environment = std::move(secrets)}, std::move(done));
+  }
 
   // Execute with an environment and streamed output; the handle cancels the run (the model
   // then reads that it was cancelled).

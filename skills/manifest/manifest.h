@@ -39,6 +39,7 @@
 #include "absl/status/status.h"
 #include "nlohmann/json.hpp"
 #include "skills/sandbox/sandbox_policy.h"
+#include "skills/skill.h"
 
 namespace herald::skills {
 
@@ -48,12 +49,6 @@ namespace herald::skills {
 enum class ApprovalPolicy { kCategory, kNever, kAlways };
 
 // A secret the skill needs; it reaches the program as the environment variable `name`.
-struct CredentialRequirement {
-  std::string name;
-  std::string description;   // what it is for, shown to the user who is asked for it
-  std::string where_to_get;  // how to obtain one
-};
-
 struct SkillManifest {
   std::string source_path;  // the manifest file, as it was named
   std::string name;
