@@ -559,6 +559,25 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     }
   };
 
+  // Every model call of the turn: admitted by the limits (or refused with LimitStatus), then
+  // recorded.
+  const CallModel call_model = [this, payer, conversation_name](
+                                   LlmRequest call_request, providers::LlmProvider::OnText text) {
+    return CallWithinLimits(services_, payer, conversation_name, std::move(call_request),
+                            std::move(text));
+  };
+  // A block-mode limit ends the turn with the limit's message.
+  auto stop_for_limit = [&](const std::string& limit_message) {
+    Publish(events::EventType::kRunFailed, run_id,
+            absl::StrCat("turn ", turn_id, " stopped by a limit"), {{"error", "limit"}});
+    emit(Failed(RunEvent::Failure::kLimit, limit_message));
+    if (chat_states) {
+      services_.act(
+          xmpp::SendChatState{.to = message.reply_to, .state = "paused", .from = message.own});
+    }
+    mark({kCouldNotDoIt});
+    say_last(limit_message);
+  };
   // A plan turn: "/plan <task>", or the model's own choice (propose_plans) below.
   std::optional<std::string> plan_task;
   if (message.plan) plan_task = message.body;
@@ -570,26 +589,13 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
         rounds < max_rounds ? registry_tools.Offered(tools) : std::vector<providers::ToolSpec>{};
     registry_tools.CountShown(request.tools.size());
     if (may_propose_plans && rounds < max_rounds) request.tools.push_back(ProposePlansTool());
-    const std::string next_model = services_.router.ModelFor(providers::Tier::kDefault).ToString();
-    if (std::optional<ledger::LimitState> blocked =
-            AdmitCall(services_, payer, next_model, conversation_name)) {
-      const std::string limit_message = LimitMessage(*blocked);
-      Publish(events::EventType::kRunFailed, run_id,
-              absl::StrCat("turn ", turn_id, " stopped by a limit"), {{"error", "limit"}});
-      emit(Failed(RunEvent::Failure::kLimit, limit_message));
-      if (chat_states) {
-        services_.act(
-            xmpp::SendChatState{.to = message.reply_to, .state = "paused", .from = message.own});
-      }
-      mark({kCouldNotDoIt});
-      say_last(limit_message);
+    streamed = false;
+    absl::StatusOr<LlmResponse> response = co_await call_model(request, on_text);
+    if (cancelled()) co_return;
+    if (IsLimitStatus(response.status())) {
+      stop_for_limit(std::string(response.status().message()));
       co_return;
     }
-    streamed = false;
-    absl::StatusOr<LlmResponse> response =
-        co_await Complete(services_.router, providers::Tier::kDefault, request, on_text);
-    if (response.ok()) RecordCall(services_, payer, *response);
-    if (cancelled()) co_return;
     if (!response.ok()) {
       fail(response.status(), RunEvent::Failure::kProvider);
       co_return;
@@ -667,36 +673,13 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
 
   // Plans proposed, one chosen and run; its answer ends the turn like any other.
   if (plan_task.has_value()) {
-    CallModel call_model = [this, payer, conversation_name](LlmRequest call_request,
-                                                            providers::LlmProvider::OnText text) {
-      auto start =
-          [this, payer, conversation_name, call_request = std::move(call_request),
-           text = std::move(text)](std::function<void(absl::StatusOr<LlmResponse>)> done) mutable {
-            const std::string next_model =
-                services_.router.ModelFor(providers::Tier::kDefault).ToString();
-            if (std::optional<ledger::LimitState> blocked =
-                    AdmitCall(services_, payer, next_model, conversation_name)) {
-              asio::post(services_.io, [done = std::move(done), refused = LimitMessage(*blocked)] {
-                done(absl::ResourceExhaustedError(refused));
-              });
-              return;
-            }
-            services_.router.Complete(
-                providers::Tier::kDefault, std::move(call_request), std::move(text),
-                [this, payer, done = std::move(done)](absl::StatusOr<LlmResponse> response) {
-                  if (response.ok()) RecordCall(services_, payer, *response);
-                  done(std::move(response));
-                });
-          };
-      return AwaitCallback<absl::StatusOr<LlmResponse>>(std::move(start));
-    };
     PlanTurn plan{.services = services_,
                   .tool_turn = tool_turn,
                   .registry_tools = registry_tools,
                   .tools = registry_tools.Offered(tools),
                   .task = *plan_task,
                   .base = request,
-                  .call_model = std::move(call_model),
+                  .call_model = call_model,
                   .say =
                       [this, &message](std::string text) {
                         if (!message.sink) Reply(message, std::move(text), /*active=*/false);
@@ -705,13 +688,8 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
                   .max_tool_rounds = max_rounds};
     PlanOutcome planned = co_await RunPlanTurn(plan);
     if (cancelled()) co_return;
-    if (absl::IsResourceExhausted(planned.status)) {
-      const std::string limit_message(planned.status.message());
-      Publish(events::EventType::kRunFailed, run_id,
-              absl::StrCat("turn ", turn_id, " stopped by a limit"), {{"error", "limit"}});
-      emit(Failed(RunEvent::Failure::kLimit, limit_message));
-      mark({kCouldNotDoIt});
-      say_last(limit_message);
+    if (IsLimitStatus(planned.status)) {
+      stop_for_limit(std::string(planned.status.message()));
       co_return;
     }
     if (!planned.status.ok()) {

@@ -15,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "component/agent/blocking_work.h"
 #include "component/agent/plan.h"
+#include "component/agent/quota_gate.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/conversation_ref.h"
 #include "glog/logging.h"
@@ -219,7 +220,7 @@ asio::awaitable<StepResult> RunStep(PlanTurn& turn, const Plan& plan, const Plan
       LOG(WARNING) << "turn " << tool_turn.turn_id << ": step " << step.number
                    << " failed: " << response.status();
       co_return StepResult{.ok = false,
-                           .text = absl::IsResourceExhausted(response.status())
+                           .text = IsLimitStatus(response.status())
                                        ? std::string(response.status().message())
                                        : "the model could not be reached",
                            .took = turn.services.clock() - started};

@@ -54,7 +54,7 @@ inline constexpr char kProposePlansTool[] = "propose_plans";
 providers::ToolSpec ProposePlansTool();
 
 // One LLM call with the turn's quota checks and usage records (a block-mode limit fails it
-// with ResourceExhausted, whose message is the limit's).
+// with quota_gate.h's LimitStatus).
 using CallModel = std::function<asio::awaitable<absl::StatusOr<providers::LlmResponse>>(
     providers::LlmRequest request, providers::LlmProvider::OnText on_text)>;
 

@@ -2,7 +2,9 @@
 
 #include <utility>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "component/agent/blocking_work.h"
 #include "component/base/absl_string_view.h"
 #include "glog/logging.h"
 
@@ -122,6 +124,45 @@ std::string LimitMessage(const ledger::LimitState& state) {
     absl::StrAppend(&message, " Please ask an administrator to raise it.");
   }
   return message;
+}
+
+namespace {
+
+constexpr char kLimitPayload[] = "type.herald/limit";
+
+}  // namespace
+
+absl::Status LimitStatus(const ledger::LimitState& state) {
+  absl::Status status = absl::ResourceExhaustedError(LimitMessage(state));
+  status.SetPayload(kLimitPayload, absl::Cord("1"));
+  return status;
+}
+
+bool IsLimitStatus(const absl::Status& status) {
+  return absl::IsResourceExhausted(status) && status.GetPayload(kLimitPayload).has_value();
+}
+
+asio::awaitable<absl::StatusOr<providers::LlmResponse>> CallWithinLimits(
+    RuntimeServices& services, std::string payer, std::string conversation,
+    providers::LlmRequest request, providers::LlmProvider::OnText on_text) {
+  auto start = [&services, payer = std::move(payer), conversation = std::move(conversation),
+                request = std::move(request), on_text = std::move(on_text)](
+                   std::function<void(absl::StatusOr<providers::LlmResponse>)> done) mutable {
+    const std::string model = services.router.ModelFor(providers::Tier::kDefault).ToString();
+    if (std::optional<ledger::LimitState> blocked =
+            AdmitCall(services, payer, model, conversation)) {
+      asio::post(services.io,
+                 [done = std::move(done), refused = LimitStatus(*blocked)] { done(refused); });
+      return;
+    }
+    services.router.Complete(providers::Tier::kDefault, std::move(request), std::move(on_text),
+                             [&services, payer, done = std::move(done)](
+                                 absl::StatusOr<providers::LlmResponse> response) {
+                               if (response.ok()) RecordCall(services, payer, *response);
+                               done(std::move(response));
+                             });
+  };
+  return AwaitCallback<absl::StatusOr<providers::LlmResponse>>(std::move(start));
 }
 
 }  // namespace herald::agent

@@ -7,14 +7,17 @@
 // ledger on the worker pool. Without a ledger (tests) every call is admitted and nothing is
 // recorded. Called on the I/O loop.
 //
-//   std::optional<ledger::LimitState> blocked = AdmitCall(services, payer, model, conversation);
-//   if (blocked) Reply(LimitMessage(*blocked));
-//   ... RecordCall(services, payer, *response);
+//   absl::StatusOr<providers::LlmResponse> response =
+//       co_await CallWithinLimits(services, payer, conversation, request, on_text);
+//   if (IsLimitStatus(response.status())) Reply(std::string(response.status().message()));
 #pragma once
 
+#include <asio.hpp>
 #include <optional>
 #include <string>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "component/agent/conversation.h"
 #include "component/ledger/usage_ledger.h"
 #include "providers/provider.h"
@@ -37,6 +40,17 @@ void RecordCall(RuntimeServices& services, const std::string& payer,
 // What the user reads when a limit stops a call: which limit, how much was used, when it
 // resets. Names no internals.
 std::string LimitMessage(const ledger::LimitState& state);
+
+// A block-mode limit as a status: ResourceExhausted with LimitMessage as its message, marked so
+// that IsLimitStatus tells it from any other ResourceExhausted (a provider's answer too large).
+absl::Status LimitStatus(const ledger::LimitState& state);
+bool IsLimitStatus(const absl::Status& status);
+
+// One call of the default tier between the two: admitted (or LimitStatus, without a call),
+// then recorded. Call on the I/O loop; the result comes back on it.
+asio::awaitable<absl::StatusOr<providers::LlmResponse>> CallWithinLimits(
+    RuntimeServices& services, std::string payer, std::string conversation,
+    providers::LlmRequest request, providers::LlmProvider::OnText on_text);
 
 // 1234567 -> "1,234,567".
 std::string GroupedNumber(int64_t value);
