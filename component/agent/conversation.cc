@@ -9,7 +9,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "component/agent/blocking_work.h"
 #include "component/agent/pending_answers.h"
 #include "component/agent/plan_turn.h"
@@ -17,8 +16,6 @@
 #include "component/agent/registry_tools.h"
 #include "component/agent/system_prompt.h"
 #include "component/agent/tool_call.h"
-#include "component/base/absl_string_view.h"
-#include "component/base/utf8.h"
 #include "glog/logging.h"
 #include "skills/approvals/pending_actions.h"
 
@@ -111,24 +108,6 @@ RunEvent Failed(RunEvent::Failure failure, std::string text) {
 
 }  // namespace
 
-void Conversation::Acknowledge(const IncomingMessage& message,
-                               xmpp::AcknowledgeMessage::Kind kind) {
-  if (message.id.empty()) return;
-  services_.act(xmpp::AcknowledgeMessage{.to = message.reply_to,
-                                         .id = message.id,
-                                         .kind = kind,
-                                         .thread = message.thread,
-                                         .from = message.own});
-}
-
-void SayTo(RuntimeServices& services, const IncomingMessage& to, std::string body) {
-  services.act(xmpp::SendMessage{.to = to.reply_to,
-                                 .body = std::move(body),
-                                 .type = to.type,
-                                 .thread = to.thread,
-                                 .from = to.own});
-}
-
 Conversation::Conversation(RuntimeServices& services, ConversationRef ref, std::string id)
     : services_(services),
       ref_(std::move(ref)),
@@ -144,39 +123,6 @@ bool Conversation::Enqueue(IncomingMessage&& message) {
     asio::co_spawn(services_.io, Drain(), asio::detached);
   }
   return true;
-}
-
-void Conversation::RememberSent(std::string id, std::string text, bool question) {
-  if (id.empty()) return;
-  if (sent_.size() == kRecentlySent) sent_.pop_front();
-  sent_.push_back(SentMessage{.id = std::move(id), .text = std::move(text), .question = question});
-}
-
-std::optional<std::string> Conversation::SentText(std::string_view id) const {
-  if (id.empty()) return std::nullopt;
-  for (const SentMessage& message : sent_) {
-    if (message.id == id || message.room_id == id) return message.text;
-  }
-  return std::nullopt;
-}
-
-void Conversation::OnEcho(std::string_view id, std::string room_id) {
-  for (SentMessage& message : sent_) {
-    // The first relay is the room's; a later message that copies the id is someone else's.
-    if (message.id == id && message.room_id.empty()) message.room_id = std::move(room_id);
-  }
-}
-
-std::string QuoteReplied(std::string_view replied, std::string_view text) {
-  const std::string_view quoted = replied.substr(0, base::Utf8Boundary(replied, kMaxQuotedBytes));
-  std::string out;
-  out.reserve(quoted.size() + text.size() + 64);
-  for (absl::string_view line : absl::StrSplit(AbslView(quoted), '\n')) {
-    absl::StrAppend(&out, "> ", line, "\n");
-  }
-  if (quoted.size() < replied.size()) out += "> …\n";
-  absl::StrAppend(&out, AbslView(text));
-  return out;
 }
 
 void Conversation::OnReactions(const IncomingMessage& from, const std::string& id,
@@ -265,51 +211,6 @@ asio::awaitable<void> Conversation::Drain() {
     answer_ = nullptr;
   }
   running_ = false;
-}
-
-xmpp::SendMessage Conversation::ReplyTo(const IncomingMessage& to, std::string body,
-                                        bool active) const {
-  xmpp::SendMessage reply{
-      .to = to.reply_to,
-      .body = std::move(body),
-      .type = to.type == "groupchat" ? "groupchat" : (to.type == "normal" ? "normal" : "chat"),
-      .thread = to.thread,
-      .from = to.own,
-      .chat_state = active && !in_room() ? "active" : ""};
-  // In a room, say which message this answers (XEP-0461), as many people talk there at once.
-  if (in_room() && !to.id.empty()) {
-    absl::StatusOr<xmpp::Jid> author =
-        xmpp::Jid::Parse(absl::StrCat(to.reply_to.BareString(), "/", to.author));
-    if (author.ok()) {
-      reply.reply_id = to.id;
-      reply.reply_to = *std::move(author);
-    }
-  }
-  return reply;
-}
-
-void Conversation::Reply(const IncomingMessage& to, std::string body, bool active) {
-  if (to.sink) return;  // a program follows this turn through its events instead
-  services_.act(ReplyTo(to, std::move(body), active));
-}
-
-bool Conversation::MayStream(const IncomingMessage& to) const {
-  const std::string& mode = services_.options.stream_answers;
-  if (to.sink || mode == "off") return false;
-  if (in_room() || mode == "always") return true;
-  return services_.client_features.ShowsCorrections(to.reply_to).value_or(false);
-}
-
-StreamedAnswer& Conversation::StartAnswer(const IncomingMessage& to) {
-  const AgentOptions& options = services_.options;
-  const StreamPacing pacing{
-      .first_part_after = absl::Milliseconds(options.stream_first_part_ms),
-      .interval = absl::Milliseconds(in_room() ? options.room_correction_interval_ms
-                                               : options.correction_interval_ms)};
-  answer_ = std::make_unique<StreamedAnswer>(
-      ReplyTo(to, "", /*active=*/true), pacing, [this, &to] { return MayStream(to); },
-      services_.clock, [this](xmpp::SendMessage part) { services_.act(std::move(part)); });
-  return *answer_;
 }
 
 void Conversation::Publish(events::EventType type, const std::string& run_id, std::string summary,
