@@ -63,7 +63,7 @@ absl::StatusOr<std::unique_ptr<EmbeddingCache>> EmbeddingCache::Open(const std::
 }
 
 absl::StatusOr<std::vector<std::optional<std::vector<float>>>> EmbeddingCache::Lookup(
-    std::string_view model, const std::vector<std::string>& texts) {
+    std::string_view model, const std::vector<std::string_view>& texts) {
   std::vector<std::optional<std::vector<float>>> found(texts.size());
   absl::MutexLock lock(&mu_);
   absl::StatusOr<base::SqliteStatement> select =

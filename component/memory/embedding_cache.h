@@ -42,7 +42,7 @@ class EmbeddingCache {
 
   // One slot per text, in order: its vector for `model`, or nullopt.
   absl::StatusOr<std::vector<std::optional<std::vector<float>>>> Lookup(
-      std::string_view model, const std::vector<std::string>& texts);
+      std::string_view model, const std::vector<std::string_view>& texts);
   // Keeps each text's vector for `model`, in one transaction.
   absl::Status Store(std::string_view model,
                      const std::vector<std::pair<std::string, std::vector<float>>>& vectors);

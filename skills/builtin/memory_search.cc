@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
@@ -38,10 +39,10 @@ std::vector<std::string> Missing(const std::vector<SearchDocument>& documents,
     return documents[a].time > documents[b].time;
   });
   std::vector<std::string> texts;
-  absl::flat_hash_map<std::string_view, bool> seen;
+  absl::flat_hash_set<std::string_view> seen;
   for (size_t i : order) {
     if (texts.size() >= limit) break;
-    if (seen.emplace(documents[i].text, true).second) texts.push_back(documents[i].text);
+    if (seen.insert(documents[i].text).second) texts.push_back(documents[i].text);
   }
   return texts;
 }
@@ -131,7 +132,8 @@ void MemorySearch::Search(base::ConversationRef conversation, std::string query,
     if (embeddings_ == nullptr || documents->empty()) {
       return finish(memory::RankBm25(*documents, query, limit));
     }
-    std::vector<std::string> texts;
+    // Looked up by the texts where they are: no copy of every chunk.
+    std::vector<std::string_view> texts;
     texts.reserve(documents->size());
     for (const SearchDocument& document : *documents) texts.push_back(document.text);
     absl::StatusOr<Vectors> known = cache_->Lookup(embeddings_->model_key(), texts);
@@ -197,7 +199,7 @@ void MemorySearch::Reindex(std::vector<std::string> paths) {
       if (documents->size() > kReindexWindow) {
         documents->erase(documents->begin(), documents->end() - kReindexWindow);
       }
-      std::vector<std::string> texts;
+      std::vector<std::string_view> texts;
       for (const SearchDocument& document : *documents) texts.push_back(document.text);
       absl::StatusOr<Vectors> known = cache_->Lookup(embeddings_->model_key(), texts);
       if (!known.ok()) continue;

@@ -379,7 +379,7 @@ TEST_P(HybridMemorySearchTest, ReindexingALongFileLooksAtItsEndOnly) {
   search_->Reindex({store_->shared_folder() + "/long.md"});
   ASSERT_TRUE(RunUntil([&] { return search_->embedded_chunks() > 0; }));
   EXPECT_EQ(search_->embedded_chunks(), static_cast<int64_t>(MemorySearch::kReindexWindow));
-  const std::vector<std::string> texts = {"Paragraph number 299.", "Paragraph number 43."};
+  const std::vector<std::string_view> texts = {"Paragraph number 299.", "Paragraph number 43."};
   auto known = cache_->Lookup("openai:fake-embed", texts);
   if (GetParam() == fakes::LlmWireFormat::kOllama)
     known = cache_->Lookup("ollama:fake-embed", texts);
