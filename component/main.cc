@@ -138,7 +138,7 @@ int Serve(const std::string& path) {
   absl::StatusOr<std::unique_ptr<memory::MemoryStore>> store =
       memory::MemoryStore::Open(config->memory.path, config->memory.shared_path);
   if (!store.ok()) {
-    std::cerr << "herald: [memory] path: " << store.status().message() << "\n";
+    std::cerr << "herald: [memory]: " << store.status().message() << "\n";
     return base::kExitConfig;
   }
   absl::StatusOr<std::unique_ptr<providers::HttpClient>> http = providers::HttpClient::Create(io);

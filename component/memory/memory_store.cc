@@ -257,6 +257,28 @@ absl::StatusOr<std::unique_ptr<MemoryStore>> MemoryStore::Open(const std::string
   while (shared_folder.size() > 1 && shared_folder.back() == '/') shared_folder.pop_back();
   absl::Status status = CreateDirectories(normalised);
   if (!status.ok()) return status;
+  // Everyone's search sees the shared folder: it must hold no conversation's folder, and
+  // lie in none.
+  {
+    std::error_code error;
+    const fs::path root_path = fs::weakly_canonical(normalised, error);
+    const fs::path shared_path = fs::weakly_canonical(shared_folder, error);
+    auto inside = [](const fs::path& path, const fs::path& folder) {
+      const fs::path relative = path.lexically_relative(folder);
+      return !relative.empty() && *relative.begin() != "..";
+    };
+    bool overlaps = inside(root_path, shared_path);  // the root is, or is in, the shared folder
+    for (ConversationRef::Kind kind : base::kConversationKinds) {
+      overlaps = overlaps || inside(shared_path, root_path / KindFolder(kind));
+    }
+    if (overlaps) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the shared folder ", shared_folder,
+          " overlaps the conversations' folders: every user's search would see other users' "
+          "memory; choose a folder outside ",
+          normalised, "/users, rooms and api"));
+    }
+  }
   // Fail now rather than at the first message when the folder is read-only.
   const std::string probe = absl::StrCat(normalised, "/.write-test-", ::getpid());
   status = WriteFileAtomically(probe, "");

@@ -81,7 +81,8 @@ class MemoryStore {
  public:
   // Creates the root when missing. Fails when it cannot be created or written. `shared` is
   // the shared knowledge folder ("" = <root>/shared); it need not exist, and Herald creates
-  // it only to write a shared note.
+  // it only to write a shared note. InvalidArgument when it holds the root or lies in a
+  // conversations' folder (users/, rooms/, api/): everyone would see everyone's memory.
   static absl::StatusOr<std::unique_ptr<MemoryStore>> Open(const std::string& root,
                                                            const std::string& shared = "");
   ~MemoryStore();

@@ -431,6 +431,18 @@ TEST_F(MemoryStoreTest, KeepsTheSharedFolderWhereverItIsConfigured) {
   }
 }
 
+TEST_F(MemoryStoreTest, RefusesASharedFolderThatOverlapsTheConversations) {
+  for (const std::string& shared :
+       {root_, dir_.path(), root_ + "/users", root_ + "/users/alice%40localhost",
+        root_ + "/rooms/x", root_ + "/api/", root_ + "/./users"}) {
+    auto store = MemoryStore::Open(root_, shared);
+    EXPECT_TRUE(absl::IsInvalidArgument(store.status())) << shared;
+  }
+  EXPECT_TRUE(MemoryStore::Open(root_, root_ + "/knowledge").ok());
+  EXPECT_TRUE(MemoryStore::Open(root_, dir_.path() + "/knowledge").ok());
+  EXPECT_TRUE(MemoryStore::Open(root_, root_ + "/usersguide").ok());
+}
+
 TEST_F(MemoryStoreTest, DatesEntriesByTheirTimeAndParagraphsByTheirFile) {
   ASSERT_TRUE(store_->Append(kAlice, Entry("hello", 5)).ok());
   WriteRaw(root_ + "/shared/faq.md", "Opening hours.\n");
