@@ -47,6 +47,7 @@
 #include "skills/mcp/mcp_servers.h"
 #include "skills/registry.h"
 #include "skills/sandbox/sandbox_runner.h"
+#include "skills/tool_search/http_tool.h"
 #include "skills/tool_search/tool_search.h"
 #include "skills/tool_search/tool_search_skill.h"
 
@@ -197,6 +198,13 @@ int Serve(const std::string& path) {
     std::cerr << "herald: [skills] tool_registry_path: " << tool_search.status().message() << "\n";
     return base::kExitConfig;
   }
+  // Its tools whose executor is HTTP: requests through the SSRF guard.
+  absl::StatusOr<std::unique_ptr<skills::HttpTools>> http_tools = skills::HttpTools::Create(
+      io, **http, config::HttpToolOptionsFrom(config->skills.http_tools));
+  if (!http_tools.ok()) {
+    std::cerr << "herald: [skills.http_tools] " << http_tools.status().message() << "\n";
+    return base::kExitConfig;
+  }
 
   // External skills (manifests in [skills] path) run in the sandbox; a broken manifest
   // disables only its own skill.
@@ -304,7 +312,8 @@ int Serve(const std::string& path) {
                                   .audit = audit->get(),
                                   .pending_actions = &pending_actions,
                                   .credentials = credentials.get(),
-                                  .tool_search = tool_search->get()};
+                                  .tool_search = tool_search->get(),
+                                  .http_tools = http_tools->get()};
   agent::Agent agent(*policy, services);
   agent::RoomManager rooms(io, config->rooms, &agent.policy(), act,
                            [&](const xmpp::GroupMessage& message) {

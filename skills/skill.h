@@ -61,6 +61,9 @@ class Skill {
   // Where the skill comes from, for listings (SkillService.ListSkills): "builtin", "manifest",
   // "mcp:<server>".
   virtual std::string source() const { return "builtin"; }
+  // What the approval rules match ([skills.approvals] categories): "builtin", "mcp", a
+  // manifest's or a registry tool's own category.
+  virtual std::string category() const { return "builtin"; }
 
   // Runs the skill. Called on the I/O loop; blocking work must go to the worker pool.
   // `done` runs exactly once, on the I/O loop, with the text the model will read, or an

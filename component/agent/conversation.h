@@ -38,6 +38,7 @@
 #include "component/xmpp/events.h"
 #include "providers/routing/model_router.h"
 #include "skills/registry.h"
+#include "skills/tool_search/http_tool.h"
 #include "skills/tool_search/tool_search.h"
 
 namespace herald::skills {
@@ -87,6 +88,8 @@ struct RuntimeServices {
   skills::CredentialStore* credentials = nullptr;
   // The external tool registry (S6) the tool_search skill searches; null: no registry.
   skills::ToolSearch* tool_search = nullptr;
+  // Runs the registry's tools whose executor is HTTP; null: those tools are refused.
+  skills::HttpTools* http_tools = nullptr;
   // Users who turned safe mode on with /safemode (besides [skills.approvals] safe_mode_jids).
   absl::flat_hash_set<std::string> safe_mode_jids;
   // Which clients show corrections, for streamed answers (asked by the Agent).

@@ -64,6 +64,9 @@ std::string RegistryTools::Add(skills::ToolDefinition tool) {
   }
   std::string name = NameFor(tool);
   order_.push_back(name);
+  if (tool.executor.kind == skills::ToolExecutor::Kind::kHttp && services_.http_tools != nullptr) {
+    http_skills_.emplace(name, services_.http_tools->SkillFor(tool, name));
+  }
   loaded_.emplace(name, std::move(tool));
   return name;
 }
@@ -142,10 +145,11 @@ absl::StatusOr<providers::ToolCall> RegistryTools::Resolve(const providers::Tool
       runs.name = tool.executor.skill;
       return runs;
     case skills::ToolExecutor::Kind::kHttp:
+      if (http_skills_.contains(call.name)) return runs;
       break;
   }
   return absl::FailedPreconditionError(
-      "this tool runs over HTTP, which Herald does not call; choose another tool");
+      "this tool runs over HTTP, which this Herald does not call; choose another tool");
 }
 
 asio::awaitable<providers::ToolResult> RegistryTools::Run(const ToolCallTurn& turn,
@@ -157,6 +161,21 @@ asio::awaitable<providers::ToolResult> RegistryTools::Run(const ToolCallTurn& tu
                                       .name = call.name,
                                       .content = std::string(runs.status().message()),
                                       .is_error = true};
+    }
+    if (auto http = http_skills_.find(call.name); http != http_skills_.end()) {
+      // The run's own skill, checked like a registered one (RunToolCall looks it up again
+      // after a pause: it lives as long as this run).
+      ToolCallTurn http_turn = turn;
+      http_turn.find_skill = [skill = http->second.get()](const std::string&,
+                                                          const nlohmann::json& arguments)
+          -> absl::StatusOr<skills::Skill*> {
+        if (absl::Status fits = skills::ValidateAgainstSchema(skill->spec().parameters, arguments);
+            !fits.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat("invalid arguments: ", fits.message()));
+        }
+        return skill;
+      };
+      co_return co_await RunToolCall(http_turn, *runs);
     }
     providers::ToolResult result = co_await RunToolCall(turn, *runs);
     result.name = call.name;  // the model knows it by its loaded name

@@ -5,8 +5,10 @@
 // rest of the run. Each loaded tool gets a name the model can call (the registry's name made
 // safe for providers, unique in the run); a call of it is checked against the registry's
 // input schema and then becomes a call of what executes it — an MCP server's tool
-// ("<server>__<tool>") or a skill — which goes through RunToolCall like any other: enabled,
-// its own schema, approval, credentials. A registry tool whose executor is not enabled is
+// ("<server>__<tool>"), a skill, or an HTTP request (skills/tool_search/http_tool.h, a skill
+// of the run's own) — which goes through RunToolCall like any other: enabled, its own schema,
+// approval (an HTTP tool's category is the registry line's, "http" when it names none),
+// credentials (an HTTP tool's required_env). A registry tool whose executor is not enabled is
 // refused there, with the message the model reads for any tool that is not enabled.
 //
 // Pinned tools ([skills] pinned_tools, /tools pin) are loaded when the run starts; blocked ones
@@ -19,6 +21,7 @@
 #pragma once
 
 #include <asio.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,8 +68,9 @@ class RegistryTools {
 
  private:
   // The call that runs a loaded tool: its arguments checked against the registry's schema,
-  // its name replaced by its executor's. InvalidArgument (bad arguments) or FailedPrecondition
-  // (an executor Herald cannot call: HTTP, until it can), with a message for the model.
+  // its name replaced by its executor's (an HTTP tool keeps its own). InvalidArgument (bad
+  // arguments) or FailedPrecondition (an executor Herald cannot call), with a message for the
+  // model.
   absl::StatusOr<providers::ToolCall> Resolve(const providers::ToolCall& call) const;
   std::string NameFor(const skills::ToolDefinition& tool) const;
   // Loads `tool` (once per run); the name the model calls it by.
@@ -74,6 +78,8 @@ class RegistryTools {
 
   RuntimeServices& services_;
   absl::flat_hash_map<std::string, skills::ToolDefinition> loaded_;  // by the model's name
+  // The loaded tools whose executor is HTTP, as skills (services_.http_tools made them).
+  absl::flat_hash_map<std::string, std::unique_ptr<skills::Skill>> http_skills_;
   std::vector<std::string> order_;                                   // names, as loaded
   size_t shown_ = 0;
   std::vector<std::string> blocked_;  // ids

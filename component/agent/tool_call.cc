@@ -39,12 +39,9 @@ std::string Minutes(int seconds) {
 }
 
 skills::ApprovalFacts FactsOf(const skills::Skill& skill) {
-  skills::ApprovalFacts facts{.skill = skill.spec().name};
+  skills::ApprovalFacts facts{.skill = skill.spec().name, .category = skill.category()};
   if (const auto* external = dynamic_cast<const skills::ExternalSkill*>(&skill)) {
-    facts.category = external->manifest().category;
     facts.manifest_policy = external->manifest().approval;
-  } else if (skill.source().rfind("mcp:", 0) == 0) {
-    facts.category = "mcp";
   }
   return facts;
 }
@@ -202,7 +199,10 @@ asio::awaitable<providers::ToolResult> RunToolCall(const ToolCallTurn& turn,
     result.is_error = true;
   };
 
-  absl::StatusOr<skills::Skill*> checked = services.skills.Check(call.name, call.arguments);
+  auto find = [&turn, &services](const std::string& name, const nlohmann::json& arguments) {
+    return turn.find_skill ? turn.find_skill(name, arguments) : services.skills.Check(name, arguments);
+  };
+  absl::StatusOr<skills::Skill*> checked = find(call.name, call.arguments);
   if (!checked.ok()) {
     refuse(std::string(checked.status().message()));
     co_return result;
@@ -252,7 +252,7 @@ asio::awaitable<providers::ToolResult> RunToolCall(const ToolCallTurn& turn,
     }
     // The registry may have changed while the run waited (a reload, an MCP server's new
     // tool list): look the skill up again rather than trust the old pointer.
-    checked = services.skills.Check(call.name, call.arguments);
+    checked = find(call.name, call.arguments);
     if (!checked.ok()) {
       refuse(absl::StrCat(call.name, " is no longer available: ", checked.status().message()));
       co_return result;
@@ -318,7 +318,7 @@ asio::awaitable<providers::ToolResult> RunToolCall(const ToolCallTurn& turn,
       }
       for (const auto& [name, value] : answer.credentials) secrets[name] = value;
     }
-    checked = services.skills.Check(call.name, call.arguments);  // as after the approval
+    checked = find(call.name, call.arguments);  // as after the approval
     if (!checked.ok() || (*checked)->credentials().empty()) {
       refuse(absl::StrCat(call.name, " is no longer available."));
       co_return result;

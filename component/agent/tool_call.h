@@ -54,6 +54,12 @@ struct ToolCallTurn {
                      std::vector<std::pair<std::string, std::string>> attributes)>
       publish;
   std::function<bool()> cancelled;
+  // Finds the skill a call names, enabled and with arguments that fit its schema; empty: the
+  // skill registry's Check. A run's registry tools over HTTP are skills of the run's own
+  // (registry_tools.h). Looked up again after every pause.
+  std::function<absl::StatusOr<skills::Skill*>(const std::string& name,
+                                               const nlohmann::json& arguments)>
+      find_skill;
 };
 
 // A pending action a run opens and then waits for: opened first, so that the run can announce

@@ -59,6 +59,19 @@ bool IsAllowHostEntry(std::string_view text) {
   return IsIpAddress(std::string(text)) || IsValidDomain(text);
 }
 
+void BindAllowHosts(Binder& b, const Section& s, std::vector<std::string>& allow_hosts) {
+  for (Binder::Element& element : b.StringList(s, "allow_hosts")) {
+    if (!IsAllowHostEntry(element.value)) {
+      b.ElementError(element, absl::StrCat(element.path,
+                                           " must be a host name, \"*.domain\", an IP address "
+                                           "or a network such as \"10.0.0.0/8\"; got ",
+                                           b.Shown(element.node)));
+      continue;
+    }
+    allow_hosts.push_back(absl::AsciiStrToLower(element.value));
+  }
+}
+
 void BindUrlFetch(Binder& b, const Section& skills, UrlFetchConfig& url_fetch) {
   Section s = b.Sub(skills, "url_fetch");
   b.Integer(s, "max_bytes", &url_fetch.max_bytes);
@@ -83,16 +96,7 @@ void BindUrlFetch(Binder& b, const Section& skills, UrlFetchConfig& url_fetch) {
       url_fetch.allowed_content_types.push_back(type);
     }
   }
-  for (Binder::Element& element : b.StringList(s, "allow_hosts")) {
-    if (!IsAllowHostEntry(element.value)) {
-      b.ElementError(element, absl::StrCat(element.path,
-                                           " must be a host name, \"*.domain\", an IP address "
-                                           "or a network such as \"10.0.0.0/8\"; got ",
-                                           b.Shown(element.node)));
-      continue;
-    }
-    url_fetch.allow_hosts.push_back(absl::AsciiStrToLower(element.value));
-  }
+  BindAllowHosts(b, s, url_fetch.allow_hosts);
   if (b.NonEmptyString(s, "user_agent", &url_fetch.user_agent) &&
       (url_fetch.user_agent.size() > 256 ||
        std::any_of(url_fetch.user_agent.begin(), url_fetch.user_agent.end(), [](char c) {
@@ -102,6 +106,14 @@ void BindUrlFetch(Binder& b, const Section& skills, UrlFetchConfig& url_fetch) {
     b.Error(s, "user_agent",
             "skills.url_fetch.user_agent must be at most 256 bytes without control characters");
   }
+}
+
+void BindHttpTools(Binder& b, const Section& skills, HttpToolsConfig& http_tools) {
+  Section s = b.Sub(skills, "http_tools");
+  b.Integer(s, "max_bytes", &http_tools.max_bytes);
+  b.Integer(s, "max_text_bytes", &http_tools.max_text_bytes);
+  b.Integer(s, "timeout_seconds", &http_tools.timeout_seconds);
+  BindAllowHosts(b, s, http_tools.allow_hosts);
 }
 
 void BindWebSearch(Binder& b, const Section& skills, bool enabled, WebSearchConfig& web_search) {
@@ -270,6 +282,7 @@ void BindSkills(Binder& b, const Section& root, SkillsConfig& skills) {
   const bool web_search_enabled =
       std::find(skills.enabled.begin(), skills.enabled.end(), "web_search") != skills.enabled.end();
   BindUrlFetch(b, s, skills.url_fetch);
+  BindHttpTools(b, s, skills.http_tools);
   BindWebSearch(b, s, web_search_enabled, skills.web_search);
   BindMcpServers(b, s, skills.mcp);
   BindApprovals(b, s, skills.approvals);

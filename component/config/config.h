@@ -122,6 +122,17 @@ struct UrlFetchConfig {
   friend bool operator==(const UrlFetchConfig&, const UrlFetchConfig&) = default;
 };
 
+// [skills.http_tools]: the registry's tools whose executor is HTTP (S6; docs/tool-search.md).
+struct HttpToolsConfig {
+  int64_t max_bytes = 1 << 20;        // of an answer's body; a longer one is cut there
+  int64_t max_text_bytes = 64 << 10;  // of the text the model reads from one answer
+  int timeout_seconds = 30;           // one call, resolution to body
+  // Exempt from the private-address refusal: host names, "*.domain", addresses, networks.
+  std::vector<std::string> allow_hosts;
+
+  friend bool operator==(const HttpToolsConfig&, const HttpToolsConfig&) = default;
+};
+
 // [skills.web_search]: the web_search builtin (S4; docs/web-skills.md).
 struct WebSearchConfig {
   std::string backend = "searxng";  // "searxng" | "tavily"
@@ -145,6 +156,7 @@ struct SkillsConfig {
   std::vector<std::string> sandbox_require = {"users", "seccomp", "landlock", "network_namespace",
                                               "ipc_namespace"};
   UrlFetchConfig url_fetch;
+  HttpToolsConfig http_tools;
   WebSearchConfig web_search;
   std::vector<skills::mcp::McpServerOptions> mcp;  // [[skills.mcp]]
   skills::ApprovalRules approvals;

@@ -100,6 +100,25 @@ void DeclareSkillKeys(std::vector<ConfigKey>& keys) {
       Part("skills.url_fetch.user_agent", K::kString)
           .Type("string, at most 256 bytes")
           .Doc("`\"Herald url_fetch\"`", "the `User-Agent` of every fetch"),
+      // Read when Herald starts, as url_fetch's are.
+      Restart(
+          "skills.http_tools", K::kTable, [](auto& c) -> auto& { return c.skills.http_tools; }),
+      Part("skills.http_tools.max_bytes", K::kInteger)
+          .Range(1024, 64 << 20)
+          .Doc("`1048576` (1 MiB)",
+               "the most of an HTTP registry tool's answer read; a longer one is cut there and the "
+               "model is told"),
+      Part("skills.http_tools.max_text_bytes", K::kInteger)
+          .Range(256, 4 << 20)
+          .Doc("`65536`", "the most text the model reads from one answer; the rest is cut with a note"),
+      Part("skills.http_tools.timeout_seconds", K::kInteger)
+          .Range(1, 300)
+          .Doc("`30`", "one call of an HTTP registry tool: resolution, connection and body"),
+      Part("skills.http_tools.allow_hosts", K::kStringArray)
+          .Doc("`[]`",
+               "endpoints of HTTP registry tools exempt from the private-address refusal, e.g. an "
+               "intranet API, in `url_fetch`'s forms (host name, `\"*.domain\"`, address, "
+               "network). Cloud-metadata addresses stay refused whatever is listed"),
       Restart(
           "skills.web_search", K::kTable, [](auto& c) -> auto& { return c.skills.web_search; }),
       Part("skills.web_search.backend", K::kString)

@@ -80,6 +80,13 @@ skills::BuiltinOptions BuiltinOptionsFrom(const SkillsConfig& skills) {
   return options;
 }
 
+skills::HttpToolOptions HttpToolOptionsFrom(const HttpToolsConfig& http_tools) {
+  return {.max_bytes = static_cast<size_t>(http_tools.max_bytes),
+          .max_text_bytes = static_cast<size_t>(http_tools.max_text_bytes),
+          .timeout = absl::Seconds(http_tools.timeout_seconds),
+          .allow_hosts = http_tools.allow_hosts};
+}
+
 std::optional<providers::EmbeddingsOptions> EmbeddingsOptionsFrom(const Config& config) {
   const std::string& model = config.memory.embeddings_model;
   const size_t colon = model.find(':');

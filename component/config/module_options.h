@@ -22,6 +22,7 @@
 #include "component/xmpp/session.h"
 #include "providers/embeddings/embeddings_client.h"
 #include "skills/builtin/builtins.h"
+#include "skills/tool_search/http_tool.h"
 
 namespace herald::config {
 
@@ -32,6 +33,8 @@ absl::StatusOr<xmpp::SessionOptions> SessionOptionsFrom(const ServerConfig& serv
                                                         std::string name, std::string version);
 
 skills::BuiltinOptions BuiltinOptionsFrom(const SkillsConfig& skills);
+// The HTTP executor of registry tools, from [skills.http_tools].
+skills::HttpToolOptions HttpToolOptionsFrom(const HttpToolsConfig& http_tools);
 
 // Memory search's embeddings provider from [memory] embeddings_model and the [llm] provider
 // it names; nullopt when it is "" (keyword search only).

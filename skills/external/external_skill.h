@@ -46,6 +46,7 @@ class ExternalSkill : public Skill {
 
   const providers::ToolSpec& spec() const override { return spec_; }
   std::string source() const override { return "manifest"; }
+  std::string category() const override { return manifest_.category; }
   const SkillManifest& manifest() const { return manifest_; }
 
   // Called on the I/O loop; `done` runs exactly once on the loop.

@@ -25,6 +25,7 @@ class McpToolSkill : public Skill {
 
   const providers::ToolSpec& spec() const override { return spec_; }
   std::string source() const override { return "mcp:" + server_name_; }
+  std::string category() const override { return "mcp"; }
   const std::string& remote_name() const { return remote_name_; }
 
   void Execute(const nlohmann::json& arguments, const SkillContext& context, Done done) override;

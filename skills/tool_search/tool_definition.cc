@@ -7,7 +7,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "component/base/absl_string_view.h"
 #include "skills/json_schema.h"
+#include "skills/tool_search/url_template.h"
 
 namespace herald::skills {
 namespace {
@@ -72,6 +74,83 @@ absl::Status ReadRequiredEnv(const Json& object, ToolDefinition* tool) {
   return absl::OkStatus();
 }
 
+bool IsHeaderName(std::string_view name) {
+  static constexpr std::string_view kSpecials = "!#$%&'*+-.^_`|~";
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return absl::ascii_isalnum(c) || kSpecials.find(c) != std::string_view::npos;
+  });
+}
+
+// Headers the HTTP client sets itself, or that would change how the request is framed or
+// routed: not a registry line's to choose.
+bool IsReservedHeader(std::string_view name) {
+  static constexpr std::string_view kReserved[] = {
+      "host",    "content-length", "transfer-encoding", "connection", "keep-alive",
+      "upgrade", "te",             "trailer",           "expect",     "proxy-authorization",
+      "proxy-connection", "user-agent"};
+  const std::string lower = absl::AsciiStrToLower(AbslView(name));
+  return std::find(std::begin(kReserved), std::end(kReserved), lower) != std::end(kReserved);
+}
+
+absl::Status ReadHeaders(const Json& e, ToolExecutor* executor) {
+  auto headers = e.find("headers");
+  if (headers == e.end() || headers->is_null()) return absl::OkStatus();
+  if (!headers->is_object() || headers->size() > 32) {
+    return FieldError("executor", "headers must be an object of at most 32 name: value pairs");
+  }
+  for (const auto& [name, value] : headers->items()) {
+    if (!IsHeaderName(name)) {
+      return FieldError("executor", absl::StrCat("'", name.substr(0, 64),
+                                                 "' is not a header name"));
+    }
+    if (IsReservedHeader(name)) {
+      return FieldError("executor", absl::StrCat("the ", name, " header is Herald's to set"));
+    }
+    if (!value.is_string() || value.get_ref<const std::string&>().size() > 4096 ||
+        HasControlBytes(value.get_ref<const std::string&>())) {
+      return FieldError("executor", absl::StrCat("header ", name,
+                                                 " must be a string of at most 4096 bytes "
+                                                 "without control characters"));
+    }
+    executor->headers.emplace_back(name, value.get<std::string>());
+  }
+  return absl::OkStatus();
+}
+
+// The executor's templates name only the arguments the schema lists and the credentials the
+// tool asks for: anything else could never be filled in.
+absl::Status CheckHttpTemplates(const ToolDefinition& tool) {
+  const ToolExecutor& e = tool.executor;
+  const Json* properties = nullptr;
+  if (auto found = tool.input_schema.find("properties");
+      found != tool.input_schema.end() && found->is_object()) {
+    properties = &*found;
+  }
+  auto check = [&](const std::string& where, std::string_view text) -> absl::Status {
+    absl::StatusOr<std::vector<TemplatePart>> parts = ParseUrlTemplate(text);
+    if (!parts.ok()) return FieldError("executor", absl::StrCat(where, ": ", parts.status().message()));
+    for (const TemplatePart& part : *parts) {
+      if (part.kind == TemplatePart::Kind::kArgument &&
+          (properties == nullptr || !properties->contains(part.text))) {
+        return FieldError("executor", absl::StrCat(where, ": {", part.text,
+                                                   "} is not a property of input_schema"));
+      }
+      if (part.kind == TemplatePart::Kind::kSecret &&
+          std::none_of(tool.required_env.begin(), tool.required_env.end(),
+                       [&](const CredentialRequirement& need) { return need.name == part.text; })) {
+        return FieldError("executor", absl::StrCat(where, ": ${", part.text,
+                                                   "} is not listed in required_env"));
+      }
+    }
+    return absl::OkStatus();
+  };
+  if (absl::Status s = check("url", e.url); !s.ok()) return s;
+  for (const auto& [name, value] : e.headers) {
+    if (absl::Status s = check(absl::StrCat("header ", name), value); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReadExecutor(const Json& object, ToolExecutor* executor) {
   auto found = object.find("executor");
   if (found == object.end()) return FieldError("executor", "missing");
@@ -125,7 +204,7 @@ absl::Status ReadExecutor(const Json& object, ToolExecutor* executor) {
         std::end(kMethods)) {
       return FieldError("executor", "method must be GET, POST, PUT, PATCH or DELETE");
     }
-    return absl::OkStatus();
+    return ReadHeaders(e, executor);
   }
   return FieldError("executor", "type must be mcp, skill or http");
 }
@@ -168,6 +247,9 @@ absl::StatusOr<ToolDefinition> ParseToolDefinition(std::string_view line) {
   }
   if (auto s = ReadRequiredEnv(object, &tool); !s.ok()) return s;
   if (auto s = ReadExecutor(object, &tool.executor); !s.ok()) return s;
+  if (tool.executor.kind == ToolExecutor::Kind::kHttp) {
+    if (auto s = CheckHttpTemplates(tool); !s.ok()) return s;
+  }
   return tool;
 }
 
@@ -211,6 +293,11 @@ nlohmann::json ToolDefinitionToJson(const ToolDefinition& tool) {
     case ToolExecutor::Kind::kHttp:
       executor["method"] = e.method;
       executor["url"] = e.url;
+      if (!e.headers.empty()) {
+        Json headers = Json::object();
+        for (const auto& [name, value] : e.headers) headers[name] = value;
+        executor["headers"] = std::move(headers);
+      }
       break;
   }
   out["executor"] = std::move(executor);

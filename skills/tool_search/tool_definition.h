@@ -12,8 +12,12 @@
 // The executor is one of
 //   {"type": "mcp", "server": "<a [[skills.mcp]] name>", "tool": "<that server's tool>"}
 //   {"type": "skill", "skill": "<a skill Herald has: builtin or manifest>"}
-//   {"type": "http", "method": "GET|POST|PUT|PATCH|DELETE", "url": "https://...{param}..."}
-// ("kind" is read as "type", and the type may be left out when the fields say it).
+//   {"type": "http", "method": "GET|POST|PUT|PATCH|DELETE", "url": "https://...{param}...",
+//    "headers": {"Authorization": "Bearer ${API_KEY}"}}
+// ("kind" is read as "type", and the type may be left out when the fields say it). The URL
+// and header values are templates (url_template.h): `{param}` is an argument the input schema
+// lists, `${NAME}` a credential the tool's required_env lists; http_tool.h says how a call
+// fills them in.
 //
 //   absl::StatusOr<ToolDefinition> tool = ParseToolDefinition(line);
 //   if (!tool.ok()) report(line_number, tool.status().message());
@@ -21,6 +25,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -37,6 +42,7 @@ struct ToolExecutor {
   std::string skill;   // kSkill
   std::string method;  // kHttp, upper case
   std::string url;     // kHttp: {name} is replaced by that argument, URL-encoded
+  std::vector<std::pair<std::string, std::string>> headers;  // kHttp, names as written
 };
 
 struct ToolDefinition {

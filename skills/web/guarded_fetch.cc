@@ -82,6 +82,7 @@ struct GuardedFetcher::Run {
   explicit Run(asio::io_context& io) : deadline(io) {}
 
   Done done;
+  FetchRequest request;  // its url is the first one; redirects go on from there
   std::string log_tag;
   asio::steady_timer deadline;
   absl::Time deadline_at;
@@ -97,8 +98,13 @@ GuardedFetcher::GuardedFetcher(asio::io_context& io, providers::HttpClient& http
 }
 
 void GuardedFetcher::Fetch(const std::string& url, const std::string& log_tag, Done done) {
+  Fetch(FetchRequest{.url = url}, log_tag, std::move(done));
+}
+
+void GuardedFetcher::Fetch(FetchRequest request, const std::string& log_tag, Done done) {
   auto run = std::make_shared<Run>(io_);
   run->done = std::move(done);
+  run->request = std::move(request);
   run->log_tag = log_tag;
   run->deadline_at = absl::Now() + limits_.timeout;
   run->deadline.expires_after(absl::ToChronoNanoseconds(limits_.timeout));
@@ -107,7 +113,7 @@ void GuardedFetcher::Fetch(const std::string& url, const std::string& log_tag, D
     Finish(run, absl::DeadlineExceededError(absl::StrCat("the page did not load within ",
                                                          Seconds(limits_.timeout), " seconds")));
   });
-  absl::StatusOr<WebUrl> parsed = ParseWebUrl(url);
+  absl::StatusOr<WebUrl> parsed = ParseWebUrl(run->request.url);
   if (!parsed.ok()) {
     Finish(run, parsed.status());
     return;
@@ -139,11 +145,24 @@ void GuardedFetcher::Send(const std::shared_ptr<Run>& run, const WebUrl& url,
                                                          Seconds(limits_.timeout), " seconds")));
     return;
   }
-  providers::HttpRequest request{.method = "GET", .url = url.url};
-  request.headers = {
-      {"user-agent", limits_.user_agent},
-      {"accept",
-       "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5"}};
+  // A redirect is followed with GET, without the first request's body and headers (what
+  // browsers do for 301, 302 and 303; headers may carry what was meant for the first host).
+  const bool first = run->redirects == 0;
+  providers::HttpRequest request{.method = first ? run->request.method : "GET", .url = url.url};
+  request.headers = {{"user-agent", limits_.user_agent}};
+  bool has_accept = false;
+  if (first) {
+    request.body = run->request.body;
+    for (const auto& [name, value] : run->request.headers) {
+      has_accept = has_accept || absl::EqualsIgnoreCase(name, "accept");
+      request.headers.emplace_back(name, value);
+    }
+  }
+  if (!has_accept) {
+    request.headers.emplace_back(
+        "accept",
+        "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5");
+  }
   request.connect_timeout = std::min(kMaxConnectTimeout, remaining);
   request.total_timeout = remaining;
   // A page the model asked for is read once: a retry would only spend its time budget.
@@ -181,7 +200,7 @@ void GuardedFetcher::OnResponse(const std::shared_ptr<Run>& run, const WebUrl& u
         return;
     }
   }
-  if (IsRedirect(response->status)) {
+  if (IsRedirect(response->status) && run->request.follow_redirects) {
     const std::string_view location = response->Header("location");
     if (location.empty()) {
       Finish(run, absl::UnavailableError(absl::StrCat(url.host, " answered HTTP ", response->status,
@@ -217,7 +236,7 @@ void GuardedFetcher::OnResponse(const std::shared_ptr<Run>& run, const WebUrl& u
     if (!IsAccepted(page.content_type, limits_.content_types)) {
       Finish(run, absl::PermissionDeniedError(absl::StrCat(
                       "refused: the page is ", page.content_type.substr(0, 100),
-                      "; url_fetch reads only ", absl::StrJoin(limits_.content_types, ", "))));
+                      "; ", limits_.reader, " reads only ", absl::StrJoin(limits_.content_types, ", "))));
       return;
     }
   }

@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -37,6 +38,20 @@ struct FetchLimits {
   std::vector<std::string> content_types = {"text/html", "text/plain"};
   std::string user_agent = "Herald url_fetch";
   int max_redirects = 5;
+  std::string reader = "url_fetch";  // who reads, in the message refusing a content type
+};
+
+// One request through the guard; url_fetch's is a plain GET. A registry's HTTP tool sends its
+// method, headers (credentials among them) and body, and does not follow redirects: a
+// credential meant for one endpoint must not travel to wherever that endpoint points.
+struct FetchRequest {
+  std::string method = "GET";
+  std::string url;
+  // Sent besides User-Agent (and Accept, unless one is given here); names as given.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  // false: a redirect is the answer (FetchedPage::status 3xx), not a next step.
+  bool follow_redirects = true;
 };
 
 struct FetchedPage {
@@ -64,6 +79,8 @@ class GuardedFetcher {
   // FailedPrecondition (too many redirects). `log_tag` (a conversation id) prefixes the log
   // lines that carry what the model is not shown.
   void Fetch(const std::string& url, const std::string& log_tag, Done done);
+  // The same for any request (the content-type check applies to 2xx answers only).
+  void Fetch(FetchRequest request, const std::string& log_tag, Done done);
 
   const FetchLimits& limits() const { return limits_; }
 
