@@ -218,9 +218,9 @@ absl::StatusOr<std::string> DescribeHttpToolAnswer(const web::FetchedPage& answe
         ", a redirect; tool calls do not follow redirects"));
   }
   if (answer.status < 200 || answer.status > 299) {
-    return absl::UnavailableError(
-        absl::StrCat("the endpoint answered HTTP ", answer.status,
-                     text.empty() ? "" : ": ", Excerpt(std::move(text), kErrorBodyBytes)));
+    const std::string excerpt = Excerpt(std::move(text), kErrorBodyBytes);
+    return absl::UnavailableError(absl::StrCat("the endpoint answered HTTP ", answer.status,
+                                               excerpt.empty() ? "" : ": ", excerpt));
   }
   const bool text_cut = base::TruncateUtf8(text, max_text_bytes);
   std::string out = absl::StrCat("HTTP ", answer.status,

@@ -11,10 +11,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "providers/http/http_client.h"
+#include "skills/approvals/pending_actions.h"
+#include "skills/tool_search/http_tool.h"
 #include "skills/tool_search/tool_search.h"
 #include "skills/tool_search/tool_search_skill.h"
 #include "tests/component/agent/agent_fixture.h"
 #include "tests/component/agent/scripted_model.h"
+#include "tests/fakes/fake_http_server.h"
 
 namespace herald::agent {
 namespace {
@@ -60,7 +64,26 @@ class RegistryToolsTest : public AgentFixture {
  protected:
   void SetUp() override {
     AgentFixture::SetUp();
+    // The endpoint of the registry's forecast tool (an HTTP executor), under a name only
+    // this test's resolver knows.
+    api_ = fakes::FakeHttpServer::Start([](const fakes::FakeHttpRequest& request) {
+             return fakes::FakeHttpResponse{
+                 .headers = {{"Content-Type", "application/json"}},
+                 .body = Json({{"forecast", "sunny"},
+                               {"asked", request.path},
+                               {"key_seen", request.Header("x-api-key")}})
+                             .dump()};
+           }).value();
+    Json forecast = Json::parse(Tool("weather.forecast", "forecast",
+                                     "Weather forecast for the coming days in a city",
+                                     TextSchema("city"),
+                                     {{"type", "http"},
+                                      {"url", "http://api.test:" + std::to_string(api_->port()) +
+                                                  "/v1/{city}"},
+                                      {"headers", {{"X-Api-Key", "${FORECAST_KEY}"}}}}));
+    forecast["required_env"] = {{{"name", "FORECAST_KEY"}, {"description", "your forecast key"}}};
     std::istringstream registry(
+        forecast.dump() + "\n" +
         Tool("text.loud", "Loud!", "Turns a text into capital letters, loudly", TextSchema("text"),
              {{"type", "skill"}, {"skill", "shout"}}) +
         Tool("files.read", "read file", "Reads the contents of a file on the file server",
@@ -71,7 +94,7 @@ class RegistryToolsTest : public AgentFixture {
              {{"type", "mcp"}, {"server", "other"}, {"tool", "frob"}}));
     // Imported through the index itself (the registry is in memory), before Herald opens it.
     auto index = skills::ToolIndex::Open(dir_ + "/tools.db", {.thesaurus_path = ""}).value();
-    ASSERT_EQ(index->Import(registry)->added, 4);
+    ASSERT_EQ(index->Import(registry)->added, 5);
     index.reset();
     search_ =
         skills::ToolSearch::Open(workers_, dir_ + "/tools.db", {.thesaurus_path = ""}).value();
@@ -85,7 +108,28 @@ class RegistryToolsTest : public AgentFixture {
     agent_.reset();
     workers_.join();
     search_.reset();
+    http_tools_.reset();
+    http_.reset();
     AgentFixture::TearDown();
+  }
+
+  // Lets the run call HTTP tools: api.test is 127.0.0.1, exempt from the private-address
+  // refusal; someone can be asked for credentials.
+  void EnableHttpTools() {
+    http_ = providers::HttpClient::Create(io_).value();
+    skills::HttpToolOptions options{.allow_hosts = {"api.test"}};
+    options.resolver = [this](const std::string& host,
+                              std::function<void(absl::StatusOr<skills::web::ResolvedAddresses>)>
+                                  done) {
+      absl::StatusOr<skills::web::ResolvedAddresses> answer =
+          host == "api.test" ? absl::StatusOr<skills::web::ResolvedAddresses>(
+                                   skills::web::ResolvedAddresses{asio::ip::make_address("127.0.0.1")})
+                             : absl::NotFoundError("no such host");
+      asio::post(io_, [done = std::move(done), answer] { done(answer); });
+    };
+    http_tools_ = skills::HttpTools::Create(io_, *http_, std::move(options)).value();
+    services_->http_tools = http_tools_.get();
+    services_->pending_actions = &pending_;
   }
 
   // The model: searches for `query`, calls the first tool found with `arguments`, answers
@@ -129,6 +173,10 @@ class RegistryToolsTest : public AgentFixture {
   }
 
   std::unique_ptr<skills::ToolSearch> search_;
+  std::unique_ptr<fakes::FakeHttpServer> api_;
+  std::unique_ptr<providers::HttpClient> http_;
+  std::unique_ptr<skills::HttpTools> http_tools_;
+  skills::PendingActions pending_{io_};
 };
 
 TEST_F(RegistryToolsTest, AToolFoundIsCalledInTheSameRunThroughTheSkillThatRunsIt) {
@@ -184,6 +232,51 @@ TEST_F(RegistryToolsTest, AToolWhoseExecutorIsNotEnabledOrOverHttpDoesNotRun) {
   Send("bob@localhost/phone", "weather in Oslo");
   ASSERT_TRUE(WaitForRun("bob@localhost"));
   EXPECT_THAT(Messages("bob@localhost").back().body, HasSubstr("over HTTP"));
+  EXPECT_EQ(api_->request_count(), 0u);
+}
+
+TEST_F(RegistryToolsTest, AnHttpToolAsksForItsCredentialThenCallsItsEndpoint) {
+  EnableHttpTools();
+  constexpr char kKey[] = "fk-5a4b3c2d1e";
+  ScriptSearchThenCall("forecast coming days city", {{"city", "Oslo"}});
+  Send("alice@localhost/phone", "forecast for Oslo");
+  ASSERT_TRUE(WaitForMessages(1, "alice@localhost"));
+  EXPECT_THAT(Messages("alice@localhost")[0].body, HasSubstr("FORECAST_KEY: your forecast key"));
+  EXPECT_EQ(api_->request_count(), 0u) << "called before the credential was there";
+
+  Send("alice@localhost/phone", kKey);
+  ASSERT_TRUE(WaitForRun("alice@localhost"));
+  ASSERT_EQ(api_->request_count(), 1u);
+  EXPECT_EQ(api_->requests()[0].path, "/v1/Oslo");
+  EXPECT_EQ(api_->requests()[0].Header("x-api-key"), kKey);
+  const std::string answer = Messages("alice@localhost").back().body;
+  EXPECT_THAT(answer, HasSubstr("tool said: HTTP 200, application/json"));
+  EXPECT_THAT(answer, HasSubstr("sunny"));
+  // The endpoint echoed the key: the model reads it redacted.
+  EXPECT_THAT(answer, HasSubstr("[redacted FORECAST_KEY]"));
+  for (const providers::LlmRequest& request : model_->requests) {
+    for (const providers::LlmMessage& message : request.messages) {
+      EXPECT_THAT(message.text, ::testing::Not(HasSubstr(kKey)));
+      for (const providers::ToolResult& result : message.tool_results) {
+        EXPECT_THAT(result.content, ::testing::Not(HasSubstr(kKey)));
+      }
+    }
+  }
+}
+
+TEST_F(RegistryToolsTest, AnHttpToolsCategoryIsWhatTheApprovalRulesMatch) {
+  EnableHttpTools();
+  turn_.approvals.categories = {"http"};
+  ScriptSearchThenCall("forecast coming days city", {{"city", "Oslo"}});
+  Send("alice@localhost/phone", "forecast for Oslo");
+  ASSERT_TRUE(WaitForMessages(1, "alice@localhost"));
+  EXPECT_THAT(Messages("alice@localhost")[0].body, HasSubstr("forecast"));
+  ASSERT_EQ(pending_.size(), 1u);
+  EXPECT_EQ(pending_.List()[0].kind, skills::PendingAction::Kind::kApproval);
+  Send("alice@localhost/phone", "no");
+  ASSERT_TRUE(WaitForRun("alice@localhost"));
+  EXPECT_THAT(Messages("alice@localhost").back().body, HasSubstr("did not approve"));
+  EXPECT_EQ(api_->request_count(), 0u);
 }
 
 TEST_F(RegistryToolsTest, ASearchThatFindsNothingLoadsNothing) {

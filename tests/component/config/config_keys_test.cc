@@ -134,6 +134,9 @@ require = ["seccomp"]
 [skills.url_fetch]
 timeout_seconds = 21
 
+[skills.http_tools]
+timeout_seconds = 22
+
 [skills.web_search]
 max_results = 6
 
@@ -261,6 +264,7 @@ TEST(ConfigKeysTest, SaysWhatAReloadAppliesAndWhatWaitsForARestart) {
   EXPECT_EQ(reload_of("server.port"), OnReload::kRestart);
   EXPECT_EQ(reload_of("skills.sandbox.require"), OnReload::kRestart);
   EXPECT_EQ(reload_of("skills.url_fetch"), OnReload::kRestart);
+  EXPECT_EQ(reload_of("skills.http_tools"), OnReload::kRestart);
   EXPECT_EQ(reload_of("llm.anthropic"), OnReload::kRestart);
   EXPECT_EQ(reload_of("llm.anthropic.api_key"), OnReload::kNone);
   EXPECT_EQ(reload_of("server"), OnReload::kNone);

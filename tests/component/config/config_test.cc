@@ -894,6 +894,27 @@ TEST(ConfigTest, DefaultsTheWebSkillSettings) {
   EXPECT_EQ(config->skills.web_search.max_results, 5);
 }
 
+TEST(ConfigTest, ReadsAndChecksTheHttpToolSettings) {
+  absl::StatusOr<Config> config = Load(std::string(kServer));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->skills.http_tools, HttpToolsConfig{});
+  EXPECT_EQ(config->skills.http_tools.timeout_seconds, 30);
+  config = Load(WithServer(
+      "[skills.http_tools]\nmax_bytes = 4096\nmax_text_bytes = 1024\ntimeout_seconds = 5\n"
+      "allow_hosts = [\"API.Corp.Example\", \"10.1.0.0/16\"]\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  const HttpToolsConfig& tools = config->skills.http_tools;
+  EXPECT_EQ(tools.max_bytes, 4096);
+  EXPECT_EQ(tools.max_text_bytes, 1024);
+  EXPECT_EQ(tools.timeout_seconds, 5);
+  EXPECT_THAT(tools.allow_hosts, ElementsAre("api.corp.example", "10.1.0.0/16"));
+  EXPECT_EQ(ErrorOf(WithServer("[skills.http_tools]\nallow_hosts = [\"http://x/\"]\n")),
+            "herald.toml:5: skills.http_tools.allow_hosts[0] must be a host name, \"*.domain\", "
+            "an IP address or a network such as \"10.0.0.0/8\"; got \"http://x/\"");
+  EXPECT_THAT(ErrorOf(WithServer("[skills.http_tools]\ntimeout_seconds = 0\n")),
+              HasSubstr("skills.http_tools.timeout_seconds must be between 1 and 300"));
+}
+
 TEST(ConfigTest, RefusesMalformedUrlFetchSettings) {
   EXPECT_EQ(
       ErrorOf(WithServer("[skills.url_fetch]\nallow_hosts = [\"wiki.lan\", \"http://x/\"]\n")),

@@ -111,5 +111,49 @@ TEST(ToolDefinitionTest, OversizedFieldsAreRefused) {
   EXPECT_THAT(Error(line), HasSubstr("description: longer than"));
 }
 
+TEST(ToolDefinitionTest, AnHttpExecutorsHeadersAreReadAndWrittenBack) {
+  Json line = Valid();
+  line["executor"]["url"] = "https://weather.example/{city}?key=${WEATHER_KEY}";
+  line["executor"]["headers"] = {{"Authorization", "Bearer ${WEATHER_KEY}"},
+                                 {"X-City", "{city}"}};
+  auto tool = ParseToolDefinition(line.dump());
+  ASSERT_TRUE(tool.ok()) << tool.status();
+  EXPECT_THAT(tool->executor.headers,
+              testing::ElementsAre(testing::Pair("Authorization", "Bearer ${WEATHER_KEY}"),
+                                   testing::Pair("X-City", "{city}")));
+  EXPECT_EQ(ToolDefinitionToJson(*tool)["executor"]["headers"], line["executor"]["headers"]);
+}
+
+TEST(ToolDefinitionTest, AnHttpTemplateThatCouldNeverBeFilledInIsRefusedAtImport) {
+  Json line = Valid();
+  line["executor"]["url"] = "https://weather.example/{town}";
+  EXPECT_THAT(Error(line), HasSubstr("{town} is not a property of input_schema"));
+  line["executor"]["url"] = "https://weather.example/?key=${OTHER_KEY}";
+  EXPECT_THAT(Error(line), HasSubstr("${OTHER_KEY} is not listed in required_env"));
+  line["executor"]["url"] = "https://weather.example/{city";
+  EXPECT_THAT(Error(line), HasSubstr("is never closed"));
+  line["executor"]["url"] = "https://weather.example/city}";
+  EXPECT_THAT(Error(line), HasSubstr("closes nothing"));
+  line["executor"]["url"] = "https://weather.example/{city}";
+  line["executor"]["headers"] = {{"X-Key", "${missing_lower}"}};
+  EXPECT_THAT(Error(line), HasSubstr("header X-Key: ${...} must name a credential"));
+}
+
+TEST(ToolDefinitionTest, HeadersHeraldSetsOrThatAreNotHeadersAreRefused) {
+  Json line = Valid();
+  for (const char* reserved : {"Host", "content-length", "Transfer-Encoding", "User-Agent"}) {
+    line["executor"]["headers"] = {{reserved, "x"}};
+    EXPECT_THAT(Error(line), HasSubstr("header is Herald's to set")) << reserved;
+  }
+  line["executor"]["headers"] = {{"Bad Name", "x"}};
+  EXPECT_THAT(Error(line), HasSubstr("is not a header name"));
+  line["executor"]["headers"] = {{"X-Ok", "line\r\nInjected: yes"}};
+  EXPECT_THAT(Error(line), HasSubstr("without control characters"));
+  line["executor"]["headers"] = {{"X-Ok", 5}};
+  EXPECT_THAT(Error(line), HasSubstr("must be a string"));
+  line["executor"]["headers"] = Json::array();
+  EXPECT_THAT(Error(line), HasSubstr("headers must be an object"));
+}
+
 }  // namespace
 }  // namespace herald::skills

@@ -76,8 +76,13 @@ class GuardedFetchTest : public ::testing::Test {
   }
 
   absl::StatusOr<FetchedPage> Fetch(GuardedFetcher& fetcher, const std::string& url) {
+    return Fetch(fetcher, FetchRequest{.url = url});
+  }
+
+  absl::StatusOr<FetchedPage> Fetch(GuardedFetcher& fetcher, FetchRequest request) {
     std::optional<absl::StatusOr<FetchedPage>> result;
-    fetcher.Fetch(url, "test", [&](absl::StatusOr<FetchedPage> page) { result = std::move(page); });
+    fetcher.Fetch(std::move(request), "test",
+                  [&](absl::StatusOr<FetchedPage> page) { result = std::move(page); });
     EXPECT_FALSE(result.has_value()) << "answered inside Fetch";
     const absl::Time deadline = absl::Now() + absl::Seconds(30);
     while (!result.has_value() && absl::Now() < deadline) {
@@ -270,6 +275,49 @@ TEST_F(GuardedFetchTest, SaysSoWhenNothingListens) {
       Fetch(*Fetcher({"127.0.0.1"}), absl::StrCat("http://127.0.0.1:", port, "/"));
   EXPECT_EQ(page.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(page.status().message(), "could not connect to 127.0.0.1");
+}
+
+TEST_F(GuardedFetchTest, SendsARequestsMethodHeadersAndBody) {
+  Serve("/api", FakeHttpResponse{.headers = {{"Content-Type", "text/plain"}}, .body = "made"});
+  absl::StatusOr<FetchedPage> page =
+      Fetch(*Fetcher({"site.test"}),
+            FetchRequest{.method = "POST",
+                         .url = Url("site.test", "/api"),
+                         .headers = {{"X-Key", "k1"}, {"Accept", "application/json"}},
+                         .body = R"({"a":1})"});
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(page->body, "made");
+  const FakeHttpRequest sent = server_->requests().at(0);
+  EXPECT_EQ(sent.method, "POST");
+  EXPECT_EQ(sent.body, R"({"a":1})");
+  EXPECT_EQ(sent.Header("x-key"), "k1");
+  EXPECT_EQ(sent.Header("accept"), "application/json") << "the request's Accept replaces ours";
+  EXPECT_EQ(sent.Header("user-agent"), "Herald url_fetch");
+}
+
+TEST_F(GuardedFetchTest, ARedirectIsFollowedWithoutTheFirstRequestsHeadersAndBody) {
+  Serve("/api", Redirect(302, Url("other.test", "/landing")));
+  Serve("/landing", FakeHttpResponse{.headers = {{"Content-Type", "text/plain"}}, .body = "ok"});
+  absl::StatusOr<FetchedPage> page = Fetch(
+      *Fetcher({"site.test", "other.test"}),
+      FetchRequest{
+          .method = "POST", .url = Url("site.test", "/api"), .headers = {{"X-Key", "k1"}}, .body = "b"});
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(server_->request_count(), 2u);
+  const FakeHttpRequest second = server_->requests()[1];
+  EXPECT_EQ(second.method, "GET");
+  EXPECT_EQ(second.body, "");
+  EXPECT_EQ(second.Header("x-key"), "") << "a header meant for the first host went on";
+}
+
+TEST_F(GuardedFetchTest, ARequestThatFollowsNoRedirectGetsTheRedirectAsItsAnswer) {
+  Serve("/api", Redirect(307, Url("other.test", "/landing")));
+  absl::StatusOr<FetchedPage> page =
+      Fetch(*Fetcher({"site.test", "other.test"}),
+            FetchRequest{.url = Url("site.test", "/api"), .follow_redirects = false});
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(page->status, 307);
+  EXPECT_EQ(server_->request_count(), 1u);
 }
 
 }  // namespace
