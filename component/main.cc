@@ -199,8 +199,8 @@ int Serve(const std::string& path) {
     return base::kExitConfig;
   }
   // Its tools whose executor is HTTP: requests through the SSRF guard.
-  absl::StatusOr<std::unique_ptr<skills::HttpTools>> http_tools = skills::HttpTools::Create(
-      io, **http, config::HttpToolOptionsFrom(config->skills.http_tools));
+  absl::StatusOr<std::unique_ptr<skills::HttpTools>> http_tools =
+      skills::HttpTools::Create(io, **http, config::HttpToolOptionsFrom(config->skills.http_tools));
   if (!http_tools.ok()) {
     std::cerr << "herald: [skills.http_tools] " << http_tools.status().message() << "\n";
     return base::kExitConfig;

@@ -166,9 +166,10 @@ asio::awaitable<providers::ToolResult> RegistryTools::Run(const ToolCallTurn& tu
       // The run's own skill, checked like a registered one (RunToolCall looks it up again
       // after a pause: it lives as long as this run).
       ToolCallTurn http_turn = turn;
-      http_turn.find_skill = [skill = http->second.get()](const std::string&,
-                                                          const nlohmann::json& arguments)
-          -> absl::StatusOr<skills::Skill*> {
+      http_turn.find_skill =
+          [skill = http->second.get()](
+              const std::string&,
+              const nlohmann::json& arguments) -> absl::StatusOr<skills::Skill*> {
         if (absl::Status fits = skills::ValidateAgainstSchema(skill->spec().parameters, arguments);
             !fits.ok()) {
           return absl::InvalidArgumentError(absl::StrCat("invalid arguments: ", fits.message()));

@@ -80,7 +80,7 @@ class RegistryTools {
   absl::flat_hash_map<std::string, skills::ToolDefinition> loaded_;  // by the model's name
   // The loaded tools whose executor is HTTP, as skills (services_.http_tools made them).
   absl::flat_hash_map<std::string, std::unique_ptr<skills::Skill>> http_skills_;
-  std::vector<std::string> order_;                                   // names, as loaded
+  std::vector<std::string> order_;  // names, as loaded
   size_t shown_ = 0;
   std::vector<std::string> blocked_;  // ids
 };

@@ -200,7 +200,8 @@ asio::awaitable<providers::ToolResult> RunToolCall(const ToolCallTurn& turn,
   };
 
   auto find = [&turn, &services](const std::string& name, const nlohmann::json& arguments) {
-    return turn.find_skill ? turn.find_skill(name, arguments) : services.skills.Check(name, arguments);
+    return turn.find_skill ? turn.find_skill(name, arguments)
+                           : services.skills.Check(name, arguments);
   };
   absl::StatusOr<skills::Skill*> checked = find(call.name, call.arguments);
   if (!checked.ok()) {

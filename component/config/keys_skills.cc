@@ -110,7 +110,8 @@ void DeclareSkillKeys(std::vector<ConfigKey>& keys) {
                "model is told"),
       Part("skills.http_tools.max_text_bytes", K::kInteger)
           .Range(256, 4 << 20)
-          .Doc("`65536`", "the most text the model reads from one answer; the rest is cut with a note"),
+          .Doc("`65536`",
+               "the most text the model reads from one answer; the rest is cut with a note"),
       Part("skills.http_tools.timeout_seconds", K::kInteger)
           .Range(1, 300)
           .Doc("`30`", "one call of an HTTP registry tool: resolution, connection and body"),

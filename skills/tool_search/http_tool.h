@@ -64,8 +64,8 @@ absl::StatusOr<web::FetchRequest> BuildHttpToolRequest(
 
 // What the model reads of an answer: the status and media type, then the body's text cut at
 // `max_text_bytes`; an error (with the status and the start of the body) for anything but 2xx.
-absl::StatusOr<std::string> DescribeHttpToolAnswer(const web::FetchedPage& answer,
-                                                   size_t max_bytes, size_t max_text_bytes);
+absl::StatusOr<std::string> DescribeHttpToolAnswer(const web::FetchedPage& answer, size_t max_bytes,
+                                                   size_t max_text_bytes);
 
 class HttpTools {
  public:

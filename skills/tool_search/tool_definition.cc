@@ -84,10 +84,18 @@ bool IsHeaderName(std::string_view name) {
 // Headers the HTTP client sets itself, or that would change how the request is framed or
 // routed: not a registry line's to choose.
 bool IsReservedHeader(std::string_view name) {
-  static constexpr std::string_view kReserved[] = {
-      "host",    "content-length", "transfer-encoding", "connection", "keep-alive",
-      "upgrade", "te",             "trailer",           "expect",     "proxy-authorization",
-      "proxy-connection", "user-agent"};
+  static constexpr std::string_view kReserved[] = {"host",
+                                                   "content-length",
+                                                   "transfer-encoding",
+                                                   "connection",
+                                                   "keep-alive",
+                                                   "upgrade",
+                                                   "te",
+                                                   "trailer",
+                                                   "expect",
+                                                   "proxy-authorization",
+                                                   "proxy-connection",
+                                                   "user-agent"};
   const std::string lower = absl::AsciiStrToLower(AbslView(name));
   return std::find(std::begin(kReserved), std::end(kReserved), lower) != std::end(kReserved);
 }
@@ -100,8 +108,8 @@ absl::Status ReadHeaders(const Json& e, ToolExecutor* executor) {
   }
   for (const auto& [name, value] : headers->items()) {
     if (!IsHeaderName(name)) {
-      return FieldError("executor", absl::StrCat("'", name.substr(0, 64),
-                                                 "' is not a header name"));
+      return FieldError("executor",
+                        absl::StrCat("'", name.substr(0, 64), "' is not a header name"));
     }
     if (IsReservedHeader(name)) {
       return FieldError("executor", absl::StrCat("the ", name, " header is Herald's to set"));
@@ -128,7 +136,8 @@ absl::Status CheckHttpTemplates(const ToolDefinition& tool) {
   }
   auto check = [&](const std::string& where, std::string_view text) -> absl::Status {
     absl::StatusOr<std::vector<TemplatePart>> parts = ParseUrlTemplate(text);
-    if (!parts.ok()) return FieldError("executor", absl::StrCat(where, ": ", parts.status().message()));
+    if (!parts.ok())
+      return FieldError("executor", absl::StrCat(where, ": ", parts.status().message()));
     for (const TemplatePart& part : *parts) {
       if (part.kind == TemplatePart::Kind::kArgument &&
           (properties == nullptr || !properties->contains(part.text))) {
@@ -138,8 +147,8 @@ absl::Status CheckHttpTemplates(const ToolDefinition& tool) {
       if (part.kind == TemplatePart::Kind::kSecret &&
           std::none_of(tool.required_env.begin(), tool.required_env.end(),
                        [&](const CredentialRequirement& need) { return need.name == part.text; })) {
-        return FieldError("executor", absl::StrCat(where, ": ${", part.text,
-                                                   "} is not listed in required_env"));
+        return FieldError(
+            "executor", absl::StrCat(where, ": ${", part.text, "} is not listed in required_env"));
       }
     }
     return absl::OkStatus();

@@ -46,10 +46,10 @@ absl::StatusOr<std::vector<TemplatePart>> ParseUrlTemplate(std::string_view text
     }
     const std::string_view name = text.substr(open, close - open);
     if (secret ? !IsCredentialName(name) : !IsArgumentName(name)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          secret ? "${...} must name a credential like ${API_KEY}"
-                 : "{...} must name an argument (letters, digits, '_', '-', '.')",
-          "; got '", AbslView(text.substr(i, close + 1 - i)), "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(secret ? "${...} must name a credential like ${API_KEY}"
+                              : "{...} must name an argument (letters, digits, '_', '-', '.')",
+                       "; got '", AbslView(text.substr(i, close + 1 - i)), "'"));
     }
     if (!literal.empty()) parts.push_back({.text = std::move(literal)});
     literal.clear();

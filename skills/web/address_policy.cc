@@ -248,7 +248,7 @@ absl::Status AddressPolicy::Check(std::string_view host, const asio::ip::address
   return absl::PermissionDeniedError(
       absl::StrCat("refused: ", subject, AbslView(*kind),
                    *kind == kMetadata ? ""
-                                      : "; url_fetch reaches only public addresses unless the "
+                                      : "; Herald reaches only public addresses unless the "
                                         "operator allows the host"));
 }
 

@@ -235,8 +235,8 @@ void GuardedFetcher::OnResponse(const std::shared_ptr<Run>& run, const WebUrl& u
     if (page.content_type.empty()) page.content_type = SniffMediaType(page.body);
     if (!IsAccepted(page.content_type, limits_.content_types)) {
       Finish(run, absl::PermissionDeniedError(absl::StrCat(
-                      "refused: the page is ", page.content_type.substr(0, 100),
-                      "; ", limits_.reader, " reads only ", absl::StrJoin(limits_.content_types, ", "))));
+                      "refused: the page is ", page.content_type.substr(0, 100), "; ",
+                      limits_.reader, " reads only ", absl::StrJoin(limits_.content_types, ", "))));
       return;
     }
   }

@@ -66,21 +66,20 @@ class RegistryToolsTest : public AgentFixture {
     AgentFixture::SetUp();
     // The endpoint of the registry's forecast tool (an HTTP executor), under a name only
     // this test's resolver knows.
-    api_ = fakes::FakeHttpServer::Start([](const fakes::FakeHttpRequest& request) {
-             return fakes::FakeHttpResponse{
-                 .headers = {{"Content-Type", "application/json"}},
-                 .body = Json({{"forecast", "sunny"},
-                               {"asked", request.path},
-                               {"key_seen", request.Header("x-api-key")}})
-                             .dump()};
-           }).value();
-    Json forecast = Json::parse(Tool("weather.forecast", "forecast",
-                                     "Weather forecast for the coming days in a city",
-                                     TextSchema("city"),
-                                     {{"type", "http"},
-                                      {"url", "http://api.test:" + std::to_string(api_->port()) +
-                                                  "/v1/{city}"},
-                                      {"headers", {{"X-Api-Key", "${FORECAST_KEY}"}}}}));
+    api_ =
+        fakes::FakeHttpServer::Start([](const fakes::FakeHttpRequest& request) {
+          return fakes::FakeHttpResponse{.headers = {{"Content-Type", "application/json"}},
+                                         .body = Json({{"forecast", "sunny"},
+                                                       {"asked", request.path},
+                                                       {"key_seen", request.Header("x-api-key")}})
+                                                     .dump()};
+        }).value();
+    Json forecast =
+        Json::parse(Tool("weather.forecast", "forecast",
+                         "Weather forecast for the coming days in a city", TextSchema("city"),
+                         {{"type", "http"},
+                          {"url", "http://api.test:" + std::to_string(api_->port()) + "/v1/{city}"},
+                          {"headers", {{"X-Api-Key", "${FORECAST_KEY}"}}}}));
     forecast["required_env"] = {{{"name", "FORECAST_KEY"}, {"description", "your forecast key"}}};
     std::istringstream registry(
         forecast.dump() + "\n" +
@@ -118,15 +117,16 @@ class RegistryToolsTest : public AgentFixture {
   void EnableHttpTools() {
     http_ = providers::HttpClient::Create(io_).value();
     skills::HttpToolOptions options{.allow_hosts = {"api.test"}};
-    options.resolver = [this](const std::string& host,
-                              std::function<void(absl::StatusOr<skills::web::ResolvedAddresses>)>
-                                  done) {
-      absl::StatusOr<skills::web::ResolvedAddresses> answer =
-          host == "api.test" ? absl::StatusOr<skills::web::ResolvedAddresses>(
-                                   skills::web::ResolvedAddresses{asio::ip::make_address("127.0.0.1")})
-                             : absl::NotFoundError("no such host");
-      asio::post(io_, [done = std::move(done), answer] { done(answer); });
-    };
+    options.resolver =
+        [this](const std::string& host,
+               std::function<void(absl::StatusOr<skills::web::ResolvedAddresses>)> done) {
+          absl::StatusOr<skills::web::ResolvedAddresses> answer =
+              host == "api.test"
+                  ? absl::StatusOr<skills::web::ResolvedAddresses>(
+                        skills::web::ResolvedAddresses{asio::ip::make_address("127.0.0.1")})
+                  : absl::NotFoundError("no such host");
+          asio::post(io_, [done = std::move(done), answer] { done(answer); });
+        };
     http_tools_ = skills::HttpTools::Create(io_, *http_, std::move(options)).value();
     services_->http_tools = http_tools_.get();
     services_->pending_actions = &pending_;

@@ -48,8 +48,8 @@ TEST(BuildHttpToolRequestTest, AGetFillsThePathAndSendsTheOtherArgumentsAsTheQue
 }
 
 TEST(BuildHttpToolRequestTest, AQueryAddsToTheTemplatesOwn) {
-  auto request =
-      BuildHttpToolRequest(Http("DELETE", "https://api.example/items?v=2#top"), {{"id", "a&b"}}, {});
+  auto request = BuildHttpToolRequest(Http("DELETE", "https://api.example/items?v=2#top"),
+                                      {{"id", "a&b"}}, {});
   ASSERT_TRUE(request.ok()) << request.status();
   EXPECT_EQ(request->url, "https://api.example/items?v=2&id=a%26b");
 }
@@ -67,10 +67,10 @@ TEST(BuildHttpToolRequestTest, APostSendsTheArgumentsTheTemplatesDidNotUseAsJson
 }
 
 TEST(BuildHttpToolRequestTest, CredentialsFillTheirPlaces) {
-  auto request = BuildHttpToolRequest(
-      Http("GET", "https://api.example/q?key=${API_KEY}",
-           {{"Authorization", "Bearer ${TOKEN}"}, {"X-Lang", "{lang}"}}),
-      {{"lang", "nb"}}, {{"API_KEY", "k/1+2"}, {"TOKEN", "t0k3n"}});
+  auto request =
+      BuildHttpToolRequest(Http("GET", "https://api.example/q?key=${API_KEY}",
+                                {{"Authorization", "Bearer ${TOKEN}"}, {"X-Lang", "{lang}"}}),
+                           {{"lang", "nb"}}, {{"API_KEY", "k/1+2"}, {"TOKEN", "t0k3n"}});
   ASSERT_TRUE(request.ok()) << request.status();
   EXPECT_EQ(request->url, "https://api.example/q?key=k%2F1%2B2") << "an argument used in a header "
                                                                     "is not sent again";
@@ -79,7 +79,8 @@ TEST(BuildHttpToolRequestTest, CredentialsFillTheirPlaces) {
 }
 
 TEST(BuildHttpToolRequestTest, WhatCannotBeSentIsRefusedWithAMessageForTheModel) {
-  auto missing = BuildHttpToolRequest(Http("GET", "https://api.example/{city}"), Json::object(), {});
+  auto missing =
+      BuildHttpToolRequest(Http("GET", "https://api.example/{city}"), Json::object(), {});
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(missing.status().message(), "missing argument city");
   auto object = BuildHttpToolRequest(Http("GET", "https://api.example/{city}"),
@@ -107,8 +108,10 @@ TEST(DescribeHttpToolAnswerTest, A2xxAnswerIsItsStatusTypeAndText) {
 }
 
 TEST(DescribeHttpToolAnswerTest, LongAnswersAreCutWithANote) {
-  web::FetchedPage answer{
-      .status = 200, .content_type = "text/plain", .body = std::string(500, 'x'), .truncated = true};
+  web::FetchedPage answer{.status = 200,
+                          .content_type = "text/plain",
+                          .body = std::string(500, 'x'),
+                          .truncated = true};
   auto text = DescribeHttpToolAnswer(answer, 500, 100);
   ASSERT_TRUE(text.ok());
   EXPECT_THAT(*text, HasSubstr("only its first 500 bytes were read"));
@@ -117,10 +120,11 @@ TEST(DescribeHttpToolAnswerTest, LongAnswersAreCutWithANote) {
 }
 
 TEST(DescribeHttpToolAnswerTest, OtherAnswersAreErrorsTheModelReads) {
-  web::FetchedPage answer{.status = 404, .content_type = "application/json",
-                          .body = R"({"error":"no such city"})"};
+  web::FetchedPage answer{
+      .status = 404, .content_type = "application/json", .body = R"({"error":"no such city"})"};
   auto error = DescribeHttpToolAnswer(answer, 1000, 1000);
-  EXPECT_EQ(error.status().message(), R"(the endpoint answered HTTP 404: {"error":"no such city"})");
+  EXPECT_EQ(error.status().message(),
+            R"(the endpoint answered HTTP 404: {"error":"no such city"})");
   answer.body = std::string(5000, 'e');
   EXPECT_LT(DescribeHttpToolAnswer(answer, 10000, 10000).status().message().size(), 1100u);
   answer.status = 302;
@@ -145,10 +149,9 @@ class HttpToolTest : public ::testing::Test {
     options.resolver = [this](const std::string& host,
                               std::function<void(absl::StatusOr<web::ResolvedAddresses>)> done) {
       absl::StatusOr<web::ResolvedAddresses> answer =
-          host == "api.test"
-              ? absl::StatusOr<web::ResolvedAddresses>(
-                    web::ResolvedAddresses{asio::ip::make_address("127.0.0.1")})
-              : absl::NotFoundError("no such host");
+          host == "api.test" ? absl::StatusOr<web::ResolvedAddresses>(
+                                   web::ResolvedAddresses{asio::ip::make_address("127.0.0.1")})
+                             : absl::NotFoundError("no such host");
       asio::post(io_, [done = std::move(done), answer] { done(answer); });
     };
     return HttpTools::Create(io_, *http_, std::move(options)).value();
@@ -161,9 +164,9 @@ class HttpToolTest : public ::testing::Test {
     tool.description = "Current weather";
     tool.input_schema = {{"type", "object"}, {"properties", {{"city", {{"type", "string"}}}}}};
     tool.required_env = {{.name = "WEATHER_KEY", .description = "your key"}};
-    tool.executor = Http(std::move(method),
-                         absl::StrCat("http://api.test:", server_->port(), "/v1/{city}"),
-                         {{"Authorization", "Bearer ${WEATHER_KEY}"}});
+    tool.executor =
+        Http(std::move(method), absl::StrCat("http://api.test:", server_->port(), "/v1/{city}"),
+             {{"Authorization", "Bearer ${WEATHER_KEY}"}});
     return tool;
   }
 
@@ -175,8 +178,7 @@ class HttpToolTest : public ::testing::Test {
   absl::StatusOr<std::string> Call(Skill& skill, const Json& arguments,
                                    std::map<std::string, std::string> secrets) {
     std::optional<absl::StatusOr<std::string>> result;
-    skill.ExecuteWithSecrets(arguments, SkillContext{.conversation_id = "test"},
-                             std::move(secrets),
+    skill.ExecuteWithSecrets(arguments, SkillContext{.conversation_id = "test"}, std::move(secrets),
                              [&](absl::StatusOr<std::string> out) { result = std::move(out); });
     EXPECT_FALSE(result.has_value()) << "answered inside ExecuteWithSecrets";
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);

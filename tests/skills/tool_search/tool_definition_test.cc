@@ -114,8 +114,7 @@ TEST(ToolDefinitionTest, OversizedFieldsAreRefused) {
 TEST(ToolDefinitionTest, AnHttpExecutorsHeadersAreReadAndWrittenBack) {
   Json line = Valid();
   line["executor"]["url"] = "https://weather.example/{city}?key=${WEATHER_KEY}";
-  line["executor"]["headers"] = {{"Authorization", "Bearer ${WEATHER_KEY}"},
-                                 {"X-City", "{city}"}};
+  line["executor"]["headers"] = {{"Authorization", "Bearer ${WEATHER_KEY}"}, {"X-City", "{city}"}};
   auto tool = ParseToolDefinition(line.dump());
   ASSERT_TRUE(tool.ok()) << tool.status();
   EXPECT_THAT(tool->executor.headers,

@@ -79,7 +79,7 @@ TEST_F(AddressGuardTest, RefusesANameWhenAnyOfItsAddressesIsForbidden) {
   absl::StatusOr<asio::ip::address> pinned = Check(Guard(), "mixed.example");
   EXPECT_EQ(pinned.status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(pinned.status().message(),
-            "refused: mixed.example resolves to a private address; url_fetch reaches only "
+            "refused: mixed.example resolves to a private address; Herald reaches only "
             "public addresses unless the operator allows the host");
 }
 
@@ -92,7 +92,7 @@ TEST_F(AddressGuardTest, RefusesAMetadataNameWithoutResolvingIt) {
 
 TEST_F(AddressGuardTest, ChecksAnAddressLiteralWithoutResolvingIt) {
   EXPECT_EQ(Check(Guard(), "10.0.0.5").status().message(),
-            "refused: 10.0.0.5 is a private address; url_fetch reaches only public addresses "
+            "refused: 10.0.0.5 is a private address; Herald reaches only public addresses "
             "unless the operator allows the host");
   EXPECT_EQ(Check(Guard(), "::ffff:169.254.169.254").status().message(),
             "refused: ::ffff:169.254.169.254 is a cloud metadata address");

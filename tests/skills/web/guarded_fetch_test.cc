@@ -298,10 +298,11 @@ TEST_F(GuardedFetchTest, SendsARequestsMethodHeadersAndBody) {
 TEST_F(GuardedFetchTest, ARedirectIsFollowedWithoutTheFirstRequestsHeadersAndBody) {
   Serve("/api", Redirect(302, Url("other.test", "/landing")));
   Serve("/landing", FakeHttpResponse{.headers = {{"Content-Type", "text/plain"}}, .body = "ok"});
-  absl::StatusOr<FetchedPage> page = Fetch(
-      *Fetcher({"site.test", "other.test"}),
-      FetchRequest{
-          .method = "POST", .url = Url("site.test", "/api"), .headers = {{"X-Key", "k1"}}, .body = "b"});
+  absl::StatusOr<FetchedPage> page =
+      Fetch(*Fetcher({"site.test", "other.test"}), FetchRequest{.method = "POST",
+                                                                .url = Url("site.test", "/api"),
+                                                                .headers = {{"X-Key", "k1"}},
+                                                                .body = "b"});
   ASSERT_TRUE(page.ok()) << page.status();
   ASSERT_EQ(server_->request_count(), 2u);
   const FakeHttpRequest second = server_->requests()[1];
