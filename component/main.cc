@@ -33,6 +33,9 @@
 #include "component/xmpp/session.h"
 #include "component/xmpp/session_error.h"
 #include "control/control_server.h"
+#include "control/http/http_server.h"
+#include "control/http/metrics_page.h"
+#include "control/metrics_collector.h"
 #include "control/runtime_editor.h"
 #include "control/runtime_state.h"
 #include "glog/logging.h"
@@ -366,6 +369,30 @@ int Serve(const std::string& path) {
   }
   bool control_stopped = false;
   LOG(INFO) << "herald: control plane on " << (*control)->address();
+  // The HTTP listener ([http]): /metrics. The collector listens to the bus only when there is
+  // a listener to show what it counts.
+  std::unique_ptr<control::MetricsCollector> metrics;
+  std::optional<control::Authenticator> http_authenticator;
+  std::unique_ptr<control::http::HttpServer> http_server;
+  if (!config->http.listen.empty()) {
+    absl::StatusOr<control::Authenticator> authenticator =
+        control::Authenticator::Create(config->control.tokens);
+    absl::StatusOr<std::unique_ptr<control::http::HttpServer>> started =
+        authenticator.ok()
+            ? control::http::HttpServer::Start(io, {.listen = config->http.listen,
+                                                    .tls_cert = config->http.tls_cert,
+                                                    .tls_key = config->http.tls_key})
+            : authenticator.status();
+    if (!started.ok()) {
+      std::cerr << "herald: [http] listen: " << started.status().message() << "\n";
+      return base::kExitConfig;
+    }
+    http_authenticator.emplace(*std::move(authenticator));
+    http_server = *std::move(started);
+    metrics = std::make_unique<control::MetricsCollector>(control_services);
+    control::http::ServeMetrics(*http_server, *metrics, *http_authenticator);
+    LOG(INFO) << "herald: HTTP on " << config->http.listen << " (/metrics)";
+  }
   // An admin's /allowlist and /rooms take the control plane's recorded path.
   control::RuntimeEditor& editor = (*control)->editor();
   services.edits = agent::RuntimeEdits{
@@ -382,6 +409,7 @@ int Serve(const std::string& path) {
     LOG(INFO) << "herald: received signal " << signal
               << ", stopping the control plane and closing the XMPP stream";
     control_stopped = true;
+    http_server.reset();  // no new scrapes while the rest stops
     (*control)->ShutdownInBackground([&] {
       session->Stop();
       grace.expires_after(kShutdownGrace);

@@ -54,6 +54,24 @@ void BindQuota(Binder& b, const Section& root, QuotaConfig& quota) {
   }
 }
 
+void BindHttp(Binder& b, const Section& root, HttpConfig& http) {
+  Section s = b.Sub(root, "http");
+  b.NonEmptyString(s, "tls_cert", &http.tls_cert);
+  b.NonEmptyString(s, "tls_key", &http.tls_key);
+  if (http.tls_cert.empty() != http.tls_key.empty()) {
+    b.Error(s, http.tls_cert.empty() ? "tls_key" : "tls_cert",
+            "http.tls_cert and http.tls_key must be set together");
+  }
+  if (b.String(s, "listen", &http.listen) && !http.listen.empty()) {
+    const bool tls = !http.tls_cert.empty() && !http.tls_key.empty();
+    if (absl::Status status = CheckHttpListenAddress(http.listen, tls); !status.ok()) {
+      b.Error(s, "listen",
+              absl::StrCat("http.listen ", b.Shown(b.Node(s, "listen")),
+                           " is not usable: ", status.message()));
+    }
+  }
+}
+
 void BindControl(Binder& b, const Section& root, ControlConfig& control) {
   Section s = b.Sub(root, "control");
   b.NonEmptyString(s, "tls_cert", &control.tls_cert);

@@ -41,6 +41,7 @@ void Bind(Binder& b, const toml::table& document, Config& config) {
   BindQuota(b, root, config.quota);
   BindSkills(b, root, config.skills);
   BindControl(b, root, config.control);
+  BindHttp(b, root, config.http);
 }
 
 // toml++ quotes a few characters of the text it choked on; on a line that sets a secret those

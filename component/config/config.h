@@ -205,6 +205,16 @@ struct ControlConfig {
   friend bool operator==(const ControlConfig&, const ControlConfig&) = default;
 };
 
+// [http]: Herald's one HTTP listener (SPEC §11): /metrics, and what else serves HTTP.
+struct HttpConfig {
+  std::string listen;  // "HOST:PORT"; "" = no listener
+  // PEM files; required off loopback, as for [control].
+  std::string tls_cert;
+  std::string tls_key;
+
+  friend bool operator==(const HttpConfig&, const HttpConfig&) = default;
+};
+
 struct Config {
   std::string source_path;  // the file it was read from, for messages
   ServerConfig server;
@@ -216,6 +226,7 @@ struct Config {
   QuotaConfig quota;
   SkillsConfig skills;
   ControlConfig control;
+  HttpConfig http;
 
   friend bool operator==(const Config&, const Config&) = default;
 };

@@ -20,6 +20,7 @@ std::vector<ConfigKey> Declare() {
   declare::DeclareQuotaKeys(keys);
   declare::DeclareSkillKeys(keys);
   declare::DeclareControlKeys(keys);
+  declare::DeclareHttpKeys(keys);
   return keys;
 }
 

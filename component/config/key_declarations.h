@@ -101,5 +101,6 @@ void DeclareRoomKeys(std::vector<ConfigKey>& keys);
 void DeclareSkillKeys(std::vector<ConfigKey>& keys);
 void DeclareQuotaKeys(std::vector<ConfigKey>& keys);
 void DeclareControlKeys(std::vector<ConfigKey>& keys);
+void DeclareHttpKeys(std::vector<ConfigKey>& keys);
 
 }  // namespace herald::config::declare

@@ -40,6 +40,29 @@ void DeclareQuotaKeys(std::vector<ConfigKey>& keys) {
   for (ConfigKey& key : declared) keys.push_back(std::move(key));
 }
 
+void DeclareHttpKeys(std::vector<ConfigKey>& keys) {
+  std::vector<ConfigKey> declared = {
+      Part("http", K::kTable),
+      Restart(
+          "http.listen", K::kString, [](auto& c) -> auto& { return c.http.listen; })
+          .Type("string, `\"HOST:PORT\"`")
+          .Doc("`\"\"` (no listener)",
+               "the one HTTP listener: `/metrics` ([operations.md](operations.md)). A port off "
+               "loopback (`127.0.0.0/8`, `[::1]`, `localhost`) is refused unless `tls_cert` and "
+               "`tls_key` are set; from loopback `/metrics` needs no token, from elsewhere a "
+               "control token with the `read` scope"),
+      Restart(
+          "http.tls_cert", K::kString, [](auto& c) -> auto& { return c.http.tls_cert; })
+          .Type("string, PEM file path")
+          .Doc("unset", "the certificate (chain) of the listener's TLS; set both or neither"),
+      Restart(
+          "http.tls_key", K::kString, [](auto& c) -> auto& { return c.http.tls_key; })
+          .Type("string, PEM file path")
+          .Doc("unset", "the private key of that certificate"),
+  };
+  for (ConfigKey& key : declared) keys.push_back(std::move(key));
+}
+
 void DeclareControlKeys(std::vector<ConfigKey>& keys) {
   std::vector<ConfigKey> declared = {
       Part("control", K::kTable),

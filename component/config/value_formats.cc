@@ -121,6 +121,27 @@ bool IsValidHttpUrl(std::string_view text) {
 
 bool IsLowercaseSha256Hex(std::string_view text) { return base::IsLowerHex(text, 64); }
 
+namespace {
+
+// "HOST:PORT" with a port of 1-65535; off loopback only with TLS (`needs_tls` says so).
+absl::Status CheckTcpListen(std::string_view text, bool tls_configured, const char* example,
+                            const char* needs_tls) {
+  size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    return absl::InvalidArgumentError(example);
+  }
+  std::string_view host = text.substr(0, colon);
+  std::string_view port_text = text.substr(colon + 1);
+  uint32_t port;
+  if (!ParseDecimal(port_text, 5, &port) || port < 1 || port > 65535) {
+    return absl::InvalidArgumentError("the port must be a number between 1 and 65535");
+  }
+  if (!IsLoopbackHost(host) && !tls_configured) return absl::InvalidArgumentError(needs_tls);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status CheckControlListenAddress(std::string_view text, bool tls_configured) {
   if (text.substr(0, 5) == "unix:") {
     std::string_view path = text.substr(5);
@@ -136,24 +157,18 @@ absl::Status CheckControlListenAddress(std::string_view text, bool tls_configure
     }
     return absl::OkStatus();
   }
-  size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos || colon == 0) {
-    return absl::InvalidArgumentError(
-        "expected \"unix:PATH\" or \"HOST:PORT\" (e.g. \"127.0.0.1:50051\")");
-  }
-  std::string_view host = text.substr(0, colon);
-  std::string_view port_text = text.substr(colon + 1);
-  uint32_t port;
-  if (!ParseDecimal(port_text, 5, &port) || port < 1 || port > 65535) {
-    return absl::InvalidArgumentError("the port must be a number between 1 and 65535");
-  }
-  if (!IsLoopbackHost(host) && !tls_configured) {
-    return absl::InvalidArgumentError(
-        "off loopback the control plane requires TLS: set control.tls_cert and "
-        "control.tls_key (and control.tls_client_ca for mTLS), or listen on a unix: socket "
-        "or a loopback address (127.0.0.1, [::1], localhost)");
-  }
-  return absl::OkStatus();
+  return CheckTcpListen(
+      text, tls_configured, "expected \"unix:PATH\" or \"HOST:PORT\" (e.g. \"127.0.0.1:50051\")",
+      "off loopback the control plane requires TLS: set control.tls_cert and "
+      "control.tls_key (and control.tls_client_ca for mTLS), or listen on a unix: socket "
+      "or a loopback address (127.0.0.1, [::1], localhost)");
+}
+
+absl::Status CheckHttpListenAddress(std::string_view text, bool tls_configured) {
+  return CheckTcpListen(text, tls_configured, "expected \"HOST:PORT\" (e.g. \"127.0.0.1:8080\")",
+                        "off loopback the HTTP listener requires TLS: set http.tls_cert and "
+                        "http.tls_key, or listen on a loopback address (127.0.0.1, [::1], "
+                        "localhost)");
 }
 
 }  // namespace herald::config

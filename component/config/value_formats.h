@@ -46,5 +46,7 @@ bool IsLowercaseSha256Hex(std::string_view text);
 // "localhost", "[::1]"): until the control plane has TLS settings, Herald refuses to expose it
 // off the machine. InvalidArgument says what is wrong, without repeating the value.
 absl::Status CheckControlListenAddress(std::string_view text, bool tls_configured = false);
+// "HOST:PORT" for [http] listen: off loopback only with TLS.
+absl::Status CheckHttpListenAddress(std::string_view text, bool tls_configured);
 
 }  // namespace herald::config

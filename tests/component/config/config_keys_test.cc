@@ -161,6 +161,11 @@ tls_client_ca = "./elsewhere/clients.pem"
 name = "ops"
 token_sha256 = "e2186dbdb1bb4193608605e84f33208765b5693b55edd4f730a719a100eeea6f"
 scopes = ["read"]
+
+[http]
+listen = "0.0.0.0:8443"
+tls_cert = "./elsewhere/http.crt"
+tls_key = "./elsewhere/http.key"
 )toml";
 
 constexpr std::string_view kMinimal = R"toml(

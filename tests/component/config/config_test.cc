@@ -1001,6 +1001,31 @@ TEST(ConfigTest, AcceptsAControlAddressOffLoopbackWithTls) {
   EXPECT_EQ(config->control.tls_client_ca, "/etc/herald/ca.pem");
 }
 
+TEST(ConfigTest, TheHttpListenerIsOffUnlessSetAndNeedsTlsOffLoopback) {
+  absl::StatusOr<Config> config = Load(std::string(kServer));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->http, HttpConfig{});
+  EXPECT_EQ(config->http.listen, "");
+  config = Load(WithServer("[http]\nlisten = \"127.0.0.1:8080\"\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->http.listen, "127.0.0.1:8080");
+  config =
+      Load(WithServer("[http]\nlisten = \"0.0.0.0:8443\"\ntls_cert = \"/etc/herald/c.pem\"\n"
+                      "tls_key = \"/etc/herald/k.pem\"\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->http.tls_key, "/etc/herald/k.pem");
+  EXPECT_EQ(ErrorOf(WithServer("[http]\nlisten = \"0.0.0.0:8080\"\n")),
+            "herald.toml:5: http.listen \"0.0.0.0:8080\" is not usable: off loopback the HTTP "
+            "listener requires TLS: set http.tls_cert and http.tls_key, or listen on a loopback "
+            "address (127.0.0.1, [::1], localhost)");
+  EXPECT_THAT(ErrorOf(WithServer("[http]\nlisten = \"unix:/run/h.sock\"\n")),
+              HasSubstr("the port must be a number"));
+  EXPECT_THAT(ErrorOf(WithServer("[http]\nlisten = \"8080\"\n")),
+              HasSubstr("expected \"HOST:PORT\" (e.g. \"127.0.0.1:8080\")"));
+  EXPECT_EQ(ErrorOf(WithServer("[http]\ntls_key = \"/etc/herald/k.pem\"\n")),
+            "herald.toml:5: http.tls_cert and http.tls_key must be set together");
+}
+
 TEST(ConfigTest, RefusesHalfATlsSetup) {
   EXPECT_EQ(ErrorOf(WithServer("[control]\ntls_cert = \"/etc/herald/c.pem\"\n")),
             "herald.toml:5: control.tls_cert and control.tls_key must be set together");

@@ -1,0 +1,106 @@
+// control/http/http_server.h
+//
+// Herald's one HTTP listener (SPEC §11 `[http] listen`): /metrics, and the webhooks, the
+// HTTP/JSON API and the console as they come. HTTP/1.1 on the I/O loop — no thread per
+// connection — with Boost.Beast's parser reading what arrives (the request line, headers and
+// body are the hostile part, so a well-kept parser reads them, not Herald), and TLS through
+// Asio's OpenSSL stream when a certificate is configured.
+//
+// Every connection is bounded: the head must arrive within `head_timeout` and be at most
+// `max_head_bytes` (431 otherwise), a body at most the route's `max_body_bytes` (413), the
+// whole request within `request_timeout` (408), at most `max_connections` at once (more are
+// closed at accept), an idle keep-alive connection closed after `idle_timeout`. One request
+// is answered before the next is read.
+//
+//   auto server = HttpServer::Start(io, {.listen = "127.0.0.1:8080"});
+//   (*server)->Route("/metrics", {.methods = {"GET"}},
+//                    [](const HttpRequest& request, HttpServer::Respond respond) {
+//                      respond({.status = 200, .content_type = "text/plain", .body = "..."});
+//                    });
+//   uint16_t port = (*server)->port();
+#pragma once
+
+#include <asio.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace herald::control::http {
+
+struct HttpRequest {
+  std::string method;  // "GET", "POST", ...
+  std::string path;    // the target's path, percent-encoding kept
+  std::string query;   // after '?', or ""
+  std::vector<std::pair<std::string, std::string>> headers;  // names in lower case
+  std::string body;
+  asio::ip::address peer;  // who connected
+  bool tls = false;
+
+  std::string_view Header(std::string_view name) const;  // the first; "" when absent
+  bool FromLoopback() const;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // besides the ones set here
+};
+
+struct HttpServerOptions {
+  std::string listen;  // "HOST:PORT" ("127.0.0.1:8080", "[::1]:0"); port 0 picks one
+  // PEM files; both set: TLS on every connection.
+  std::string tls_cert;
+  std::string tls_key;
+  size_t max_connections = 256;
+  size_t max_head_bytes = 16 * 1024;
+  absl::Duration head_timeout = absl::Seconds(10);
+  absl::Duration request_timeout = absl::Seconds(30);
+  absl::Duration idle_timeout = absl::Seconds(30);
+};
+
+class HttpServer {
+ public:
+  using Respond = std::function<void(HttpResponse)>;
+  // Called on the I/O loop; `respond` must be called exactly once, on the loop (later is
+  // fine: the connection waits, and a respond after the connection closed is dropped).
+  using Handler = std::function<void(const HttpRequest& request, Respond respond)>;
+
+  struct RouteOptions {
+    std::vector<std::string> methods = {"GET"};  // anything else: 405 with Allow
+    size_t max_body_bytes = 0;                   // past it: 413
+  };
+
+  // Listens and accepts on `io`. Fails naming the address when it is not "HOST:PORT", the
+  // port is taken, or the TLS files cannot be read.
+  static absl::StatusOr<std::unique_ptr<HttpServer>> Start(asio::io_context& io,
+                                                           HttpServerOptions options);
+  ~HttpServer();  // stops accepting and closes every connection (on the loop's thread)
+
+  // `path` exactly, or every path under it when it ends in '/' ("/webhooks/"). The longest
+  // match wins. Routes are added before requests arrive or on the loop.
+  void Route(std::string path, RouteOptions options, Handler handler);
+
+  uint16_t port() const;
+  size_t connection_count() const;
+
+  struct Connection;
+  struct State;
+
+ private:
+  explicit HttpServer(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  std::shared_ptr<State> state_;
+};
+
+// "200 OK", "404 Not Found", ...: the reason phrases Herald sends.
+std::string_view ReasonPhrase(int status);
+
+}  // namespace herald::control::http

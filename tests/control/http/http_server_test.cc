@@ -1,0 +1,246 @@
+// Herald's HTTP listener, spoken to over real sockets: routes, keep-alive, and every bound a
+// hostile client could push (head size, body size, slow heads, too many connections).
+#include "control/http/http_server.h"
+
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace herald::control::http {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void StartServer(HttpServerOptions options = {}) {
+    if (options.listen.empty()) options.listen = "127.0.0.1:0";
+    absl::Notification started;
+    thread_ = std::thread([&] {
+      auto server = HttpServer::Start(io_, options);
+      ASSERT_TRUE(server.ok()) << server.status();
+      server_ = *std::move(server);
+      server_->Route("/hello", {.methods = {"GET"}},
+                     [](const HttpRequest& request, HttpServer::Respond respond) {
+                       respond({.body = absl::StrCat("hello ", request.query, " from ",
+                                                     request.FromLoopback() ? "loopback" : "far")});
+                     });
+      server_->Route("/echo", {.methods = {"POST"}, .max_body_bytes = 1000},
+                     [](const HttpRequest& request, HttpServer::Respond respond) {
+                       respond({.status = 201,
+                                .content_type = "application/json",
+                                .body = absl::StrCat(std::string(request.Header("x-test")), ":",
+                                                     request.body)});
+                     });
+      server_->Route("/hooks/", {.methods = {"POST"}},
+                     [this](const HttpRequest& request, HttpServer::Respond respond) {
+                       // Answers later, from a timer: the connection waits.
+                       auto timer = std::make_shared<asio::steady_timer>(io_);
+                       timer->expires_after(std::chrono::milliseconds(50));
+                       timer->async_wait([timer, respond, path = request.path](auto) {
+                         respond({.status = 202, .body = path});
+                       });
+                     });
+      started.Notify();
+      io_.run();
+    });
+    started.WaitForNotification();
+    ASSERT_NE(server_, nullptr);
+  }
+
+  void TearDown() override {
+    asio::post(io_, [this] { server_.reset(); });
+    work_.reset();
+    io_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // A blocking client socket with a receive timeout.
+  int Connect() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(server_->port());
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+    timeval timeout{.tv_sec = 10, .tv_usec = 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    return fd;
+  }
+
+  static void SendAll(int fd, std::string_view bytes) {
+    while (!bytes.empty()) {
+      const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      if (n <= 0) return;
+      bytes.remove_prefix(static_cast<size_t>(n));
+    }
+  }
+
+  // Everything until the server closes (or 10 s pass).
+  static std::string ReadToClose(int fd) {
+    std::string out;
+    char buffer[4096];
+    while (true) {
+      const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+      if (n <= 0) break;
+      out.append(buffer, static_cast<size_t>(n));
+    }
+    return out;
+  }
+
+  // One response, by its Content-Length.
+  static std::string ReadResponse(int fd) {
+    std::string out;
+    char buffer[4096];
+    while (true) {
+      const size_t head_end = out.find("\r\n\r\n");
+      if (head_end != std::string::npos) {
+        const size_t at = out.find("Content-Length: ");
+        if (at != std::string::npos) {
+          const size_t length = std::stoul(out.substr(at + 16));
+          if (out.size() >= head_end + 4 + length) return out.substr(0, head_end + 4 + length);
+        }
+      }
+      const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+      if (n <= 0) return out;
+      out.append(buffer, static_cast<size_t>(n));
+    }
+  }
+
+  std::string Exchange(std::string_view request) {
+    const int fd = Connect();
+    SendAll(fd, request);
+    std::string answer = ReadToClose(fd);
+    ::close(fd);
+    return answer;
+  }
+
+  asio::io_context io_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_{
+      io_.get_executor()};
+  std::unique_ptr<HttpServer> server_;
+  std::thread thread_;
+};
+
+TEST_F(HttpServerTest, AnswersARouteAndClosesWhenAsked) {
+  StartServer();
+  const std::string answer =
+      Exchange("GET /hello?x=1 HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 200 OK\r\n"));
+  EXPECT_THAT(answer, HasSubstr("Content-Length: 23\r\n"));
+  EXPECT_THAT(answer, HasSubstr("Connection: close\r\n"));
+  EXPECT_THAT(answer, HasSubstr("X-Content-Type-Options: nosniff\r\n"));
+  EXPECT_TRUE(absl::EndsWith(answer, "\r\n\r\nhello x=1 from loopback")) << answer;
+}
+
+TEST_F(HttpServerTest, KeepsAConnectionAliveForTheNextRequestEvenPipelined) {
+  StartServer();
+  const int fd = Connect();
+  SendAll(fd, "GET /hello?a HTTP/1.1\r\nHost: h\r\n\r\nGET /hello?b HTTP/1.1\r\nHost: h\r\n\r\n");
+  EXPECT_THAT(ReadResponse(fd), HasSubstr("hello a from"));
+  EXPECT_THAT(ReadResponse(fd), HasSubstr("hello b from"));
+  SendAll(fd, "POST /echo HTTP/1.1\r\nHost: h\r\nX-Test: t\r\nContent-Length: 5\r\n\r\nabcde");
+  const std::string posted = ReadResponse(fd);
+  EXPECT_THAT(posted, StartsWith("HTTP/1.1 201 Created\r\n"));
+  EXPECT_THAT(posted, HasSubstr("t:abcde"));
+  ::close(fd);
+}
+
+TEST_F(HttpServerTest, UnknownPathsAndMethodsAreRefused) {
+  StartServer();
+  EXPECT_THAT(Exchange("GET /nope HTTP/1.1\r\nHost: h\r\n\r\n"),
+              StartsWith("HTTP/1.1 404 Not Found\r\n"));
+  const std::string wrong = Exchange("DELETE /hello HTTP/1.1\r\nHost: h\r\n\r\n");
+  EXPECT_THAT(wrong, StartsWith("HTTP/1.1 405 Method Not Allowed\r\n"));
+  EXPECT_THAT(wrong, HasSubstr("Allow: GET\r\n"));
+  EXPECT_THAT(Exchange("GET /hooks HTTP/1.1\r\nHost: h\r\n\r\n"), StartsWith("HTTP/1.1 404"))
+      << "a prefix route matches what is under it, not its own name without the slash";
+}
+
+TEST_F(HttpServerTest, APrefixRouteMayAnswerLater) {
+  StartServer();
+  const std::string answer = Exchange(
+      "POST /hooks/ci HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 202 Accepted\r\n"));
+  EXPECT_TRUE(absl::EndsWith(answer, "/hooks/ci"));
+}
+
+TEST_F(HttpServerTest, BadHeadsAndBodiesGetTheirStatusAndTheConnectionCloses) {
+  StartServer({.max_head_bytes = 1024});
+  EXPECT_THAT(Exchange("GARBAGE\r\n\r\n"), StartsWith("HTTP/1.1 400 Bad Request\r\n"));
+  EXPECT_THAT(Exchange(absl::StrCat(
+                  "GET /hello HTTP/1.1\r\nHost: h\r\nX-Big: ", std::string(2000, 'a'), "\r\n\r\n")),
+              StartsWith("HTTP/1.1 431 "));
+  // Refused on its Content-Length, before the body is read.
+  EXPECT_THAT(Exchange("POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 5000\r\n\r\n"),
+              StartsWith("HTTP/1.1 413 "));
+  // A chunked body is counted as it comes.
+  std::string chunked = "POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 20; ++i) absl::StrAppend(&chunked, "64\r\n", std::string(100, 'x'), "\r\n");
+  absl::StrAppend(&chunked, "0\r\n\r\n");
+  EXPECT_THAT(Exchange(chunked), StartsWith("HTTP/1.1 413 "));
+}
+
+TEST_F(HttpServerTest, AnExpectedContinueIsSentBeforeTheBody) {
+  StartServer();
+  const int fd = Connect();
+  SendAll(fd,
+          "POST /echo HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n");
+  char buffer[64] = {};
+  const ssize_t n = ::recv(fd, buffer, sizeof(buffer) - 1, 0);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buffer, static_cast<size_t>(n)), "HTTP/1.1 100 Continue\r\n\r\n");
+  SendAll(fd, "ok");
+  EXPECT_THAT(ReadResponse(fd), HasSubstr(":ok"));
+  ::close(fd);
+}
+
+TEST_F(HttpServerTest, ASlowHeadIsCutOffAndIdleConnectionsClose) {
+  StartServer({.head_timeout = absl::Milliseconds(200), .idle_timeout = absl::Milliseconds(200)});
+  const int fd = Connect();
+  SendAll(fd, "GET /hello HTTP/1.1\r\nHo");  // and nothing more
+  const auto before = std::chrono::steady_clock::now();
+  EXPECT_EQ(ReadToClose(fd), "");
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(5));
+  ::close(fd);
+}
+
+TEST_F(HttpServerTest, ConnectionsPastTheBoundAreClosedAtOnce) {
+  StartServer({.max_connections = 1});
+  const int first = Connect();
+  SendAll(first, "GET /hello HTTP/1.1\r\nHost: h\r\n\r\n");
+  EXPECT_THAT(ReadResponse(first), StartsWith("HTTP/1.1 200"));  // it is surely accepted now
+  EXPECT_EQ(Exchange("GET /hello HTTP/1.1\r\nHost: h\r\n\r\n"), "");
+  ::close(first);
+}
+
+TEST(HttpServerStartTest, ABadAddressOrATakenPortIsAnError) {
+  asio::io_context io;
+  EXPECT_THAT(HttpServer::Start(io, {.listen = "8080"}).status().message(),
+              HasSubstr("is not HOST:PORT"));
+  EXPECT_THAT(HttpServer::Start(io, {.listen = "example.org:80"}).status().message(),
+              HasSubstr("must be an IP address"));
+  auto first = HttpServer::Start(io, {.listen = "127.0.0.1:0"});
+  ASSERT_TRUE(first.ok());
+  auto second = HttpServer::Start(io, {.listen = absl::StrCat("127.0.0.1:", (*first)->port())});
+  EXPECT_THAT(second.status().message(), HasSubstr("cannot listen on"));
+  EXPECT_THAT(
+      HttpServer::Start(
+          io, {.listen = "127.0.0.1:0", .tls_cert = "/nonexistent", .tls_key = "/nonexistent"})
+          .status()
+          .message(),
+      HasSubstr("cannot read the TLS certificate"));
+}
+
+}  // namespace
+}  // namespace herald::control::http

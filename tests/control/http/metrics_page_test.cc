@@ -1,0 +1,128 @@
+// GET /metrics over a real runtime: what MetricsCollector counts, how the page is served, and
+// who may read it from off loopback.
+#include "control/http/metrics_page.h"
+
+#include <sys/socket.h>
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/control/control_test_env.h"
+
+namespace herald::control::http {
+namespace {
+
+using testing::ControlTestEnv;
+using ::testing::HasSubstr;
+using testing::TokenFor;
+
+class MetricsPageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(env_.Start().ok());
+    env_.OnLoop([this] {
+      collector_ = std::make_unique<MetricsCollector>(env_.services());
+      authenticator_.emplace(*Authenticator::Create(env_.config().control.tokens));
+      server_ = *HttpServer::Start(env_.services().io, {.listen = "127.0.0.1:0"});
+      ServeMetrics(*server_, *collector_, *authenticator_);
+    });
+  }
+
+  void TearDown() override {
+    env_.OnLoop([this] {
+      server_.reset();
+      collector_.reset();
+    });
+  }
+
+  std::string Get(const std::string& path) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(server_->port());
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+    const std::string request =
+        absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+    ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+    std::string out;
+    char buffer[8192];
+    for (ssize_t n; (n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0;) {
+      out.append(buffer, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return out;
+  }
+
+  void Publish(events::EventType type, std::string run_id,
+               std::vector<std::pair<std::string, std::string>> attributes, absl::Time time) {
+    env_.events().Publish(events::Event{.type = type,
+                                        .time = time,
+                                        .run_id = std::move(run_id),
+                                        .attributes = std::move(attributes)});
+  }
+
+  ControlTestEnv env_;
+  std::unique_ptr<MetricsCollector> collector_;
+  std::optional<Authenticator> authenticator_;
+  std::unique_ptr<HttpServer> server_;
+};
+
+TEST_F(MetricsPageTest, TheRuntimesCountsAndTheEventsAreServedFromLoopbackWithoutAToken) {
+  env_.OnLoop([this] { env_.services().runtime.counters.messages_received = 3; });
+  const absl::Time start = absl::FromUnixSeconds(1'700'000'000);
+  Publish(events::EventType::kToolStarted, "r1", {{"tool", "url_fetch"}, {"call_id", "c1"}}, start);
+  Publish(events::EventType::kToolCompleted, "r1", {{"tool", "url_fetch"}, {"call_id", "c1"}},
+          start + absl::Milliseconds(250));
+  Publish(events::EventType::kToolFailed, "r1", {{"tool", "shout"}, {"call_id", "c2"}}, start);
+  Publish(events::EventType::kRunCompleted, "r1",
+          {{"model", "scripted:test"}, {"input_tokens", "120"}, {"output_tokens", "30"}}, start);
+  Publish(events::EventType::kRunFailed, "r2", {}, start);
+  Publish(events::EventType::kActionRequired, "r3", {{"kind", "approval"}}, start);
+
+  const std::string page = Get("/metrics");
+  EXPECT_THAT(page, ::testing::StartsWith("HTTP/1.1 200 OK\r\n"));
+  EXPECT_THAT(page, HasSubstr("Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"));
+  EXPECT_THAT(page, HasSubstr("\nherald_messages_received_total 3\n"));
+  EXPECT_THAT(page,
+              HasSubstr("herald_tool_runs_total{skill=\"url_fetch\",outcome=\"completed\"} 1"));
+  EXPECT_THAT(page, HasSubstr("herald_tool_runs_total{skill=\"shout\",outcome=\"failed\"} 1"));
+  EXPECT_THAT(
+      page, HasSubstr("herald_tool_run_duration_seconds_bucket{skill=\"url_fetch\",le=\"0.1\"} 0"));
+  EXPECT_THAT(
+      page,
+      HasSubstr("herald_tool_run_duration_seconds_bucket{skill=\"url_fetch\",le=\"0.25\"} 1"));
+  EXPECT_THAT(page,
+              HasSubstr("herald_llm_tokens_total{model=\"scripted:test\",direction=\"in\"} 120"));
+  EXPECT_THAT(page, HasSubstr("herald_runs_total{outcome=\"completed\"} 1"));
+  EXPECT_THAT(page, HasSubstr("herald_runs_total{outcome=\"failed\"} 1"));
+  EXPECT_THAT(page, HasSubstr("herald_actions_required_total{kind=\"approval\"} 1"));
+  EXPECT_THAT(page, HasSubstr("herald_build_info{version=\""));
+  EXPECT_THAT(page, HasSubstr("\nprocess_open_fds "));
+  EXPECT_THAT(page, ::testing::Not(HasSubstr("\nprocess_resident_memory_bytes 0\n")));
+  EXPECT_THAT(Get("/metrics/other"), ::testing::StartsWith("HTTP/1.1 404"));
+}
+
+TEST_F(MetricsPageTest, OffLoopbackAReadTokenIsNeeded) {
+  HttpRequest far{.method = "GET", .path = "/metrics", .peer = asio::ip::make_address("192.0.2.7")};
+  std::optional<HttpResponse> refused = RefuseMetricsAccess(far, *authenticator_);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(refused->status, 401);
+  far.headers = {{"authorization", "Bearer not-a-token"}};
+  EXPECT_EQ(RefuseMetricsAccess(far, *authenticator_)->status, 401);
+  far.headers = {{"authorization", "Bearer " + TokenFor("operator")}};
+  refused = RefuseMetricsAccess(far, *authenticator_);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(refused->status, 403);
+  EXPECT_THAT(refused->body, HasSubstr("lacks the 'read' scope"));
+  far.headers = {{"authorization", "Bearer " + TokenFor("reader")}};
+  EXPECT_FALSE(RefuseMetricsAccess(far, *authenticator_).has_value());
+  // An IPv4-mapped loopback peer is loopback.
+  HttpRequest mapped{.peer = asio::ip::make_address("::ffff:127.0.0.1")};
+  EXPECT_FALSE(RefuseMetricsAccess(mapped, *authenticator_).has_value());
+}
+
+}  // namespace
+}  // namespace herald::control::http
