@@ -35,6 +35,7 @@
 #include "control/control_server.h"
 #include "control/http/http_server.h"
 #include "control/http/metrics_page.h"
+#include "control/http/webhooks_in.h"
 #include "control/metrics_collector.h"
 #include "control/runtime_editor.h"
 #include "control/runtime_state.h"
@@ -374,6 +375,7 @@ int Serve(const std::string& path) {
   std::unique_ptr<control::MetricsCollector> metrics;
   std::optional<control::Authenticator> http_authenticator;
   std::unique_ptr<control::http::HttpServer> http_server;
+  std::unique_ptr<control::http::WebhooksIn> webhooks_in;
   if (!config->http.listen.empty()) {
     absl::StatusOr<control::Authenticator> authenticator =
         control::Authenticator::Create(config->control.tokens);
@@ -391,7 +393,42 @@ int Serve(const std::string& path) {
     http_server = *std::move(started);
     metrics = std::make_unique<control::MetricsCollector>(control_services);
     control::http::ServeMetrics(*http_server, *metrics, *http_authenticator);
-    LOG(INFO) << "herald: HTTP on " << config->http.listen << " (/metrics)";
+    // Webhooks in: a delivery is said as Herald, in a chat or in a room it is in.
+    std::vector<control::http::WebhookEndpoint> endpoints;
+    for (const config::WebhookInConfig& hook : config->webhooks.in) {
+      endpoints.push_back({.name = hook.name,
+                           .secret = hook.secret,
+                           .to = hook.to,
+                           .template_text = hook.template_text,
+                           .max_body_bytes = static_cast<size_t>(hook.max_body_bytes),
+                           .rate_per_minute = hook.rate_per_minute});
+    }
+    auto deliver = [&](const std::string& to, std::string text) -> absl::Status {
+      absl::StatusOr<xmpp::Jid> target = xmpp::Jid::Parse(to);
+      if (!target.ok()) return absl::InvalidArgumentError("the endpoint's target is not a JID");
+      const xmpp::Jid own = session->own_jid();
+      if (own.empty()) {
+        return absl::UnavailableError("Herald is not connected to its XMPP server yet");
+      }
+      const std::vector<xmpp::Jid> known_rooms = rooms.Rooms();
+      const bool room =
+          std::find(known_rooms.begin(), known_rooms.end(), target->Bare()) != known_rooms.end();
+      if (room && !rooms.IsJoined(*target)) {
+        return absl::UnavailableError("Herald is not in the room right now; retry later");
+      }
+      agent.SendAsAgent(*target, room ? own.Bare() : own, std::move(text), room);
+      return absl::OkStatus();
+    };
+    absl::StatusOr<std::unique_ptr<control::http::WebhooksIn>> served =
+        control::http::WebhooksIn::Serve(*http_server, std::move(endpoints), deliver, audit->get(),
+                                         absl::Now);
+    if (!served.ok()) {
+      std::cerr << "herald: [[webhooks.in]]: " << served.status().message() << "\n";
+      return base::kExitConfig;
+    }
+    webhooks_in = *std::move(served);
+    LOG(INFO) << "herald: HTTP on " << config->http.listen << " (/metrics"
+              << (config->webhooks.in.empty() ? "" : ", /webhooks/") << ")";
   }
   // An admin's /allowlist and /rooms take the control plane's recorded path.
   control::RuntimeEditor& editor = (*control)->editor();

@@ -163,14 +163,20 @@ void Agent::Unload(const ConversationRef& ref) {
   std::erase_if(retired_, [](const std::unique_ptr<Conversation>& c) { return !c->busy(); });
 }
 
-void Agent::SendAsAgent(const xmpp::Jid& to, const xmpp::Jid& from, std::string body) {
-  const ConversationRef ref{.kind = ConversationRef::Kind::kDirect, .address = to.BareString()};
+void Agent::SendAsAgent(const xmpp::Jid& to, const xmpp::Jid& from, std::string body,
+                        bool to_room) {
+  const ConversationRef ref{
+      .kind = to_room ? ConversationRef::Kind::kRoom : ConversationRef::Kind::kDirect,
+      .address = to.BareString()};
   Conversation& conversation = ConversationFor(ref);
   const memory::MemoryEntry entry{.time = services_.clock(),
                                   .role = "assistant",
                                   .author = services_.options.name,
                                   .text = body};
-  services_.act(xmpp::SendMessage{.to = to, .body = std::move(body), .type = "chat", .from = from});
+  services_.act(xmpp::SendMessage{.to = to_room ? to.Bare() : to,
+                                  .body = std::move(body),
+                                  .type = to_room ? "groupchat" : "chat",
+                                  .from = from});
   memory::MemoryStore* store = &services_.memory;
   asio::post(conversation.files(), [store, ref, entry] {
     absl::Status appended = store->Append(ref, entry);

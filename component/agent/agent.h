@@ -78,8 +78,10 @@ class Agent {
   // is dropped.
   void Unload(const base::ConversationRef& ref);
   // Sends `body` to `to` from `from` as the agent and appends it to the history of `to`'s
-  // bare JID (role "assistant").
-  void SendAsAgent(const xmpp::Jid& to, const xmpp::Jid& from, std::string body);
+  // bare JID (role "assistant"); with `to_room`, `to` is a room Herald is in, and the message
+  // goes to the room (groupchat) and into the room's history.
+  void SendAsAgent(const xmpp::Jid& to, const xmpp::Jid& from, std::string body,
+                   bool to_room = false);
 
   // Replaces who may talk to Herald (reload, AdminService.UpdateAllowlist).
   void SetPolicy(AccessPolicy policy) { policy_ = std::move(policy); }

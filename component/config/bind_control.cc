@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "component/base/field_template.h"
 #include "component/config/bind_sections.h"
 #include "component/config/toml_binder.h"
 #include "component/config/value_formats.h"
@@ -69,6 +70,68 @@ void BindHttp(Binder& b, const Section& root, HttpConfig& http) {
               absl::StrCat("http.listen ", b.Shown(b.Node(s, "listen")),
                            " is not usable: ", status.message()));
     }
+  }
+}
+
+void BindWebhooks(Binder& b, const Section& root, const HttpConfig& http,
+                  WebhooksConfig& webhooks) {
+  Section s = b.Sub(root, "webhooks");
+  const toml::node* in_node = b.Node(s, "in");
+  const toml::array* in = in_node != nullptr ? in_node->as_array() : nullptr;
+  if (in == nullptr) return;
+  if (http.listen.empty() && in->size() > 0) {
+    b.Error(s, "in", "webhooks.in needs the HTTP listener: set [http] listen");
+  }
+  absl::flat_hash_set<std::string> names;
+  for (size_t i = 0; i < in->size(); ++i) {
+    Section w;
+    w.table = (*in)[i].as_table();
+    w.path = absl::StrCat("webhooks.in[", i, "]");
+    w.line = (*in)[i].source().begin.line;
+    if (w.table == nullptr) continue;
+    WebhookInConfig hook;
+    for (const char* required : {"name", "secret", "to"}) {
+      if (!b.Has(w, required)) b.Error(w.line, absl::StrCat(w.path, ".", required, " is required"));
+    }
+    if (b.NonEmptyString(w, "name", &hook.name)) {
+      const bool valid =
+          hook.name.size() <= 64 && std::all_of(hook.name.begin(), hook.name.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+          });
+      if (!valid) {
+        b.Error(w, "name",
+                absl::StrCat(w.path,
+                             ".name must be 1-64 of a-z 0-9 _ - (it is the path "
+                             "/webhooks/<name>)"));
+      } else if (!names.insert(hook.name).second) {
+        b.Error(w, "name", absl::StrCat(w.path, ".name \"", hook.name, "\" is used twice"));
+      }
+    }
+    // The value is never shown: it is a secret.
+    if (b.String(w, "secret", &hook.secret) && hook.secret.size() < 16) {
+      b.Error(w, "secret",
+              absl::StrCat(w.path,
+                           ".secret must be at least 16 bytes (use \"${NAME}\" to read "
+                           "it from the environment)"));
+    }
+    if (b.NonEmptyString(w, "to", &hook.to) &&
+        !IsValidBareJid(hook.to, /*require_localpart=*/false)) {
+      b.Error(w, "to",
+              absl::StrCat(w.path, ".to must be a bare JID or a room's JID; got ",
+                           b.Shown(b.Node(w, "to"))));
+    }
+    if (b.String(w, "template", &hook.template_text)) {
+      if (absl::StatusOr<base::FieldTemplate> parsed =
+              base::FieldTemplate::Parse(hook.template_text);
+          !parsed.ok()) {
+        b.Error(w, "template", absl::StrCat(w.path, ".template: ", parsed.status().message()));
+      } else if (hook.template_text.empty()) {
+        b.Error(w, "template", absl::StrCat(w.path, ".template must not be empty"));
+      }
+    }
+    b.Integer(w, "max_body_bytes", &hook.max_body_bytes);
+    b.Integer(w, "rate_per_minute", &hook.rate_per_minute);
+    webhooks.in.push_back(std::move(hook));
   }
 }
 

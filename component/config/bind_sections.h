@@ -38,6 +38,7 @@ void BindQuota(Binder& b, const Section& root, QuotaConfig& quota);
 void BindMemory(Binder& b, const Section& root, MemoryConfig& memory, agent::AgentOptions& agent);
 void BindControl(Binder& b, const Section& root, ControlConfig& control);
 void BindHttp(Binder& b, const Section& root, HttpConfig& http);
+void BindWebhooks(Binder& b, const Section& root, const HttpConfig& http, WebhooksConfig& webhooks);
 
 // Reads a list of bare JIDs (or "*" where `allow_star`), lower-cased so that they compare
 // equal to the normalised JIDs of incoming stanzas.

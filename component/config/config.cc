@@ -42,6 +42,7 @@ void Bind(Binder& b, const toml::table& document, Config& config) {
   BindSkills(b, root, config.skills);
   BindControl(b, root, config.control);
   BindHttp(b, root, config.http);
+  BindWebhooks(b, root, config.http, config.webhooks);
 }
 
 // toml++ quotes a few characters of the text it choked on; on a line that sets a secret those

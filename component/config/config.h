@@ -215,6 +215,24 @@ struct HttpConfig {
   friend bool operator==(const HttpConfig&, const HttpConfig&) = default;
 };
 
+// [[webhooks.in]]: an endpoint POST /webhooks/<name> on the HTTP listener (docs/webhooks.md).
+struct WebhookInConfig {
+  std::string name;                        // [a-z0-9_-], 1-64 bytes, unique
+  std::string secret;                      // HMAC-SHA256 key of X-Herald-Signature; a secret
+  std::string to;                          // a bare JID, or a room Herald is in
+  std::string template_text = "{{text}}";  // `template`: {{field}} from the JSON body
+  int64_t max_body_bytes = 64 * 1024;
+  int rate_per_minute = 60;
+
+  friend bool operator==(const WebhookInConfig&, const WebhookInConfig&) = default;
+};
+
+struct WebhooksConfig {
+  std::vector<WebhookInConfig> in;
+
+  friend bool operator==(const WebhooksConfig&, const WebhooksConfig&) = default;
+};
+
 struct Config {
   std::string source_path;  // the file it was read from, for messages
   ServerConfig server;
@@ -227,6 +245,7 @@ struct Config {
   SkillsConfig skills;
   ControlConfig control;
   HttpConfig http;
+  WebhooksConfig webhooks;
 
   friend bool operator==(const Config&, const Config&) = default;
 };

@@ -21,6 +21,7 @@ std::vector<ConfigKey> Declare() {
   declare::DeclareSkillKeys(keys);
   declare::DeclareControlKeys(keys);
   declare::DeclareHttpKeys(keys);
+  declare::DeclareWebhookKeys(keys);
   return keys;
 }
 

@@ -102,5 +102,6 @@ void DeclareSkillKeys(std::vector<ConfigKey>& keys);
 void DeclareQuotaKeys(std::vector<ConfigKey>& keys);
 void DeclareControlKeys(std::vector<ConfigKey>& keys);
 void DeclareHttpKeys(std::vector<ConfigKey>& keys);
+void DeclareWebhookKeys(std::vector<ConfigKey>& keys);
 
 }  // namespace herald::config::declare

@@ -63,6 +63,38 @@ void DeclareHttpKeys(std::vector<ConfigKey>& keys) {
   for (ConfigKey& key : declared) keys.push_back(std::move(key));
 }
 
+void DeclareWebhookKeys(std::vector<ConfigKey>& keys) {
+  std::vector<ConfigKey> declared = {
+      Part("webhooks", K::kTable),
+      Restart(
+          "webhooks.in", K::kTableArray, [](auto& c) -> auto& { return c.webhooks.in; }),
+      Part("webhooks.in.name", K::kString)
+          .Type("string, 1-64 of `a-z 0-9 _ -`, unique")
+          .Doc("— (required)", "the endpoint is `POST /webhooks/<name>` on `[http] listen`"),
+      Part("webhooks.in.secret", K::kString, kSecret)
+          .Type("string, at least 16 bytes")
+          .Doc("— (required)",
+               "the HMAC-SHA256 key of `X-Herald-Signature`; use `\"${NAME}\"` to read it from "
+               "the environment"),
+      Part("webhooks.in.to", K::kString)
+          .Type("string, bare JID")
+          .Doc("— (required)",
+               "who hears the delivery: a JID (a chat message) or a room Herald is in (to the "
+               "room)"),
+      Part("webhooks.in.template", K::kString)
+          .Doc("`\"{{text}}\"`",
+               "the message: `{{field}}` (or `{{a.b}}`) from the JSON body; nothing else is "
+               "evaluated"),
+      Part("webhooks.in.max_body_bytes", K::kInteger)
+          .Range(1, 1 << 20)
+          .Doc("`65536`", "a larger body is refused (413)"),
+      Part("webhooks.in.rate_per_minute", K::kInteger)
+          .Range(1, 10000)
+          .Doc("`60`", "deliveries taken a minute; more are refused (429)"),
+  };
+  for (ConfigKey& key : declared) keys.push_back(std::move(key));
+}
+
 void DeclareControlKeys(std::vector<ConfigKey>& keys) {
   std::vector<ConfigKey> declared = {
       Part("control", K::kTable),

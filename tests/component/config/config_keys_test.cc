@@ -166,6 +166,14 @@ scopes = ["read"]
 listen = "0.0.0.0:8443"
 tls_cert = "./elsewhere/http.crt"
 tls_key = "./elsewhere/http.key"
+
+[[webhooks.in]]
+name = "ci"
+secret = "a-webhook-secret-of-some-length"
+to = "lobby@conference.localhost"
+template = "Build {{status}}"
+max_body_bytes = 1000
+rate_per_minute = 5
 )toml";
 
 constexpr std::string_view kMinimal = R"toml(

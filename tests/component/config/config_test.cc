@@ -1026,6 +1026,47 @@ TEST(ConfigTest, TheHttpListenerIsOffUnlessSetAndNeedsTlsOffLoopback) {
             "herald.toml:5: http.tls_cert and http.tls_key must be set together");
 }
 
+TEST(ConfigTest, ReadsWebhookEndpointsAndRefusesBadOnes) {
+  const std::string kHttp = "[http]\nlisten = \"127.0.0.1:8080\"\n";
+  absl::StatusOr<Config> config =
+      Load(WithServer(absl::StrCat(kHttp,
+                                   "[[webhooks.in]]\nname = \"ci\"\nsecret = \"${CI_SECRET}\"\nto "
+                                   "= \"lobby@conf.localhost\"\n"
+                                   "template = \"Build {{status}} on {{repo.name}}\"\n")),
+           EnvFrom({{"HERALD_SECRET", "s"}, {"CI_SECRET", "0123456789abcdef!"}}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_EQ(config->webhooks.in.size(), 1u);
+  const WebhookInConfig& hook = config->webhooks.in[0];
+  EXPECT_EQ(hook.name, "ci");
+  EXPECT_EQ(hook.secret, "0123456789abcdef!");
+  EXPECT_EQ(hook.to, "lobby@conf.localhost");
+  EXPECT_EQ(hook.template_text, "Build {{status}} on {{repo.name}}");
+  EXPECT_EQ(hook.max_body_bytes, 64 * 1024);
+  EXPECT_EQ(hook.rate_per_minute, 60);
+
+  const std::string valid = "secret = \"0123456789abcdef\"\nto = \"a@localhost\"\n";
+  EXPECT_THAT(ErrorOf(WithServer("[[webhooks.in]]\nname = \"ci\"\n" + valid)),
+              HasSubstr("webhooks.in needs the HTTP listener: set [http] listen"));
+  EXPECT_THAT(ErrorOf(WithServer(absl::StrCat(kHttp, "[[webhooks.in]]\nname = \"C I\"\n", valid))),
+              HasSubstr("webhooks.in[0].name must be 1-64 of a-z 0-9 _ -"));
+  EXPECT_THAT(ErrorOf(WithServer(absl::StrCat(kHttp, "[[webhooks.in]]\nname = \"a\"\n", valid,
+                                              "[[webhooks.in]]\nname = \"a\"\n", valid))),
+              HasSubstr("webhooks.in[1].name \"a\" is used twice"));
+  const std::string short_secret = ErrorOf(WithServer(absl::StrCat(
+      kHttp, "[[webhooks.in]]\nname = \"a\"\nsecret = \"tiny-secret\"\nto = \"a@localhost\"\n")));
+  EXPECT_THAT(short_secret, HasSubstr("webhooks.in[0].secret must be at least 16 bytes"));
+  EXPECT_THAT(short_secret, ::testing::Not(HasSubstr("tiny-secret")));
+  EXPECT_THAT(ErrorOf(WithServer(absl::StrCat(kHttp, "[[webhooks.in]]\nname = \"a\"\n", valid,
+                                              "template = \"{{oops\"\n"))),
+              HasSubstr("webhooks.in[0].template: the '{{' at byte 0 is never closed"));
+  EXPECT_THAT(ErrorOf(WithServer(absl::StrCat(kHttp,
+                                              "[[webhooks.in]]\nname = \"a\"\nsecret = "
+                                              "\"0123456789abcdef\"\nto = \"a@localhost/res\"\n"))),
+              HasSubstr("webhooks.in[0].to must be a bare JID"));
+  EXPECT_THAT(ErrorOf(WithServer(absl::StrCat(kHttp, "[[webhooks.in]]\nname = \"a\"\n"))),
+              HasSubstr("webhooks.in[0].secret is required"));
+}
+
 TEST(ConfigTest, RefusesHalfATlsSetup) {
   EXPECT_EQ(ErrorOf(WithServer("[control]\ntls_cert = \"/etc/herald/c.pem\"\n")),
             "herald.toml:5: control.tls_cert and control.tls_key must be set together");
