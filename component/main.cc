@@ -36,6 +36,7 @@
 #include "control/http/http_server.h"
 #include "control/http/metrics_page.h"
 #include "control/http/webhooks_in.h"
+#include "control/http/webhooks_out.h"
 #include "control/metrics_collector.h"
 #include "control/runtime_editor.h"
 #include "control/runtime_state.h"
@@ -202,6 +203,33 @@ int Serve(const std::string& path) {
     std::cerr << "herald: [skills] tool_registry_path: " << tool_search.status().message() << "\n";
     return base::kExitConfig;
   }
+  // Webhooks out: events POSTed, signed, to the URLs that subscribed to them.
+  std::unique_ptr<control::http::WebhooksOut> webhooks_out;
+  if (!config->webhooks.out.empty()) {
+    std::vector<control::http::WebhookTarget> targets;
+    for (const config::WebhookOutConfig& hook : config->webhooks.out) {
+      control::http::WebhookTarget target{.name = hook.name,
+                                          .url = hook.url,
+                                          .secret = hook.secret,
+                                          .max_queue = static_cast<size_t>(hook.max_queue),
+                                          .max_attempts = hook.max_attempts,
+                                          .timeout = absl::Seconds(hook.timeout_seconds)};
+      for (const std::string& name : hook.events) {
+        if (std::optional<events::EventType> type = events::EventTypeNamed(name)) {
+          target.events.push_back(*type);
+        }
+      }
+      targets.push_back(std::move(target));
+    }
+    absl::StatusOr<std::unique_ptr<control::http::WebhooksOut>> started =
+        control::http::WebhooksOut::Start(io, workers, **http, events, std::move(targets),
+                                          config->webhooks.dead_letters_path);
+    if (!started.ok()) {
+      std::cerr << "herald: [webhooks] dead_letters_path: " << started.status().message() << "\n";
+      return base::kExitConfig;
+    }
+    webhooks_out = *std::move(started);
+  }
   // Its tools whose executor is HTTP: requests through the SSRF guard.
   absl::StatusOr<std::unique_ptr<skills::HttpTools>> http_tools =
       skills::HttpTools::Create(io, **http, config::HttpToolOptionsFrom(config->skills.http_tools));
@@ -361,6 +389,7 @@ int Serve(const std::string& path) {
       .pending_actions = &pending_actions,
       .credentials = credentials.get(),
       .tool_search = tool_search->get(),
+      .webhooks_out = webhooks_out.get(),
       .notices = notices};
   absl::StatusOr<std::unique_ptr<control::ControlServer>> control =
       control::ControlServer::Start(config->control, control_services);

@@ -336,4 +336,61 @@ grpc::ServerUnaryReactor* AdminService::VerifyAudit(grpc::CallbackServerContext*
   return call->reactor();
 }
 
+namespace {
+
+constexpr char kNoWebhooksOut[] = "no [[webhooks.out]] is configured";
+
+}  // namespace
+
+grpc::ServerUnaryReactor* AdminService::ListDeadLetters(grpc::CallbackServerContext* context,
+                                                        const v1::ListDeadLettersRequest* request,
+                                                        v1::ListDeadLettersResponse* response) {
+  auto call = control_.BeginUnary(context, methods::kListDeadLetters);
+  if (!call->authorized()) return call->reactor();
+  http::WebhooksOut* out = control_.services().webhooks_out;
+  if (out == nullptr) {
+    return call->Finish(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, kNoWebhooksOut));
+  }
+  if (request->limit() < 0) return call->Finish(InvalidArgument("limit must not be negative"));
+  const size_t limit =
+      request->limit() == 0 ? 100 : static_cast<size_t>(std::min(request->limit(), 1000));
+  out->ListDeadLetters(limit,
+                       [call, response](absl::StatusOr<std::vector<http::DeadLetter>> letters) {
+                         if (!letters.ok()) {
+                           call->Finish(letters.status());
+                           return;
+                         }
+                         for (const http::DeadLetter& letter : *letters) {
+                           v1::DeadLetter* out_letter = response->add_letters();
+                           out_letter->set_id(letter.id);
+                           out_letter->set_target(letter.target);
+                           out_letter->set_event_type(letter.event_type);
+                           out_letter->set_payload(letter.payload);
+                           out_letter->set_attempts(letter.attempts);
+                           out_letter->set_error(letter.error);
+                           SetTimestamp(letter.time, out_letter->mutable_time());
+                         }
+                         call->Finish(grpc::Status::OK);
+                       });
+  return call->reactor();
+}
+
+grpc::ServerUnaryReactor* AdminService::ReplayDeadLetter(grpc::CallbackServerContext* context,
+                                                         const v1::ReplayDeadLetterRequest* request,
+                                                         v1::ReplayDeadLetterResponse* response) {
+  (void)response;
+  auto call = control_.BeginUnary(context, methods::kReplayDeadLetter);
+  if (!call->authorized()) return call->reactor();
+  call->set_target(request->id());
+  http::WebhooksOut* out = control_.services().webhooks_out;
+  if (out == nullptr) {
+    return call->Finish(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, kNoWebhooksOut));
+  }
+  if (request->id().empty() || request->id().size() > 64) {
+    return call->Finish(InvalidArgument("id must be a dead letter's id"));
+  }
+  out->Replay(request->id(), [call](absl::Status status) { call->Finish(status); });
+  return call->reactor();
+}
+
 }  // namespace herald::control

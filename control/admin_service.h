@@ -48,6 +48,12 @@ class AdminService final : public v1::AdminService::CallbackService {
   grpc::ServerUnaryReactor* VerifyAudit(grpc::CallbackServerContext* context,
                                         const v1::VerifyAuditRequest* request,
                                         v1::VerifyAuditResponse* response) override;
+  grpc::ServerUnaryReactor* ListDeadLetters(grpc::CallbackServerContext* context,
+                                            const v1::ListDeadLettersRequest* request,
+                                            v1::ListDeadLettersResponse* response) override;
+  grpc::ServerUnaryReactor* ReplayDeadLetter(grpc::CallbackServerContext* context,
+                                             const v1::ReplayDeadLetterRequest* request,
+                                             v1::ReplayDeadLetterResponse* response) override;
 
  private:
   ControlContext& control_;

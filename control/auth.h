@@ -70,6 +70,8 @@ inline constexpr std::string_view kJoinRoom = "/herald.v1.AdminService/JoinRoom"
 inline constexpr std::string_view kLeaveRoom = "/herald.v1.AdminService/LeaveRoom";
 inline constexpr std::string_view kSubscribe = "/herald.v1.AdminService/Subscribe";
 inline constexpr std::string_view kVerifyAudit = "/herald.v1.AdminService/VerifyAudit";
+inline constexpr std::string_view kListDeadLetters = "/herald.v1.AdminService/ListDeadLetters";
+inline constexpr std::string_view kReplayDeadLetter = "/herald.v1.AdminService/ReplayDeadLetter";
 }  // namespace methods
 
 struct MethodScope {
@@ -96,7 +98,8 @@ inline constexpr MethodScope kMethodScopes[] = {
     {methods::kSubscribe, Scope::kRead},           {methods::kVerifyAudit, Scope::kAdmin},
     {methods::kListPendingActions, Scope::kRead},  {methods::kApprove, Scope::kOperate},
     {methods::kChoosePlan, Scope::kOperate},       {methods::kDeny, Scope::kOperate},
-    {methods::kProvideCredentials, Scope::kAdmin},
+    {methods::kProvideCredentials, Scope::kAdmin}, {methods::kListDeadLetters, Scope::kRead},
+    {methods::kReplayDeadLetter, Scope::kAdmin},
 };
 
 // The scope `method` needs; nullopt for a method not in the table.

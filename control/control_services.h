@@ -25,6 +25,7 @@
 #include "component/memory/memory_store.h"
 #include "component/xmpp/jid.h"
 #include "component/xmpp/session.h"
+#include "control/http/webhooks_out.h"
 #include "skills/approvals/pending_actions.h"
 #include "skills/credentials/credential_store.h"
 #include "skills/registry.h"
@@ -64,6 +65,9 @@ struct ControlServices {
   skills::CredentialStore* credentials = nullptr;
   // The external tool registry (S6) that ImportTools and SearchTools use; null: not opened.
   skills::ToolSearch* tool_search = nullptr;
+  // Webhooks out (docs/webhooks.md), whose dead letters AdminService lists and replays; null:
+  // no [[webhooks.out]] is configured.
+  http::WebhooksOut* webhooks_out = nullptr;
   // What an operator should know about this host, found at startup (isolation the sandbox
   // could not have, manifests that were refused, credentials not kept); GetStatus lists them.
   std::vector<std::string> notices;

@@ -11,6 +11,7 @@
 #include "component/config/bind_sections.h"
 #include "component/config/toml_binder.h"
 #include "component/config/value_formats.h"
+#include "component/events/event_bus.h"
 
 namespace herald::config {
 
@@ -73,9 +74,69 @@ void BindHttp(Binder& b, const Section& root, HttpConfig& http) {
   }
 }
 
+namespace {
+
+void BindWebhooksOut(Binder& b, const Section& s, WebhooksConfig& webhooks) {
+  const toml::node* out_node = b.Node(s, "out");
+  const toml::array* out = out_node != nullptr ? out_node->as_array() : nullptr;
+  if (out == nullptr) return;
+  absl::flat_hash_set<std::string> names;
+  for (size_t i = 0; i < out->size(); ++i) {
+    Section w;
+    w.table = (*out)[i].as_table();
+    w.path = absl::StrCat("webhooks.out[", i, "]");
+    w.line = (*out)[i].source().begin.line;
+    if (w.table == nullptr) continue;
+    WebhookOutConfig hook{.name = absl::StrCat("out-", i + 1)};
+    for (const char* required : {"url", "secret", "events"}) {
+      if (!b.Has(w, required)) b.Error(w.line, absl::StrCat(w.path, ".", required, " is required"));
+    }
+    b.NonEmptyString(w, "name", &hook.name);
+    if (!names.insert(hook.name).second) {
+      b.Error(w.line, absl::StrCat(w.path, ".name \"", hook.name, "\" is used twice"));
+    }
+    if (b.NonEmptyString(w, "url", &hook.url) && !IsValidHttpUrl(hook.url)) {
+      b.Error(w, "url", absl::StrCat(w.path, ".url must be an http:// or https:// URL"));
+    }
+    if (b.String(w, "secret", &hook.secret) && hook.secret.size() < 16) {
+      b.Error(w, "secret",
+              absl::StrCat(w.path,
+                           ".secret must be at least 16 bytes (use \"${NAME}\" to read "
+                           "it from the environment)"));
+    }
+    if (b.Has(w, "events")) {
+      std::vector<Binder::Element> listed = b.StringList(w, "events");
+      if (listed.empty()) b.Error(w, "events", absl::StrCat(w.path, ".events must name an event"));
+      for (Binder::Element& element : listed) {
+        std::string name = element.value;
+        if (name == "limit_reached") name = "limit_blocked";
+        if (name == "limit_warned") name = "limit_warning";
+        if (!events::EventTypeNamed(name).has_value()) {
+          b.ElementError(element,
+                         absl::StrCat(element.path,
+                                      " must be an event type such as \"run_completed\", "
+                                      "\"run_failed\", \"action_required\", \"limit_reached\"; "
+                                      "got ",
+                                      b.Shown(element.node)));
+          continue;
+        }
+        hook.events.push_back(std::move(name));
+      }
+    }
+    b.Integer(w, "max_queue", &hook.max_queue);
+    b.Integer(w, "max_attempts", &hook.max_attempts);
+    b.Integer(w, "timeout_seconds", &hook.timeout_seconds);
+    webhooks.out.push_back(std::move(hook));
+  }
+}
+
+}  // namespace
+
 void BindWebhooks(Binder& b, const Section& root, const HttpConfig& http,
                   WebhooksConfig& webhooks) {
   Section s = b.Sub(root, "webhooks");
+  b.NonEmptyString(s, "dead_letters_path", &webhooks.dead_letters_path);
+  BindWebhooksOut(b, s, webhooks);
   const toml::node* in_node = b.Node(s, "in");
   const toml::array* in = in_node != nullptr ? in_node->as_array() : nullptr;
   if (in == nullptr) return;

@@ -227,8 +227,25 @@ struct WebhookInConfig {
   friend bool operator==(const WebhookInConfig&, const WebhookInConfig&) = default;
 };
 
+// [[webhooks.out]]: events POSTed, signed, to a URL (docs/webhooks.md).
+struct WebhookOutConfig {
+  std::string name;  // in dead letters and logs; default "out-<n>"
+  std::string url;
+  std::string secret;
+  // Event names as the bus names them ("run_completed", "limit_blocked", ...); the SPEC's
+  // "limit_reached" and "limit_warned" are read as "limit_blocked" and "limit_warning".
+  std::vector<std::string> events;
+  int max_queue = 1000;
+  int max_attempts = 5;
+  int timeout_seconds = 10;
+
+  friend bool operator==(const WebhookOutConfig&, const WebhookOutConfig&) = default;
+};
+
 struct WebhooksConfig {
   std::vector<WebhookInConfig> in;
+  std::vector<WebhookOutConfig> out;
+  std::string dead_letters_path = "./data/webhooks.db";
 
   friend bool operator==(const WebhooksConfig&, const WebhooksConfig&) = default;
 };

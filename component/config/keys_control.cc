@@ -91,6 +91,41 @@ void DeclareWebhookKeys(std::vector<ConfigKey>& keys) {
       Part("webhooks.in.rate_per_minute", K::kInteger)
           .Range(1, 10000)
           .Doc("`60`", "deliveries taken a minute; more are refused (429)"),
+      Restart(
+          "webhooks.out", K::kTableArray, [](auto& c) -> auto& { return c.webhooks.out; }),
+      Part("webhooks.out.name", K::kString)
+          .Type("string, unique")
+          .Doc("`\"out-<n>\"`", "names the target in dead letters and logs"),
+      Part("webhooks.out.url", K::kString)
+          .Type("string, http(s) URL")
+          .Doc("— (required)",
+               "where events are POSTed. Operator-chosen, so not SSRF-guarded (a private address "
+               "is fine)"),
+      Part("webhooks.out.secret", K::kString, kSecret)
+          .Type("string, at least 16 bytes")
+          .Doc("— (required)", "the HMAC-SHA256 key of each delivery's `X-Herald-Signature`"),
+      Part("webhooks.out.events", K::kStringArray)
+          .Type("array of event types, not empty")
+          .Doc("— (required)",
+               "`run_completed`, `run_failed`, `action_required`, `limit_reached` (or "
+               "`limit_blocked`), `limit_warned` (or `limit_warning`), or any type `heraldctl "
+               "events` names"),
+      Part("webhooks.out.max_queue", K::kInteger)
+          .Range(1, 100000)
+          .Doc("`1000`", "deliveries waiting for this target; past it an event is a dead letter"),
+      Part("webhooks.out.max_attempts", K::kInteger)
+          .Range(1, 20)
+          .Doc("`5`", "attempts (1 s, 2 s, 4 s ... apart, at most a minute) before a dead letter"),
+      Part("webhooks.out.timeout_seconds", K::kInteger)
+          .Range(1, 120)
+          .Doc("`10`", "one attempt; anything but a 2xx in time is a failed attempt"),
+      Restart(
+          "webhooks.dead_letters_path", K::kString,
+          [](auto& c) -> auto& { return c.webhooks.dead_letters_path; })
+          .Type("string, not empty")
+          .Doc("`\"./data/webhooks.db\"`",
+               "deliveries given up (SQLite, mode 0600): `heraldctl webhooks dead-letters`, "
+               "`heraldctl webhooks replay ID`"),
   };
   for (ConfigKey& key : declared) keys.push_back(std::move(key));
 }

@@ -4,6 +4,14 @@
 
 namespace herald::events {
 
+std::optional<EventType> EventTypeNamed(std::string_view name) {
+  for (int i = 0; i <= static_cast<int>(EventType::kPlanStep); ++i) {
+    const auto type = static_cast<EventType>(i);
+    if (EventTypeName(type) == name) return type;
+  }
+  return std::nullopt;
+}
+
 std::string_view EventTypeName(EventType type) {
   switch (type) {
     case EventType::kMessageReceived:

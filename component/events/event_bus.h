@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,6 +52,8 @@ enum class EventType {
 
 // "message_received", "run_started", ... (the names heraldctl events --type takes).
 std::string_view EventTypeName(EventType type);
+// The type `name` names (EventTypeName's names), or nullopt.
+std::optional<EventType> EventTypeNamed(std::string_view name);
 
 struct Event {
   EventType type = EventType::kMessageReceived;

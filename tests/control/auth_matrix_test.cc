@@ -222,6 +222,18 @@ class AuthMatrixTest : public ::testing::Test {
            v1::VerifyAuditResponse r;
            return admin_->VerifyAudit(c, {}, &r);
          }},
+        {methods::kListDeadLetters,
+         [&](auto* c) {
+           v1::ListDeadLettersResponse r;
+           return admin_->ListDeadLetters(c, {}, &r);
+         }},
+        {methods::kReplayDeadLetter,
+         [&](auto* c) {
+           v1::ReplayDeadLetterRequest q;
+           q.set_id("d-0000000000000000");
+           v1::ReplayDeadLetterResponse r;
+           return admin_->ReplayDeadLetter(c, q, &r);
+         }},
     };
     auto it = calls.find(method);
     if (it == calls.end()) {

@@ -424,4 +424,15 @@ absl::StatusOr<Command> BuildRoomsLeave(const ParsedArguments& parsed) {
   return RoomsLeaveCommand{parsed.positional[0]};
 }
 
+absl::StatusOr<Command> BuildWebhooksDeadLetters(const ParsedArguments& parsed) {
+  WebhooksDeadLettersCommand command;
+  if (absl::Status status = ReadLimit(parsed, &command.limit); !status.ok()) return status;
+  if (command.limit > 1000) return UsageError("--limit is at most 1000");
+  return command;
+}
+
+absl::StatusOr<Command> BuildWebhooksReplay(const ParsedArguments& parsed) {
+  return WebhooksReplayCommand{parsed.positional[0]};
+}
+
 }  // namespace herald::heraldctl

@@ -46,5 +46,7 @@ absl::StatusOr<Command> BuildAllowlistAdd(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildAllowlistRemove(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildRoomsJoin(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildRoomsLeave(const ParsedArguments& parsed);
+absl::StatusOr<Command> BuildWebhooksDeadLetters(const ParsedArguments& parsed);
+absl::StatusOr<Command> BuildWebhooksReplay(const ParsedArguments& parsed);
 
 }  // namespace herald::heraldctl

@@ -15,6 +15,7 @@ constexpr GroupSpec kGroups[] = {
     {"audit", "the audit log"},
     {"allowlist", "who may talk to Herald"},
     {"rooms", "group chats"},
+    {"webhooks", "deliveries of webhooks out that were given up"},
 };
 
 }  // namespace
@@ -264,6 +265,22 @@ const std::vector<CommandSpec>& Commands() {
        1,
        1,
        &BuildRoomsLeave},
+      {"webhooks dead-letters",
+       "",
+       "Deliveries of [[webhooks.out]] given up after their attempts (or never sent), the "
+       "newest first: id, target, event, attempts, when and why.",
+       {{"--limit", "N", "at most N (default 100, at most 1000)"}},
+       0,
+       0,
+       &BuildWebhooksDeadLetters},
+      {"webhooks replay",
+       "ID",
+       "Sends a dead letter again, with its delivery id; it is queued at once and, if it fails "
+       "again, kept as a dead letter again.",
+       {},
+       1,
+       1,
+       &BuildWebhooksReplay},
       {"version", "", "heraldctl's own version.", {}, 0, 0, &BuildPlain<VersionCommand>},
   };
   return *commands;

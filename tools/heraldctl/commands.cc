@@ -278,6 +278,28 @@ ExitCode CommandRunner::Execute(const RoomsLeaveCommand& command) {
   return Succeed(response, absl::StrCat("left ", CleanForTerminal(command.jid, false), "\n"));
 }
 
+ExitCode CommandRunner::Execute(const WebhooksDeadLettersCommand& command) {
+  v1::ListDeadLettersRequest request;
+  request.set_limit(static_cast<int32_t>(command.limit));
+  v1::ListDeadLettersResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return admin_->ListDeadLetters(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderDeadLetters(response));
+}
+
+ExitCode CommandRunner::Execute(const WebhooksReplayCommand& command) {
+  v1::ReplayDeadLetterRequest request;
+  request.set_id(command.id);
+  v1::ReplayDeadLetterResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return admin_->ReplayDeadLetter(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, absl::StrCat("queued ", CleanForTerminal(command.id, false), "\n"));
+}
+
 ExitCode CommandRunner::Execute(const EventsCommand& command) {
   v1::SubscribeRequest request;
   for (v1::EventType type : command.types) request.add_types(type);

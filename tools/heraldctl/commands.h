@@ -76,6 +76,8 @@ class CommandRunner {
   ExitCode Execute(const RoomsListCommand& command);
   ExitCode Execute(const RoomsJoinCommand& command);
   ExitCode Execute(const RoomsLeaveCommand& command);
+  ExitCode Execute(const WebhooksDeadLettersCommand& command);
+  ExitCode Execute(const WebhooksReplayCommand& command);
 
   // A context with the token and, for a unary call, the deadline.
   std::unique_ptr<grpc::ClientContext> NewContext(bool unary) const;

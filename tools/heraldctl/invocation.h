@@ -147,6 +147,12 @@ struct RoomsJoinCommand {
 struct RoomsLeaveCommand {
   std::string jid;
 };
+struct WebhooksDeadLettersCommand {
+  int64_t limit = 0;  // 0: the server's default (100)
+};
+struct WebhooksReplayCommand {
+  std::string id;
+};
 
 using Command =
     std::variant<HelpCommand, VersionCommand, StatusCommand, SessionsListCommand,
@@ -156,7 +162,8 @@ using Command =
                  SkillsApproveCommand, SkillsChooseCommand, SkillsDenyCommand,
                  SkillsCredentialsCommand, ToolsImportCommand, ToolsSearchCommand, EventsCommand,
                  AuditVerifyCommand, ReloadCommand, AllowlistShowCommand, AllowlistUpdateCommand,
-                 RoomsListCommand, RoomsJoinCommand, RoomsLeaveCommand>;
+                 RoomsListCommand, RoomsJoinCommand, RoomsLeaveCommand, WebhooksDeadLettersCommand,
+                 WebhooksReplayCommand>;
 
 struct Invocation {
   GlobalOptions options;

@@ -276,6 +276,17 @@ std::string RenderRooms(const v1::ListRoomsResponse& rooms) {
   return table.Render();
 }
 
+std::string RenderDeadLetters(const v1::ListDeadLettersResponse& letters) {
+  if (letters.letters().empty()) return "no dead letters\n";
+  Table table({{"ID"}, {"TARGET"}, {"EVENT"}, {"ATTEMPTS", Align::kRight}, {"WHEN"}, {"WHY"}});
+  for (const v1::DeadLetter& letter : letters.letters()) {
+    table.AddRow({Clean(letter.id()), Clean(letter.target()), Clean(letter.event_type()),
+                  FormatCount(letter.attempts()), FormatTime(letter.time()),
+                  Clean(letter.error())});
+  }
+  return table.Render();
+}
+
 std::string RenderReload(const v1::ReloadConfigResponse& reload) {
   if (reload.applied().empty() && reload.requires_restart().empty()) {
     return "configuration reloaded; nothing changed\n";

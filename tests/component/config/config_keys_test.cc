@@ -174,6 +174,18 @@ to = "lobby@conference.localhost"
 template = "Build {{status}}"
 max_body_bytes = 1000
 rate_per_minute = 5
+
+[webhooks]
+dead_letters_path = "./elsewhere/webhooks.db"
+
+[[webhooks.out]]
+name = "ops"
+url = "https://ops.example.org/herald"
+secret = "an-outgoing-secret-of-length"
+events = ["run_completed", "limit_reached"]
+max_queue = 10
+max_attempts = 3
+timeout_seconds = 4
 )toml";
 
 constexpr std::string_view kMinimal = R"toml(

@@ -1067,6 +1067,32 @@ TEST(ConfigTest, ReadsWebhookEndpointsAndRefusesBadOnes) {
               HasSubstr("webhooks.in[0].secret is required"));
 }
 
+TEST(ConfigTest, ReadsWebhookTargetsAndRefusesBadOnes) {
+  absl::StatusOr<Config> config = Load(WithServer(
+      "[[webhooks.out]]\nurl = \"https://ops.example.org/h\"\nsecret = \"0123456789abcdef\"\n"
+      "events = [\"run_completed\", \"limit_reached\", \"limit_warned\"]\n"
+      "[[webhooks.out]]\nname = \"audit\"\nurl = \"http://127.0.0.1:9/x\"\n"
+      "secret = \"0123456789abcdef\"\nevents = [\"run_failed\"]\nmax_attempts = 2\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_EQ(config->webhooks.out.size(), 2u);
+  EXPECT_EQ(config->webhooks.out[0].name, "out-1");
+  EXPECT_THAT(config->webhooks.out[0].events,
+              ElementsAre("run_completed", "limit_blocked", "limit_warning"));
+  EXPECT_EQ(config->webhooks.out[0].max_attempts, 5);
+  EXPECT_EQ(config->webhooks.out[1].name, "audit");
+  EXPECT_EQ(config->webhooks.out[1].max_attempts, 2);
+  EXPECT_EQ(config->webhooks.dead_letters_path, "./data/webhooks.db");
+
+  const std::string target = "url = \"https://ops.example.org/h\"\nsecret = \"0123456789abcdef\"\n";
+  EXPECT_THAT(ErrorOf(WithServer("[[webhooks.out]]\n" + target + "events = [\"run_done\"]\n")),
+              HasSubstr("webhooks.out[0].events[0] must be an event type such as"));
+  EXPECT_THAT(ErrorOf(WithServer("[[webhooks.out]]\n" + target)),
+              HasSubstr("webhooks.out[0].events is required"));
+  EXPECT_THAT(ErrorOf(WithServer("[[webhooks.out]]\nurl = \"ftp://x/\"\nsecret = "
+                                 "\"0123456789abcdef\"\nevents = [\"run_failed\"]\n")),
+              HasSubstr("webhooks.out[0].url must be an http:// or https:// URL"));
+}
+
 TEST(ConfigTest, RefusesHalfATlsSetup) {
   EXPECT_EQ(ErrorOf(WithServer("[control]\ntls_cert = \"/etc/herald/c.pem\"\n")),
             "herald.toml:5: control.tls_cert and control.tls_key must be set together");

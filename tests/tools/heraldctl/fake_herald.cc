@@ -150,6 +150,16 @@ class AdminServiceFake final : public v1::AdminService::Service {
                            v1::VerifyAuditResponse* response) override {
     return herald_->Unary("VerifyAudit", context, *request, response);
   }
+  grpc::Status ListDeadLetters(grpc::ServerContext* context,
+                               const v1::ListDeadLettersRequest* request,
+                               v1::ListDeadLettersResponse* response) override {
+    return herald_->Unary("ListDeadLetters", context, *request, response);
+  }
+  grpc::Status ReplayDeadLetter(grpc::ServerContext* context,
+                                const v1::ReplayDeadLetterRequest* request,
+                                v1::ReplayDeadLetterResponse* response) override {
+    return herald_->Unary("ReplayDeadLetter", context, *request, response);
+  }
   grpc::Status Subscribe(grpc::ServerContext* context, const v1::SubscribeRequest* request,
                          grpc::ServerWriter<v1::Event>* writer) override {
     return herald_->Stream("Subscribe", context, *request, writer);

@@ -1057,6 +1057,34 @@ TEST_F(HeraldctlTest, AuditVerifyExitsZeroWhenTheChainIsIntact) {
   EXPECT_EQ(result.out, "audit log intact: 42 entries\n");
 }
 
+TEST_F(HeraldctlTest, WebhooksDeadLettersListsThemAndReplaySendsOneAgain) {
+  v1::ListDeadLettersResponse letters;
+  v1::DeadLetter* letter = letters.add_letters();
+  letter->set_id("d-5f0c2a9e4b7d1c33");
+  letter->set_target("ops");
+  letter->set_event_type("run_completed");
+  letter->set_attempts(5);
+  letter->set_error("5 attempts failed; the last: HTTP 503");
+  letter->mutable_time()->set_seconds(kJan2);
+  herald_.Answer("ListDeadLetters", letters);
+  Result result = Run({"webhooks", "dead-letters", "--limit", "5"});
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_THAT(result.out, ::testing::HasSubstr("d-5f0c2a9e4b7d1c33"));
+  EXPECT_THAT(result.out, ::testing::HasSubstr("5 attempts failed; the last: HTTP 503"));
+  v1::ListDeadLettersRequest asked;
+  ASSERT_TRUE(asked.ParseFromString(herald_.Received("ListDeadLetters").request));
+  EXPECT_EQ(asked.limit(), 5);
+  EXPECT_EQ(Run({"webhooks", "dead-letters", "--limit", "5000"}).code, 2);
+
+  herald_.Answer("ReplayDeadLetter", v1::ReplayDeadLetterResponse());
+  Result replay = Run({"webhooks", "replay", "d-5f0c2a9e4b7d1c33"});
+  EXPECT_EQ(replay.code, 0) << replay.err;
+  EXPECT_EQ(replay.out, "queued d-5f0c2a9e4b7d1c33\n");
+  v1::ReplayDeadLetterRequest replayed;
+  ASSERT_TRUE(replayed.ParseFromString(herald_.Received("ReplayDeadLetter").request));
+  EXPECT_EQ(replayed.id(), "d-5f0c2a9e4b7d1c33");
+}
+
 TEST_F(HeraldctlTest, AuditVerifyExitsOneAndNamesTheFirstBadEntry) {
   v1::VerifyAuditResponse broken;
   broken.set_entries(42);
