@@ -393,4 +393,25 @@ grpc::ServerUnaryReactor* AdminService::ReplayDeadLetter(grpc::CallbackServerCon
   return call->reactor();
 }
 
+grpc::ServerUnaryReactor* AdminService::CreatePairingCode(
+    grpc::CallbackServerContext* context, const v1::CreatePairingCodeRequest* request,
+    v1::CreatePairingCodeResponse* response) {
+  (void)request;
+  auto call = control_.BeginUnary(context, methods::kCreatePairingCode);
+  if (!call->authorized()) return call->reactor();
+  control_.OnLoop([this, call, response] {
+    agent::RuntimeServices& runtime = control_.services().runtime;
+    const absl::Time now = runtime.clock();
+    const std::string code = runtime.pairing.Create(now);
+    if (code.empty()) {
+      call->Finish(grpc::Status(grpc::StatusCode::INTERNAL, "no randomness for a code"));
+      return;
+    }
+    response->set_code(code);
+    SetTimestamp(now + absl::Minutes(10), response->mutable_expires_at());
+    call->Finish(grpc::Status::OK);
+  });
+  return call->reactor();
+}
+
 }  // namespace herald::control

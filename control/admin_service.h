@@ -54,6 +54,9 @@ class AdminService final : public v1::AdminService::CallbackService {
   grpc::ServerUnaryReactor* ReplayDeadLetter(grpc::CallbackServerContext* context,
                                              const v1::ReplayDeadLetterRequest* request,
                                              v1::ReplayDeadLetterResponse* response) override;
+  grpc::ServerUnaryReactor* CreatePairingCode(grpc::CallbackServerContext* context,
+                                              const v1::CreatePairingCodeRequest* request,
+                                              v1::CreatePairingCodeResponse* response) override;
 
  private:
   ControlContext& control_;

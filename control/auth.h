@@ -72,6 +72,7 @@ inline constexpr std::string_view kSubscribe = "/herald.v1.AdminService/Subscrib
 inline constexpr std::string_view kVerifyAudit = "/herald.v1.AdminService/VerifyAudit";
 inline constexpr std::string_view kListDeadLetters = "/herald.v1.AdminService/ListDeadLetters";
 inline constexpr std::string_view kReplayDeadLetter = "/herald.v1.AdminService/ReplayDeadLetter";
+inline constexpr std::string_view kCreatePairingCode = "/herald.v1.AdminService/CreatePairingCode";
 }  // namespace methods
 
 struct MethodScope {
@@ -99,7 +100,7 @@ inline constexpr MethodScope kMethodScopes[] = {
     {methods::kListPendingActions, Scope::kRead},  {methods::kApprove, Scope::kOperate},
     {methods::kChoosePlan, Scope::kOperate},       {methods::kDeny, Scope::kOperate},
     {methods::kProvideCredentials, Scope::kAdmin}, {methods::kListDeadLetters, Scope::kRead},
-    {methods::kReplayDeadLetter, Scope::kAdmin},
+    {methods::kReplayDeadLetter, Scope::kAdmin},   {methods::kCreatePairingCode, Scope::kAdmin},
 };
 
 // The scope `method` needs; nullopt for a method not in the table.

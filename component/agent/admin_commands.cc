@@ -94,6 +94,24 @@ asio::awaitable<std::string> AllowlistCommand(const CommandContext& context) {
                          AllowlistText(services.options));
 }
 
+asio::awaitable<std::string> PairCommand(const CommandContext& context) {
+  RuntimeServices& services = context.services;
+  if (!services.edits.apply)
+    co_return "Pairing needs the control plane, which is not running here.";
+  const std::string code = services.pairing.Create(services.clock());
+  if (services.audit != nullptr) {
+    services.audit->Append(
+        ledger::AuditEntry{.time = services.clock(),
+                           .actor = absl::StrCat("chat:", context.message.author),
+                           .action = "/pair",
+                           .outcome = code.empty() ? "INTERNAL" : "OK"});
+  }
+  if (code.empty()) co_return "No code could be made (no randomness); try again.";
+  co_return absl::StrCat("Pairing code: ", code,
+                         "\nValid for 10 minutes, once. The new person sends it to me from their "
+                         "own address and is added to the allowlist.");
+}
+
 asio::awaitable<std::string> RoomsCommand(const CommandContext& context) {
   RuntimeServices& services = context.services;
   const std::vector<std::string> words = Words(context.command.args);

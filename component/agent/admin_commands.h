@@ -24,6 +24,8 @@
 namespace herald::agent {
 
 asio::awaitable<std::string> AllowlistCommand(const CommandContext& context);
+// /pair: a one-time code a new person sends to join the allowlist (pairing.h).
+asio::awaitable<std::string> PairCommand(const CommandContext& context);
 asio::awaitable<std::string> RoomsCommand(const CommandContext& context);
 
 }  // namespace herald::agent

@@ -197,7 +197,7 @@ void Agent::Received(const Conversation& conversation, const std::string& jid,
 
 void Agent::OnChatMessage(xmpp::ChatMessage&& message) {
   if (!policy_.Allows(message.from)) {
-    Refuse(message.from, message.to, "message");
+    if (!Pair(message)) Refuse(message.from, message.to, "message");
     return;
   }
   const std::string sender = message.from.BareString();
@@ -616,6 +616,45 @@ void Agent::OnRoster(const xmpp::RosterReceived& roster) {
     absl::StatusOr<xmpp::Jid> to = xmpp::Jid::Parse(jid);
     if (to.ok()) services_.act(xmpp::SendPresence{.to = *to, .type = "subscribe"});
   }
+}
+
+bool Agent::Pair(const xmpp::ChatMessage& message) {
+  const std::string bare = message.from.BareString();
+  const PairingCodes::Verdict verdict =
+      services_.pairing.Redeem(bare, message.body, services_.clock());
+  if (verdict == PairingCodes::Verdict::kNotACode) return false;
+  auto audit = [this, bare](std::string outcome, std::string detail) {
+    if (services_.audit == nullptr) return;
+    services_.audit->Append({.time = services_.clock(),
+                             .actor = absl::StrCat("chat:", bare),
+                             .action = "pairing",
+                             .target = bare,
+                             .outcome = std::move(outcome),
+                             .detail = std::move(detail)});
+  };
+  if (verdict != PairingCodes::Verdict::kAccepted || !services_.edits.apply) {
+    audit("PERMISSION_DENIED", verdict == PairingCodes::Verdict::kTooManyAttempts
+                                   ? "too many attempts"
+                                   : "no such code, or it expired or was used");
+    LOG(INFO) << "pairing: refused a code from " << bare;
+    return false;  // refused as any stranger's message is
+  }
+  const xmpp::Jid reply_to = message.from.Bare();
+  const xmpp::Jid from = message.to.Bare();
+  services_.edits.apply(
+      RuntimeEdit{.kind = RuntimeEdit::Kind::kAllow, .entry = bare},
+      [this, bare, reply_to, from, audit](absl::Status added) {
+        audit(absl::StatusCodeToString(added.code()), added.ok() ? "added to the allowlist" : "");
+        LOG(INFO) << "pairing: " << bare << (added.ok() ? " joined the allowlist" : " not added: ")
+                  << (added.ok() ? "" : added.message());
+        services_.act(xmpp::SendMessage{
+            .to = reply_to,
+            .body = added.ok() ? "Welcome! You can talk to me now."
+                               : "That code was right, but you could not be added; ask the "
+                                 "person who gave it to you.",
+            .from = from});
+      });
+  return true;
 }
 
 void Agent::Refuse(const xmpp::Jid& sender, const xmpp::Jid& to, std::string_view what) {

@@ -92,6 +92,9 @@ class Agent {
   void OnSubscriptionRequest(const xmpp::SubscriptionRequest& request);
   void OnRoster(const xmpp::RosterReceived& roster);
   void Refuse(const xmpp::Jid& sender, const xmpp::Jid& to, std::string_view what);
+  // A stranger's message that redeems a pairing code: the sender joins the allowlist and is
+  // welcomed. False when it is no code (or a wrong one): then it is refused as usual.
+  bool Pair(const xmpp::ChatMessage& message);
   // Counts a message that reached `conversation` and publishes message_received, its summary
   // `what` followed by `who` (built only when someone listens).
   void Received(const Conversation& conversation, const std::string& jid, std::string_view what,

@@ -28,6 +28,7 @@
 #include "absl/time/time.h"
 #include "component/agent/agent_options.h"
 #include "component/agent/client_features.h"
+#include "component/agent/pairing.h"
 #include "component/agent/run_events.h"
 #include "component/agent/runtime_edit.h"
 #include "component/agent/streamed_answer.h"
@@ -97,6 +98,8 @@ struct RuntimeServices {
   // The rooms, and the recorded change of the allowlist or the rooms, for an admin's /allowlist
   // and /rooms (runtime_edit.h); set by the binary once the control plane runs.
   RuntimeEdits edits;
+  // Pairing codes an admin made (/pair, AdminService.CreatePairingCode); I/O loop only.
+  PairingCodes pairing;
 };
 
 struct IncomingMessage {

@@ -87,6 +87,8 @@ constexpr CommandEntry kCommands[] = {
      &PendingCommand},
     {"allowlist", Who::kAdmin, "[add|remove <jid or domain>]",
      "who may talk to Herald, or add or remove someone", &AllowlistCommand},
+    {"pair", Who::kAdmin, "", "a one-time code that lets a new person in (they send it to me)",
+     &PairCommand},
     {"rooms", Who::kAdmin, "[join <room> [mention|all] | leave <room>]",
      "the rooms Herald is in, or join or leave one", &RoomsCommand},
     {"debug", Who::kDev, "", "toggle model, token and timing notes after each answer", &Debug},

@@ -227,6 +227,11 @@ class AuthMatrixTest : public ::testing::Test {
            v1::ListDeadLettersResponse r;
            return admin_->ListDeadLetters(c, {}, &r);
          }},
+        {methods::kCreatePairingCode,
+         [&](auto* c) {
+           v1::CreatePairingCodeResponse r;
+           return admin_->CreatePairingCode(c, {}, &r);
+         }},
         {methods::kReplayDeadLetter,
          [&](auto* c) {
            v1::ReplayDeadLetterRequest q;

@@ -39,7 +39,7 @@ COMPONENT_DOMAIN = "agent.localhost"
 # A second component every test server accepts: tests/e2e/hostile.py connects as it to play a
 # hostile federated server (its rooms forge invitations in allowed users' names).
 HOSTILE_DOMAIN = "muc.evil.example"
-USERS = ("alice", "bob", "herald")
+USERS = ("alice", "bob", "carol", "herald")
 
 # The example values in tools/servers/*, replaced when a test server is configured.
 _SNIPPET_DOMAIN = "agent.example.org"

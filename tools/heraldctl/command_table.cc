@@ -265,6 +265,14 @@ const std::vector<CommandSpec>& Commands() {
        1,
        1,
        &BuildRoomsLeave},
+      {"pair",
+       "",
+       "A one-time pairing code (valid 10 minutes): a new person sends it to Herald from their "
+       "own address and joins the allowlist.",
+       {},
+       0,
+       0,
+       &BuildPlain<PairCommand>},
       {"webhooks dead-letters",
        "",
        "Deliveries of [[webhooks.out]] given up after their attempts (or never sent), the "

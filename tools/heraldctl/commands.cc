@@ -300,6 +300,16 @@ ExitCode CommandRunner::Execute(const WebhooksReplayCommand& command) {
   return Succeed(response, absl::StrCat("queued ", CleanForTerminal(command.id, false), "\n"));
 }
 
+ExitCode CommandRunner::Execute(const PairCommand&) {
+  v1::CreatePairingCodeRequest request;
+  v1::CreatePairingCodeResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return admin_->CreatePairingCode(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderPairingCode(response));
+}
+
 ExitCode CommandRunner::Execute(const EventsCommand& command) {
   v1::SubscribeRequest request;
   for (v1::EventType type : command.types) request.add_types(type);

@@ -78,6 +78,7 @@ class CommandRunner {
   ExitCode Execute(const RoomsLeaveCommand& command);
   ExitCode Execute(const WebhooksDeadLettersCommand& command);
   ExitCode Execute(const WebhooksReplayCommand& command);
+  ExitCode Execute(const PairCommand& command);
 
   // A context with the token and, for a unary call, the deadline.
   std::unique_ptr<grpc::ClientContext> NewContext(bool unary) const;

@@ -153,6 +153,7 @@ struct WebhooksDeadLettersCommand {
 struct WebhooksReplayCommand {
   std::string id;
 };
+struct PairCommand {};
 
 using Command =
     std::variant<HelpCommand, VersionCommand, StatusCommand, SessionsListCommand,
@@ -163,7 +164,7 @@ using Command =
                  SkillsCredentialsCommand, ToolsImportCommand, ToolsSearchCommand, EventsCommand,
                  AuditVerifyCommand, ReloadCommand, AllowlistShowCommand, AllowlistUpdateCommand,
                  RoomsListCommand, RoomsJoinCommand, RoomsLeaveCommand, WebhooksDeadLettersCommand,
-                 WebhooksReplayCommand>;
+                 WebhooksReplayCommand, PairCommand>;
 
 struct Invocation {
   GlobalOptions options;

@@ -287,6 +287,11 @@ std::string RenderDeadLetters(const v1::ListDeadLettersResponse& letters) {
   return table.Render();
 }
 
+std::string RenderPairingCode(const v1::CreatePairingCodeResponse& pairing) {
+  return absl::StrCat("pairing code: ", Clean(pairing.code()), " (valid until ",
+                      FormatTime(pairing.expires_at()), ", once)\n");
+}
+
 std::string RenderReload(const v1::ReloadConfigResponse& reload) {
   if (reload.applied().empty() && reload.requires_restart().empty()) {
     return "configuration reloaded; nothing changed\n";

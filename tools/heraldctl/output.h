@@ -47,6 +47,7 @@ std::string RenderEvent(const v1::Event& event);
 std::string RenderAllowlist(const v1::Allowlist& allowlist);
 std::string RenderRooms(const v1::ListRoomsResponse& rooms);
 std::string RenderDeadLetters(const v1::ListDeadLettersResponse& letters);
+std::string RenderPairingCode(const v1::CreatePairingCodeResponse& pairing);
 std::string RenderReload(const v1::ReloadConfigResponse& reload);
 std::string RenderAuditVerify(const v1::VerifyAuditResponse& audit);
 

@@ -33,7 +33,7 @@ TEST(SlashCommandsTest, HelpShowsAdminCommandsOnlyToAdmins) {
   EXPECT_FALSE(MayRun(pending, /*dev=*/true, /*admin=*/false));
   EXPECT_TRUE(MayRun(pending, /*dev=*/false, /*admin=*/true));
   EXPECT_FALSE(MayRun(*FindCommand("raw"), /*dev=*/false, /*admin=*/true));
-  for (std::string name : {"allowlist", "rooms"}) {
+  for (std::string name : {"allowlist", "rooms", "pair"}) {
     EXPECT_FALSE(MayRun(*FindCommand(name), /*dev=*/true, /*admin=*/false)) << name;
     EXPECT_TRUE(MayRun(*FindCommand(name), /*dev=*/false, /*admin=*/true)) << name;
     EXPECT_NE(HelpText(false, true).find(absl::StrCat("/", name)), std::string::npos) << name;
@@ -93,9 +93,9 @@ TEST(SlashCommandsTest, HelpTextListsEveryCommandInTableOrder) {
 
 TEST(SlashCommandsTest, EveryRowHasAHandlerAndAHelpLine) {
   for (std::string_view name :
-       {"help",     "ping",    "status",    "new",    "reset", "forget",  "history",
-        "context",  "tier",    "identity",  "cancel", "usage", "approve", "deny",
-        "safemode", "pending", "allowlist", "rooms",  "debug", "raw",     "remember"}) {
+       {"help",      "ping",     "status", "new",   "reset",    "forget", "history",  "context",
+        "tier",      "identity", "cancel", "usage", "approve",  "deny",   "safemode", "pending",
+        "allowlist", "rooms",    "debug",  "raw",   "remember", "pair"}) {
     const CommandEntry* entry = FindCommand(name);
     ASSERT_NE(entry, nullptr) << name;
     EXPECT_TRUE(std::visit([](auto handler) { return handler != nullptr; }, entry->run)) << name;

@@ -155,6 +155,11 @@ class AdminServiceFake final : public v1::AdminService::Service {
                                v1::ListDeadLettersResponse* response) override {
     return herald_->Unary("ListDeadLetters", context, *request, response);
   }
+  grpc::Status CreatePairingCode(grpc::ServerContext* context,
+                                 const v1::CreatePairingCodeRequest* request,
+                                 v1::CreatePairingCodeResponse* response) override {
+    return herald_->Unary("CreatePairingCode", context, *request, response);
+  }
   grpc::Status ReplayDeadLetter(grpc::ServerContext* context,
                                 const v1::ReplayDeadLetterRequest* request,
                                 v1::ReplayDeadLetterResponse* response) override {
