@@ -99,6 +99,9 @@ MetricsCollector::MetricsCollector(ControlServices& services) : services_(servic
                    {"kind"}, 10);
   m.DeclareCounter("herald_limit_events_total", "Token limits warned of or reached.", {"kind"}, 4);
   m.DeclareCounter("herald_feedback_total", "Reactions on answers, by verdict.", {"verdict"}, 4);
+  m.DeclareCounter("herald_webhook_deliveries_total",
+                   "Webhooks out: deliveries made, attempts failed, deliveries given up.",
+                   {"outcome"}, 3);
   m.DeclareGauge("herald_pending_actions", "Runs waiting for a person now.");
   m.DeclareGauge("herald_xmpp_connected", "1 while the XMPP session is online, else 0.");
   m.DeclareGauge("herald_event_subscribers", "Listeners of the event bus.");
@@ -184,6 +187,13 @@ void MetricsCollector::Refresh() {
   m.Set("herald_llm_calls_total", static_cast<double>(counters.llm_calls));
   m.Set("herald_feedback_total", static_cast<double>(counters.feedback_positive), {"positive"});
   m.Set("herald_feedback_total", static_cast<double>(counters.feedback_negative), {"negative"});
+  if (const http::WebhooksOut* out = services_.webhooks_out) {
+    m.Set("herald_webhook_deliveries_total", static_cast<double>(out->delivered()), {"delivered"});
+    m.Set("herald_webhook_deliveries_total", static_cast<double>(out->failed_attempts()),
+          {"failed_attempt"});
+    m.Set("herald_webhook_deliveries_total", static_cast<double>(out->dead_lettered()),
+          {"dead_letter"});
+  }
   m.Set("herald_pending_actions", services_.pending_actions == nullptr
                                       ? 0
                                       : static_cast<double>(services_.pending_actions->size()));

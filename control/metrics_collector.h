@@ -12,6 +12,8 @@
 //   herald_actions_required_total{kind}            runs paused for an approval, credentials, a plan
 //   herald_limit_events_total{kind}                limits warned of / reached
 //   herald_feedback_total{verdict}                 👍 / 👎 on answers
+//   herald_webhook_deliveries_total{outcome}       webhooks out: delivered, failed_attempt,
+//                                                  dead_letter
 //   herald_pending_actions                         runs waiting now
 //   herald_xmpp_connected                          1 while the XMPP session is online
 //   herald_event_subscribers                       Subscribe streams and other bus listeners
