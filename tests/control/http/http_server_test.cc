@@ -2,9 +2,6 @@
 // hostile client could push (head size, body size, slow heads, too many connections).
 #include "control/http/http_server.h"
 
-#include <sys/socket.h>
-#include <sys/time.h>
-
 #include <chrono>
 #include <string>
 #include <thread>
@@ -14,6 +11,7 @@
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/control/http/http_test_client.h"
 
 namespace herald::control::http {
 namespace {
@@ -65,38 +63,9 @@ class HttpServerTest : public ::testing::Test {
     if (thread_.joinable()) thread_.join();
   }
 
-  // A blocking client socket with a receive timeout.
-  int Connect() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(server_->port());
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-    timeval timeout{.tv_sec = 10, .tv_usec = 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-    return fd;
-  }
-
-  static void SendAll(int fd, std::string_view bytes) {
-    while (!bytes.empty()) {
-      const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-      if (n <= 0) return;
-      bytes.remove_prefix(static_cast<size_t>(n));
-    }
-  }
-
-  // Everything until the server closes (or 10 s pass).
-  static std::string ReadToClose(int fd) {
-    std::string out;
-    char buffer[4096];
-    while (true) {
-      const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
-      if (n <= 0) break;
-      out.append(buffer, static_cast<size_t>(n));
-    }
-    return out;
-  }
+  int Connect() { return http::testing::ConnectTo(server_->port()); }
+  static void SendAll(int fd, std::string_view bytes) { http::testing::SendAll(fd, bytes); }
+  static std::string ReadToClose(int fd) { return http::testing::ReadToClose(fd); }
 
   // One response, by its Content-Length.
   static std::string ReadResponse(int fd) {
@@ -118,11 +87,7 @@ class HttpServerTest : public ::testing::Test {
   }
 
   std::string Exchange(std::string_view request) {
-    const int fd = Connect();
-    SendAll(fd, request);
-    std::string answer = ReadToClose(fd);
-    ::close(fd);
-    return answer;
+    return http::testing::HttpExchange(server_->port(), request);
   }
 
   asio::io_context io_;

@@ -2,21 +2,20 @@
 // who may read it from off loopback.
 #include "control/http/metrics_page.h"
 
-#include <sys/socket.h>
-
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/control/control_test_env.h"
+#include "tests/control/http/http_test_client.h"
 
 namespace herald::control::http {
 namespace {
 
-using testing::ControlTestEnv;
+using ::herald::control::testing::ControlTestEnv;
+using ::herald::control::testing::TokenFor;
 using ::testing::HasSubstr;
-using testing::TokenFor;
 
 class MetricsPageTest : public ::testing::Test {
  protected:
@@ -38,22 +37,9 @@ class MetricsPageTest : public ::testing::Test {
   }
 
   std::string Get(const std::string& path) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(server_->port());
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-    const std::string request =
-        absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
-    ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-    std::string out;
-    char buffer[8192];
-    for (ssize_t n; (n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0;) {
-      out.append(buffer, static_cast<size_t>(n));
-    }
-    ::close(fd);
-    return out;
+    return http::testing::HttpExchange(
+        server_->port(),
+        absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"));
   }
 
   void Publish(events::EventType type, std::string run_id,

@@ -2,8 +2,6 @@
 // status and is said nowhere; every delivery is audited.
 #include "control/http/webhooks_in.h"
 
-#include <sys/socket.h>
-
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +15,7 @@
 #include "control/http/webhook_signature.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/control/http/http_test_client.h"
 
 namespace herald::control::http {
 namespace {
@@ -66,25 +65,12 @@ class WebhooksInTest : public ::testing::Test {
   }
 
   std::string Post(const std::string& path, const std::string& body, const std::string& signature) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(server_->port());
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
     std::string request =
         absl::StrCat("POST ", path, " HTTP/1.1\r\nHost: h\r\nConnection: close\r\n",
                      "Content-Type: application/json\r\nContent-Length: ", body.size(), "\r\n");
     if (!signature.empty()) absl::StrAppend(&request, "X-Herald-Signature: ", signature, "\r\n");
     absl::StrAppend(&request, "\r\n", body);
-    ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-    std::string out;
-    char buffer[4096];
-    for (ssize_t n; (n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0;) {
-      out.append(buffer, static_cast<size_t>(n));
-    }
-    ::close(fd);
-    return out;
+    return http::testing::HttpExchange(server_->port(), request);
   }
 
   // The clock the endpoint reads, on the server's thread.
