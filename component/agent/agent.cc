@@ -633,9 +633,10 @@ bool Agent::Pair(const xmpp::ChatMessage& message) {
                              .detail = std::move(detail)});
   };
   if (verdict != PairingCodes::Verdict::kAccepted || !services_.edits.apply) {
-    audit("PERMISSION_DENIED", verdict == PairingCodes::Verdict::kTooManyAttempts
-                                   ? "too many attempts"
-                                   : "no such code, or it expired or was used");
+    // Attempts past the limits are not audited: strangers could otherwise fill the log.
+    if (verdict == PairingCodes::Verdict::kRefused) {
+      audit("PERMISSION_DENIED", "no such code, or it expired or was used");
+    }
     LOG(INFO) << "pairing: refused a code from " << bare;
     return false;  // refused as any stranger's message is
   }

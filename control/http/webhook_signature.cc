@@ -37,8 +37,9 @@ std::string SignWebhook(std::string_view secret, absl::Time time, std::string_vi
   return absl::StrCat("t=", seconds, ",v1=", Mac(secret, seconds, body));
 }
 
-absl::Status VerifyWebhookSignature(std::string_view header, std::string_view secret,
-                                    std::string_view body, absl::Time now, absl::Duration window) {
+absl::StatusOr<std::string> VerifyWebhookSignature(std::string_view header, std::string_view secret,
+                                                   std::string_view body, absl::Time now,
+                                                   absl::Duration window) {
   if (header.empty()) {
     return absl::UnauthenticatedError(
         absl::StrCat("missing ", kWebhookSignatureHeader, " (t=<unix seconds>,v1=<hex HMAC>)"));
@@ -70,7 +71,7 @@ absl::Status VerifyWebhookSignature(std::string_view header, std::string_view se
   for (const std::string& mac : macs) {
     if (mac.size() == expected.size() &&
         CRYPTO_memcmp(mac.data(), expected.data(), expected.size()) == 0) {
-      return absl::OkStatus();
+      return absl::StrCat("t=", *seconds, ",v1=", expected);
     }
   }
   return absl::UnauthenticatedError("the signature does not match the body");

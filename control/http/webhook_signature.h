@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
 namespace herald::control::http {
@@ -26,10 +27,12 @@ inline constexpr absl::Duration kWebhookWindow = absl::Seconds(300);
 // The header's value for `body` sent at `time`.
 std::string SignWebhook(std::string_view secret, absl::Time time, std::string_view body);
 
+// The signature that matched, in one spelling ("t=<seconds>,v1=<lower-case hex>"), whatever
+// spaces, order, case or extra v1 values the header had: what a replay check must compare.
 // Unauthenticated, with a message for the sender, when the header is missing or malformed,
 // its time is more than `window` away from `now`, or no v1 matches.
-absl::Status VerifyWebhookSignature(std::string_view header, std::string_view secret,
-                                    std::string_view body, absl::Time now,
-                                    absl::Duration window = kWebhookWindow);
+absl::StatusOr<std::string> VerifyWebhookSignature(std::string_view header, std::string_view secret,
+                                                   std::string_view body, absl::Time now,
+                                                   absl::Duration window = kWebhookWindow);
 
 }  // namespace herald::control::http

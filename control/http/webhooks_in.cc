@@ -98,17 +98,29 @@ HttpResponse WebhooksIn::Handle(Endpoint& endpoint, const HttpRequest& request) 
   const absl::Time now = clock_();
   auto refuse = [&](const absl::Status& status) {
     const int code = StatusOf(status);
-    Audit(endpoint, request, code, std::string(status.message()));
+    // Anyone can send refusals: at most rate_per_minute of them a minute reach the audit log
+    // (the rest are counted into the next entry that does), so they cannot fill it.
+    while (!endpoint.refusals.empty() && now - endpoint.refusals.front() >= absl::Minutes(1)) {
+      endpoint.refusals.pop_front();
+    }
+    if (endpoint.refusals.size() < static_cast<size_t>(endpoint.options.rate_per_minute)) {
+      endpoint.refusals.push_back(now);
+      std::string detail(status.message());
+      if (endpoint.unaudited > 0) {
+        absl::StrAppend(&detail, " (and ", endpoint.unaudited, " refusals not audited before)");
+        endpoint.unaudited = 0;
+      }
+      Audit(endpoint, request, code, detail);
+    } else {
+      ++endpoint.unaudited;
+    }
     HttpResponse response{.status = code, .body = absl::StrCat(status.message(), "\n")};
     if (code == 429) response.headers = {{"Retry-After", "60"}};
     return response;
   };
-  const std::string_view header = request.Header("x-herald-signature");
-  if (absl::Status signed_ok =
-          VerifyWebhookSignature(header, endpoint.options.secret, request.body, now);
-      !signed_ok.ok()) {
-    return refuse(signed_ok);
-  }
+  absl::StatusOr<std::string> signature = VerifyWebhookSignature(
+      request.Header("x-herald-signature"), endpoint.options.secret, request.body, now);
+  if (!signature.ok()) return refuse(signature.status());
   // Replays within the window: forget what is older than it, then look the signature up.
   for (auto it = endpoint.seen.begin(); it != endpoint.seen.end();) {
     if (now - it->second > 2 * kWebhookWindow) {
@@ -117,8 +129,7 @@ HttpResponse WebhooksIn::Handle(Endpoint& endpoint, const HttpRequest& request) 
       ++it;
     }
   }
-  const std::string signature(header);
-  if (endpoint.seen.contains(signature)) {
+  if (endpoint.seen.contains(*signature)) {
     return refuse(absl::AlreadyExistsError("this delivery was taken before (a replay)"));
   }
   while (!endpoint.recent.empty() && now - endpoint.recent.front() >= absl::Minutes(1)) {
@@ -135,7 +146,7 @@ HttpResponse WebhooksIn::Handle(Endpoint& endpoint, const HttpRequest& request) 
   const std::string text = FillWebhookTemplate(endpoint.text, body);
   if (text.empty()) return refuse(absl::InvalidArgumentError("the template filled to nothing"));
   if (absl::Status said = deliver_(endpoint.options.to, text); !said.ok()) return refuse(said);
-  endpoint.seen.emplace(signature, now);
+  endpoint.seen.emplace(*std::move(signature), now);
   endpoint.recent.push_back(now);
   Audit(endpoint, request, 202, "delivered");
   return HttpResponse{.status = 202, .body = "delivered\n"};

@@ -18,13 +18,16 @@
 // Retry-After). The template is filled from the body (`{{a.b}}` for nested fields; a string
 // as it is, a number or boolean as JSON writes it, an object or list as compact JSON, a
 // missing field as nothing), control characters other than line breaks and tabs dropped, cut
-// at 4000 bytes. Every delivery, taken or refused, is an audit entry ("webhook:<name>",
-// "webhook in", the target, the outcome); the body and the secret never are.
+// at 4000 bytes. Every delivery taken is an audit entry ("webhook:<name>", "webhook in", the
+// target, the outcome), and so is every refusal up to rate_per_minute a minute (anyone can send
+// refusals; past the bound they are counted into the next entry); the body and the secret
+// never are.
 //
 //   auto webhooks = WebhooksIn::Serve(server, endpoints, deliver, audit, absl::Now);
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -74,7 +77,9 @@ class WebhooksIn {
   struct Endpoint {
     WebhookEndpoint options;
     base::FieldTemplate text;
-    std::deque<absl::Time> recent;  // deliveries taken in the last minute
+    std::deque<absl::Time> recent;    // deliveries taken in the last minute
+    std::deque<absl::Time> refusals;  // refusals audited in the last minute
+    uint64_t unaudited = 0;           // refusals past that bound since the last audited one
     // Signatures taken in the window (a repeat is a replay), with when they were taken.
     absl::flat_hash_map<std::string, absl::Time> seen;
   };

@@ -28,7 +28,7 @@ TEST(WebhookSignatureTest, ASignatureIsTheHmacOfTimeAndBody) {
 
 TEST(WebhookSignatureTest, AChangedBodyOrSecretDoesNotVerify) {
   const std::string header = SignWebhook(kSecret, kNow, R"({"a":1})");
-  EXPECT_THAT(VerifyWebhookSignature(header, kSecret, R"({"a":2})", kNow).message(),
+  EXPECT_THAT(VerifyWebhookSignature(header, kSecret, R"({"a":2})", kNow).status().message(),
               HasSubstr("does not match the body"));
   EXPECT_FALSE(VerifyWebhookSignature(header, "another-secret-of-16", R"({"a":1})", kNow).ok());
 }
@@ -37,7 +37,8 @@ TEST(WebhookSignatureTest, OnlyDeliveriesWithinTheWindowAreTaken) {
   const std::string header = SignWebhook(kSecret, kNow, "x");
   EXPECT_TRUE(VerifyWebhookSignature(header, kSecret, "x", kNow + absl::Seconds(300)).ok());
   EXPECT_TRUE(VerifyWebhookSignature(header, kSecret, "x", kNow - absl::Seconds(300)).ok());
-  const absl::Status late = VerifyWebhookSignature(header, kSecret, "x", kNow + absl::Seconds(301));
+  const absl::Status late =
+      VerifyWebhookSignature(header, kSecret, "x", kNow + absl::Seconds(301)).status();
   EXPECT_EQ(late.code(), absl::StatusCode::kUnauthenticated);
   EXPECT_THAT(late.message(), HasSubstr("more than 300 s from now"));
   EXPECT_FALSE(VerifyWebhookSignature(header, kSecret, "x", kNow - absl::Seconds(301)).ok());
@@ -55,12 +56,26 @@ TEST(WebhookSignatureTest, SeveralSignaturesMayBeGivenAndHexCaseDoesNotMatter) {
 }
 
 TEST(WebhookSignatureTest, AMissingOrMalformedHeaderIsRefused) {
-  EXPECT_THAT(VerifyWebhookSignature("", kSecret, "x", kNow).message(),
+  EXPECT_THAT(VerifyWebhookSignature("", kSecret, "x", kNow).status().message(),
               HasSubstr("missing X-Herald-Signature"));
   for (const char* bad : {"v1=abc", "t=1700000000", "t=soon,v1=abc", "sha256=abc"}) {
-    EXPECT_EQ(VerifyWebhookSignature(bad, kSecret, "x", kNow).code(),
+    EXPECT_EQ(VerifyWebhookSignature(bad, kSecret, "x", kNow).status().code(),
               absl::StatusCode::kUnauthenticated)
         << bad;
+  }
+}
+
+TEST(WebhookSignatureTest, TheMatchIsReturnedInOneSpellingWhateverTheHeaderLookedLike) {
+  const std::string header = SignWebhook(kSecret, kNow, "x");  // t=...,v1=<lower hex>
+  const std::string mac = header.substr(header.find("v1=") + 3);
+  std::string upper = mac;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const std::string& variant :
+       {header, absl::StrCat("v1=", mac, ", t=1700000000"),
+        absl::StrCat(" t=1700000000 ,v1=", upper), absl::StrCat("t=1700000000,v1=00,v1=", mac)}) {
+    absl::StatusOr<std::string> matched = VerifyWebhookSignature(variant, kSecret, "x", kNow);
+    ASSERT_TRUE(matched.ok()) << variant << ": " << matched.status();
+    EXPECT_EQ(*matched, header) << variant;
   }
 }
 

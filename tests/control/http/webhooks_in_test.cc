@@ -138,12 +138,36 @@ TEST_F(WebhooksInTest, AForgedStaleOrMissingSignatureIsRefusedAndNothingIsSaid) 
   EXPECT_THAT(AuditText(), HasSubstr("HTTP 401"));
 }
 
+TEST_F(WebhooksInTest, RefusalsFillTheAuditLogNoFasterThanTheRateAllows) {
+  WebhookEndpoint ci = Ci();
+  ci.rate_per_minute = 3;
+  Start({ci});
+  const std::string body = R"({"status": "x"})";
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_THAT(Post("/webhooks/ci", body, "t=1,v1=00"), StartsWith("HTTP/1.1 401 "));
+  }
+  now_seconds_ += 60;
+  EXPECT_THAT(Post("/webhooks/ci", body, "t=1,v1=00"), StartsWith("HTTP/1.1 401 "));
+  const std::string audit = AuditText();
+  size_t entries = 0;
+  for (size_t at = 0; (at = audit.find("webhook in", at)) != std::string::npos; ++at) ++entries;
+  EXPECT_EQ(entries, 4u) << audit;
+  EXPECT_THAT(audit, HasSubstr("and 7 refusals not audited before"));
+}
+
 TEST_F(WebhooksInTest, ADeliveryIsTakenOnceAndAReplayIsRefused) {
   Start({Ci()});
   const std::string body = R"({"status": "passed"})";
   const std::string signature = Signed(body);
   EXPECT_THAT(Post("/webhooks/ci", body, signature), StartsWith("HTTP/1.1 202 "));
   EXPECT_THAT(Post("/webhooks/ci", body, signature), StartsWith("HTTP/1.1 409 "));
+  // The same signature spelled otherwise is the same delivery.
+  const std::string mac = signature.substr(signature.find("v1=") + 3);
+  std::string upper = mac;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::string t = signature.substr(2, signature.find(',') - 2);
+  EXPECT_THAT(Post("/webhooks/ci", body, absl::StrCat("v1=", upper, ", t=", t)),
+              StartsWith("HTTP/1.1 409 "));
   EXPECT_EQ(Said().size(), 1u);
 }
 
