@@ -19,7 +19,9 @@ environment (`${...}` in the config), never through the config file.
 """
 
 import argparse
+import hashlib
 import os
+import secrets
 import sys
 import tempfile
 import time
@@ -27,7 +29,7 @@ import time
 from agent import Agent, component_config, runtime_sections
 from client import Client, ClientError
 from memory_files import read_history, user_folder
-from servers import Prosody, ServerError, tail
+from servers import Prosody, ServerError, free_port, tail
 
 # What alice says, and how long each answer may take (a real model can be slow). The lines
 # are ones the scripted provider's demo rules answer well (providers/scripted/demo_rules.toml):
@@ -110,6 +112,8 @@ def main():
                         help="leave Prosody and Herald running and print how to connect")
     parser.add_argument("--extra-config", metavar="FILE",
                         help="TOML appended to Herald's generated config (e.g. [llm])")
+    parser.add_argument("--heraldctl", metavar="PATH",
+                        help="the heraldctl binary, for the ready command line --keep prints")
     args = parser.parse_args()
 
     program = None
@@ -133,11 +137,30 @@ def main():
     say(f"  client port {server.c2s_port}, component port {server.component_port}, "
         f"folder {server.dir}")
     herald = server.component_domain
+    operator = None
+    if args.agent != "echo":
+        # The operator's side: /metrics on a loopback port, and the control plane with a token
+        # made for this demo alone (only its SHA-256 is in the config).
+        operator = {"http_port": free_port(), "token": secrets.token_urlsafe(24)}
+        config_extra += f"""
+[http]
+listen = "127.0.0.1:{operator['http_port']}"
+
+[control]
+listen = "unix:data/control.sock"
+
+[[control.tokens]]
+name = "demo"
+token_sha256 = "{hashlib.sha256(operator['token'].encode()).hexdigest()}"
+scopes = ["read", "operate", "execute", "admin"]
+"""
     config, model = demo_config(server, config_extra)
     agent = Agent.start(config, secret=server.component_secret, program=program)
     say(f"Starting Herald as component {herald} (log: {agent.log_file}) ...")
     say(f"  model: {model}")
     say(f"  skills: {', '.join(SKILLS)}; memory: {agent.memory_dir}")
+    if operator is not None:
+        say(f"  metrics: http://127.0.0.1:{operator['http_port']}/metrics")
     ok = False
     try:
         ok = converse(server, agent, herald, rooms=args.agent != "echo")
@@ -148,7 +171,7 @@ def main():
         say(agent.log().rstrip())
         say(f"--- tail of Prosody's log ---\n{tail(server.log_file, 20).rstrip()}")
     if args.keep and ok:
-        keep_running(server, agent)
+        keep_running(server, agent, operator, args.heraldctl)
         return 0
     agent.stop()
     server.stop()
@@ -257,7 +280,18 @@ def in_the_room(server, alice):
     return not body.startswith(APOLOGY)
 
 
-def keep_running(server, agent):
+def operator_lines(agent, operator, heraldctl):
+    """The metrics address and a ready heraldctl command, for --keep's summary."""
+    if operator is None:
+        return ""
+    socket_path = os.path.join(agent.dir, "data", "control.sock")
+    return (f"\n  metrics    http://127.0.0.1:{operator['http_port']}/metrics"
+            f"\n  heraldctl  {heraldctl or 'heraldctl'} --target unix:{socket_path} "
+            f"--token {operator['token']} status"
+            f"\n             (a token made for this demo; try `... sessions list`, `... events`)")
+
+
+def keep_running(server, agent, operator=None, heraldctl=None):
     with open(STOP_SCRIPT, "w") as f:
         f.write("#!/bin/bash\n# Stops the demo that tools/demo --keep left running.\n"
                 f"{agent.detach()}\n{server.detach()}\nrm -f {STOP_SCRIPT}\n")
@@ -272,7 +306,7 @@ Everything keeps running. Connect with any XMPP client (Gajim, Dino, Profanity..
   room       {ROOM}@{server.muc_domain}   (Herald is there; say "herald: hello")
   memory     {agent.memory_dir}   (plain markdown: users/, rooms/)
   Herald log {agent.log_file}
-  Prosody    {server.config_file}, log {server.log_file}
+  Prosody    {server.config_file}, log {server.log_file}{operator_lines(agent, operator, heraldctl)}
 
 To stop everything: tools/demo --stop   (or bash {STOP_SCRIPT})""")
 

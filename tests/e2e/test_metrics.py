@@ -12,7 +12,6 @@ token from loopback, and its text is what Prometheus accepts (it scraped it).
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -22,18 +21,12 @@ import urllib.request
 
 from agent import Agent, agent_program, component_config, runtime_sections
 from client import Client
-from servers import Prosody, tail
+from servers import Prosody, free_port, tail
 
 ONLINE = 20.0
 ANSWER = 15.0
 SCRAPED = 30.0  # Prometheus scrapes every second; its first scrape waits for its start-up
 PROMETHEUS = "/usr/bin/prometheus"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def http_get(url, timeout=5.0):

@@ -12,24 +12,17 @@ status and said nowhere — the room's next message from Herald is the genuine d
 import hashlib
 import hmac
 import json
-import socket
 import time
 import unittest
 import urllib.error
 import urllib.request
 
 from agent import Agent, component_config, runtime_sections
-from servers import Ejabberd, Prosody
+from servers import Ejabberd, Prosody, free_port
 from test_conversation import ANSWER, _ConversationBase
 
 CI_SECRET = "ci-e2e-secret-5f1e2d3c"
 PAGER_SECRET = "pager-e2e-secret-9a8b7c"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def signature(secret, body, at=None):
