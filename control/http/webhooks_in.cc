@@ -1,6 +1,7 @@
 // control/http/webhooks_in.cc
 #include "control/http/webhooks_in.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -31,6 +32,38 @@ std::string FieldText(const Json& body, std::string_view path) {
   if (at->is_string()) return at->get<std::string>();
   if (at->is_null()) return "";
   return at->dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+// How deeply `text` nests arrays and objects (brackets inside strings do not count). A body
+// nested deeper than kMaxDepth is refused before it is parsed: writing such a value out again
+// (a template field holding it) recurses once per level.
+constexpr int kMaxDepth = 64;
+
+int NestingDepth(std::string_view text) {
+  int depth = 0;
+  int deepest = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 int StatusOf(const absl::Status& status) {
@@ -138,6 +171,10 @@ HttpResponse WebhooksIn::Handle(Endpoint& endpoint, const HttpRequest& request) 
   if (endpoint.recent.size() >= static_cast<size_t>(endpoint.options.rate_per_minute)) {
     return refuse(absl::ResourceExhaustedError(absl::StrCat(
         "more than ", endpoint.options.rate_per_minute, " deliveries a minute; retry later")));
+  }
+  if (NestingDepth(request.body) > kMaxDepth) {
+    return refuse(absl::InvalidArgumentError(
+        absl::StrCat("the body nests deeper than ", kMaxDepth, " levels")));
   }
   const Json body = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded() || !body.is_object()) {
