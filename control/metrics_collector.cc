@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
 #include "skills/approvals/pending_actions.h"
@@ -27,9 +28,7 @@ std::string_view Attribute(const events::Event& event, std::string_view key) {
 
 double Number(std::string_view text) {
   double value = 0;
-  std::istringstream in{std::string(text)};
-  in >> value;
-  return in.fail() ? 0 : value;
+  return absl::SimpleAtod(AbslView(text), &value) ? value : 0;
 }
 
 struct ProcessStats {

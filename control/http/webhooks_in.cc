@@ -1,12 +1,12 @@
 // control/http/webhooks_in.cc
 #include "control/http/webhooks_in.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "component/base/json_depth.h"
 #include "component/base/utf8.h"
 #include "control/http/webhook_signature.h"
 
@@ -34,37 +34,9 @@ std::string FieldText(const Json& body, std::string_view path) {
   return at->dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-// How deeply `text` nests arrays and objects (brackets inside strings do not count). A body
-// nested deeper than kMaxDepth is refused before it is parsed: writing such a value out again
-// (a template field holding it) recurses once per level.
+// A body nested deeper is refused before it is parsed (a field holding it would be written
+// out again level by level).
 constexpr int kMaxDepth = 64;
-
-int NestingDepth(std::string_view text) {
-  int depth = 0;
-  int deepest = 0;
-  bool in_string = false;
-  bool escaped = false;
-  for (const char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
 
 int StatusOf(const absl::Status& status) {
   switch (status.code()) {
@@ -172,7 +144,7 @@ HttpResponse WebhooksIn::Handle(Endpoint& endpoint, const HttpRequest& request) 
     return refuse(absl::ResourceExhaustedError(absl::StrCat(
         "more than ", endpoint.options.rate_per_minute, " deliveries a minute; retry later")));
   }
-  if (NestingDepth(request.body) > kMaxDepth) {
+  if (base::JsonNestingDepth(request.body, kMaxDepth) > kMaxDepth) {
     return refuse(absl::InvalidArgumentError(
         absl::StrCat("the body nests deeper than ", kMaxDepth, " levels")));
   }

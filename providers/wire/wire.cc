@@ -7,42 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/json_depth.h"
 
 namespace herald::providers {
 namespace {
-
-// Depth of the deepest array or object in `text`, skipping strings; stops counting once
-// past `limit`. nlohmann's parser is iterative, but the code that later walks or writes a
-// value recurses, so a hostile depth is refused before parsing.
-int NestingDepth(std::string_view text, int limit) {
-  int depth = 0;
-  int deepest = 0;
-  bool in_string = false;
-  bool escaped = false;
-  for (const char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > deepest) {
-        deepest = depth;
-        if (deepest > limit) return deepest;
-      }
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
 
 // Records where a parse failed, without exceptions.
 class ErrorLocator : public nlohmann::json_sax<nlohmann::json> {
@@ -103,7 +71,7 @@ absl::StatusOr<nlohmann::json> ParseJson(std::string_view text, std::string_view
     return absl::DataLossError(
         absl::StrCat(AbslView(what), " is larger than ", kMaxResponseBytes >> 20, " MiB"));
   }
-  if (NestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
+  if (base::JsonNestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
     return absl::DataLossError(
         absl::StrCat(AbslView(what), " nests deeper than ", kMaxJsonDepth, " levels"));
   }
