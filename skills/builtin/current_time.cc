@@ -3,42 +3,17 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "component/base/time_zone.h"
 
 namespace herald::skills {
-namespace {
-
-constexpr size_t kMaxZoneNameLength = 64;
-
-// IANA names are words of letters, digits, '_', '-' and '+' joined by '/'. Checking this
-// first keeps a name like "../../etc/passwd" from ever reaching the tzdata loader.
-bool LooksLikeZoneName(const std::string& name) {
-  if (name.empty() || name.size() > kMaxZoneNameLength) return false;
-  if (name.front() == '/' || name.back() == '/') return false;
-  char previous = '/';
-  for (char c : name) {
-    const bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '_' || c == '-' || c == '+';
-    if (!word && !(c == '/' && previous != '/')) return false;
-    previous = c;
-  }
-  return true;
-}
-
-absl::Status UnknownZone(const std::string& name) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown time zone '", name.substr(0, kMaxZoneNameLength),
-                   "'; use an IANA name such as 'Europe/Paris', 'America/New_York' or 'UTC'"));
-}
-
-}  // namespace
 
 absl::StatusOr<std::string> DescribeTime(absl::Time now, const std::string& zone_name) {
   absl::TimeZone zone = absl::UTCTimeZone();
   const std::string shown = zone_name.empty() ? "UTC" : zone_name;
   if (!zone_name.empty()) {
-    if (!LooksLikeZoneName(zone_name) || !absl::LoadTimeZone(zone_name, &zone)) {
-      return UnknownZone(zone_name);
-    }
+    absl::StatusOr<absl::TimeZone> loaded = base::LoadNamedTimeZone(zone_name);
+    if (!loaded.ok()) return loaded.status();
+    zone = *loaded;
   }
   return absl::StrCat(absl::FormatTime("%Y-%m-%dT%H:%M:%S%Ez", now, zone), " (",
                       absl::FormatTime("%A", now, zone), ", ", shown, ")");

@@ -1,0 +1,303 @@
+#include "component/schedule/scheduler.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "component/base/absl_string_view.h"
+#include "component/base/time_zone.h"
+#include "glog/logging.h"
+
+namespace herald::schedule {
+namespace {
+
+using base::ConversationRef;
+
+// The timer never sleeps longer than this, so a wall-clock change is noticed within it.
+constexpr absl::Duration kMaxSleep = absl::Minutes(1);
+
+absl::TimeZone ZoneOrUtc(const std::string& name) {
+  absl::StatusOr<absl::TimeZone> zone = base::LoadNamedTimeZone(name);
+  return zone.ok() ? *zone : absl::UTCTimeZone();
+}
+
+// Whether two schedules of the operator are the same one.
+bool SameTask(const Schedule& stored, const Schedule& configured) {
+  return stored.owner == configured.owner && stored.prompt == configured.prompt &&
+         stored.zone == configured.zone &&
+         stored.recurrence.Encode() == configured.recurrence.Encode();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Open(
+    asio::io_context& io, asio::thread_pool& workers, SchedulerOptions options,
+    const std::vector<ConfiguredSchedule>& configured, Clock clock) {
+  absl::StatusOr<std::unique_ptr<ScheduleStore>> opened = ScheduleStore::Open(options.path);
+  if (!opened.ok()) return opened.status();
+  std::shared_ptr<ScheduleStore> store = *std::move(opened);
+  absl::StatusOr<std::vector<Schedule>> loaded = store->LoadAll();
+  if (!loaded.ok()) return loaded.status();
+  absl::StatusOr<std::map<std::string, std::string>> zones = store->LoadZones();
+  if (!zones.ok()) return zones.status();
+
+  const absl::Time now = clock();
+  // The operator's schedules as the config says them now.
+  std::map<std::string, Schedule> wanted;
+  for (const ConfiguredSchedule& task : configured) {
+    absl::StatusOr<absl::TimeZone> zone = base::LoadNamedTimeZone(task.zone);
+    if (!zone.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("schedule '", task.name, "': ", zone.status().message()));
+    }
+    absl::StatusOr<Recurrence> recurrence = ParseRecurrence(task.when, now, *zone);
+    if (!recurrence.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("schedule '", task.name, "': ", recurrence.status().message()));
+    }
+    if (recurrence->kind() == Recurrence::Kind::kOnce) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "schedule '", task.name, "': a configured schedule repeats ('every' or 'cron')"));
+    }
+    wanted[task.name] = Schedule{.owner = task.owner,
+                                 .author = "config",
+                                 .name = task.name,
+                                 .prompt = task.prompt,
+                                 .recurrence = *std::move(recurrence),
+                                 .zone = task.zone,
+                                 .created = now};
+  }
+
+  std::unique_ptr<Scheduler> scheduler(
+      new Scheduler(io, workers, std::move(options), store, std::move(clock)));
+  for (auto& [jid, zone] : *zones) scheduler->zones_[jid] = zone;
+  for (Schedule& schedule : *loaded) {
+    scheduler->next_id_ = std::max(scheduler->next_id_, schedule.id + 1);
+    if (!schedule.name.empty()) {
+      auto it = wanted.find(schedule.name);
+      if (it == wanted.end() || !SameTask(schedule, it->second)) {
+        LOG(INFO) << "schedules: '" << schedule.name << "' "
+                  << (it == wanted.end() ? "is no longer in the config" : "changed")
+                  << "; its stored state is dropped";
+        if (absl::Status removed = store->Remove(schedule.id); !removed.ok()) return removed;
+        continue;
+      }
+      wanted.erase(it);
+    }
+    const absl::TimeZone zone = ZoneOrUtc(schedule.zone);
+    if (schedule.next <= now) {
+      // Down when it was due: once now, or on to the next time.
+      if (scheduler->options_.run_missed) {
+        LOG(INFO) << "schedules: schedule " << schedule.id << " was due at "
+                  << absl::FormatTime(schedule.next) << " while Herald was down; it runs now";
+        schedule.next = now;
+      } else {
+        schedule.next = schedule.recurrence.NextAfter(now, schedule.created, zone);
+        LOG(INFO) << "schedules: schedule " << schedule.id
+                  << " was due while Herald was down; skipped to its next time";
+      }
+    }
+    if (schedule.next == absl::InfiniteFuture()) {
+      if (absl::Status removed = store->Remove(schedule.id); !removed.ok()) return removed;
+      continue;
+    }
+    if (absl::Status put = store->Put(schedule); !put.ok()) return put;
+    scheduler->schedules_[schedule.id] = std::move(schedule);
+  }
+  for (auto& [name, schedule] : wanted) {
+    schedule.id = scheduler->next_id_++;
+    schedule.next = schedule.recurrence.NextAfter(now, now, ZoneOrUtc(schedule.zone));
+    if (absl::Status put = store->Put(schedule); !put.ok()) return put;
+    scheduler->schedules_[schedule.id] = std::move(schedule);
+  }
+  return scheduler;
+}
+
+Scheduler::Scheduler(asio::io_context& io, asio::thread_pool& workers, SchedulerOptions options,
+                     std::shared_ptr<ScheduleStore> store, Clock clock)
+    : io_(io),
+      options_(std::move(options)),
+      store_(std::move(store)),
+      writes_(asio::make_strand(workers.get_executor())),
+      clock_(std::move(clock)),
+      timer_(io) {}
+
+Scheduler::~Scheduler() {
+  *alive_ = false;
+  timer_.cancel();
+}
+
+void Scheduler::Start(Fire fire) {
+  fire_ = std::move(fire);
+  Arm();
+}
+
+void Scheduler::Arm() {
+  if (!fire_) return;
+  absl::Time soonest = absl::InfiniteFuture();
+  for (const auto& [id, schedule] : schedules_) soonest = std::min(soonest, schedule.next);
+  const absl::Duration wait = std::clamp(soonest - clock_(), absl::ZeroDuration(), kMaxSleep);
+  timer_.expires_after(absl::ToChronoMilliseconds(wait) + std::chrono::milliseconds(1));
+  timer_.async_wait([this, alive = alive_](const asio::error_code& error) {
+    if (error || !*alive) return;
+    RunDue();
+  });
+}
+
+void Scheduler::RunDue() {
+  const absl::Time now = clock_();
+  std::vector<int64_t> due;
+  for (const auto& [id, schedule] : schedules_) {
+    if (schedule.next <= now) due.push_back(id);
+  }
+  std::sort(due.begin(), due.end(),
+            [this](int64_t a, int64_t b) { return schedules_.at(a).next < schedules_.at(b).next; });
+  for (int64_t id : due) {
+    auto it = schedules_.find(id);
+    if (it == schedules_.end()) continue;  // cancelled by an earlier fire
+    Schedule& schedule = it->second;
+    schedule.last_run = now;
+    ++schedule.runs;
+    const Schedule fired = schedule;
+    schedule.next = schedule.recurrence.NextAfter(std::max(now, fired.next), schedule.created,
+                                                  ZoneOrUtc(schedule.zone));
+    if (schedule.next == absl::InfiniteFuture()) {
+      schedules_.erase(it);
+      Forget(id);
+    } else {
+      Persist(schedule);
+    }
+    if (fire_) fire_(fired);
+  }
+  Arm();
+}
+
+absl::Status Scheduler::CheckInterval(const Recurrence& recurrence,
+                                      const absl::TimeZone& zone) const {
+  if (recurrence.kind() == Recurrence::Kind::kOnce) return absl::OkStatus();
+  // The shortest gap among the next runs (a cron expression's gaps differ through a day).
+  absl::Duration shortest = absl::InfiniteDuration();
+  absl::Time at = clock_();
+  absl::Time previous = recurrence.NextAfter(at, at, zone);
+  for (int i = 0; i < 48 && previous != absl::InfiniteFuture(); ++i) {
+    const absl::Time next = recurrence.NextAfter(previous, at, zone);
+    if (next == absl::InfiniteFuture()) break;
+    shortest = std::min(shortest, next - previous);
+    previous = next;
+  }
+  if (shortest < options_.min_interval) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("that runs more often than the shortest interval allowed, every ",
+                     FormatInterval(options_.min_interval)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Schedule> Scheduler::Add(const ConversationRef& owner, std::string author,
+                                        std::string prompt, std::string_view when,
+                                        std::string_view zone_of) {
+  if (owner.kind == ConversationRef::Kind::kApi) {
+    return absl::InvalidArgumentError("schedules belong to a chat or a room");
+  }
+  if (prompt.empty()) return absl::InvalidArgumentError("the prompt is empty");
+  if (prompt.size() > static_cast<size_t>(options_.max_prompt_bytes)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the prompt is longer than ", options_.max_prompt_bytes, " bytes"));
+  }
+  const size_t owned = std::count_if(schedules_.begin(), schedules_.end(), [&](const auto& entry) {
+    return entry.second.owner.kind == owner.kind && entry.second.owner.address == owner.address;
+  });
+  if (owned >= static_cast<size_t>(options_.max_per_owner)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("there are ", owned,
+                     " schedules here already, the most allowed; cancel one "
+                     "first (/schedules)"));
+  }
+  const std::string zone_name = TimeZoneName(zone_of);
+  const absl::TimeZone zone = ZoneOrUtc(zone_name);
+  const absl::Time now = clock_();
+  absl::StatusOr<Recurrence> recurrence = ParseRecurrence(when, now, zone);
+  if (!recurrence.ok()) return recurrence.status();
+  if (absl::Status often = CheckInterval(*recurrence, zone); !often.ok()) return often;
+  Schedule schedule{.id = next_id_++,
+                    .owner = ConversationRef{.kind = owner.kind, .address = owner.address},
+                    .author = std::move(author),
+                    .prompt = std::move(prompt),
+                    .recurrence = *std::move(recurrence),
+                    .zone = zone_name,
+                    .created = now};
+  schedule.next = schedule.recurrence.NextAfter(now, now, zone);
+  Persist(schedule);
+  const Schedule made = schedule;
+  schedules_[schedule.id] = std::move(schedule);
+  Arm();
+  return made;
+}
+
+std::vector<Schedule> Scheduler::List(const ConversationRef* owner) const {
+  std::vector<Schedule> listed;
+  for (const auto& [id, schedule] : schedules_) {
+    if (owner != nullptr &&
+        (schedule.owner.kind != owner->kind || schedule.owner.address != owner->address)) {
+      continue;
+    }
+    listed.push_back(schedule);
+  }
+  std::stable_sort(listed.begin(), listed.end(),
+                   [](const Schedule& a, const Schedule& b) { return a.next < b.next; });
+  return listed;
+}
+
+absl::Status Scheduler::Cancel(int64_t id, const ConversationRef* owner) {
+  auto it = schedules_.find(id);
+  if (it == schedules_.end() ||
+      (owner != nullptr &&
+       (it->second.owner.kind != owner->kind || it->second.owner.address != owner->address))) {
+    return absl::NotFoundError(absl::StrCat("no schedule ", id, " here"));
+  }
+  if (owner != nullptr && !it->second.name.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat("schedule ", id, " is the operator's ('",
+                                                      it->second.name,
+                                                      "'); only the config changes it"));
+  }
+  schedules_.erase(it);
+  Forget(id);
+  Arm();
+  return absl::OkStatus();
+}
+
+std::string Scheduler::TimeZoneName(std::string_view jid) const {
+  auto it = zones_.find(jid);
+  return it == zones_.end() ? "UTC" : it->second;
+}
+
+absl::StatusOr<std::string> Scheduler::SetTimeZone(const std::string& jid, std::string_view name) {
+  absl::StatusOr<absl::TimeZone> zone = base::LoadNamedTimeZone(name);
+  if (!zone.ok()) return zone.status();
+  std::string kept(name);
+  zones_[jid] = kept;
+  asio::post(writes_, [store = store_, jid, kept] {
+    if (absl::Status put = store->PutZone(jid, kept); !put.ok()) {
+      LOG(ERROR) << "schedules: the time zone of " << jid << " could not be kept: " << put;
+    }
+  });
+  return kept;
+}
+
+void Scheduler::Persist(const Schedule& schedule) {
+  asio::post(writes_, [store = store_, schedule] {
+    if (absl::Status put = store->Put(schedule); !put.ok()) {
+      LOG(ERROR) << "schedules: schedule " << schedule.id << " could not be kept: " << put;
+    }
+  });
+}
+
+void Scheduler::Forget(int64_t id) {
+  asio::post(writes_, [store = store_, id] {
+    if (absl::Status removed = store->Remove(id); !removed.ok()) {
+      LOG(ERROR) << "schedules: schedule " << id << " could not be removed: " << removed;
+    }
+  });
+}
+
+}  // namespace herald::schedule

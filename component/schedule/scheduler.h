@@ -1,0 +1,116 @@
+// component/schedule/scheduler.h
+//
+// The Scheduler keeps every schedule in memory, persists each change to the ScheduleStore
+// on one strand of the worker pool (in order, off the I/O loop), and runs a single timer on
+// the I/O loop for the earliest next run. When a schedule is due it calls `fire` with it,
+// then moves it to its next run (a one-off one is removed).
+//
+// People's schedules are bounded: at most `max_per_owner` per conversation, and a recurring
+// one may not run more often than every `min_interval`. A run missed while Herald was down
+// runs once at start (missed = run_once) or is skipped to the next time (skip).
+//
+// Operators' schedules ([[schedules.task]]) are stored under their name: a schedule the
+// config still names, unchanged, keeps its next run across restarts; a changed one starts
+// anew; one the config no longer names is removed. People cannot cancel them.
+//
+// Everything but Open runs on the I/O loop.
+//
+//   auto scheduler = Scheduler::Open(io, workers, options, configured, absl::Now);
+//   (*scheduler)->Start([&](const Schedule& due) { agent.RunScheduled(due); });
+//   absl::StatusOr<Schedule> made = (*scheduler)->Add(owner, "alice@example.org", prompt,
+//                                                      "every 1d");
+#pragma once
+
+#include <asio.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "component/schedule/schedule.h"
+#include "component/schedule/schedule_store.h"
+
+namespace herald::schedule {
+
+struct SchedulerOptions {
+  std::string path;  // the SQLite file
+  int max_per_owner = 20;
+  absl::Duration min_interval = absl::Minutes(5);
+  bool run_missed = true;  // missed = "run_once" (true) or "skip"
+  int max_prompt_bytes = 2000;
+};
+
+// An operator's schedule as the config names it.
+struct ConfiguredSchedule {
+  std::string name;
+  base::ConversationRef owner;
+  std::string prompt;
+  std::string when;  // as ParseRecurrence reads it: "every 1d", "cron 0 9 * * MON"
+  std::string zone = "UTC";
+};
+
+class Scheduler {
+ public:
+  using Fire = std::function<void(const Schedule&)>;
+  using Clock = std::function<absl::Time()>;
+
+  // Opens the store and loads it (before the loop runs: this blocks on the file), applies the
+  // missed-run rule and the operator's schedules. InvalidArgument for a configured schedule
+  // that does not parse (naming it).
+  static absl::StatusOr<std::unique_ptr<Scheduler>> Open(
+      asio::io_context& io, asio::thread_pool& workers, SchedulerOptions options,
+      const std::vector<ConfiguredSchedule>& configured, Clock clock);
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+  ~Scheduler();
+
+  // Arms the timer; due schedules go to `fire` from now on.
+  void Start(Fire fire);
+
+  // Makes a schedule of `owner` (a chat or a room) by `author`, `when` read in the zone of
+  // `zone_of` (a bare JID's /timezone; UTC when unset). InvalidArgument for a bad `when` or
+  // prompt, or a recurring one more often than min_interval; ResourceExhausted past
+  // max_per_owner.
+  absl::StatusOr<Schedule> Add(const base::ConversationRef& owner, std::string author,
+                               std::string prompt, std::string_view when, std::string_view zone_of);
+
+  // The schedules of `owner` (all of them when null), soonest first.
+  std::vector<Schedule> List(const base::ConversationRef* owner) const;
+  // Removes schedule `id`; when `owner` is given it must be the schedule's. NotFound (also
+  // for another's), FailedPrecondition for an operator's schedule unless `owner` is null.
+  absl::Status Cancel(int64_t id, const base::ConversationRef* owner);
+
+  // A person's time zone (/timezone): the IANA name, "UTC" when unset.
+  std::string TimeZoneName(std::string_view jid) const;
+  // Sets it (persisted); InvalidArgument for an unknown name. Returns the name kept.
+  absl::StatusOr<std::string> SetTimeZone(const std::string& jid, std::string_view name);
+
+  // Runs what is due now (the timer calls it; tests may too).
+  void RunDue();
+
+ private:
+  Scheduler(asio::io_context& io, asio::thread_pool& workers, SchedulerOptions options,
+            std::shared_ptr<ScheduleStore> store, Clock clock);
+  void Arm();
+  void Persist(const Schedule& schedule);
+  void Forget(int64_t id);
+  absl::Status CheckInterval(const Recurrence& recurrence, const absl::TimeZone& zone) const;
+
+  asio::io_context& io_;
+  SchedulerOptions options_;
+  std::shared_ptr<ScheduleStore> store_;
+  asio::strand<asio::thread_pool::executor_type> writes_;
+  Clock clock_;
+  Fire fire_;
+  asio::system_timer timer_;
+  std::map<int64_t, Schedule> schedules_;  // by id
+  std::map<std::string, std::string, std::less<>> zones_;
+  int64_t next_id_ = 1;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace herald::schedule

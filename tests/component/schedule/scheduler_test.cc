@@ -1,0 +1,234 @@
+#include "component/schedule/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <future>
+
+#include "absl/strings/str_cat.h"
+
+namespace herald::schedule {
+namespace {
+
+using base::ConversationRef;
+
+const ConversationRef kAlice{.kind = ConversationRef::Kind::kDirect, .address = "alice@localhost"};
+const ConversationRef kBob{.kind = ConversationRef::Kind::kDirect, .address = "bob@localhost"};
+const ConversationRef kLobby{.kind = ConversationRef::Kind::kRoom,
+                             .address = "lobby@conference.localhost"};
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  SchedulerTest() {
+    path_ = std::filesystem::path(::testing::TempDir()) /
+            absl::StrCat("schedules-",
+                         ::testing::UnitTest::GetInstance()->current_test_info()->name(), ".db");
+    std::filesystem::remove(path_);
+  }
+
+  // Opens (or reopens) the scheduler over the same file.
+  Scheduler& Open(SchedulerOptions options = {}, std::vector<ConfiguredSchedule> configured = {}) {
+    Close();
+    workers_ = std::make_unique<asio::thread_pool>(1);
+    options.path = path_.string();
+    absl::StatusOr<std::unique_ptr<Scheduler>> opened =
+        Scheduler::Open(io_, *workers_, options, configured, [this] { return now_; });
+    EXPECT_TRUE(opened.ok()) << opened.status();
+    scheduler_ = *std::move(opened);
+    scheduler_->Start([this](const Schedule& due) { fired_.push_back(due); });
+    return *scheduler_;
+  }
+
+  // Destroys the scheduler and waits for its writes.
+  void Close() {
+    scheduler_.reset();
+    if (workers_ != nullptr) workers_->join();
+    workers_.reset();
+  }
+
+  ~SchedulerTest() override { Close(); }
+
+  std::filesystem::path path_;
+  asio::io_context io_;
+  std::unique_ptr<asio::thread_pool> workers_;
+  std::unique_ptr<Scheduler> scheduler_;
+  absl::Time now_ = absl::FromCivil(absl::CivilMinute(2026, 11, 26, 10, 30), absl::UTCTimeZone());
+  std::vector<Schedule> fired_;
+};
+
+TEST_F(SchedulerTest, AddListCancelByOwner) {
+  Scheduler& scheduler = Open();
+  absl::StatusOr<Schedule> made =
+      scheduler.Add(kAlice, "alice@localhost", "send the report", "every 1d", "alice@localhost");
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ(made->id, 1);
+  EXPECT_EQ(made->next, now_ + absl::Hours(24));
+  EXPECT_EQ(made->zone, "UTC");
+  ASSERT_TRUE(scheduler.Add(kBob, "bob@localhost", "stretch", "in 20m", "bob@localhost").ok());
+
+  ASSERT_EQ(scheduler.List(&kAlice).size(), 1u);
+  EXPECT_EQ(scheduler.List(nullptr).size(), 2u);
+  EXPECT_EQ(scheduler.List(nullptr).front().prompt, "stretch");  // soonest first
+
+  EXPECT_EQ(scheduler.Cancel(2, &kAlice).code(), absl::StatusCode::kNotFound);  // bob's
+  EXPECT_TRUE(scheduler.Cancel(1, &kAlice).ok());
+  EXPECT_EQ(scheduler.Cancel(1, &kAlice).code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(scheduler.Cancel(2, nullptr).ok());  // an operator may cancel any
+  EXPECT_TRUE(scheduler.List(nullptr).empty());
+}
+
+TEST_F(SchedulerTest, LimitsPerOwnerAndInterval) {
+  Scheduler& scheduler = Open({.max_per_owner = 2, .min_interval = absl::Minutes(5)});
+  EXPECT_EQ(scheduler.Add(kAlice, "alice@localhost", "x", "every 1m", "").status().message(),
+            "that runs more often than the shortest interval allowed, every 5m");
+  EXPECT_FALSE(scheduler.Add(kAlice, "alice@localhost", "x", "cron * * * * *", "").ok());
+  // Every 5 minutes but only from 9 to 10: still too often within the hour.
+  EXPECT_FALSE(scheduler.Add(kAlice, "alice@localhost", "x", "cron */2 9 * * *", "").ok());
+  EXPECT_TRUE(scheduler.Add(kAlice, "alice@localhost", "x", "in 10s", "").ok());  // one-off
+  EXPECT_TRUE(scheduler.Add(kAlice, "alice@localhost", "x", "cron */5 9 * * *", "").ok());
+  EXPECT_EQ(scheduler.Add(kAlice, "alice@localhost", "x", "in 1h", "").status().code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(scheduler.Add(kLobby, "carol", "x", "in 1h", "").ok());  // another owner
+  EXPECT_EQ(scheduler.Add(kAlice, "alice@localhost", "", "in 1h", "").status().message(),
+            "the prompt is empty");
+  EXPECT_EQ(scheduler
+                .Add(ConversationRef{.kind = ConversationRef::Kind::kApi, .address = "nightly"},
+                     "api", "x", "in 1h", "")
+                .status()
+                .message(),
+            "schedules belong to a chat or a room");
+}
+
+TEST_F(SchedulerTest, RunsWhatIsDueAndMovesItOn) {
+  Scheduler& scheduler = Open();
+  ASSERT_TRUE(scheduler.Add(kAlice, "alice@localhost", "once", "in 10m", "").ok());
+  ASSERT_TRUE(scheduler.Add(kAlice, "alice@localhost", "hourly", "every 1h", "").ok());
+  now_ += absl::Minutes(9);
+  scheduler.RunDue();
+  EXPECT_TRUE(fired_.empty());
+  now_ += absl::Minutes(1);
+  scheduler.RunDue();
+  ASSERT_EQ(fired_.size(), 1u);
+  EXPECT_EQ(fired_[0].prompt, "once");
+  EXPECT_EQ(fired_[0].runs, 1);
+  ASSERT_EQ(scheduler.List(&kAlice).size(), 1u);  // the one-off is gone
+  now_ += absl::Minutes(50);
+  scheduler.RunDue();
+  ASSERT_EQ(fired_.size(), 2u);
+  EXPECT_EQ(fired_[1].prompt, "hourly");
+  EXPECT_EQ(scheduler.List(&kAlice)[0].next, now_ + absl::Hours(1));
+}
+
+TEST_F(SchedulerTest, SurvivesRestartAndRunsAMissedRunOnce) {
+  {
+    Scheduler& scheduler = Open();
+    ASSERT_TRUE(scheduler.Add(kAlice, "alice@localhost", "daily", "every 1d", "").ok());
+    ASSERT_TRUE(scheduler.Add(kBob, "bob@localhost", "soon", "in 1h", "").ok());
+    ASSERT_TRUE(scheduler.SetTimeZone("alice@localhost", "Europe/Paris").ok());
+  }
+  now_ += absl::Hours(24 * 3 + 1);  // down for three days
+  Scheduler& scheduler = Open({.run_missed = true});
+  EXPECT_EQ(scheduler.TimeZoneName("alice@localhost"), "Europe/Paris");
+  ASSERT_EQ(scheduler.List(nullptr).size(), 2u);
+  scheduler.RunDue();
+  ASSERT_EQ(fired_.size(), 2u);  // each once, not three times
+  ASSERT_EQ(scheduler.List(nullptr).size(), 1u);
+  EXPECT_EQ(scheduler.List(nullptr)[0].next,
+            absl::FromCivil(absl::CivilMinute(2026, 11, 30, 10, 30), absl::UTCTimeZone()));
+  // The next id is never one used before.
+  absl::StatusOr<Schedule> made = scheduler.Add(kBob, "bob@localhost", "later", "in 1h", "");
+  ASSERT_TRUE(made.ok());
+  EXPECT_EQ(made->id, 3);
+}
+
+TEST_F(SchedulerTest, SkipsMissedRunsWhenConfigured) {
+  {
+    Scheduler& scheduler = Open();
+    ASSERT_TRUE(scheduler.Add(kAlice, "alice@localhost", "daily", "every 1d", "").ok());
+    ASSERT_TRUE(scheduler.Add(kBob, "bob@localhost", "soon", "in 1h", "").ok());
+  }
+  now_ += absl::Hours(24 * 3 + 1);
+  Scheduler& scheduler = Open({.run_missed = false});
+  scheduler.RunDue();
+  EXPECT_TRUE(fired_.empty());
+  ASSERT_EQ(scheduler.List(nullptr).size(), 1u);  // the one-off was skipped for good
+  EXPECT_EQ(scheduler.List(nullptr)[0].prompt, "daily");
+  EXPECT_GT(scheduler.List(nullptr)[0].next, now_);
+}
+
+TEST_F(SchedulerTest, UsesTheAuthorsTimeZone) {
+  Scheduler& scheduler = Open();
+  EXPECT_EQ(scheduler.SetTimeZone("alice@localhost", "Mars/Olympus").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(scheduler.SetTimeZone("alice@localhost", "Asia/Tokyo").ok());
+  absl::StatusOr<Schedule> made =
+      scheduler.Add(kAlice, "alice@localhost", "x", "cron 0 9 * * *", "alice@localhost");
+  ASSERT_TRUE(made.ok());
+  EXPECT_EQ(made->zone, "Asia/Tokyo");
+  // 09:00 in Tokyo is 00:00 UTC; it is 10:30 UTC, so tomorrow.
+  EXPECT_EQ(made->next,
+            absl::FromCivil(absl::CivilMinute(2026, 11, 27, 0, 0), absl::UTCTimeZone()));
+}
+
+TEST_F(SchedulerTest, OperatorSchedulesFollowTheConfig) {
+  const ConfiguredSchedule digest{.name = "digest",
+                                  .owner = kLobby,
+                                  .prompt = "post the digest",
+                                  .when = "cron 0 8 * * *",
+                                  .zone = "UTC"};
+  {
+    Scheduler& scheduler = Open({}, {digest});
+    ASSERT_EQ(scheduler.List(&kLobby).size(), 1u);
+    const Schedule task = scheduler.List(&kLobby)[0];
+    EXPECT_EQ(task.name, "digest");
+    EXPECT_EQ(scheduler.Cancel(task.id, &kLobby).code(), absl::StatusCode::kFailedPrecondition);
+  }
+  now_ += absl::Hours(1);
+  {
+    Scheduler& scheduler = Open({}, {digest});  // unchanged: the same schedule
+    ASSERT_EQ(scheduler.List(nullptr).size(), 1u);
+    EXPECT_EQ(scheduler.List(nullptr)[0].id, 1);
+  }
+  ConfiguredSchedule changed = digest;
+  changed.when = "cron 0 9 * * *";
+  {
+    Scheduler& scheduler = Open({}, {changed});
+    ASSERT_EQ(scheduler.List(nullptr).size(), 1u);
+    EXPECT_EQ(scheduler.List(nullptr)[0].id, 2);
+  }
+  Scheduler& scheduler = Open({}, {});
+  EXPECT_TRUE(scheduler.List(nullptr).empty());
+
+  ConfiguredSchedule bad = digest;
+  bad.when = "in 5m";
+  absl::StatusOr<std::unique_ptr<Scheduler>> refused =
+      Scheduler::Open(io_, *workers_, {.path = path_.string()}, {bad}, [this] { return now_; });
+  EXPECT_EQ(refused.status().message(),
+            "schedule 'digest': a configured schedule repeats ('every' or 'cron')");
+}
+
+TEST(SchedulerTimerTest, FiresOnTheLoopWhenDue) {
+  const std::filesystem::path path = std::filesystem::path(::testing::TempDir()) / "timer.db";
+  std::filesystem::remove(path);
+  asio::io_context io;
+  asio::thread_pool workers(1);
+  absl::StatusOr<std::unique_ptr<Scheduler>> scheduler =
+      Scheduler::Open(io, workers, {.path = path.string()}, {}, absl::Now);
+  ASSERT_TRUE(scheduler.ok()) << scheduler.status();
+  absl::Time fired_at = absl::InfinitePast();
+  (*scheduler)->Start([&](const Schedule&) {
+    fired_at = absl::Now();
+    io.stop();
+  });
+  absl::StatusOr<Schedule> made = (*scheduler)->Add(kAlice, "alice@localhost", "ping", "in 1s", "");
+  ASSERT_TRUE(made.ok());
+  io.run_for(std::chrono::seconds(10));
+  ASSERT_NE(fired_at, absl::InfinitePast()) << "the schedule never fired";
+  EXPECT_GE(fired_at, made->next);
+  EXPECT_LT(fired_at - made->next, absl::Milliseconds(500));
+  scheduler->reset();
+  workers.join();
+}
+
+}  // namespace
+}  // namespace herald::schedule
