@@ -20,6 +20,7 @@
 #include "component/agent/agent.h"
 #include "component/agent/rooms.h"
 #include "component/agent/runtime.h"
+#include "component/agent/schedule_skill.h"
 #include "component/base/event_loop.h"
 #include "component/base/version.h"
 #include "component/config/config.h"
@@ -30,6 +31,7 @@
 #include "component/memory/embedding_cache.h"
 #include "component/memory/folder_watcher.h"
 #include "component/memory/memory_store.h"
+#include "component/schedule/scheduler.h"
 #include "component/xmpp/session.h"
 #include "component/xmpp/session_error.h"
 #include "control/control_server.h"
@@ -295,8 +297,23 @@ int Serve(const std::string& path) {
       LOG(WARNING) << "memory: edits are embedded when a search reads them: " << watcher.status();
     }
   }
+  // Schedules ([schedules]): loaded before the loop runs; the skill joins the registry.
+  std::unique_ptr<schedule::Scheduler> scheduler;
+  if (config->schedules.enabled) {
+    absl::StatusOr<std::unique_ptr<schedule::Scheduler>> opened =
+        schedule::Scheduler::Open(io, workers, config::SchedulerOptionsFrom(config->schedules),
+                                  config::ConfiguredSchedulesFrom(*config), absl::Now);
+    if (!opened.ok()) {
+      std::cerr << "herald: [schedules]: " << opened.status().message() << "\n";
+      return base::kExitConfig;
+    }
+    scheduler = *std::move(opened);
+  }
   absl::Status registered = skills::RegisterBuiltins(registry, io, workers, memory_search, **http,
                                                      config::BuiltinOptionsFrom(config->skills));
+  if (registered.ok() && scheduler != nullptr) {
+    registered = registry.Register(std::make_unique<agent::ScheduleSkill>(io, *scheduler));
+  }
   if (registered.ok()) {
     // The model's way into the external tool registry, offered when enabled like any skill.
     registered = registry.Register(std::make_unique<skills::ToolSearchSkill>(io, **tool_search));
@@ -346,6 +363,7 @@ int Serve(const std::string& path) {
                                   .credentials = credentials.get(),
                                   .tool_search = tool_search->get(),
                                   .http_tools = http_tools->get()};
+  services.scheduler = scheduler.get();
   agent::Agent agent(*policy, services);
   agent::RoomManager rooms(io, config->rooms, &agent.policy(), act,
                            [&](const xmpp::GroupMessage& message) {
@@ -390,6 +408,7 @@ int Serve(const std::string& path) {
       .credentials = credentials.get(),
       .tool_search = tool_search->get(),
       .webhooks_out = webhooks_out.get(),
+      .scheduler = scheduler.get(),
       .notices = notices};
   absl::StatusOr<std::unique_ptr<control::ControlServer>> control =
       control::ControlServer::Start(config->control, control_services);
@@ -506,6 +525,26 @@ int Serve(const std::string& path) {
   };
   await_hangup();
 
+  // A due schedule becomes a turn of its chat or room; one that cannot run now is logged.
+  if (scheduler != nullptr) {
+    scheduler->Start([&](const schedule::Schedule& due) {
+      const xmpp::Jid own = session->own_jid();
+      if (own.empty()) {
+        LOG(WARNING) << "schedules: schedule #" << due.id
+                     << " fell due while Herald was not connected; this run is missed";
+        return;
+      }
+      if (due.owner.kind == base::ConversationRef::Kind::kRoom) {
+        absl::StatusOr<xmpp::Jid> room = xmpp::Jid::Parse(due.owner.address);
+        if (!room.ok() || !rooms.IsJoined(*room)) {
+          LOG(WARNING) << "schedules: schedule #" << due.id << " is for " << due.owner.address
+                       << ", where Herald is not now; this run is missed";
+          return;
+        }
+      }
+      agent.RunScheduled(due, own);
+    });
+  }
   LOG(INFO) << "herald " << kVersion << " starting (" << connection << ", server "
             << config->server.host << ":" << config->server.port << ", model "
             << (*router)->ModelFor(providers::Tier::kDefault).ToString() << ")";

@@ -23,6 +23,7 @@
 #include "component/ledger/audit_log.h"
 #include "component/ledger/usage_ledger.h"
 #include "component/memory/memory_store.h"
+#include "component/schedule/scheduler.h"
 #include "component/xmpp/jid.h"
 #include "component/xmpp/session.h"
 #include "control/http/webhooks_out.h"
@@ -68,6 +69,8 @@ struct ControlServices {
   // Webhooks out (docs/webhooks.md), whose dead letters AdminService lists and replays; null:
   // no [[webhooks.out]] is configured.
   http::WebhooksOut* webhooks_out = nullptr;
+  // The schedules ([schedules]); null when they are off.
+  schedule::Scheduler* scheduler = nullptr;
   // What an operator should know about this host, found at startup (isolation the sandbox
   // could not have, manifests that were refused, credentials not kept); GetStatus lists them.
   std::vector<std::string> notices;

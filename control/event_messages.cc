@@ -43,6 +43,8 @@ v1::EventType EventTypeMessage(events::EventType type) {
       return v1::EVENT_TYPE_PLAN_PROPOSED;
     case events::EventType::kPlanStep:
       return v1::EVENT_TYPE_PLAN_STEP;
+    case events::EventType::kScheduleFired:
+      return v1::EVENT_TYPE_SCHEDULE_FIRED;
   }
   return v1::EVENT_TYPE_UNSPECIFIED;
 }
@@ -208,7 +210,8 @@ absl::StatusOr<EventFilter> EventFilter::Create(const v1::SubscribeRequest& requ
           events::EventType::kLimitBlocked, events::EventType::kConnectionChanged,
           events::EventType::kConfigReloaded, events::EventType::kActionRequired,
           events::EventType::kActionResolved, events::EventType::kFeedback,
-          events::EventType::kPlanProposed, events::EventType::kPlanStep}) {
+          events::EventType::kPlanProposed, events::EventType::kPlanStep,
+          events::EventType::kScheduleFired}) {
       if (EventTypeMessage(candidate) == type) {
         filter.types_.push_back(candidate);
         known = true;

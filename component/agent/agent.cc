@@ -77,6 +77,8 @@ void Agent::Handle(xmpp::InboundEvent&& event) {
           OnArchive(std::move(e));
         } else if constexpr (std::is_same_v<T, xmpp::SessionOnline>) {
           OnSessionOnline(e);
+        } else if constexpr (std::is_same_v<T, xmpp::ContactPresence>) {
+          OnContactPresence(e);
         }
       },
       event);
@@ -182,6 +184,87 @@ void Agent::SendAsAgent(const xmpp::Jid& to, const xmpp::Jid& from, std::string 
     absl::Status appended = store->Append(ref, entry);
     if (!appended.ok()) LOG(WARNING) << "send: not recorded in " << ref.address << ": " << appended;
   });
+}
+
+bool Agent::KnownOffline(const std::string& bare_jid) const {
+  auto it = online_.find(bare_jid);
+  return it != online_.end() && it->second.empty();
+}
+
+void Agent::OnContactPresence(const xmpp::ContactPresence& presence) {
+  // Only people Herald serves are tracked: a stranger's presence cannot grow this table.
+  if (!policy_.Allows(presence.from)) return;
+  const std::string bare = presence.from.BareString();
+  absl::flat_hash_set<std::string>& resources = online_[bare];
+  if (!presence.available) {
+    resources.erase(presence.from.resource());
+    return;
+  }
+  resources.insert(presence.from.resource());
+  auto waiting = deferred_.find(bare);
+  if (waiting == deferred_.end()) return;
+  std::vector<DeferredRun> runs = std::move(waiting->second);
+  deferred_.erase(waiting);
+  LOG(INFO) << "schedules: " << bare << " is back online; " << runs.size()
+            << " schedule run(s) that waited start now";
+  for (DeferredRun& run : runs) StartScheduledTurn(run.due, run.own);
+}
+
+void Agent::RunScheduled(const schedule::Schedule& due, const xmpp::Jid& own) {
+  const bool waits =
+      due.owner.kind == ConversationRef::Kind::kDirect && KnownOffline(due.owner.address);
+  if (services_.events != nullptr) {
+    services_.events->Publish(events::Event{
+        .type = events::EventType::kScheduleFired,
+        .conversation = Key(due.owner),
+        .jid = due.owner.kind == ConversationRef::Kind::kDirect ? due.owner.address : std::string(),
+        .summary = absl::StrCat("schedule #", due.id, waits ? " waits for " : " runs for ",
+                                due.owner.address),
+        .attributes = {{"schedule_id", absl::StrCat(due.id)},
+                       {"name", due.name},
+                       {"deferred", waits ? "true" : "false"}}});
+  }
+  if (!waits) {
+    StartScheduledTurn(due, own);
+    return;
+  }
+  std::vector<DeferredRun>& runs = deferred_[due.owner.address];
+  if (runs.size() >= kMaxDeferredRuns) {
+    LOG(WARNING) << "schedules: " << due.owner.address << " has " << runs.size()
+                 << " runs waiting; the oldest (schedule #" << runs.front().due.id
+                 << ") is dropped";
+    runs.erase(runs.begin());
+  }
+  LOG(INFO) << "schedules: schedule #" << due.id << " waits until " << due.owner.address
+            << " is online";
+  runs.push_back(DeferredRun{.due = due, .own = own});
+}
+
+void Agent::StartScheduledTurn(const schedule::Schedule& due, const xmpp::Jid& own) {
+  absl::StatusOr<xmpp::Jid> to = xmpp::Jid::Parse(due.owner.address);
+  if (!to.ok()) {
+    LOG(ERROR) << "schedules: schedule #" << due.id << " has an owner that is not a JID";
+    return;
+  }
+  const bool room = due.owner.kind == ConversationRef::Kind::kRoom;
+  Conversation& conversation = ConversationFor(due.owner);
+  // The model is told plainly that nobody is typing this now: the schedule asks.
+  std::string body =
+      absl::StrCat("[Schedule #", due.id, " (", due.name.empty() ? "made by " : "the operator's '",
+                   due.name.empty() ? due.author : due.name, due.name.empty() ? "" : "'",
+                   ") is due now. Carry out its instruction; your answer is sent to ",
+                   room ? "the room" : "the person", ".]\n", due.prompt);
+  IncomingMessage incoming{.reply_to = to->Bare(),
+                           .own = room ? own.Bare() : own,
+                           .author = room ? std::string("schedule") : due.owner.address,
+                           .body = std::move(body),
+                           .type = room ? "groupchat" : "chat",
+                           .tier = providers::Tier::kLight,
+                           .received = services_.clock()};
+  if (!conversation.Enqueue(std::move(incoming))) {
+    LOG(WARNING) << "conversation " << conversation.id() << ": mailbox full, schedule #" << due.id
+                 << " dropped";
+  }
 }
 
 void Agent::Received(const Conversation& conversation, const std::string& jid,

@@ -33,6 +33,7 @@
 #include "component/agent/recent_ids.h"
 #include "component/agent/slash_command.h"
 #include "component/agent/slash_commands.h"
+#include "component/schedule/schedule.h"
 #include "component/xmpp/events.h"
 
 namespace herald::agent {
@@ -83,6 +84,15 @@ class Agent {
   void SendAsAgent(const xmpp::Jid& to, const xmpp::Jid& from, std::string body,
                    bool to_room = false);
 
+  // A schedule fell due (schedule/scheduler.h): its prompt becomes a turn of its chat or room
+  // on the light tier, answered from `own` (the room's bare JID's counterpart for a room).
+  // A person known to be offline (their presence said so) gets it when they come back: the
+  // turn waits in memory until then (at most kMaxDeferredRuns per person; the oldest goes).
+  void RunScheduled(const schedule::Schedule& due, const xmpp::Jid& own);
+  static constexpr size_t kMaxDeferredRuns = 20;
+  // Whether `bare_jid` is known to be offline (for tests and the control plane).
+  bool KnownOffline(const std::string& bare_jid) const;
+
   // Replaces who may talk to Herald (reload, AdminService.UpdateAllowlist).
   void SetPolicy(AccessPolicy policy) { policy_ = std::move(policy); }
   const AccessPolicy& policy() const { return policy_; }
@@ -108,6 +118,9 @@ class Agent {
   // XEP-0050: lists the commands the sender may run, or runs one (adhoc_commands.h).
   void OnCommandRequest(const xmpp::CommandRequest& request);
   void OnReactions(const xmpp::MessageReactions& reactions);
+  // An allowed contact's resource came online or went offline; coming online runs what waited.
+  void OnContactPresence(const xmpp::ContactPresence& presence);
+  void StartScheduledTurn(const schedule::Schedule& due, const xmpp::Jid& own);
   // XEP-0461: the text of Herald's message that `reply` names, when `conversation` still
   // knows it (the caller quotes it before `body`, once `body` has been screened); otherwise
   // nullopt, and the quote the sender's client showed goes back in front of `body`.
@@ -158,6 +171,15 @@ class Agent {
   // storage and its archive).
   RecentIds live_ids_{4096};
   RecentIds caught_up_ids_{4096};
+  // The online resources of allowed contacts whose presence Herald has seen; a JID with an
+  // empty set is known offline, one missing is unknown (taken as reachable).
+  absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> online_;
+  // Schedules that fell due while their person was offline, by bare JID.
+  struct DeferredRun {
+    schedule::Schedule due;
+    xmpp::Jid own;
+  };
+  absl::flat_hash_map<std::string, std::vector<DeferredRun>> deferred_;
   xmpp::Jid own_jid_;      // as the last SessionOnline said
   bool catch_up_ = false;  // client mode with [agent] catch_up on
 };

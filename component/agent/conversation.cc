@@ -462,10 +462,10 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
 
   // Every model call of the turn: admitted by the limits (or refused with LimitStatus), then
   // recorded.
-  const CallModel call_model = [this, payer, conversation_name](
+  const CallModel call_model = [this, payer, conversation_name, tier = message.tier](
                                    LlmRequest call_request, providers::LlmProvider::OnText text) {
     return CallWithinLimits(services_, payer, conversation_name, std::move(call_request),
-                            std::move(text));
+                            std::move(text), tier);
   };
   // A block-mode limit ends the turn with the limit's message.
   auto stop_for_limit = [&](const std::string& limit_message) {

@@ -36,6 +36,7 @@
 #include "component/ledger/audit_log.h"
 #include "component/ledger/usage_ledger.h"
 #include "component/memory/memory_store.h"
+#include "component/schedule/scheduler.h"
 #include "component/xmpp/events.h"
 #include "providers/routing/model_router.h"
 #include "skills/registry.h"
@@ -100,6 +101,8 @@ struct RuntimeServices {
   RuntimeEdits edits;
   // Pairing codes an admin made (/pair, AdminService.CreatePairingCode); I/O loop only.
   PairingCodes pairing;
+  // Reminders and recurring prompts ([schedules]); null when they are off.
+  schedule::Scheduler* scheduler = nullptr;
 };
 
 struct IncomingMessage {
@@ -120,6 +123,8 @@ struct IncomingMessage {
   bool shared_memory_writer = false;
   // "/plan <task>": the turn proposes plans for `body` and runs the one chosen (plan_turn.h).
   bool plan = false;
+  // The tier the turn's model calls use: a schedule's turn runs on the light tier.
+  providers::Tier tier = providers::Tier::kDefault;
   absl::Time received;
   // Set for a turn a program drives (SessionService.Converse): the turn's events go here and
   // nothing is sent over XMPP.

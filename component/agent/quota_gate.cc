@@ -144,18 +144,18 @@ bool IsLimitStatus(const absl::Status& status) {
 
 asio::awaitable<absl::StatusOr<providers::LlmResponse>> CallWithinLimits(
     RuntimeServices& services, std::string payer, std::string conversation,
-    providers::LlmRequest request, providers::LlmProvider::OnText on_text) {
+    providers::LlmRequest request, providers::LlmProvider::OnText on_text, providers::Tier tier) {
   auto start = [&services, payer = std::move(payer), conversation = std::move(conversation),
-                request = std::move(request), on_text = std::move(on_text)](
-                   std::function<void(absl::StatusOr<providers::LlmResponse>)> done) mutable {
-    const std::string model = services.router.ModelFor(providers::Tier::kDefault).ToString();
+                request = std::move(request), on_text = std::move(on_text),
+                tier](std::function<void(absl::StatusOr<providers::LlmResponse>)> done) mutable {
+    const std::string model = services.router.ModelFor(tier).ToString();
     if (std::optional<ledger::LimitState> blocked =
             AdmitCall(services, payer, model, conversation)) {
       asio::post(services.io,
                  [done = std::move(done), refused = LimitStatus(*blocked)] { done(refused); });
       return;
     }
-    services.router.Complete(providers::Tier::kDefault, std::move(request), std::move(on_text),
+    services.router.Complete(tier, std::move(request), std::move(on_text),
                              [&services, payer, done = std::move(done)](
                                  absl::StatusOr<providers::LlmResponse> response) {
                                if (response.ok()) RecordCall(services, payer, *response);

@@ -46,11 +46,12 @@ std::string LimitMessage(const ledger::LimitState& state);
 absl::Status LimitStatus(const ledger::LimitState& state);
 bool IsLimitStatus(const absl::Status& status);
 
-// One call of the default tier between the two: admitted (or LimitStatus, without a call),
-// then recorded. Call on the I/O loop; the result comes back on it.
+// One call of `tier` between the two: admitted (or LimitStatus, without a call), then
+// recorded. Call on the I/O loop; the result comes back on it.
 asio::awaitable<absl::StatusOr<providers::LlmResponse>> CallWithinLimits(
     RuntimeServices& services, std::string payer, std::string conversation,
-    providers::LlmRequest request, providers::LlmProvider::OnText on_text);
+    providers::LlmRequest request, providers::LlmProvider::OnText on_text,
+    providers::Tier tier = providers::Tier::kDefault);
 
 // 1234567 -> "1,234,567".
 std::string GroupedNumber(int64_t value);

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "component/agent/admin_commands.h"
 #include "component/agent/pending_answers.h"
+#include "component/agent/schedule_skill.h"
 #include "component/agent/session_commands.h"
 #include "component/agent/tool_commands.h"
 #include "component/agent/usage_report.h"
@@ -83,6 +84,10 @@ constexpr CommandEntry kCommands[] = {
      &SafeModeCommand},
     {"tools", Who::kAnyone, "[pin|unpin|block|unblock <id>]",
      "registry tools loaded in every run here, or never", &ToolsCommand},
+    {"schedules", Who::kAnyone, "[cancel <id>]", "your reminders and recurring tasks here",
+     &SchedulesCommand},
+    {"timezone", Who::kAnyone, "[Area/City]", "the time zone your schedules are read in",
+     &TimeZoneCommand},
     {"pending", Who::kAdmin, "", "every tool run waiting for an answer, whoever's it is",
      &PendingCommand},
     {"allowlist", Who::kAdmin, "[add|remove <jid or domain>]",

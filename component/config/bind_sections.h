@@ -39,6 +39,8 @@ void BindMemory(Binder& b, const Section& root, MemoryConfig& memory, agent::Age
 void BindControl(Binder& b, const Section& root, ControlConfig& control);
 void BindHttp(Binder& b, const Section& root, HttpConfig& http);
 void BindWebhooks(Binder& b, const Section& root, const HttpConfig& http, WebhooksConfig& webhooks);
+// [schedules] and [[schedules.task]]; a task's `to` is a room when [[rooms]] names it.
+void BindSchedules(Binder& b, const Section& root, SchedulesConfig& schedules);
 
 // Reads a list of bare JIDs (or "*" where `allow_star`), lower-cased so that they compare
 // equal to the normalised JIDs of incoming stanzas.

@@ -43,6 +43,7 @@ void Bind(Binder& b, const toml::table& document, Config& config) {
   BindControl(b, root, config.control);
   BindHttp(b, root, config.http);
   BindWebhooks(b, root, config.http, config.webhooks);
+  BindSchedules(b, root, config.schedules);
 }
 
 // toml++ quotes a few characters of the text it choked on; on a line that sets a secret those

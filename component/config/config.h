@@ -250,6 +250,29 @@ struct WebhooksConfig {
   friend bool operator==(const WebhooksConfig&, const WebhooksConfig&) = default;
 };
 
+// [[schedules.task]]: an operator's schedule (docs/proactivity.md).
+struct ScheduleTaskConfig {
+  std::string name;  // [a-z0-9_-], 1-64 bytes, unique
+  std::string to;    // a bare JID (a chat) or a room of [[rooms]]
+  std::string prompt;
+  std::string when;  // "every 1d", "cron 0 9 * * MON" (repeating only)
+  std::string timezone = "UTC";
+
+  friend bool operator==(const ScheduleTaskConfig&, const ScheduleTaskConfig&) = default;
+};
+
+// [schedules]: reminders and recurring prompts (docs/proactivity.md).
+struct SchedulesConfig {
+  bool enabled = true;
+  std::string path = "./data/schedules.db";
+  int max_per_user = 20;
+  int min_interval_seconds = 300;
+  std::string missed = "run_once";  // "run_once" | "skip"
+  std::vector<ScheduleTaskConfig> tasks;
+
+  friend bool operator==(const SchedulesConfig&, const SchedulesConfig&) = default;
+};
+
 struct Config {
   std::string source_path;  // the file it was read from, for messages
   ServerConfig server;
@@ -263,6 +286,7 @@ struct Config {
   ControlConfig control;
   HttpConfig http;
   WebhooksConfig webhooks;
+  SchedulesConfig schedules;
 
   friend bool operator==(const Config&, const Config&) = default;
 };

@@ -22,6 +22,7 @@ std::vector<ConfigKey> Declare() {
   declare::DeclareControlKeys(keys);
   declare::DeclareHttpKeys(keys);
   declare::DeclareWebhookKeys(keys);
+  declare::DeclareScheduleKeys(keys);
   return keys;
 }
 

@@ -103,5 +103,6 @@ void DeclareQuotaKeys(std::vector<ConfigKey>& keys);
 void DeclareControlKeys(std::vector<ConfigKey>& keys);
 void DeclareHttpKeys(std::vector<ConfigKey>& keys);
 void DeclareWebhookKeys(std::vector<ConfigKey>& keys);
+void DeclareScheduleKeys(std::vector<ConfigKey>& keys);
 
 }  // namespace herald::config::declare

@@ -189,3 +189,60 @@ void DeclareRoomKeys(std::vector<ConfigKey>& keys) {
 }
 
 }  // namespace herald::config::declare
+
+namespace herald::config::declare {
+
+void DeclareScheduleKeys(std::vector<ConfigKey>& keys) {
+  std::vector<ConfigKey> declared = {
+      Part("schedules", K::kTable),
+      Restart(
+          "schedules.enabled", K::kBoolean, [](auto& c) -> auto& { return c.schedules.enabled; })
+          .Doc("`true`",
+               "reminders and recurring prompts: the `schedule` skill (when `[skills] enabled` "
+               "lists it), `/schedules`, `/timezone`, `heraldctl schedules` "
+               "([proactivity.md](proactivity.md))"),
+      Restart(
+          "schedules.path", K::kString, [](auto& c) -> auto& { return c.schedules.path; })
+          .Type("string, not empty")
+          .Doc("`\"./data/schedules.db\"`",
+               "the schedules and people's time zones (SQLite, mode 0600); they survive restarts"),
+      Restart(
+          "schedules.max_per_user", K::kInteger,
+          [](auto& c) -> auto& { return c.schedules.max_per_user; })
+          .Range(1, 1000)
+          .Doc("`20`", "schedules one chat or room may have"),
+      Restart(
+          "schedules.min_interval_seconds", K::kInteger,
+          [](auto& c) -> auto& { return c.schedules.min_interval_seconds; })
+          .Range(1, 86400)
+          .Doc("`300`", "a recurring schedule people make may not run more often than this"),
+      Restart(
+          "schedules.missed", K::kString, [](auto& c) -> auto& { return c.schedules.missed; })
+          .Type("`\"run_once\"` or `\"skip\"`")
+          .Doc("`\"run_once\"`",
+               "a run that fell due while Herald was down runs once at start, or is skipped to "
+               "the next time"),
+      Restart(
+          "schedules.task", K::kTableArray, [](auto& c) -> auto& { return c.schedules.tasks; }),
+      Part("schedules.task.name", K::kString)
+          .Type("string, 1-64 of `a-z 0-9 _ -`, unique")
+          .Doc("— (required)", "names the schedule in listings; people cannot cancel it"),
+      Part("schedules.task.to", K::kString)
+          .Type("string, bare JID")
+          .Doc("— (required)", "whose turn it is: a user's chat, or a room of `[[rooms]]`"),
+      Part("schedules.task.prompt", K::kString)
+          .Type("string, not empty")
+          .Doc("— (required)", "what the model is asked each time (a turn on the light tier)"),
+      Part("schedules.task.when", K::kString)
+          .Type("string")
+          .Doc("— (required)",
+               "`\"every 1d\"` (s, m, h, d, w) or `\"cron 0 9 * * MON-FRI\"` (five fields, or "
+               "`@daily` and the like)"),
+      Part("schedules.task.timezone", K::kString)
+          .Type("string, IANA name")
+          .Doc("`\"UTC\"`", "the zone a cron expression is read in"),
+  };
+  for (ConfigKey& key : declared) keys.push_back(std::move(key));
+}
+
+}  // namespace herald::config::declare

@@ -135,4 +135,27 @@ LogLevelOptions LogLevelOptionsFrom(const LogConfig& log) {
   return LogLevelOptions{.min_severity = severity, .verbosity = log.level == "debug" ? 1 : 0};
 }
 
+schedule::SchedulerOptions SchedulerOptionsFrom(const SchedulesConfig& schedules) {
+  return {.path = schedules.path,
+          .max_per_owner = schedules.max_per_user,
+          .min_interval = absl::Seconds(schedules.min_interval_seconds),
+          .run_missed = schedules.missed != "skip"};
+}
+
+std::vector<schedule::ConfiguredSchedule> ConfiguredSchedulesFrom(const Config& config) {
+  std::vector<schedule::ConfiguredSchedule> tasks;
+  for (const ScheduleTaskConfig& task : config.schedules.tasks) {
+    const bool room = std::any_of(config.rooms.begin(), config.rooms.end(),
+                                  [&](const agent::RoomSettings& r) { return r.jid == task.to; });
+    tasks.push_back({.name = task.name,
+                     .owner = {.kind = room ? base::ConversationRef::Kind::kRoom
+                                            : base::ConversationRef::Kind::kDirect,
+                               .address = task.to},
+                     .prompt = task.prompt,
+                     .when = task.when,
+                     .zone = task.timezone});
+  }
+  return tasks;
+}
+
 }  // namespace herald::config

@@ -19,6 +19,7 @@
 #include "component/config/config.h"
 #include "component/ledger/price_table.h"
 #include "component/memory/memory_search.h"
+#include "component/schedule/scheduler.h"
 #include "component/xmpp/session.h"
 #include "providers/embeddings/embeddings_client.h"
 #include "skills/builtin/builtins.h"
@@ -47,6 +48,11 @@ agent::TurnOptions TurnOptionsFrom(const Config& config);
 
 // The ledger's price table from [[quota.prices]].
 ledger::PriceTable PriceTableFrom(const QuotaConfig& quota);
+
+// The scheduler's options and the operator's schedules ([schedules]); a task's `to` is a
+// room when [[rooms]] names it, a chat otherwise.
+schedule::SchedulerOptions SchedulerOptionsFrom(const SchedulesConfig& schedules);
+std::vector<schedule::ConfiguredSchedule> ConfiguredSchedulesFrom(const Config& config);
 
 // What [log] level sets in glog: the least severity logged, and the verbosity (1 for "debug").
 struct LogLevelOptions {

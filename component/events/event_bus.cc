@@ -5,7 +5,7 @@
 namespace herald::events {
 
 std::optional<EventType> EventTypeNamed(std::string_view name) {
-  for (int i = 0; i <= static_cast<int>(EventType::kPlanStep); ++i) {
+  for (int i = 0; i <= static_cast<int>(EventType::kScheduleFired); ++i) {
     const auto type = static_cast<EventType>(i);
     if (EventTypeName(type) == name) return type;
   }
@@ -46,6 +46,8 @@ std::string_view EventTypeName(EventType type) {
       return "plan_proposed";
     case EventType::kPlanStep:
       return "plan_step";
+    case EventType::kScheduleFired:
+      return "schedule_fired";
   }
   return "unknown";
 }

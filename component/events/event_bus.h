@@ -48,6 +48,7 @@ enum class EventType {
   kFeedback,        // a user reacted to an answer (attributes: message_id, reactions, verdict)
   kPlanProposed,    // a run proposes plans and waits for a choice (attributes: action_id, plans)
   kPlanStep,        // a step of the chosen plan started, is done or failed (step, state)
+  kScheduleFired,   // a schedule fell due (attributes: schedule_id, name, deferred)
 };
 
 // "message_received", "run_started", ... (the names heraldctl events --type takes).

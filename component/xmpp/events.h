@@ -74,6 +74,14 @@ struct SubscriptionRequest {
   Jid to;
 };
 
+// A contact's presence (not a room occupant's): one of their resources came online
+// (`available`) or went offline. Herald sees it for people who share presence with it (in
+// component mode, who accepted its subscription; in client mode, its roster).
+struct ContactPresence {
+  Jid from;  // full JID (the resource that changed)
+  bool available = false;
+};
+
 struct RosterItem {
   Jid jid;
   std::string subscription;  // "none" | "to" | "from" | "both"
@@ -171,9 +179,10 @@ struct ArchiveResult {
   std::string condition;
 };
 
-using InboundEvent = std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline,
-                                  GroupMessage, RoomPresence, RoomInvite, SelfPingResult,
-                                  CommandRequest, ClientFeatures, MessageReactions, ArchiveResult>;
+using InboundEvent =
+    std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline, GroupMessage,
+                 RoomPresence, RoomInvite, SelfPingResult, CommandRequest, ClientFeatures,
+                 MessageReactions, ArchiveResult, ContactPresence>;
 
 struct SendMessage {
   Jid to;

@@ -271,7 +271,12 @@ std::optional<InboundEvent> TranslatePresence(const XmlElement& presence, const 
   }
   if (!type.empty() && type != "unavailable") return std::nullopt;
   const XmlElement* x = presence.FindChild("x", ns::kMucUser);
-  if (x == nullptr || from->resource().empty()) return std::nullopt;
+  if (x == nullptr) {
+    // A contact's presence; our own account's other resources are not contacts.
+    if (rooms.contains(from->BareString()) || from->Bare() == own_jid.Bare()) return std::nullopt;
+    return ContactPresence{.from = *std::move(from), .available = type.empty()};
+  }
+  if (from->resource().empty()) return std::nullopt;
   RoomPresence event{.room = from->Bare(), .nick = from->resource(), .available = type.empty()};
   if (const XmlElement* destroy = x->FindChild("destroy"); destroy != nullptr && !event.available) {
     event.destroyed = true;

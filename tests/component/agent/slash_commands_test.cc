@@ -63,6 +63,8 @@ TEST(SlashCommandsTest, HelpTextListsEveryCommandInTableOrder) {
             "  /safemode [on|off]  ask before every tool run (safe mode), or stop asking\n"
             "  /tools [pin|unpin|block|unblock <id>]  registry tools loaded in every run here, or "
             "never\n"
+            "  /schedules [cancel <id>]  your reminders and recurring tasks here\n"
+            "  /timezone [Area/City]  the time zone your schedules are read in\n"
             "Anything else goes to the model.");
   EXPECT_EQ(HelpText(true, false),
             "Commands:\n"
@@ -86,6 +88,8 @@ TEST(SlashCommandsTest, HelpTextListsEveryCommandInTableOrder) {
             "  /safemode [on|off]  ask before every tool run (safe mode), or stop asking\n"
             "  /tools [pin|unpin|block|unblock <id>]  registry tools loaded in every run here, or "
             "never\n"
+            "  /schedules [cancel <id>]  your reminders and recurring tasks here\n"
+            "  /timezone [Area/City]  the time zone your schedules are read in\n"
             "  /debug  toggle model, token and timing notes after each answer\n"
             "  /raw <xml>  send a raw stanza\n"
             "Anything else goes to the model.");

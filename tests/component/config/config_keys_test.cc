@@ -186,6 +186,20 @@ events = ["run_completed", "limit_reached"]
 max_queue = 10
 max_attempts = 3
 timeout_seconds = 4
+
+[schedules]
+enabled = false
+path = "./elsewhere/schedules.db"
+max_per_user = 5
+min_interval_seconds = 600
+missed = "skip"
+
+[[schedules.task]]
+name = "digest"
+to = "lobby@conference.example.org"
+prompt = "Post the morning digest."
+when = "cron 0 8 * * MON-FRI"
+timezone = "Europe/Paris"
 )toml";
 
 constexpr std::string_view kMinimal = R"toml(

@@ -446,11 +446,36 @@ TEST(TranslatePresenceTest, AnErrorFromAnywhereElseIsIgnored) {
   EXPECT_FALSE(event.has_value());
 }
 
+TEST(TranslatePresenceTest, AContactsPresenceIsReported) {
+  std::optional<InboundEvent> online =
+      TranslatePresence(One("<presence from='alice@localhost/phone'><show>away</show></presence>"),
+                        kOwnJid, kNoRooms);
+  ASSERT_TRUE(online.has_value());
+  const auto* available = std::get_if<ContactPresence>(&*online);
+  ASSERT_NE(available, nullptr);
+  EXPECT_EQ(available->from.ToString(), "alice@localhost/phone");
+  EXPECT_TRUE(available->available);
+
+  std::optional<InboundEvent> offline = TranslatePresence(
+      One("<presence from='alice@localhost/phone' type='unavailable'/>"), kOwnJid, kNoRooms);
+  ASSERT_TRUE(offline.has_value());
+  ASSERT_NE(std::get_if<ContactPresence>(&*offline), nullptr);
+  EXPECT_FALSE(std::get<ContactPresence>(*offline).available);
+
+  // A room's own presence without the MUC payload, and our own account's, are no contact's.
+  const absl::flat_hash_set<std::string> rooms = {"room@conference.localhost"};
+  EXPECT_FALSE(
+      TranslatePresence(One("<presence from='room@conference.localhost/bob'/>"), kOwnJid, rooms)
+          .has_value());
+  EXPECT_FALSE(
+      TranslatePresence(One(absl::StrCat("<presence from='", kOwnJid.BareString(), "/other'/>")),
+                        kOwnJid, kNoRooms)
+          .has_value());
+}
+
 TEST(TranslatePresenceTest, PresenceThatIsNotAboutARoomOccupantIsNotReported) {
   for (const char* presence :
-       {"<presence from='alice@localhost/phone'/>",
-        "<presence from='alice@localhost/phone' type='unavailable'/>",
-        "<presence from='room@conference.localhost'>"
+       {"<presence from='room@conference.localhost'>"
         "<x xmlns='http://jabber.org/protocol/muc#user'/></presence>",
         "<presence from='room@conference.localhost/bob' type='subscribed'>"
         "<x xmlns='http://jabber.org/protocol/muc#user'/></presence>",

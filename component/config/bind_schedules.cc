@@ -1,0 +1,93 @@
+// [schedules] and [[schedules.task]] (docs/proactivity.md).
+
+#include <algorithm>
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "component/base/time_zone.h"
+#include "component/config/bind_sections.h"
+#include "component/config/toml_binder.h"
+#include "component/config/value_formats.h"
+#include "component/schedule/recurrence.h"
+
+namespace herald::config {
+namespace {
+
+bool IsTaskName(const std::string& name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+}
+
+void BindTask(Binder& b, const Section& t, absl::flat_hash_set<std::string>& names,
+              ScheduleTaskConfig& task) {
+  for (const char* required : {"name", "to", "prompt", "when"}) {
+    if (!b.Has(t, required)) b.Error(t.line, absl::StrCat(t.path, ".", required, " is required"));
+  }
+  if (b.NonEmptyString(t, "name", &task.name)) {
+    if (!IsTaskName(task.name)) {
+      b.Error(t, "name", absl::StrCat(t.path, ".name must be 1-64 of a-z 0-9 _ -"));
+    } else if (!names.insert(task.name).second) {
+      b.Error(t, "name", absl::StrCat(t.path, ".name \"", task.name, "\" is used twice"));
+    }
+  }
+  if (b.NonEmptyString(t, "to", &task.to)) {
+    if (!IsValidBareJid(task.to, /*require_localpart=*/true)) {
+      b.Error(t, "to",
+              absl::StrCat(t.path, ".to must be a user's bare JID or a room's JID; got ",
+                           b.Shown(b.Node(t, "to"))));
+    } else {
+      task.to = absl::AsciiStrToLower(task.to);
+    }
+  }
+  b.NonEmptyString(t, "prompt", &task.prompt);
+  if (b.String(t, "timezone", &task.timezone)) {
+    if (absl::StatusOr<absl::TimeZone> zone = base::LoadNamedTimeZone(task.timezone); !zone.ok()) {
+      b.Error(t, "timezone", absl::StrCat(t.path, ".timezone: ", zone.status().message()));
+    }
+  }
+  if (b.NonEmptyString(t, "when", &task.when)) {
+    absl::StatusOr<schedule::Recurrence> when =
+        schedule::ParseRecurrence(task.when, absl::Now(), absl::UTCTimeZone());
+    if (!when.ok()) {
+      b.Error(t, "when", absl::StrCat(t.path, ".when: ", when.status().message()));
+    } else if (when->kind() == schedule::Recurrence::Kind::kOnce) {
+      b.Error(t, "when",
+              absl::StrCat(t.path, ".when must repeat: \"every 1d\" or \"cron 0 9 * * MON\""));
+    }
+  }
+}
+
+}  // namespace
+
+void BindSchedules(Binder& b, const Section& root, SchedulesConfig& schedules) {
+  Section s = b.Sub(root, "schedules");
+  b.Bool(s, "enabled", &schedules.enabled);
+  b.NonEmptyString(s, "path", &schedules.path);
+  b.Integer(s, "max_per_user", &schedules.max_per_user);
+  b.Integer(s, "min_interval_seconds", &schedules.min_interval_seconds);
+  if (b.String(s, "missed", &schedules.missed) && schedules.missed != "run_once" &&
+      schedules.missed != "skip") {
+    b.Error(s, "missed",
+            absl::StrCat("schedules.missed must be \"run_once\" or \"skip\"; got ",
+                         b.Shown(b.Node(s, "missed"))));
+  }
+  const toml::node* task_node = b.Node(s, "task");
+  const toml::array* tasks = task_node != nullptr ? task_node->as_array() : nullptr;
+  if (tasks == nullptr) return;
+  absl::flat_hash_set<std::string> names;
+  for (size_t i = 0; i < tasks->size(); ++i) {
+    Section t;
+    t.table = (*tasks)[i].as_table();
+    t.path = absl::StrCat("schedules.task[", i, "]");
+    t.line = (*tasks)[i].source().begin.line;
+    if (t.table == nullptr) continue;
+    ScheduleTaskConfig task;
+    BindTask(b, t, names, task);
+    schedules.tasks.push_back(std::move(task));
+  }
+}
+
+}  // namespace herald::config
