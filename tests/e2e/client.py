@@ -218,6 +218,40 @@ class Client:
             found.append(msg["body"])
         return found
 
+    def chats_with_delay(self, peer, within, count):
+        """(body, delayed) of the next `count` chat messages with a body from peer's bare
+        JID within `within` seconds; delayed: the message carries XEP-0203 <delay/> (the
+        server kept it while we were offline)."""
+        return self._run(self._chats_with_delay(peer, within, count), within + 5,
+                         "wait for chat messages")
+
+    async def _chats_with_delay(self, peer, within, count):
+        found = []
+        async for msg in self._chats_from(peer, within):
+            if msg["body"]:
+                found.append((msg["body"], msg.xml.find(f"{{{DELAY}}}delay") is not None))
+                if len(found) >= count:
+                    break
+        return found
+
+    def share_presence_with(self, peer, timeout=10.0):
+        """Asks to see peer's presence (<presence type='subscribe'/>) and waits until peer
+        approved it; peer asking back is approved by slixmpp itself (auto_authorize), after
+        which the server sends peer our presence as it changes. Whether peer approved."""
+        return self._run(self._share_presence(peer, timeout), timeout + 5, "share presence")
+
+    async def _share_presence(self, peer, timeout):
+        peer = slixmpp.JID(peer).bare
+        self.xmpp.send_presence(pto=peer, ptype="subscribe")
+        deadline = self._loop.time() + timeout
+        while (pres := await self._next(self._presences, deadline)) is not None:
+            if pres["from"].bare == peer and pres["type"] == "subscribed":
+                # Our approval of peer's own request goes out as slixmpp handles it; one
+                # round trip to the server puts it ahead of whatever we send next.
+                await self._server_round_trip()
+                return True
+        return False
+
     def send_marked(self, to, body, msg_id, receipt=True, markable=True):
         """Sends a chat message with the id `msg_id` that asks for a delivery receipt
         (XEP-0184 <request/>) and is markable (XEP-0333), as Conversations sends them."""
