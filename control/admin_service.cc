@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,7 +11,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "component/base/conversation_ref.h"
 #include "component/base/mutex.h"
+#include "component/base/time_zone.h"
+#include "component/schedule/schedule.h"
+#include "component/schedule/scheduler.h"
 #include "component/xmpp/jid.h"
 #include "control/config_reload.h"
 #include "control/event_messages.h"
@@ -411,6 +416,85 @@ grpc::ServerUnaryReactor* AdminService::CreatePairingCode(
     SetTimestamp(now + absl::Minutes(10), response->mutable_expires_at());
     call->Finish(grpc::Status::OK);
   });
+  return call->reactor();
+}
+
+namespace {
+
+constexpr char kNoSchedules[] = "schedules are off ([schedules] enabled = false)";
+
+void SetSchedule(const schedule::Schedule& schedule, v1::Schedule* out) {
+  absl::StatusOr<absl::TimeZone> zone = base::LoadNamedTimeZone(schedule.zone);
+  out->set_id(schedule.id);
+  out->set_conversation(base::ConversationName(schedule.owner));
+  out->set_author(schedule.author);
+  out->set_name(schedule.name);
+  out->set_prompt(schedule.prompt);
+  out->set_recurrence(schedule.recurrence.Describe(zone.ok() ? *zone : absl::UTCTimeZone()));
+  out->set_timezone(schedule.zone);
+  SetTimestamp(schedule.next, out->mutable_next_run());
+  if (schedule.last_run != absl::InfinitePast()) {
+    SetTimestamp(schedule.last_run, out->mutable_last_run());
+  }
+  out->set_runs(schedule.runs);
+}
+
+// The chat or room `name` ("direct:JID", "room:JID") names, its JID normalised as the
+// scheduler keeps owners; nullopt for anything else (an API conversation has no schedules).
+std::optional<base::ConversationRef> ScheduleOwner(const std::string& name) {
+  std::optional<base::ConversationRef> ref = base::ParseConversationName(name);
+  if (!ref.has_value() || ref->kind == base::ConversationRef::Kind::kApi) return std::nullopt;
+  absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(ref->address);
+  if (!jid.ok()) return std::nullopt;
+  ref->address = jid->BareString();
+  return ref;
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* AdminService::ListSchedules(grpc::CallbackServerContext* context,
+                                                      const v1::ListSchedulesRequest* request,
+                                                      v1::ListSchedulesResponse* response) {
+  auto call = control_.BeginUnary(context, methods::kListSchedules);
+  if (!call->authorized()) return call->reactor();
+  call->set_target(request->conversation());
+  schedule::Scheduler* scheduler = control_.services().scheduler;
+  if (scheduler == nullptr) {
+    return call->Finish(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, kNoSchedules));
+  }
+  std::optional<base::ConversationRef> owner;
+  if (!request->conversation().empty()) {
+    owner = ScheduleOwner(request->conversation());
+    if (!owner.has_value()) {
+      return call->Finish(InvalidArgument("conversation: expected direct:JID or room:JID"));
+    }
+  }
+  control_.OnLoop([scheduler, call, response, owner = std::move(owner)] {
+    for (const schedule::Schedule& schedule :
+         scheduler->List(owner.has_value() ? &*owner : nullptr)) {
+      SetSchedule(schedule, response->add_schedules());
+    }
+    call->Finish(grpc::Status::OK);
+  });
+  return call->reactor();
+}
+
+grpc::ServerUnaryReactor* AdminService::CancelSchedule(grpc::CallbackServerContext* context,
+                                                       const v1::CancelScheduleRequest* request,
+                                                       v1::CancelScheduleResponse* response) {
+  (void)response;
+  auto call = control_.BeginUnary(context, methods::kCancelSchedule);
+  if (!call->authorized()) return call->reactor();
+  const int64_t id = request->id();
+  call->set_target(absl::StrCat("schedule:", id));
+  schedule::Scheduler* scheduler = control_.services().scheduler;
+  if (scheduler == nullptr) {
+    return call->Finish(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, kNoSchedules));
+  }
+  if (id <= 0) return call->Finish(InvalidArgument("id must be a schedule's id (1 or more)"));
+  // The operator may cancel any schedule, an operator's ([[schedules.task]]) too.
+  control_.OnLoop(
+      [scheduler, call, id] { call->Finish(scheduler->Cancel(id, /*owner=*/nullptr)); });
   return call->reactor();
 }
 

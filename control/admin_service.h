@@ -2,7 +2,8 @@
 //
 // AdminService (C6): status, configuration reload without dropping the XMPP stream
 // (config_reload.h), the allowlist and rooms changed at run time and persisted
-// (runtime_state.h), the filtered event stream, and verifying the audit log.
+// (runtime_state.h), the filtered event stream, verifying the audit log, webhooks' dead
+// letters, pairing codes, and the schedules (listed and cancelled on the I/O loop).
 //
 // Subscribe: every stream has a bounded queue of [control] subscriber_queue_limit events. The
 // EventBus publisher only ever queues (never waits); a subscriber whose queue is full gets
@@ -57,6 +58,12 @@ class AdminService final : public v1::AdminService::CallbackService {
   grpc::ServerUnaryReactor* CreatePairingCode(grpc::CallbackServerContext* context,
                                               const v1::CreatePairingCodeRequest* request,
                                               v1::CreatePairingCodeResponse* response) override;
+  grpc::ServerUnaryReactor* ListSchedules(grpc::CallbackServerContext* context,
+                                          const v1::ListSchedulesRequest* request,
+                                          v1::ListSchedulesResponse* response) override;
+  grpc::ServerUnaryReactor* CancelSchedule(grpc::CallbackServerContext* context,
+                                           const v1::CancelScheduleRequest* request,
+                                           v1::CancelScheduleResponse* response) override;
 
  private:
   ControlContext& control_;

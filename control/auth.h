@@ -73,6 +73,8 @@ inline constexpr std::string_view kVerifyAudit = "/herald.v1.AdminService/Verify
 inline constexpr std::string_view kListDeadLetters = "/herald.v1.AdminService/ListDeadLetters";
 inline constexpr std::string_view kReplayDeadLetter = "/herald.v1.AdminService/ReplayDeadLetter";
 inline constexpr std::string_view kCreatePairingCode = "/herald.v1.AdminService/CreatePairingCode";
+inline constexpr std::string_view kListSchedules = "/herald.v1.AdminService/ListSchedules";
+inline constexpr std::string_view kCancelSchedule = "/herald.v1.AdminService/CancelSchedule";
 }  // namespace methods
 
 struct MethodScope {
@@ -81,9 +83,9 @@ struct MethodScope {
 };
 
 // Every RPC and the scope it needs. Reading needs `read`; changing or driving a conversation
-// `operate`, and so does answering an approval; running a skill `execute`; changing limits,
-// the allowlist, rooms or the configuration, storing a user's credentials, and verifying the
-// audit log, `admin`.
+// `operate`, and so do answering an approval and cancelling a schedule; running a skill
+// `execute`; changing limits, the allowlist, rooms or the configuration, storing a user's
+// credentials, and verifying the audit log, `admin`.
 inline constexpr MethodScope kMethodScopes[] = {
     {methods::kListSessions, Scope::kRead},        {methods::kGetHistory, Scope::kRead},
     {methods::kResetSession, Scope::kOperate},     {methods::kForgetConversation, Scope::kOperate},
@@ -101,6 +103,7 @@ inline constexpr MethodScope kMethodScopes[] = {
     {methods::kChoosePlan, Scope::kOperate},       {methods::kDeny, Scope::kOperate},
     {methods::kProvideCredentials, Scope::kAdmin}, {methods::kListDeadLetters, Scope::kRead},
     {methods::kReplayDeadLetter, Scope::kAdmin},   {methods::kCreatePairingCode, Scope::kAdmin},
+    {methods::kListSchedules, Scope::kRead},       {methods::kCancelSchedule, Scope::kOperate},
 };
 
 // The scope `method` needs; nullopt for a method not in the table.

@@ -239,6 +239,18 @@ class AuthMatrixTest : public ::testing::Test {
            v1::ReplayDeadLetterResponse r;
            return admin_->ReplayDeadLetter(c, q, &r);
          }},
+        {methods::kListSchedules,
+         [&](auto* c) {
+           v1::ListSchedulesResponse r;
+           return admin_->ListSchedules(c, {}, &r);
+         }},
+        {methods::kCancelSchedule,
+         [&](auto* c) {
+           v1::CancelScheduleRequest q;
+           q.set_id(1);
+           v1::CancelScheduleResponse r;
+           return admin_->CancelSchedule(c, q, &r);
+         }},
     };
     auto it = calls.find(method);
     if (it == calls.end()) {

@@ -24,6 +24,7 @@
 #include "absl/time/clock.h"
 #include "component/agent/access_policy.h"
 #include "component/base/version.h"
+#include "component/schedule/schedule.h"
 #include "component/xmpp/events.h"
 #include "control/event_messages.h"
 #include "control/runtime_state.h"
@@ -1424,6 +1425,188 @@ TEST_F(ControlServerTest, EveryCallIsAuditedAllowedOrRefusedAndNoTokenIsWritten)
   EXPECT_TRUE(absl::StrContains(
       audit, "\"action\":\"/herald.v1.SessionService/Converse\",\"target\":\"api:audited\""));
   EXPECT_FALSE(absl::StrContains(audit, testing::TokenFor("reader")));
+}
+
+// --- Schedules (docs/proactivity.md) ----------------------------------------------------------
+
+TEST_F(ControlServerTest, ScheduleCallsSayWhenSchedulesAreOff) {
+  v1::ListSchedulesResponse listed;
+  grpc::Status status = admin_->ListSchedules(Context("reader").get(), {}, &listed);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(status.error_message(), "schedules are off ([schedules] enabled = false)");
+  v1::CancelScheduleRequest cancel;
+  cancel.set_id(1);
+  v1::CancelScheduleResponse cancelled;
+  status = admin_->CancelSchedule(Context("operator").get(), cancel, &cancelled);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(status.error_message(), "schedules are off ([schedules] enabled = false)");
+}
+
+// A scheduler on a clock the test moves (Thursday 2026-11-26 12:00 UTC at first), with one
+// operator's schedule (id 1, in the lobby) and three of people's, made as the schedule skill
+// makes them.
+class ScheduleServiceTest : public ControlServerTest {
+ protected:
+  void SetUp() override {
+    Start({.schedules = true,
+           .configured_schedules = {{.name = "standup",
+                                     .owner = Room("lobby@conference.localhost"),
+                                     .prompt = "Ask everyone for the day's plans",
+                                     .when = "cron 0 9 * * MON",
+                                     .zone = "Europe/Paris"}},
+           .schedule_clock = [this] { return absl::FromUnixSeconds(now_seconds_.load()); }});
+    if (HasFatalFailure()) return;
+    env_.OnLoop([&] {
+      ASSERT_TRUE(env_.scheduler()->SetTimeZone("alice@localhost", "Europe/Paris").ok());
+    });
+    Add(Direct("alice@localhost"), "water the plants", "every 2h");             // id 2
+    Add(Direct("alice@localhost"), "call the dentist", "at 2026-11-27 09:00");  // id 3
+    Add(Direct("bob@localhost"), "summarise the news", "every 1d");             // id 4
+  }
+
+  static base::ConversationRef Room(const std::string& jid) {
+    return {.kind = base::ConversationRef::Kind::kRoom, .address = jid};
+  }
+
+  // Made by the owner's JID, in their time zone, as the schedule skill makes them.
+  void Add(const base::ConversationRef& owner, const std::string& prompt, const std::string& when) {
+    absl::StatusOr<schedule::Schedule> made;
+    env_.OnLoop(
+        [&] { made = env_.scheduler()->Add(owner, owner.address, prompt, when, owner.address); });
+    ASSERT_TRUE(made.ok()) << made.status();
+  }
+
+  std::vector<int64_t> Ids(const std::string& conversation = "") {
+    v1::ListSchedulesRequest request;
+    request.set_conversation(conversation);
+    v1::ListSchedulesResponse response;
+    grpc::Status status = admin_->ListSchedules(Context("reader").get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    std::vector<int64_t> ids;
+    for (const v1::Schedule& schedule : response.schedules()) ids.push_back(schedule.id());
+    return ids;
+  }
+
+  static int64_t Utc(int year, int month, int day, int hour) {
+    return absl::ToUnixSeconds(
+        absl::FromCivil(absl::CivilHour(year, month, day, hour), absl::UTCTimeZone()));
+  }
+
+  std::atomic<int64_t> now_seconds_{Utc(2026, 11, 26, 12)};
+};
+
+TEST_F(ScheduleServiceTest, ListSchedulesShowsEveryChatsAndRoomsSoonestFirst) {
+  v1::ListSchedulesResponse listed;
+  ASSERT_TRUE(admin_->ListSchedules(Context("reader").get(), {}, &listed).ok());
+  ASSERT_EQ(listed.schedules_size(), 4);
+  // 14:00 today, 08:00 UTC tomorrow (09:00 in Paris), 12:00 tomorrow, Monday 08:00 UTC.
+  const v1::Schedule& plants = listed.schedules(0);
+  EXPECT_EQ(plants.id(), 2);
+  EXPECT_EQ(plants.conversation(), "direct:alice@localhost");
+  EXPECT_EQ(plants.author(), "alice@localhost");
+  EXPECT_EQ(plants.name(), "");
+  EXPECT_EQ(plants.prompt(), "water the plants");
+  EXPECT_EQ(plants.recurrence(), "every 2h");
+  EXPECT_EQ(plants.timezone(), "Europe/Paris");
+  EXPECT_EQ(plants.next_run().seconds(), Utc(2026, 11, 26, 14));
+  EXPECT_FALSE(plants.has_last_run());
+  EXPECT_EQ(plants.runs(), 0);
+  const v1::Schedule& dentist = listed.schedules(1);
+  EXPECT_EQ(dentist.id(), 3);
+  EXPECT_EQ(dentist.recurrence(), "once at 2026-11-27 09:00 CET");
+  EXPECT_EQ(dentist.next_run().seconds(), Utc(2026, 11, 27, 8));
+  const v1::Schedule& news = listed.schedules(2);
+  EXPECT_EQ(news.id(), 4);
+  EXPECT_EQ(news.conversation(), "direct:bob@localhost");
+  EXPECT_EQ(news.timezone(), "UTC");
+  EXPECT_EQ(news.recurrence(), "every 1d");
+  const v1::Schedule& standup = listed.schedules(3);
+  EXPECT_EQ(standup.id(), 1);
+  EXPECT_EQ(standup.conversation(), "room:lobby@conference.localhost");
+  EXPECT_EQ(standup.author(), "config");
+  EXPECT_EQ(standup.name(), "standup");
+  EXPECT_EQ(standup.prompt(), "Ask everyone for the day's plans");
+  EXPECT_EQ(standup.recurrence(), "cron 0 9 * * MON (Europe/Paris)");
+  EXPECT_EQ(standup.next_run().seconds(), Utc(2026, 11, 30, 8));
+
+  // One conversation's (its JID as given, normalised as the scheduler keeps it).
+  EXPECT_EQ(Ids("direct:Alice@localhost"), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(Ids("room:lobby@conference.localhost"), (std::vector<int64_t>{1}));
+  EXPECT_EQ(Ids("direct:carol@localhost"), (std::vector<int64_t>{}));
+  for (const char* bad : {"alice@localhost", "api:ops", "room:", "chat:alice@localhost"}) {
+    v1::ListSchedulesRequest request;
+    request.set_conversation(bad);
+    grpc::Status status = admin_->ListSchedules(Context("reader").get(), request, &listed);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bad;
+    EXPECT_EQ(status.error_message(), "conversation: expected direct:JID or room:JID") << bad;
+  }
+
+  // Once it ran, its last run and count show, and it is due again two hours on.
+  now_seconds_ = Utc(2026, 11, 26, 14);
+  env_.OnLoop([&] { env_.scheduler()->RunDue(); });
+  ASSERT_TRUE(admin_->ListSchedules(Context("reader").get(), {}, &listed).ok());
+  ASSERT_EQ(listed.schedules_size(), 4);
+  const v1::Schedule& ran = listed.schedules(0);
+  EXPECT_EQ(ran.id(), 2);
+  ASSERT_TRUE(ran.has_last_run());
+  EXPECT_EQ(ran.last_run().seconds(), Utc(2026, 11, 26, 14));
+  EXPECT_EQ(ran.runs(), 1);
+  EXPECT_EQ(ran.next_run().seconds(), Utc(2026, 11, 26, 16));
+  EXPECT_FALSE(listed.schedules(1).has_last_run());
+
+  const std::string list = "\"action\":\"/herald.v1.AdminService/ListSchedules\"";
+  std::string audit;
+  ASSERT_TRUE(WaitFor([&] {
+    audit = AuditText();
+    return absl::StrContains(audit, "chat:alice@localhost");
+  }));
+  EXPECT_TRUE(absl::StrContains(
+      audit,
+      absl::StrCat(list, ",\"target\":\"room:lobby@conference.localhost\",\"outcome\":\"OK\"")));
+  EXPECT_TRUE(absl::StrContains(
+      audit, absl::StrCat(list, ",\"target\":\"api:ops\",\"outcome\":\"INVALID_ARGUMENT\"")));
+}
+
+TEST_F(ScheduleServiceTest, AnOperatorCancelsAnyScheduleTheOperatorsToo) {
+  v1::CancelScheduleRequest request;
+  request.set_id(2);
+  v1::CancelScheduleResponse response;
+  grpc::Status status = admin_->CancelSchedule(Context("operator").get(), request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(Ids(), (std::vector<int64_t>{3, 4, 1}));
+
+  status = admin_->CancelSchedule(Context("operator").get(), request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(status.error_message(), "no schedule 2 here");
+
+  // People cannot cancel the operator's schedule in chat; the operator can.
+  request.set_id(1);
+  status = admin_->CancelSchedule(Context("operator").get(), request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(Ids(), (std::vector<int64_t>{3, 4}));
+
+  for (int64_t bad : {0, -3}) {
+    request.set_id(bad);
+    status = admin_->CancelSchedule(Context("operator").get(), request, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bad;
+  }
+  request.set_id(3);
+  EXPECT_EQ(admin_->CancelSchedule(Context("reader").get(), request, &response).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Ids(), (std::vector<int64_t>{3, 4}));
+
+  const std::string cancel = "\"action\":\"/herald.v1.AdminService/CancelSchedule\"";
+  std::string audit;
+  ASSERT_TRUE(WaitFor([&] {
+    audit = AuditText();
+    return absl::StrContains(audit, absl::StrCat(cancel, ",\"target\":\"schedule:-3\""));
+  }));
+  EXPECT_TRUE(absl::StrContains(
+      audit, absl::StrCat(cancel, ",\"target\":\"schedule:2\",\"outcome\":\"OK\"")));
+  EXPECT_TRUE(absl::StrContains(
+      audit, absl::StrCat(cancel, ",\"target\":\"schedule:2\",\"outcome\":\"NOT_FOUND\"")));
+  EXPECT_TRUE(absl::StrContains(
+      audit, absl::StrCat(cancel, ",\"target\":\"schedule:1\",\"outcome\":\"OK\"")));
 }
 
 // --- Shutdown ---------------------------------------------------------------------------------

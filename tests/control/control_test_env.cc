@@ -113,6 +113,7 @@ ControlTestEnv::~ControlTestEnv() {
   }
   rooms_.reset();
   agent_.reset();
+  scheduler_.reset();
   sandbox_.reset();
   if (workers_ != nullptr) workers_->join();
   audit_.reset();
@@ -264,6 +265,14 @@ state_path = "DIR/state/runtime-state.json"
       skills::ToolSearch::Open(*workers_, absl::StrCat(dir_, "/tools.db"), {.thesaurus_path = ""});
   if (!tool_search.ok()) return tool_search.status();
   tool_search_ = *std::move(tool_search);
+  if (options.schedules) {
+    // Opened before the loop runs, as Herald does: Open blocks on the file.
+    absl::StatusOr<std::unique_ptr<schedule::Scheduler>> scheduler = schedule::Scheduler::Open(
+        io_, *workers_, {.path = absl::StrCat(dir_, "/schedules.db")}, options.configured_schedules,
+        options.schedule_clock ? options.schedule_clock : schedule::Scheduler::Clock(absl::Now));
+    if (!scheduler.ok()) return scheduler.status();
+    scheduler_ = *std::move(scheduler);
+  }
 
   turn_ = config::TurnOptionsFrom(config_);
   auto act = [this](xmpp::OutboundAction action) {
@@ -311,7 +320,8 @@ state_path = "DIR/state/runtime-state.json"
                       .version = kVersion,
                       .pending_actions = pending_actions_.get(),
                       .credentials = credentials_.get(),
-                      .tool_search = tool_search_.get()});
+                      .tool_search = tool_search_.get(),
+                      .scheduler = scheduler_.get()});
 
   guard_ = std::make_unique<asio::executor_work_guard<asio::io_context::executor_type>>(
       io_.get_executor());

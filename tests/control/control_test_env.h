@@ -36,6 +36,7 @@
 #include "component/ledger/audit_log.h"
 #include "component/ledger/usage_ledger.h"
 #include "component/memory/memory_store.h"
+#include "component/schedule/scheduler.h"
 #include "control/control_server.h"
 #include "providers/routing/model_router.h"
 #include "skills/approvals/pending_actions.h"
@@ -112,6 +113,13 @@ struct EnvOptions {
   // "echo_skill.py": tests/skills/external/testdata) registered and enabled as an external
   // skill.
   std::string external_skill_manifest;
+  // When set, a Scheduler over a file in the temporary folder, with these operator's
+  // schedules, is what ControlServices.scheduler points at (else it is null: schedules are
+  // off). It is not started: nothing fires unless a test calls RunDue on the I/O loop.
+  // `schedule_clock` is its clock; absl::Now when unset.
+  bool schedules = false;
+  std::vector<schedule::ConfiguredSchedule> configured_schedules;
+  std::function<absl::Time()> schedule_clock;
 };
 
 class ControlTestEnv {
@@ -144,6 +152,8 @@ class ControlTestEnv {
   ControlServices& services() { return *services_; }
   skills::PendingActions& pending_actions() { return *pending_actions_; }
   skills::CredentialStore& credentials() { return *credentials_; }
+  // Null unless EnvOptions.schedules; I/O loop only.
+  schedule::Scheduler* scheduler() { return scheduler_.get(); }
   // Released by the "slow" skill's waiters (see control_test_env.cc).
   void ReleaseSlowSkill();
   int slow_skill_runs() const;
@@ -170,6 +180,7 @@ class ControlTestEnv {
   std::unique_ptr<skills::PendingActions> pending_actions_;
   std::unique_ptr<skills::CredentialStore> credentials_;
   std::unique_ptr<skills::ToolSearch> tool_search_;
+  std::unique_ptr<schedule::Scheduler> scheduler_;
   std::unique_ptr<agent::RuntimeServices> runtime_;
   std::unique_ptr<agent::Agent> agent_;
   std::unique_ptr<agent::RoomManager> rooms_;

@@ -435,4 +435,22 @@ absl::StatusOr<Command> BuildWebhooksReplay(const ParsedArguments& parsed) {
   return WebhooksReplayCommand{parsed.positional[0]};
 }
 
+absl::StatusOr<Command> BuildSchedulesList(const ParsedArguments& parsed) {
+  SchedulesListCommand command;
+  if (absl::Status status = ReadConversationLabel(parsed, &command.conversation); !status.ok()) {
+    return status;
+  }
+  if (command.conversation.rfind("api:", 0) == 0) {
+    return UsageError(
+        "--conversation is a chat or a room: schedules belong to no API conversation");
+  }
+  return command;
+}
+
+absl::StatusOr<Command> BuildSchedulesCancel(const ParsedArguments& parsed) {
+  absl::StatusOr<int64_t> id = ParsePositive("ID", parsed.positional[0]);
+  if (!id.ok()) return id.status();
+  return SchedulesCancelCommand{*id};
+}
+
 }  // namespace herald::heraldctl

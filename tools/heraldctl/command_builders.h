@@ -48,5 +48,7 @@ absl::StatusOr<Command> BuildRoomsJoin(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildRoomsLeave(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildWebhooksDeadLetters(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildWebhooksReplay(const ParsedArguments& parsed);
+absl::StatusOr<Command> BuildSchedulesList(const ParsedArguments& parsed);
+absl::StatusOr<Command> BuildSchedulesCancel(const ParsedArguments& parsed);
 
 }  // namespace herald::heraldctl

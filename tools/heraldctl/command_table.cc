@@ -16,6 +16,7 @@ constexpr GroupSpec kGroups[] = {
     {"allowlist", "who may talk to Herald"},
     {"rooms", "group chats"},
     {"webhooks", "deliveries of webhooks out that were given up"},
+    {"schedules", "schedules of chats and rooms"},
 };
 
 }  // namespace
@@ -289,6 +290,23 @@ const std::vector<CommandSpec>& Commands() {
        1,
        1,
        &BuildWebhooksReplay},
+      {"schedules list",
+       "[--conversation CONVERSATION]",
+       "Every chat's and room's schedules, the soonest first: id, conversation, when, next run "
+       "(UTC) and the prompt.",
+       {{"--conversation", "CONVERSATION",
+         "only this chat's or room's (JID, direct:JID, room:JID)"}},
+       0,
+       0,
+       &BuildSchedulesList},
+      {"schedules cancel",
+       "ID",
+       "Cancels a schedule, a person's or the operator's ([[schedules.task]]; it comes back when "
+       "the config still names it at the next start).",
+       {},
+       1,
+       1,
+       &BuildSchedulesCancel},
       {"version", "", "heraldctl's own version.", {}, 0, 0, &BuildPlain<VersionCommand>},
   };
   return *commands;

@@ -310,6 +310,28 @@ ExitCode CommandRunner::Execute(const PairCommand&) {
   return Succeed(response, RenderPairingCode(response));
 }
 
+ExitCode CommandRunner::Execute(const SchedulesListCommand& command) {
+  v1::ListSchedulesRequest request;
+  request.set_conversation(command.conversation);
+  v1::ListSchedulesResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return admin_->ListSchedules(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderSchedules(response));
+}
+
+ExitCode CommandRunner::Execute(const SchedulesCancelCommand& command) {
+  v1::CancelScheduleRequest request;
+  request.set_id(command.id);
+  v1::CancelScheduleResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return admin_->CancelSchedule(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, absl::StrCat("cancelled schedule ", command.id, "\n"));
+}
+
 ExitCode CommandRunner::Execute(const EventsCommand& command) {
   v1::SubscribeRequest request;
   for (v1::EventType type : command.types) request.add_types(type);

@@ -79,6 +79,8 @@ class CommandRunner {
   ExitCode Execute(const WebhooksDeadLettersCommand& command);
   ExitCode Execute(const WebhooksReplayCommand& command);
   ExitCode Execute(const PairCommand& command);
+  ExitCode Execute(const SchedulesListCommand& command);
+  ExitCode Execute(const SchedulesCancelCommand& command);
 
   // A context with the token and, for a unary call, the deadline.
   std::unique_ptr<grpc::ClientContext> NewContext(bool unary) const;

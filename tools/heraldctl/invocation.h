@@ -154,6 +154,12 @@ struct WebhooksReplayCommand {
   std::string id;
 };
 struct PairCommand {};
+struct SchedulesListCommand {
+  std::string conversation;  // "" = every conversation; else "direct:JID" or "room:JID"
+};
+struct SchedulesCancelCommand {
+  int64_t id = 0;
+};
 
 using Command =
     std::variant<HelpCommand, VersionCommand, StatusCommand, SessionsListCommand,
@@ -164,7 +170,7 @@ using Command =
                  SkillsCredentialsCommand, ToolsImportCommand, ToolsSearchCommand, EventsCommand,
                  AuditVerifyCommand, ReloadCommand, AllowlistShowCommand, AllowlistUpdateCommand,
                  RoomsListCommand, RoomsJoinCommand, RoomsLeaveCommand, WebhooksDeadLettersCommand,
-                 WebhooksReplayCommand, PairCommand>;
+                 WebhooksReplayCommand, PairCommand, SchedulesListCommand, SchedulesCancelCommand>;
 
 struct Invocation {
   GlobalOptions options;

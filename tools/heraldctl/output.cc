@@ -51,6 +51,21 @@ std::string Clean(const std::string& text) {
   return CleanForTerminal(text, /*keep_line_breaks=*/false);
 }
 
+// `text` cut to at most `max_characters` (UTF-8 code points), the last of them "…" when cut.
+std::string CutTo(const std::string& text, size_t max_characters) {
+  if (DisplayWidth(text) <= max_characters) return text;
+  // Keeps max_characters - 1 characters: `end` stops at the start of the next one.
+  size_t characters = 0;
+  size_t end = 0;
+  for (; end < text.size(); ++end) {
+    const bool starts_character = (static_cast<unsigned char>(text[end]) & 0xc0) != 0x80;
+    if (!starts_character) continue;
+    if (characters == max_characters - 1) break;
+    ++characters;
+  }
+  return text.substr(0, end) + "…";
+}
+
 }  // namespace
 
 std::string JsonLine(const google::protobuf::Message& message) {
@@ -290,6 +305,17 @@ std::string RenderDeadLetters(const v1::ListDeadLettersResponse& letters) {
 std::string RenderPairingCode(const v1::CreatePairingCodeResponse& pairing) {
   return absl::StrCat("pairing code: ", Clean(pairing.code()), " (valid until ",
                       FormatTime(pairing.expires_at()), ", once)\n");
+}
+
+std::string RenderSchedules(const v1::ListSchedulesResponse& schedules) {
+  if (schedules.schedules().empty()) return "no schedules\n";
+  Table table({{"ID", Align::kRight}, {"CONVERSATION"}, {"WHEN"}, {"NEXT RUN"}, {"PROMPT"}});
+  for (const v1::Schedule& schedule : schedules.schedules()) {
+    table.AddRow({absl::StrCat(schedule.id()), Clean(schedule.conversation()),
+                  Clean(schedule.recurrence()), FormatTime(schedule.next_run()),
+                  CutTo(Clean(schedule.prompt()), 60)});
+  }
+  return table.Render();
 }
 
 std::string RenderReload(const v1::ReloadConfigResponse& reload) {

@@ -48,6 +48,8 @@ std::string RenderAllowlist(const v1::Allowlist& allowlist);
 std::string RenderRooms(const v1::ListRoomsResponse& rooms);
 std::string RenderDeadLetters(const v1::ListDeadLettersResponse& letters);
 std::string RenderPairingCode(const v1::CreatePairingCodeResponse& pairing);
+// PROMPT is cut to 60 characters ("…" last).
+std::string RenderSchedules(const v1::ListSchedulesResponse& schedules);
 std::string RenderReload(const v1::ReloadConfigResponse& reload);
 std::string RenderAuditVerify(const v1::VerifyAuditResponse& audit);
 

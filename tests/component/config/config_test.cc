@@ -1093,6 +1093,44 @@ TEST(ConfigTest, ReadsWebhookTargetsAndRefusesBadOnes) {
               HasSubstr("webhooks.out[0].url must be an http:// or https:// URL"));
 }
 
+TEST(ConfigTest, ReadsSchedulesAndRefusesBadOnes) {
+  absl::StatusOr<Config> defaults = Load(WithServer(""));
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_TRUE(defaults->schedules.enabled);
+  EXPECT_EQ(defaults->schedules.path, "./data/schedules.db");
+  EXPECT_EQ(defaults->schedules.missed, "run_once");
+
+  absl::StatusOr<Config> config =
+      Load(WithServer("[schedules]\nmissed = \"skip\"\nmax_per_user = 3\n"
+                      "[[schedules.task]]\nname = \"digest\"\nto = \"Lobby@Conf.Localhost\"\n"
+                      "prompt = \"Post the digest\"\nwhen = \"cron 0 8 * * MON-FRI\"\n"
+                      "timezone = \"Europe/Paris\"\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->schedules.missed, "skip");
+  EXPECT_EQ(config->schedules.max_per_user, 3);
+  ASSERT_EQ(config->schedules.tasks.size(), 1u);
+  EXPECT_EQ(config->schedules.tasks[0].to, "lobby@conf.localhost");
+  EXPECT_EQ(config->schedules.tasks[0].timezone, "Europe/Paris");
+
+  const std::string task =
+      "[[schedules.task]]\nname = \"a\"\nto = \"a@localhost\"\nprompt = \"p\"\n";
+  EXPECT_THAT(
+      ErrorOf(WithServer(task + "when = \"in 5m\"\n")),
+      HasSubstr("schedules.task[0].when must repeat: \"every 1d\" or \"cron 0 9 * * MON\""));
+  EXPECT_THAT(ErrorOf(WithServer(task + "when = \"cron 61 * * * *\"\n")),
+              HasSubstr("schedules.task[0].when: cron: minute '61': out of range 0-59"));
+  EXPECT_THAT(ErrorOf(WithServer(task + "when = \"every 1d\"\ntimezone = \"Mars/Base\"\n")),
+              HasSubstr("schedules.task[0].timezone: unknown time zone 'Mars/Base'"));
+  EXPECT_THAT(ErrorOf(WithServer(task + "when = \"every 1d\"\n" + task + "when = \"every 1d\"\n")),
+              HasSubstr("schedules.task[1].name \"a\" is used twice"));
+  EXPECT_THAT(ErrorOf(WithServer("[[schedules.task]]\nname = \"a\"\nwhen = \"every 1d\"\n")),
+              HasSubstr("schedules.task[0].to is required"));
+  EXPECT_THAT(ErrorOf(WithServer("[schedules]\nmissed = \"later\"\n")),
+              HasSubstr("schedules.missed must be \"run_once\" or \"skip\""));
+  EXPECT_THAT(ErrorOf(WithServer("[schedules]\nmin_interval_seconds = 0\n")),
+              HasSubstr("schedules.min_interval_seconds"));
+}
+
 TEST(ConfigTest, RefusesHalfATlsSetup) {
   EXPECT_EQ(ErrorOf(WithServer("[control]\ntls_cert = \"/etc/herald/c.pem\"\n")),
             "herald.toml:5: control.tls_cert and control.tls_key must be set together");

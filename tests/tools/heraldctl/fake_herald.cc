@@ -165,6 +165,15 @@ class AdminServiceFake final : public v1::AdminService::Service {
                                 v1::ReplayDeadLetterResponse* response) override {
     return herald_->Unary("ReplayDeadLetter", context, *request, response);
   }
+  grpc::Status ListSchedules(grpc::ServerContext* context, const v1::ListSchedulesRequest* request,
+                             v1::ListSchedulesResponse* response) override {
+    return herald_->Unary("ListSchedules", context, *request, response);
+  }
+  grpc::Status CancelSchedule(grpc::ServerContext* context,
+                              const v1::CancelScheduleRequest* request,
+                              v1::CancelScheduleResponse* response) override {
+    return herald_->Unary("CancelSchedule", context, *request, response);
+  }
   grpc::Status Subscribe(grpc::ServerContext* context, const v1::SubscribeRequest* request,
                          grpc::ServerWriter<v1::Event>* writer) override {
     return herald_->Stream("Subscribe", context, *request, writer);

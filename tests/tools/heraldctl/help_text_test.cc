@@ -43,6 +43,8 @@ TEST(HelpTextTest, OverviewHelpListsEveryCommandTheGlobalFlagsAndTheExitCodes) {
                                "rooms list",
                                "rooms join ROOM_JID",
                                "rooms leave",
+                               "schedules list [--conversation CONVERSATION]",
+                               "schedules cancel ID",
                                "--target ADDR",
                                "--token TOKEN",
                                "--token-file FILE",

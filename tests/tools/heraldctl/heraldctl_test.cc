@@ -1085,6 +1085,111 @@ TEST_F(HeraldctlTest, WebhooksDeadLettersListsThemAndReplaySendsOneAgain) {
   EXPECT_EQ(replayed.id(), "d-5f0c2a9e4b7d1c33");
 }
 
+TEST_F(HeraldctlTest, SchedulesListPrintsATableSoonestFirstWithTheLongPromptCut) {
+  v1::ListSchedulesResponse schedules;
+  v1::Schedule* reminder = schedules.add_schedules();
+  reminder->set_id(7);
+  reminder->set_conversation("direct:alice@localhost");
+  reminder->set_author("alice@localhost");
+  reminder->set_prompt("remind me to water the plants");
+  reminder->set_recurrence("every 2h");
+  reminder->set_timezone("UTC");
+  reminder->mutable_next_run()->set_seconds(kJan2);
+  v1::Schedule* standup = schedules.add_schedules();
+  standup->set_id(12);
+  standup->set_conversation("room:lobby@conference.localhost");
+  standup->set_author("config");
+  standup->set_name("standup");
+  // 70 characters, the last of them not ASCII: it is cut by characters, not bytes.
+  standup->set_prompt(std::string(69, 'x') + "é");
+  standup->set_recurrence("cron 0 9 * * MON (Europe/Paris)");
+  standup->set_timezone("Europe/Paris");
+  standup->mutable_next_run()->set_seconds(kJan2 + 86400);
+  standup->mutable_last_run()->set_seconds(kJan2 - 86400);
+  standup->set_runs(3);
+  herald_.Answer("ListSchedules", schedules);
+
+  Result result = Run({"schedules", "list"});
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  EXPECT_EQ(result.out,
+            "ID  CONVERSATION                     WHEN                             NEXT RUN        "
+            "         PROMPT\n"
+            " 7  direct:alice@localhost           every 2h                         2025-01-02 "
+            "03:04:05 UTC  remind me to water the plants\n"
+            "12  room:lobby@conference.localhost  cron 0 9 * * MON (Europe/Paris)  2025-01-03 "
+            "03:04:05 UTC  " +
+                std::string(59, 'x') + "…\n");
+  EXPECT_EQ(herald_.Received("ListSchedules").As<v1::ListSchedulesRequest>().conversation(), "");
+
+  Result json = Run({"schedules", "list", "--json"});
+  EXPECT_EQ(json.code, 0) << json.err;
+  std::vector<nlohmann::json> lines = JsonLines(json.out);
+  ASSERT_EQ(lines.size(), 1u);
+  ASSERT_EQ(lines[0]["schedules"].size(), 2u);
+  EXPECT_EQ(lines[0]["schedules"][1]["id"], "12");
+  EXPECT_EQ(lines[0]["schedules"][1]["name"], "standup");
+  EXPECT_EQ(lines[0]["schedules"][1]["runs"], "3");
+  EXPECT_EQ(lines[0]["schedules"][1]["prompt"], std::string(69, 'x') + "é");
+  EXPECT_EQ(lines[0]["schedules"][1]["lastRun"], "2025-01-01T03:04:05Z");
+}
+
+TEST_F(HeraldctlTest, SchedulesListOfOneConversationAsksForItAndSaysWhenThereAreNone) {
+  herald_.Answer("ListSchedules", v1::ListSchedulesResponse());
+  Result result = Run({"schedules", "list", "--conversation", "alice@localhost"});
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(result.out, "no schedules\n");
+  EXPECT_EQ(herald_.Received("ListSchedules").As<v1::ListSchedulesRequest>().conversation(),
+            "direct:alice@localhost");
+
+  Result room = Run({"schedules", "list", "--conversation", "room:lobby@conference.localhost"});
+  EXPECT_EQ(room.code, 0) << room.err;
+  EXPECT_EQ(herald_.Received("ListSchedules", 1).As<v1::ListSchedulesRequest>().conversation(),
+            "room:lobby@conference.localhost");
+
+  // An API conversation has no schedules; nothing is asked.
+  Result api = Run({"schedules", "list", "--conversation", "api:ops"});
+  EXPECT_EQ(api.code, 2);
+  EXPECT_THAT(api.err, HasSubstr("--conversation is a chat or a room"));
+  EXPECT_EQ(herald_.CallCount("ListSchedules"), 2u);
+}
+
+TEST_F(HeraldctlTest, SchedulesCancelSendsTheIdAndAnUnknownOneExitsFive) {
+  herald_.Answer("CancelSchedule", v1::CancelScheduleResponse());
+  Result result = Run({"schedules", "cancel", "42"});
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(result.out, "cancelled schedule 42\n");
+  EXPECT_EQ(herald_.Received("CancelSchedule").As<v1::CancelScheduleRequest>().id(), 42);
+
+  herald_.Fail("CancelSchedule", grpc::Status(grpc::StatusCode::NOT_FOUND, "no schedule 99 here"));
+  Result unknown = Run({"schedules", "cancel", "99"});
+  EXPECT_EQ(unknown.code, 5);
+  EXPECT_EQ(unknown.out, "");
+  EXPECT_EQ(unknown.err, "heraldctl: NOT_FOUND: no schedule 99 here\n");
+  EXPECT_EQ(herald_.Received("CancelSchedule", 1).As<v1::CancelScheduleRequest>().id(), 99);
+}
+
+TEST_F(HeraldctlTest, SchedulesUsageErrorsExitTwoWithoutCallingHerald) {
+  Result zero = Run({"schedules", "cancel", "0"});
+  EXPECT_EQ(zero.code, 2);
+  EXPECT_THAT(zero.err, HasSubstr("ID needs a whole number of at least 1"));
+  Result word = Run({"schedules", "cancel", "standup"});
+  EXPECT_EQ(word.code, 2);
+  EXPECT_THAT(word.err, HasSubstr("ID needs a whole number of at least 1"));
+  Result missing = Run({"schedules", "cancel"});
+  EXPECT_EQ(missing.code, 2);
+  Result typo = Run({"schedules", "lsit"});
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_THAT(typo.err, AllOf(HasSubstr("did you mean 'list'"), HasSubstr("list, cancel")));
+  Result flag = Run({"schedules", "list", "--limit", "3"});
+  EXPECT_EQ(flag.code, 2);
+  EXPECT_THAT(flag.err, HasSubstr("unknown flag '--limit' for 'schedules list'"));
+  Result group = Run({"schedules"});
+  EXPECT_EQ(group.code, 2);
+  EXPECT_THAT(group.err, HasSubstr("'schedules' needs a subcommand: list, cancel"));
+  EXPECT_EQ(herald_.calls().size(), 0u);
+}
+
 TEST_F(HeraldctlTest, AuditVerifyExitsOneAndNamesTheFirstBadEntry) {
   v1::VerifyAuditResponse broken;
   broken.set_entries(42);
