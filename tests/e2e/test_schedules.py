@@ -9,15 +9,17 @@ from the server's offline storage) once she is back. An operator's schedule post
     tests/e2e/run bazel-bin/component/herald test_schedules
 """
 
+import json
 import os
-import re
 import shutil
+import subprocess
 import tempfile
 import time
 import unittest
 
 from agent import Agent, component_config, runtime_sections
 from servers import Ejabberd, Prosody
+from test_control import SOCKET, TOKEN, control_section, heraldctl_program
 from test_conversation import ANSWER, _ConversationBase
 
 RULES = """
@@ -56,6 +58,12 @@ tool = "schedule"
 arguments = { action = "create", when = "in 6s", prompt = "Remind me to drink water" }
 
 [[rule]]
+name = "every morning"
+starts_with = "every morning"
+tool = "schedule"
+arguments = { action = "create", when = "cron 0 9 * * *", prompt = "Say good morning" }
+
+[[rule]]
 name = "fallback"
 reply = "Ask me to remind you of something."
 """
@@ -75,6 +83,7 @@ class _ScheduleTests(_ConversationBase):
                                      skills=("schedule",),
                                      rooms=[{"jid": self.room, "nick": "herald",
                                              "activation": "mention"}]))
+        config += control_section()
         config += "\n[schedules]\nmissed = \"run_once\"\n" + tasks
         agent = Agent.start(config, secret=self.server.component_secret)
         self.addCleanup(agent.stop)
@@ -136,6 +145,43 @@ when = "every 2s"
                                      until_body="Digest: nothing new.")
         said = [m["body"] for m in traffic if m["nick"] == "herald"]
         self.assertIn("Digest: nothing new.", said, f"{traffic}\n{self.diagnosis()}")
+
+
+    def heraldctl(self, *args):
+        env = dict(os.environ)
+        env.pop("HERALD_TOKEN", None)
+        result = subprocess.run(
+            [heraldctl_program(), "--target",
+             f"unix:{os.path.join(self.agent.dir, SOCKET)}", "--token", TOKEN, *args],
+            capture_output=True, text=True, timeout=30, env=env)
+        self.assertEqual(result.returncode, 0, f"{result.stdout}{result.stderr}")
+        return result.stdout
+
+    def test_a_schedule_outlives_a_restart_and_an_operator_cancels_it(self):
+        agent = self.start_with_schedules()
+        heraldctl_program()
+        alice = self.client("alice")
+        self.wait_online(alice, agent)
+        self.assertEqual(self.ask(alice, "/timezone Europe/Paris"),
+                         "Times here are now read in Europe/Paris. Schedules made before keep "
+                         "the zone they were made in.")
+        self.assertIn("Scheduled: #1 cron 0 9 * * * (Europe/Paris)",
+                      self.ask(alice, "every morning, greet me"))
+        agent.restart()
+        self.wait_online(alice, agent)
+        listed = json.loads(self.heraldctl("schedules", "list", "--json"))
+        schedules = listed.get("schedules", [])
+        self.assertEqual([(s["id"], s["conversation"], s["timezone"], s["prompt"])
+                          for s in schedules],
+                         [("1", "direct:alice@localhost", "Europe/Paris", "Say good morning")],
+                         listed)
+        # 09:00 in Paris is 07:00 or 08:00 UTC, depending on the season.
+        self.assertRegex(schedules[0]["nextRun"], r"T0[78]:00:00Z$")
+        self.assertIn("#1 cron 0 9 * * * (Europe/Paris)", self.ask(alice, "/schedules"))
+        self.assertIn("cancelled schedule 1", self.heraldctl("schedules", "cancel", "1"))
+        self.assertEqual(self.ask(alice, "/schedules"),
+                         "No schedules here. Ask me to remind you of something, or to do it "
+                         "regularly.")
 
 
 class ProsodyScheduleTest(_ScheduleTests, unittest.TestCase):
