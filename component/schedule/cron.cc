@@ -15,7 +15,6 @@
 namespace herald::schedule {
 namespace {
 
-
 struct Field {
   const char* name;
   int low;

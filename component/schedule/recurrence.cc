@@ -14,7 +14,6 @@
 namespace herald::schedule {
 namespace {
 
-
 // The longest interval and the furthest one-off time people may ask for.
 constexpr absl::Duration kMaxInterval = absl::Hours(24 * 366);
 
@@ -108,7 +107,8 @@ absl::StatusOr<Recurrence> Recurrence::Decode(std::string_view stored) {
   }
   rest = AbslView(stored);
   if (absl::ConsumePrefix(&rest, "cron ")) {
-    absl::StatusOr<CronExpression> cron = CronExpression::Parse(std::string_view(rest.data(), rest.size()));
+    absl::StatusOr<CronExpression> cron =
+        CronExpression::Parse(std::string_view(rest.data(), rest.size()));
     if (cron.ok()) return Cron(*std::move(cron));
   }
   return absl::DataLossError(absl::StrCat("a stored schedule's recurrence is not readable: '",
@@ -196,7 +196,9 @@ absl::StatusOr<Recurrence> ParseRecurrence(std::string_view text, absl::Time now
                                            const absl::TimeZone& zone) {
   absl::string_view rest = absl::StripAsciiWhitespace(AbslView(text));
   const std::string lower = absl::AsciiStrToLower(rest);
-  auto after = [&](size_t prefix) { return std::string_view(rest.data() + prefix, rest.size() - prefix); };
+  auto after = [&](size_t prefix) {
+    return std::string_view(rest.data() + prefix, rest.size() - prefix);
+  };
   if (absl::StartsWith(lower, "in ")) {
     absl::StatusOr<absl::Duration> delay = ParseInterval(after(3));
     if (!delay.ok()) return delay.status();
