@@ -184,6 +184,9 @@ v1::RunEvent RunEventMessage(const agent::RunEvent& event, const std::string& co
         case agent::RunEvent::Failure::kCancelled:
           failed->set_kind(v1::RUN_FAILURE_KIND_CANCELLED);
           break;
+        case agent::RunEvent::Failure::kRefused:
+          failed->set_kind(v1::RUN_FAILURE_KIND_REFUSED);
+          break;
         case agent::RunEvent::Failure::kInternal:
         case agent::RunEvent::Failure::kNone:
           failed->set_kind(v1::RUN_FAILURE_KIND_INTERNAL);

@@ -204,13 +204,43 @@ bool Conversation::Cancel() {
 
 asio::awaitable<void> Conversation::Drain() {
   while (!mailbox_.empty()) {
-    const IncomingMessage message = std::move(mailbox_.front());
+    IncomingMessage message = std::move(mailbox_.front());
     mailbox_.pop_front();
-    co_await RunTurn(message, generation_);
+    const uint64_t generation = generation_;
+    const bool go_on = co_await PassPreTurnHooks(message);
+    if (go_on && generation == generation_) co_await RunTurn(message, generation);
     running_sink_ = nullptr;
     answer_ = nullptr;
   }
   running_ = false;
+}
+
+asio::awaitable<bool> Conversation::PassPreTurnHooks(IncomingMessage& message) {
+  if (services_.hooks == nullptr || !services_.hooks->Any(HookPoint::kPreTurn)) co_return true;
+  // Named, not a temporary: GCC 12 mishandles class temporaries passed to a coroutine.
+  HookCall call{.conversation = base::ConversationName(ref_),
+                .jid = ref_.kind == ConversationRef::Kind::kApi ? std::string() : ref_.address,
+                .author = message.author,
+                .text = message.body,
+                .run_id = message.run_id};
+  HookOutcome outcome = co_await services_.hooks->Run(HookPoint::kPreTurn, std::move(call));
+  if (!outcome.refused) {
+    message.body = std::move(outcome.text);
+    message.hook_context = std::move(outcome.context);
+    co_return true;
+  }
+  Publish(events::EventType::kRunFailed, message.run_id,
+          absl::StrCat("a message was refused by the hook '", outcome.refused_by, "'"),
+          {{"hook", outcome.refused_by}});
+  if (message.sink) {
+    RunEvent refused = Failed(RunEvent::Failure::kRefused, outcome.reason);
+    refused.run_id = message.run_id;
+    refused.time = services_.clock();
+    message.sink(refused);
+  } else {
+    Reply(message, std::move(outcome.reason), /*active=*/false);
+  }
+  co_return false;
 }
 
 void Conversation::Publish(events::EventType type, const std::string& run_id, std::string summary,
@@ -379,6 +409,11 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
                                .now = services_.clock()};
   LlmRequest request;
   request.system = BuildSystemPrompt(memory->prompt, prompt_options);
+  // Notes the operator's pre_turn hooks added (turn_hooks.h): the operator's, so trusted.
+  if (!message.hook_context.empty()) {
+    absl::StrAppend(&request.system, "\n\nNotes from the operator's systems for this message:\n",
+                    message.hook_context);
+  }
   request.messages = ToMessages(memory->history, room);
   AppendUser(request.messages,
              room ? absl::StrCat(message.author, ": ", message.body) : message.body);
@@ -438,14 +473,20 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   bool streamed = false;
   providers::LlmProvider::OnText on_text;
   StreamedAnswer* writing = nullptr;  // this round's message to a person
+  // With a reply hook attached nothing of the answer goes out before the hooks passed it: no
+  // streaming, and text beside tool calls is held and goes out with the answer.
+  const bool hooked_reply = services_.hooks != nullptr && services_.hooks->Any(HookPoint::kReply);
+  std::string held;
   if (message.sink) {
-    on_text = [&emit, &streamed](std::string_view delta) {
-      streamed = true;
-      emit(RunEvent{.kind = RunEvent::Kind::kTextDelta, .text = std::string(delta)});
-    };
+    if (!hooked_reply) {
+      on_text = [&emit, &streamed](std::string_view delta) {
+        streamed = true;
+        emit(RunEvent{.kind = RunEvent::Kind::kTextDelta, .text = std::string(delta)});
+      };
+    }
   } else {
     writing = &StartAnswer(message);
-    if (options.stream_answers != "off") {
+    if (options.stream_answers != "off" && !hooked_reply) {
       on_text = [this, &cancelled](std::string_view delta) {
         if (!cancelled() && answer_ != nullptr) answer_->Append(delta);
       };
@@ -523,7 +564,9 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     ++rounds;
     // Partial progress: text the model wrote beside its tool calls reaches the user now, and
     // what comes after the tools is a new message.
-    if (!response->text.empty()) {
+    if (!response->text.empty() && hooked_reply) {
+      absl::StrAppend(&held, response->text, "\n\n");
+    } else if (!response->text.empty()) {
       if (writing != nullptr) {
         writing->Finish(response->text, /*ends_turn=*/false);
         RememberSent(writing->message_id(), response->text, /*question=*/false);
@@ -606,6 +649,17 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   }
 
   if (answer.empty()) answer = "(The model returned no text.)";
+  if (hooked_reply) {
+    HookCall call{.conversation = conversation_name,
+                  .jid = ref_.kind == ConversationRef::Kind::kApi ? std::string() : ref_.address,
+                  .author = agent_name,
+                  .text = absl::StrCat(held, answer),
+                  .run_id = run_id};
+    HookOutcome checked = co_await services_.hooks->Run(HookPoint::kReply, std::move(call));
+    if (cancelled()) co_return;
+    // Withheld: the person reads the hook's reason in its place (TurnHooks logs which hook).
+    answer = checked.refused ? std::move(checked.reason) : std::move(checked.text);
+  }
   if (writing != nullptr) {
     writing->Finish(answer);
     RememberSent(writing->message_id(), answer, /*question=*/false);

@@ -32,6 +32,7 @@
 #include "component/agent/run_events.h"
 #include "component/agent/runtime_edit.h"
 #include "component/agent/streamed_answer.h"
+#include "component/agent/turn_hooks.h"
 #include "component/events/event_bus.h"
 #include "component/ledger/audit_log.h"
 #include "component/ledger/usage_ledger.h"
@@ -103,6 +104,8 @@ struct RuntimeServices {
   PairingCodes pairing;
   // Reminders and recurring prompts ([schedules]); null when they are off.
   schedule::Scheduler* scheduler = nullptr;
+  // The hooks external programs attached (HookService); null: none can attach (tests).
+  TurnHooks* hooks = nullptr;
 };
 
 struct IncomingMessage {
@@ -125,6 +128,8 @@ struct IncomingMessage {
   bool plan = false;
   // The tier the turn's model calls use: a schedule's turn runs on the light tier.
   providers::Tier tier = providers::Tier::kDefault;
+  // Notes a pre_turn hook added (turn_hooks.h): the model reads them with the message.
+  std::string hook_context;
   absl::Time received;
   // Set for a turn a program drives (SessionService.Converse): the turn's events go here and
   // nothing is sent over XMPP.
@@ -191,6 +196,9 @@ class Conversation {
 
  private:
   asio::awaitable<void> Drain();
+  // The pre_turn hooks (turn_hooks.h) on `message`: false when one refused it (the sender was
+  // told why); otherwise `message` carries the text and notes they left.
+  asio::awaitable<bool> PassPreTurnHooks(IncomingMessage& message);
   asio::awaitable<void> CatchUpLater(std::vector<memory::MemoryEntry> missed, std::string mode,
                                      IncomingMessage reply);
   asio::awaitable<void> RunTurn(const IncomingMessage& message, uint64_t generation);

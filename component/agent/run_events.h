@@ -34,7 +34,7 @@ struct RunEvent {
     kCompleted,       // text (the whole answer), model, tokens, tool_rounds
     kFailed,          // failure, text (a message safe to show)
   };
-  enum class Failure { kNone, kProvider, kLimit, kCancelled, kInternal };
+  enum class Failure { kNone, kProvider, kLimit, kCancelled, kInternal, kRefused };
   enum class Action { kNone, kApproval, kCredentials, kPlanChoice };
 
   Kind kind = Kind::kStarted;
