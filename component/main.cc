@@ -364,6 +364,10 @@ int Serve(const std::string& path) {
                                   .tool_search = tool_search->get(),
                                   .http_tools = http_tools->get()};
   services.scheduler = scheduler.get();
+  // Hooks programs attach over the control plane (HookService); a rewrite is bounded like a
+  // message.
+  agent::TurnHooks turn_hooks(io, static_cast<size_t>(turn_options.max_message_bytes));
+  services.hooks = &turn_hooks;
   agent::Agent agent(*policy, services);
   agent::RoomManager rooms(io, config->rooms, &agent.policy(), act,
                            [&](const xmpp::GroupMessage& message) {
@@ -408,6 +412,7 @@ int Serve(const std::string& path) {
       .credentials = credentials.get(),
       .tool_search = tool_search->get(),
       .webhooks_out = webhooks_out.get(),
+      .hooks = &turn_hooks,
       .scheduler = scheduler.get(),
       .notices = notices};
   absl::StatusOr<std::unique_ptr<control::ControlServer>> control =

@@ -75,6 +75,7 @@ inline constexpr std::string_view kReplayDeadLetter = "/herald.v1.AdminService/R
 inline constexpr std::string_view kCreatePairingCode = "/herald.v1.AdminService/CreatePairingCode";
 inline constexpr std::string_view kListSchedules = "/herald.v1.AdminService/ListSchedules";
 inline constexpr std::string_view kCancelSchedule = "/herald.v1.AdminService/CancelSchedule";
+inline constexpr std::string_view kAttachHooks = "/herald.v1.HookService/Attach";
 }  // namespace methods
 
 struct MethodScope {
@@ -85,7 +86,8 @@ struct MethodScope {
 // Every RPC and the scope it needs. Reading needs `read`; changing or driving a conversation
 // `operate`, and so do answering an approval and cancelling a schedule; running a skill
 // `execute`; changing limits, the allowlist, rooms or the configuration, storing a user's
-// credentials, and verifying the audit log, `admin`.
+// credentials, verifying the audit log, and attaching a hook (it sees and may change every
+// message), `admin`.
 inline constexpr MethodScope kMethodScopes[] = {
     {methods::kListSessions, Scope::kRead},        {methods::kGetHistory, Scope::kRead},
     {methods::kResetSession, Scope::kOperate},     {methods::kForgetConversation, Scope::kOperate},
@@ -104,6 +106,7 @@ inline constexpr MethodScope kMethodScopes[] = {
     {methods::kProvideCredentials, Scope::kAdmin}, {methods::kListDeadLetters, Scope::kRead},
     {methods::kReplayDeadLetter, Scope::kAdmin},   {methods::kCreatePairingCode, Scope::kAdmin},
     {methods::kListSchedules, Scope::kRead},       {methods::kCancelSchedule, Scope::kOperate},
+    {methods::kAttachHooks, Scope::kAdmin},
 };
 
 // The scope `method` needs; nullopt for a method not in the table.

@@ -22,6 +22,7 @@
 #include "control/admin_service.h"
 #include "control/auth.h"
 #include "control/control_context.h"
+#include "control/hook_service.h"
 #include "control/quota_service.h"
 #include "control/session_service.h"
 #include "control/skill_service.h"
@@ -101,6 +102,9 @@ absl::StatusOr<std::unique_ptr<ControlServer>> ControlServer::Start(
   server->quota_ = std::make_unique<QuotaService>(*server->context_);
   server->skills_ = std::make_unique<SkillService>(*server->context_);
   server->admin_ = std::make_unique<AdminService>(*server->context_);
+  if (services.hooks != nullptr) {
+    server->hooks_ = std::make_unique<HookService>(*server->context_, *services.hooks);
+  }
 
   std::shared_ptr<grpc::ServerCredentials> credentials;
   std::string address = config.listen;
@@ -138,6 +142,7 @@ absl::StatusOr<std::unique_ptr<ControlServer>> ControlServer::Start(
   builder.RegisterService(server->quota_.get());
   builder.RegisterService(server->skills_.get());
   builder.RegisterService(server->admin_.get());
+  if (server->hooks_ != nullptr) builder.RegisterService(server->hooks_.get());
 
   // The socket file is created with mode 0600: no window in which it is open to others.
   const mode_t old_mask = unix_socket ? umask(0077) : 0;
@@ -200,6 +205,9 @@ void ControlServer::Shutdown() {
     }
     context_->FinishSubscribers(
         grpc::Status(grpc::StatusCode::UNAVAILABLE, "Herald is shutting down"));
+    if (hooks_ != nullptr) {
+      hooks_->FinishAll(grpc::Status(grpc::StatusCode::UNAVAILABLE, "Herald is shutting down"));
+    }
     server_->Shutdown(std::chrono::system_clock::now() + grace_);
     server_->Wait();
     if (!socket_path_.empty()) {

@@ -53,6 +53,7 @@ class SessionService;
 class QuotaService;
 class SkillService;
 class AdminService;
+class HookService;
 
 class ControlServer {
  public:
@@ -90,6 +91,7 @@ class ControlServer {
   std::unique_ptr<QuotaService> quota_;
   std::unique_ptr<SkillService> skills_;
   std::unique_ptr<AdminService> admin_;
+  std::unique_ptr<HookService> hooks_;    // when ControlServices.hooks is set
   std::unique_ptr<grpc::Server> server_;  // destroyed first
   std::string address_;
   int port_ = 0;

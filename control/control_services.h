@@ -69,6 +69,8 @@ struct ControlServices {
   // Webhooks out (docs/webhooks.md), whose dead letters AdminService lists and replays; null:
   // no [[webhooks.out]] is configured.
   http::WebhooksOut* webhooks_out = nullptr;
+  // Where HookService attaches programs' hooks; null: HookService is not served.
+  agent::TurnHooks* hooks = nullptr;
   // The schedules ([schedules]); null when they are off.
   schedule::Scheduler* scheduler = nullptr;
   // What an operator should know about this host, found at startup (isolation the sandbox

@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
@@ -31,8 +32,10 @@
 
 namespace herald::control {
 
-template <typename Message>
-class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> {
+// `Stream` is the reactor that writes: a server-streaming call's own (Create makes it), or a
+// bidirectional call's, which reads on its own and hands its writes here (CreateFor).
+template <typename Message, typename Stream = grpc::ServerWriteReactor<Message>>
+class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message, Stream>> {
  public:
   using MessagePtr = std::shared_ptr<const Message>;
 
@@ -51,12 +54,26 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
   // The writer, and the reactor to return from the service method.
   static std::pair<std::shared_ptr<StreamWriter>, grpc::ServerWriteReactor<Message>*> Create(
       Hooks hooks) {
+    static_assert(std::is_same_v<Stream, grpc::ServerWriteReactor<Message>>,
+                  "a bidirectional call's reactor uses CreateFor");
     std::shared_ptr<StreamWriter> writer(new StreamWriter(std::move(hooks)));
     auto* reactor = new Reactor(writer);
     base::MutexLock lock(&writer->mu_);
     writer->reactor_ = reactor;
     return {writer, reactor};
   }
+
+  // The writer of `stream`, a reactor of the caller's that forwards its OnWriteDone, OnCancel
+  // and OnDone reactions to the methods of the same names below.
+  static std::shared_ptr<StreamWriter> CreateFor(Stream* stream, Hooks hooks) {
+    std::shared_ptr<StreamWriter> writer(new StreamWriter(std::move(hooks)));
+    base::MutexLock lock(&writer->mu_);
+    writer->reactor_ = stream;
+    return writer;
+  }
+  void OnWriteDone(bool ok) { WriteDone(ok); }
+  void OnCancel() { Cancelled(); }
+  void OnDone() { Done(); }
 
   // Queues `message` unless `limit` messages already wait (kFull) or the stream is finishing
   // or over (kClosed).
@@ -139,7 +156,7 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
   // under the lock and acted on outside it: while a write is in flight or the finish has not
   // been sent, gRPC cannot end the call, so the reactor is alive.
   void Pump() ABSL_LOCKS_EXCLUDED(mu_) {
-    Reactor* reactor = nullptr;
+    Stream* reactor = nullptr;
     const Message* next = nullptr;
     bool more = false;
     std::optional<grpc::Status> finish;
@@ -231,7 +248,7 @@ class StreamWriter : public std::enable_shared_from_this<StreamWriter<Message>> 
   // called outside mu_.
   mutable base::Mutex mu_;
   Hooks hooks_ ABSL_GUARDED_BY(mu_);
-  Reactor* reactor_ ABSL_GUARDED_BY(mu_) = nullptr;  // null after OnDone
+  Stream* reactor_ ABSL_GUARDED_BY(mu_) = nullptr;  // null after OnDone
   std::deque<MessagePtr> queue_ ABSL_GUARDED_BY(mu_);
   MessagePtr in_flight_ ABSL_GUARDED_BY(mu_);
   std::optional<grpc::Status> final_status_ ABSL_GUARDED_BY(mu_);

@@ -16,6 +16,7 @@
 #include "google/protobuf/descriptor.h"
 #include "gtest/gtest.h"
 #include "proto/herald/v1/admin.grpc.pb.h"
+#include "proto/herald/v1/hooks.grpc.pb.h"
 #include "proto/herald/v1/quota.grpc.pb.h"
 #include "proto/herald/v1/session.grpc.pb.h"
 #include "proto/herald/v1/skill.grpc.pb.h"
@@ -48,6 +49,7 @@ class AuthMatrixTest : public ::testing::Test {
     quota_ = v1::QuotaService::NewStub(channel);
     skills_ = v1::SkillService::NewStub(channel);
     admin_ = v1::AdminService::NewStub(channel);
+    hooks_ = v1::HookService::NewStub(channel);
   }
 
   // Calls `method` with an empty request: what matters is whether auth lets it through.
@@ -251,6 +253,16 @@ class AuthMatrixTest : public ::testing::Test {
            v1::CancelScheduleResponse r;
            return admin_->CancelSchedule(c, q, &r);
          }},
+        {methods::kAttachHooks,
+         [&](auto* c) {
+           // Closing our side at once ends an allowed call with OK, before it registers.
+           auto stream = hooks_->Attach(c);
+           stream->WritesDone();
+           v1::HookEvent event;
+           while (stream->Read(&event)) {
+           }
+           return stream->Finish();
+         }},
     };
     auto it = calls.find(method);
     if (it == calls.end()) {
@@ -265,6 +277,7 @@ class AuthMatrixTest : public ::testing::Test {
   std::unique_ptr<v1::QuotaService::Stub> quota_;
   std::unique_ptr<v1::SkillService::Stub> skills_;
   std::unique_ptr<v1::AdminService::Stub> admin_;
+  std::unique_ptr<v1::HookService::Stub> hooks_;
 };
 
 TEST_F(AuthMatrixTest, EveryRpcIsRefusedWithoutATokenOrWithAnUnknownOne) {
@@ -321,12 +334,13 @@ TEST_F(AuthMatrixTest, EachScopeReachesExactlyTheRpcsTheTableGivesIt) {
   }
 }
 
-TEST(MethodScopesTest, TheTableHasEveryRpcOfTheFourServicesAndNothingElse) {
+TEST(MethodScopesTest, TheTableHasEveryRpcOfTheServicesAndNothingElse) {
   // Linking the stubs registers the services' descriptors in the generated pool.
   (void)v1::SessionService::service_full_name();
   std::set<std::string> declared;
   for (const char* name : {"herald.v1.SessionService", "herald.v1.QuotaService",
-                           "herald.v1.SkillService", "herald.v1.AdminService"}) {
+                           "herald.v1.SkillService", "herald.v1.AdminService",
+                           "herald.v1.HookService"}) {
     const google::protobuf::ServiceDescriptor* service =
         google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(name);
     ASSERT_NE(service, nullptr) << name;

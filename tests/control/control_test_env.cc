@@ -113,6 +113,7 @@ ControlTestEnv::~ControlTestEnv() {
   }
   rooms_.reset();
   agent_.reset();
+  hooks_.reset();
   scheduler_.reset();
   sandbox_.reset();
   if (workers_ != nullptr) workers_->join();
@@ -275,6 +276,7 @@ state_path = "DIR/state/runtime-state.json"
   }
 
   turn_ = config::TurnOptionsFrom(config_);
+  hooks_ = std::make_unique<agent::TurnHooks>(io_, static_cast<size_t>(turn_.max_message_bytes));
   auto act = [this](xmpp::OutboundAction action) {
     std::lock_guard<std::mutex> lock(actions_mu_);
     actions_.push_back(std::move(action));
@@ -294,6 +296,7 @@ state_path = "DIR/state/runtime-state.json"
                              .audit = audit_.get(),
                              .pending_actions = pending_actions_.get(),
                              .credentials = credentials_.get()});
+  runtime_->hooks = hooks_.get();
   absl::StatusOr<agent::AccessPolicy> policy = agent::AccessPolicy::Create(config_.agent);
   if (!policy.ok()) return policy.status();
   agent_ = std::make_unique<agent::Agent>(*std::move(policy), *runtime_);
@@ -321,6 +324,7 @@ state_path = "DIR/state/runtime-state.json"
                       .pending_actions = pending_actions_.get(),
                       .credentials = credentials_.get(),
                       .tool_search = tool_search_.get(),
+                      .hooks = hooks_.get(),
                       .scheduler = scheduler_.get()});
 
   guard_ = std::make_unique<asio::executor_work_guard<asio::io_context::executor_type>>(

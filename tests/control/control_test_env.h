@@ -152,6 +152,8 @@ class ControlTestEnv {
   ControlServices& services() { return *services_; }
   skills::PendingActions& pending_actions() { return *pending_actions_; }
   skills::CredentialStore& credentials() { return *credentials_; }
+  // The hooks HookService attached; I/O loop only.
+  agent::TurnHooks& hooks() { return *hooks_; }
   // Null unless EnvOptions.schedules; I/O loop only.
   schedule::Scheduler* scheduler() { return scheduler_.get(); }
   // Released by the "slow" skill's waiters (see control_test_env.cc).
@@ -181,6 +183,7 @@ class ControlTestEnv {
   std::unique_ptr<skills::CredentialStore> credentials_;
   std::unique_ptr<skills::ToolSearch> tool_search_;
   std::unique_ptr<schedule::Scheduler> scheduler_;
+  std::unique_ptr<agent::TurnHooks> hooks_;  // HookService attaches here
   std::unique_ptr<agent::RuntimeServices> runtime_;
   std::unique_ptr<agent::Agent> agent_;
   std::unique_ptr<agent::RoomManager> rooms_;
