@@ -8,7 +8,8 @@
 Its answers are chosen by the message, so a test can predict them (see fake_llm_main.cc):
 a tool result → "The time is <result>."; "time" with tools offered → a current_time call;
 "slow" → "you said: <text>" after 5 s; anything else → "you said: <text>". Each request is
-one JSON line of its log: path, model, stream, messages, last_user_text, tool_result, tools.
+one JSON line of its log: path, model, stream, messages, last_user_text, system, tool_result,
+tools.
 
 The binary is HERALD_E2E_FAKE_LLM, or tests/fakes/fake_llm_main beside the herald binary
 in the same bazel-bin (tests/e2e/run sets it). It runs in its own process group, stopped by

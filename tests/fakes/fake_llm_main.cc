@@ -119,6 +119,7 @@ class RequestLog {
         {"stream", request.stream},
         {"messages", request.MessageCount()},
         {"last_user_text", request.LastUserText()},
+        {"system", request.System()},
         {"tool_result", tool_result ? nlohmann::json(*tool_result) : nlohmann::json(nullptr)},
         {"tools", request.ToolNames()},
         {"received_at", absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch())},
