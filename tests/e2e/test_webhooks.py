@@ -12,6 +12,7 @@ status and said nowhere — the room's next message from Herald is the genuine d
 import hashlib
 import hmac
 import json
+import threading
 import time
 import unittest
 import urllib.error
@@ -53,6 +54,13 @@ name = "pager"
 secret = "{PAGER_SECRET}"
 to = "alice@localhost"
 template = "Alert: {{{{alert}}}}"
+
+[[webhooks.in]]
+name = "burst"
+secret = "{PAGER_SECRET}"
+to = "alice@localhost"
+template = "#{{{{n}}}}"
+rate_per_minute = 10000
 """
         agent = Agent.start(config, secret=self.server.component_secret)
         self.addCleanup(agent.stop)
@@ -108,6 +116,39 @@ template = "Alert: {{{{alert}}}}"
         self.assertEqual(status, 202, self.diagnosis())
         replies = alice.replies_from(self.herald, within=ANSWER, count=1)
         self.assertEqual(replies, ["Alert: disk 91% on db1"], self.diagnosis())
+
+
+    def test_a_burst_of_deliveries_is_said_whole_and_in_time(self):
+        """1000 signed deliveries from 8 senders at once: every one taken (202) and said to
+        alice, none twice; prints the rate (a measurement, run for real by hand)."""
+        agent = self.start_with_webhooks()
+        alice = self.client("alice")
+        self.wait_online(alice, agent)
+        count, senders = 1000, 8
+        statuses = []
+        lock = threading.Lock()
+
+        def send(first):
+            for n in range(first, count, senders):
+                status, _ = self.post("burst", {"n": n}, sign_with=PAGER_SECRET)
+                with lock:
+                    statuses.append(status)
+
+        started = time.monotonic()
+        threads = [threading.Thread(target=send, args=(i,)) for i in range(senders)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        taken = time.monotonic() - started
+        said = alice.replies_from(self.herald, within=60, count=count)
+        delivered = time.monotonic() - started
+        self.assertEqual(statuses.count(202), count, f"statuses: {set(statuses)}")
+        self.assertEqual(sorted(said, key=lambda s: int(s[1:])), [f"#{n}" for n in range(count)],
+                         self.diagnosis() if len(said) != count else "")
+        print(f"\n[webhooks] {self.server.name}: {count} deliveries from {senders} senders taken "
+              f"in {taken:.2f} s ({count / taken:.0f}/s), all said to alice after "
+              f"{delivered:.2f} s ({count / delivered:.0f}/s)")
 
 
 class ProsodyWebhookTest(_WebhookTests, unittest.TestCase):
