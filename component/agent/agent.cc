@@ -198,9 +198,19 @@ void Agent::OnContactPresence(const xmpp::ContactPresence& presence) {
   absl::flat_hash_set<std::string>& resources = online_[bare];
   if (!presence.available) {
     resources.erase(presence.from.resource());
+    if (resources.empty()) offline_since_[bare] = services_.clock();
     return;
   }
+  const bool was_offline = resources.empty();
   resources.insert(presence.from.resource());
+  if (auto since = offline_since_.find(bare); was_offline && since != offline_since_.end()) {
+    const absl::Duration away = services_.clock() - since->second;
+    offline_since_.erase(since);
+    const int greet_after = services_.options.greet_after_hours;
+    if (greet_after > 0 && away >= absl::Hours(greet_after) && !presence.to.empty()) {
+      Greet(bare, away, presence.to);
+    }
+  }
   auto waiting = deferred_.find(bare);
   if (waiting == deferred_.end()) return;
   std::vector<DeferredRun> runs = std::move(waiting->second);
@@ -208,6 +218,29 @@ void Agent::OnContactPresence(const xmpp::ContactPresence& presence) {
   LOG(INFO) << "schedules: " << bare << " is back online; " << runs.size()
             << " schedule run(s) that waited start now";
   for (DeferredRun& run : runs) StartScheduledTurn(run.due, run.own);
+}
+
+void Agent::Greet(const std::string& bare, absl::Duration away, const xmpp::Jid& own) {
+  absl::StatusOr<xmpp::Jid> to = xmpp::Jid::Parse(bare);
+  if (!to.ok()) return;
+  Conversation& conversation =
+      ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = bare});
+  const int64_t hours = absl::ToInt64Hours(away);
+  IncomingMessage incoming{
+      .reply_to = *to,
+      .own = own,
+      .author = bare,
+      .body = absl::StrCat("[", bare, " came back online after ", hours,
+                           " hours away; nobody is typing this. Greet them in one or two short "
+                           "sentences, and mention anything from your conversation that is "
+                           "still open.]"),
+      .type = "chat",
+      .tier = providers::Tier::kLight,
+      .received = services_.clock()};
+  LOG(INFO) << "presence: " << bare << " is back after " << hours << " h; greeting them";
+  if (!conversation.Enqueue(std::move(incoming))) {
+    LOG(INFO) << "conversation " << conversation.id() << ": mailbox full, no greeting";
+  }
 }
 
 void Agent::RunScheduled(const schedule::Schedule& due, const xmpp::Jid& own) {

@@ -121,6 +121,8 @@ class Agent {
   // An allowed contact's resource came online or went offline; coming online runs what waited.
   void OnContactPresence(const xmpp::ContactPresence& presence);
   void StartScheduledTurn(const schedule::Schedule& due, const xmpp::Jid& own);
+  // [agent] greet_after_hours: `bare` came back after `away`; a light-tier turn greets them.
+  void Greet(const std::string& bare, absl::Duration away, const xmpp::Jid& own);
   // XEP-0461: the text of Herald's message that `reply` names, when `conversation` still
   // knows it (the caller quotes it before `body`, once `body` has been screened); otherwise
   // nullopt, and the quote the sender's client showed goes back in front of `body`.
@@ -174,6 +176,8 @@ class Agent {
   // The online resources of allowed contacts whose presence Herald has seen; a JID with an
   // empty set is known offline, one missing is unknown (taken as reachable).
   absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> online_;
+  // When each of them was last seen going offline ([agent] greet_after_hours).
+  absl::flat_hash_map<std::string, absl::Time> offline_since_;
   // Schedules that fell due while their person was offline, by bare JID.
   struct DeferredRun {
     schedule::Schedule due;

@@ -67,6 +67,9 @@ struct AgentOptions {
   // "ignore" (kept in the history only) or "off" (not asked for).
   std::string catch_up = "answer";
   int catch_up_minutes = 120;
+  // Greet a person whose presence comes back after at least this many hours offline (seen
+  // going offline by this Herald): a turn on the light tier; 0 = never.
+  int greet_after_hours = 0;
 
   friend bool operator==(const AgentOptions&, const AgentOptions&) = default;
 };

@@ -127,6 +127,7 @@ void BindAgent(Binder& b, const Section& root, const ServerConfig& server,
     agent.catch_up = std::string(catch_up);
   }
   b.Integer(s, "catch_up_minutes", &agent.catch_up_minutes);
+  b.Integer(s, "greet_after_hours", &agent.greet_after_hours);
   std::string_view policy;
   if (b.Has(s, "injection_policy") &&
       b.Enum<std::string_view>(

@@ -154,6 +154,14 @@ void DeclareAgentKeys(std::vector<ConfigKey>& keys) {
           [](auto& c) -> auto& { return c.agent.catch_up_minutes; })
           .Range(1, 43200)
           .Doc("`120`", "how old a missed chat may be and still be caught up"),
+      Applies(
+          "agent.greet_after_hours", K::kInteger,
+          [](auto& c) -> auto& { return c.agent.greet_after_hours; })
+          .Range(0, 8760)
+          .Doc("`0` (never)",
+               "greet a person who comes online after at least this many hours away (as their "
+               "presence showed Herald; a turn on the light tier). See "
+               "[proactivity.md](proactivity.md#greeting-people-who-come-back)"),
       Restart(
           "agent.injection_policy", K::kString,
           [](auto& c) -> auto& { return c.agent.injection_policy; })

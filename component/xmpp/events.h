@@ -79,6 +79,7 @@ struct SubscriptionRequest {
 // component mode, who accepted its subscription; in client mode, its roster).
 struct ContactPresence {
   Jid from;  // full JID (the resource that changed)
+  Jid to;    // the address it was sent to (Herald's; a greeting comes from it)
   bool available = false;
 };
 

@@ -274,7 +274,10 @@ std::optional<InboundEvent> TranslatePresence(const XmlElement& presence, const 
   if (x == nullptr) {
     // A contact's presence; our own account's other resources are not contacts.
     if (rooms.contains(from->BareString()) || from->Bare() == own_jid.Bare()) return std::nullopt;
-    return ContactPresence{.from = *std::move(from), .available = type.empty()};
+    absl::StatusOr<Jid> to = Jid::Parse(presence.Attr("to"));
+    return ContactPresence{.from = *std::move(from),
+                           .to = to.ok() ? *std::move(to) : own_jid,
+                           .available = type.empty()};
   }
   if (from->resource().empty()) return std::nullopt;
   RoomPresence event{.room = from->Bare(), .nick = from->resource(), .available = type.empty()};

@@ -1,5 +1,5 @@
-// Schedules through the agent: a due schedule is a turn of its chat on the light tier, said
-// to the person; for someone whose presence says they are offline it waits until they are
+// Schedules and presence through the agent: a due schedule is a turn of its chat on the light tier,
+// said to the person; for someone whose presence says they are offline it waits until they are
 // back; the schedule skill makes schedules of the conversation it answers.
 #include <memory>
 #include <string>
@@ -50,7 +50,8 @@ class ScheduledTurnTest : public AgentFixture {
   }
 
   void Presence(const std::string& full, bool available) {
-    agent_->Handle(xmpp::ContactPresence{.from = J(full), .available = available});
+    agent_->Handle(xmpp::ContactPresence{
+        .from = J(full), .to = J("herald.localhost"), .available = available});
   }
 
   absl::Time now_ = absl::Now();
@@ -84,6 +85,29 @@ TEST_F(ScheduledTurnTest, WaitsForSomeoneOfflineUntilTheyAreBack) {
   ASSERT_TRUE(WaitForMessages(1, "alice@localhost"));
   EXPECT_EQ(Messages("alice@localhost")[0].body, "Stretch!");
   EXPECT_FALSE(agent_->KnownOffline("alice@localhost"));
+}
+
+TEST_F(ScheduledTurnTest, GreetsSomeoneBackAfterALongAbsenceOnly) {
+  options_.greet_after_hours = 2;
+  services_->clock = [this] { return now_; };
+  Presence("alice@localhost/phone", true);  // never seen offline: no greeting
+  Presence("alice@localhost/phone", false);
+  now_ += absl::Minutes(30);
+  Presence("alice@localhost/phone", true);  // back after half an hour: no greeting
+  Presence("alice@localhost/phone", false);
+  now_ += absl::Hours(3);
+  model_->script.push_back({.text = "Welcome back!"});
+  Presence("alice@localhost/laptop", true);
+  ASSERT_TRUE(WaitForMessages(1, "alice@localhost"));
+  EXPECT_EQ(Messages("alice@localhost")[0].body, "Welcome back!");
+  ASSERT_EQ(model_->requests.size(), 1u);
+  EXPECT_EQ(model_->requests[0].model, "small-model");
+  EXPECT_THAT(model_->requests[0].messages.back().text,
+              HasSubstr("came back online after 3 hours away"));
+  // A second resource coming online is no return.
+  Presence("alice@localhost/phone", true);
+  WatchFor(absl::Milliseconds(100));
+  EXPECT_EQ(model_->requests.size(), 1u);
 }
 
 TEST_F(ScheduledTurnTest, NobodyUnknownWaitsAndStrangersAreNotTracked) {

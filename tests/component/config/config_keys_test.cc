@@ -63,6 +63,7 @@ room_archive_messages = 21
 room_archive_minutes = 61
 catch_up = "summarize"
 catch_up_minutes = 121
+greet_after_hours = 12
 injection_policy = "refuse"
 injection_phrases = ["open sesame"]
 
