@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "component/agent/pending_answers.h"
 #include "component/agent/slash_commands.h"
 #include "component/base/absl_string_view.h"
@@ -79,6 +80,8 @@ void Agent::Handle(xmpp::InboundEvent&& event) {
           OnSessionOnline(e);
         } else if constexpr (std::is_same_v<T, xmpp::ContactPresence>) {
           OnContactPresence(e);
+        } else if constexpr (std::is_same_v<T, xmpp::PubsubItems>) {
+          OnPubsubItems(e);
         }
       },
       event);
@@ -218,6 +221,58 @@ void Agent::OnContactPresence(const xmpp::ContactPresence& presence) {
   LOG(INFO) << "schedules: " << bare << " is back online; " << runs.size()
             << " schedule run(s) that waited start now";
   for (DeferredRun& run : runs) StartScheduledTurn(run.due, run.own);
+}
+
+void Agent::OnPubsubItems(const xmpp::PubsubItems& notified) {
+  const std::string service = notified.service.BareString();
+  const auto& feeds = services_.options.pubsub;
+  auto feed = std::find_if(feeds.begin(), feeds.end(), [&](const PubsubFeed& f) {
+    return f.service == service && f.node == notified.node;
+  });
+  // Only nodes the operator named: anyone can send Herald a notification-shaped message.
+  if (feed == feeds.end() || own_jid_.empty()) {
+    LOG(INFO) << "pubsub: ignored items of " << service << " node '" << notified.node
+              << "' (not a [[pubsub]] node)";
+    return;
+  }
+  absl::StatusOr<xmpp::Jid> to = xmpp::Jid::Parse(feed->to);
+  if (!to.ok()) return;
+  const ConversationRef ref{
+      .kind = feed->to_room ? ConversationRef::Kind::kRoom : ConversationRef::Kind::kDirect,
+      .address = to->BareString()};
+  const xmpp::Jid own = feed->to_room ? own_jid_.Bare() : own_jid_;
+  for (const xmpp::PubsubItems::Item& item : notified.items) {
+    if (!item.id.empty()) {
+      std::string key = absl::StrCat(service, "\n", notified.node, "\n", item.id);
+      if (pubsub_seen_.Contains(key)) continue;
+      pubsub_seen_.Add(std::move(key));
+    }
+    if (feed->prompt.empty()) {
+      SendAsAgent(*to, own, item.text, feed->to_room);
+      continue;
+    }
+    // The item is text from elsewhere: quoted, screened, and never taken as instructions.
+    std::string quoted;
+    for (absl::string_view line : absl::StrSplit(AbslView(item.text), '\n')) {
+      absl::StrAppend(&quoted, "> ", line, "\n");
+    }
+    IncomingMessage incoming{
+        .reply_to = to->Bare(),
+        .own = own,
+        .author = feed->to_room ? std::string("pubsub") : ref.address,
+        .body = absl::StrCat("[A new item was published on node '", notified.node, "' at ", service,
+                             "; nobody is typing this. ", feed->prompt,
+                             " The item follows, quoted.]\n", quoted),
+        .type = feed->to_room ? "groupchat" : "chat",
+        .flagged_injection = screen_.Check(item.text).suspicious,
+        .tier = providers::Tier::kLight,
+        .received = services_.clock()};
+    Conversation& conversation = ConversationFor(ref);
+    if (!conversation.Enqueue(std::move(incoming))) {
+      LOG(WARNING) << "conversation " << conversation.id() << ": mailbox full, pubsub item "
+                   << item.id << " dropped";
+    }
+  }
 }
 
 void Agent::Greet(const std::string& bare, absl::Duration away, const xmpp::Jid& own) {
@@ -454,6 +509,15 @@ void Agent::OnRoomJoined(const xmpp::Jid& room, const std::string& nick, const x
 void Agent::OnSessionOnline(const xmpp::SessionOnline& online) {
   own_jid_ = online.own_jid;
   const AgentOptions& options = services_.options;
+  // [[pubsub]]: (re)subscribe on every new stream; a service keeps one subscription per JID.
+  if (!online.resumed) {
+    for (const PubsubFeed& feed : options.pubsub) {
+      absl::StatusOr<xmpp::Jid> service = xmpp::Jid::Parse(feed.service);
+      if (!service.ok()) continue;
+      services_.act(xmpp::SubscribeNode{
+          .service = *std::move(service), .node = feed.node, .from = online.own_jid.Bare()});
+    }
+  }
   // A component has no archive of its own: only a client account catches up, and only then
   // are live message ids worth remembering.
   catch_up_ = !online.own_jid.resource().empty() && options.catch_up != "off";

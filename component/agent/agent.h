@@ -121,6 +121,8 @@ class Agent {
   // An allowed contact's resource came online or went offline; coming online runs what waited.
   void OnContactPresence(const xmpp::ContactPresence& presence);
   void StartScheduledTurn(const schedule::Schedule& due, const xmpp::Jid& own);
+  // [[pubsub]]: a subscribed node's new items are said, or become turns, where it says.
+  void OnPubsubItems(const xmpp::PubsubItems& notified);
   // [agent] greet_after_hours: `bare` came back after `away`; a light-tier turn greets them.
   void Greet(const std::string& bare, absl::Duration away, const xmpp::Jid& own);
   // XEP-0461: the text of Herald's message that `reply` names, when `conversation` still
@@ -184,6 +186,8 @@ class Agent {
     xmpp::Jid own;
   };
   absl::flat_hash_map<std::string, std::vector<DeferredRun>> deferred_;
+  // "service\nnode\nid" of pubsub items already handled (a service may send one again).
+  RecentIds pubsub_seen_{1024};
   xmpp::Jid own_jid_;      // as the last SessionOnline said
   bool catch_up_ = false;  // client mode with [agent] catch_up on
 };

@@ -20,6 +20,17 @@ namespace herald::agent {
 // What a JID or domain outside the allowlists gets (SPEC §9: nothing reaches the agent).
 enum class RefusalMode { kSilent, kReply };
 
+// [[pubsub]]: a node of a pubsub service (XEP-0060), or of a person's PEP (XEP-0163), whose
+// new items are said in a chat or a room, or become a turn there.
+struct PubsubFeed {
+  std::string service;  // bare JID
+  std::string node;
+  std::string to;        // a bare JID (a chat) or a room of [[rooms]]
+  bool to_room = false;  // set by the config loader from [[rooms]]
+  std::string prompt;    // "": the item's text is said as it is; else a light-tier turn
+  friend bool operator==(const PubsubFeed&, const PubsubFeed&) = default;
+};
+
 struct AgentOptions {
   std::string name = "Herald";
   std::vector<std::string> allowed_jids;     // bare JIDs; "*" = anyone from an allowed domain
@@ -70,6 +81,8 @@ struct AgentOptions {
   // Greet a person whose presence comes back after at least this many hours offline (seen
   // going offline by this Herald): a turn on the light tier; 0 = never.
   int greet_after_hours = 0;
+  // [[pubsub]]: nodes Herald subscribes to when it comes online, and where their items go.
+  std::vector<PubsubFeed> pubsub;
 
   friend bool operator==(const AgentOptions&, const AgentOptions&) = default;
 };

@@ -41,6 +41,9 @@ void BindHttp(Binder& b, const Section& root, HttpConfig& http);
 void BindWebhooks(Binder& b, const Section& root, const HttpConfig& http, WebhooksConfig& webhooks);
 // [schedules] and [[schedules.task]]; a task's `to` is a room when [[rooms]] names it.
 void BindSchedules(Binder& b, const Section& root, SchedulesConfig& schedules);
+// [[pubsub]] (after [[rooms]]: a feed's `to` is a room when they name it).
+void BindPubsub(Binder& b, const toml::table& root, const std::vector<agent::RoomSettings>& rooms,
+                std::vector<agent::PubsubFeed>& feeds);
 
 // Reads a list of bare JIDs (or "*" where `allow_star`), lower-cased so that they compare
 // equal to the normalised JIDs of incoming stanzas.

@@ -44,6 +44,7 @@ void Bind(Binder& b, const toml::table& document, Config& config) {
   BindHttp(b, root, config.http);
   BindWebhooks(b, root, config.http, config.webhooks);
   BindSchedules(b, root, config.schedules);
+  BindPubsub(b, document, config.rooms, config.agent.pubsub);
 }
 
 // toml++ quotes a few characters of the text it choked on; on a line that sets a secret those

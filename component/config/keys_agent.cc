@@ -249,6 +249,24 @@ void DeclareScheduleKeys(std::vector<ConfigKey>& keys) {
       Part("schedules.task.timezone", K::kString)
           .Type("string, IANA name")
           .Doc("`\"UTC\"`", "the zone a cron expression is read in"),
+      Restart(
+          "pubsub", K::kTableArray, [](auto& c) -> auto& { return c.agent.pubsub; }),
+      Part("pubsub.service", K::kString)
+          .Type("string, bare JID")
+          .Doc("— (required)",
+               "the pubsub service (`pubsub.example.org`, XEP-0060), or a person whose PEP node "
+               "it is (XEP-0163)"),
+      Part("pubsub.node", K::kString)
+          .Type("string, at most 256 bytes")
+          .Doc("— (required)", "the node Herald subscribes to when it comes online"),
+      Part("pubsub.to", K::kString)
+          .Type("string, bare JID")
+          .Doc("— (required)", "where its new items go: a user's chat, or a room of `[[rooms]]`"),
+      Part("pubsub.prompt", K::kString)
+          .Doc("`\"\"`",
+               "empty: each item's text is said as it is; else each item is a turn on the light "
+               "tier with this instruction and the item quoted (e.g. \"Summarise this release "
+               "note in one line.\")"),
   };
   for (ConfigKey& key : declared) keys.push_back(std::move(key));
 }

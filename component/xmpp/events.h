@@ -83,6 +83,21 @@ struct ContactPresence {
   bool available = false;
 };
 
+// XEP-0060 §7.1.2 (and XEP-0163 for a person's PEP): a pubsub service notified items of a
+// node. Each item's text is what its payload says: an Atom entry's title and summary (or
+// content), or else all the text it holds, whitespace collapsed, at most kMaxItemBytes.
+struct PubsubItems {
+  static constexpr size_t kMaxItems = 20;        // per notification; the rest are dropped
+  static constexpr size_t kMaxItemBytes = 4000;  // per item
+  struct Item {
+    std::string id;
+    std::string text;
+  };
+  Jid service;  // bare: the pubsub service, or the person whose PEP node it is
+  std::string node;
+  std::vector<Item> items;
+};
+
 struct RosterItem {
   Jid jid;
   std::string subscription;  // "none" | "to" | "from" | "both"
@@ -183,7 +198,7 @@ struct ArchiveResult {
 using InboundEvent =
     std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline, GroupMessage,
                  RoomPresence, RoomInvite, SelfPingResult, CommandRequest, ClientFeatures,
-                 MessageReactions, ArchiveResult, ContactPresence>;
+                 MessageReactions, ArchiveResult, ContactPresence, PubsubItems>;
 
 struct SendMessage {
   Jid to;
@@ -326,6 +341,14 @@ struct SendRawStanza {
   std::string xml;
 };
 
+// XEP-0060 §6.1: subscribes `from` (its bare address) to `node` at `service`. The answer is
+// not reported: notifications arriving are the proof.
+struct SubscribeNode {
+  Jid service;
+  std::string node;
+  Jid from;
+};
+
 // type: "" (available), "unavailable", "subscribe", "subscribed", "unsubscribed".
 struct SendPresence {
   Jid to;
@@ -335,6 +358,6 @@ struct SendPresence {
 
 using OutboundAction = std::variant<SendMessage, SendPresence, SendChatState, AcknowledgeMessage,
                                     AnswerCommand, JoinRoom, SelfPing, ConfigureRoom, SendRawStanza,
-                                    DiscoverFeatures, SendReactions, QueryArchive>;
+                                    DiscoverFeatures, SendReactions, QueryArchive, SubscribeNode>;
 
 }  // namespace herald::xmpp

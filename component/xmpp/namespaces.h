@@ -41,5 +41,8 @@ inline constexpr char kMam[] = "urn:xmpp:mam:2";                            // X
 inline constexpr char kForward[] = "urn:xmpp:forward:0";                    // XEP-0297
 inline constexpr char kRsm[] = "http://jabber.org/protocol/rsm";            // XEP-0059
 inline constexpr char kSm[] = "urn:xmpp:sm:3";                              // XEP-0198
+inline constexpr char kPubsub[] = "http://jabber.org/protocol/pubsub";      // XEP-0060
+inline constexpr char kPubsubEvent[] = "http://jabber.org/protocol/pubsub#event";
+inline constexpr char kAtom[] = "http://www.w3.org/2005/Atom";  // RFC 4287, a common payload
 
 }  // namespace herald::xmpp::ns

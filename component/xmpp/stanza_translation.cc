@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/utf8.h"
 #include "component/xmpp/adhoc_commands.h"
@@ -193,16 +194,82 @@ Reply TranslateReply(const XmlElement& message, std::string& body) {
 
 }  // namespace
 
+namespace {
+
+// Appends the text under `element` to `out`, words separated by single spaces, until `out`
+// holds `max_bytes` (cut at a character boundary).
+void CollectText(const XmlElement& element, size_t max_bytes, std::string& out) {
+  for (const XmlNode& node : element.children()) {
+    if (out.size() >= max_bytes) break;
+    if (node.element != nullptr) {
+      CollectText(*node.element, max_bytes, out);
+      continue;
+    }
+    for (const std::string& word : std::vector<std::string>(
+             absl::StrSplit(AbslView(node.text), absl::ByAnyChar(" \t\r\n"), absl::SkipEmpty()))) {
+      if (!out.empty()) out += ' ';
+      out += word;
+      if (out.size() >= max_bytes) break;
+    }
+  }
+  base::TruncateUtf8(out, max_bytes);
+}
+
+// An item's payload as text: an Atom entry's title and summary (or content); anything else,
+// all its text.
+std::string ItemText(const XmlElement& item) {
+  std::string text;
+  const XmlElement* entry = item.FindChild("entry", ns::kAtom);
+  if (entry == nullptr) {
+    CollectText(item, PubsubItems::kMaxItemBytes, text);
+    return text;
+  }
+  if (const XmlElement* title = entry->FindChild("title", ns::kAtom)) {
+    CollectText(*title, PubsubItems::kMaxItemBytes, text);
+  }
+  const XmlElement* body = entry->FindChild("summary", ns::kAtom);
+  if (body == nullptr) body = entry->FindChild("content", ns::kAtom);
+  std::string more;
+  if (body != nullptr) CollectText(*body, PubsubItems::kMaxItemBytes, more);
+  if (!more.empty()) text = text.empty() ? std::move(more) : absl::StrCat(text, "\n", more);
+  base::TruncateUtf8(text, PubsubItems::kMaxItemBytes);
+  return text;
+}
+
+}  // namespace
+
+void TranslatePubsubEvent(const XmlElement& event, const Jid& from, InboundMessage& out) {
+  const XmlElement* items = event.FindChild("items", ns::kPubsubEvent);
+  if (items == nullptr || items->Attr("node").empty()) return;  // retractions, purges, ...
+  PubsubItems notified{.service = from.Bare(), .node = std::string(items->Attr("node"))};
+  for (const XmlNode& node : items->children()) {
+    if (node.element == nullptr || node.element->name() != "item") continue;
+    if (notified.items.size() >= PubsubItems::kMaxItems) break;
+    std::string text = ItemText(*node.element);
+    if (text.empty()) continue;
+    notified.items.push_back(
+        {.id = std::string(node.element->Attr("id")), .text = std::move(text)});
+  }
+  if (!notified.items.empty()) out.event = std::move(notified);
+}
+
 InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
   InboundMessage out;
   const std::string_view type = message.Attr("type");
-  if (type == "error" || type == "headline") return out;
+  if (type == "error") return out;
   absl::StatusOr<Jid> from = Jid::Parse(message.Attr("from"));
   if (!from.ok()) {
     LOG(WARNING) << "XMPP: dropping a message with an invalid sender address: "
                  << from.status().message();
     return out;
   }
+  // XEP-0060 notifications come as headline (or normal) messages; other headlines are not
+  // for Herald.
+  if (const XmlElement* event = message.FindChild("event", ns::kPubsubEvent)) {
+    if (type != "groupchat") TranslatePubsubEvent(*event, *from, out);
+    return out;
+  }
+  if (type == "headline") return out;
   // Invitations often carry a human-readable body too; they are invitations, not chat.
   if (TranslateInvite(message, *from, out)) return out;
   // XEP-0444 reactions in a chat (a client may add a fallback body; the reactions win).
@@ -643,6 +710,18 @@ void SerializeAction(const OutboundAction& action, const OutboundContext& contex
     LOG(DFATAL) << "XMPP: a DiscoverFeatures is sent with FeaturesRequest, not SerializeAction";
   } else if (std::holds_alternative<QueryArchive>(action)) {
     LOG(DFATAL) << "XMPP: a QueryArchive is sent with ArchiveRequest, not SerializeAction";
+  } else if (const auto* subscribe = std::get_if<SubscribeNode>(&action)) {
+    if (subscribe->node.empty() || subscribe->service.empty()) return;
+    XmlElement iq("iq");
+    iq.SetAttr("type", "set")
+        .SetAttr("id", context.next_id())
+        .SetAttr("to", subscribe->service.BareString());
+    if (!subscribe->from.empty()) iq.SetAttr("from", subscribe->from.ToString());
+    iq.AddChild("pubsub", ns::kPubsub)
+        .AddChild("subscribe", ns::kPubsub)
+        .SetAttr("node", subscribe->node)
+        .SetAttr("jid", subscribe->from.BareString());
+    Append(std::move(iq), context, out);
   } else if (const auto* raw = std::get_if<SendRawStanza>(&action)) {
     // Checked by the caller already; checked again because a bad one would end the stream.
     absl::Status valid = ValidateRawStanza(raw->xml);

@@ -110,6 +110,43 @@ TEST_F(ScheduledTurnTest, GreetsSomeoneBackAfterALongAbsenceOnly) {
   EXPECT_EQ(model_->requests.size(), 1u);
 }
 
+TEST_F(ScheduledTurnTest, PubsubItemsOfAConfiguredNodeAreSaidOrBecomeTurns) {
+  options_.pubsub = {{.service = "pubsub.localhost", .node = "alerts", .to = "alice@localhost"},
+                     {.service = "pubsub.localhost",
+                      .node = "releases",
+                      .to = "bob@localhost",
+                      .prompt = "Summarise it in one line."}};
+  agent_->Handle(xmpp::SessionOnline{.own_jid = J("herald.localhost")});
+  std::vector<std::string> subscribed;
+  for (const xmpp::OutboundAction& action : actions_) {
+    if (const auto* s = std::get_if<xmpp::SubscribeNode>(&action)) subscribed.push_back(s->node);
+  }
+  EXPECT_EQ(subscribed, (std::vector<std::string>{"alerts", "releases"}));
+
+  auto items = [](std::string node, std::string id, std::string text) {
+    return xmpp::PubsubItems{.service = J("pubsub.localhost"),
+                             .node = std::move(node),
+                             .items = {{.id = std::move(id), .text = std::move(text)}}};
+  };
+  agent_->Handle(items("alerts", "a1", "disk 91% on db1"));
+  agent_->Handle(items("alerts", "a1", "disk 91% on db1"));  // sent again: said once
+  agent_->Handle(items("elsewhere", "x", "not a configured node"));
+  ASSERT_TRUE(WaitForMessages(1, "alice@localhost"));
+  WatchFor(absl::Milliseconds(100));
+  ASSERT_EQ(Messages("alice@localhost").size(), 1u);
+  EXPECT_EQ(Messages("alice@localhost")[0].body, "disk 91% on db1");
+
+  model_->script.push_back({.text = "Herald 1.1 is out."});
+  agent_->Handle(items("releases", "r1", "Herald 1.1\nSchedules and hooks."));
+  ASSERT_TRUE(WaitForMessages(1, "bob@localhost"));
+  EXPECT_EQ(Messages("bob@localhost")[0].body, "Herald 1.1 is out.");
+  ASSERT_EQ(model_->requests.size(), 1u);
+  EXPECT_EQ(model_->requests[0].model, "small-model");
+  const std::string& asked = model_->requests[0].messages.back().text;
+  EXPECT_THAT(asked, HasSubstr("Summarise it in one line."));
+  EXPECT_THAT(asked, HasSubstr("> Herald 1.1\n> Schedules and hooks."));
+}
+
 TEST_F(ScheduledTurnTest, NobodyUnknownWaitsAndStrangersAreNotTracked) {
   // No presence seen: taken as reachable.
   model_->script.push_back({.text = "Hello bob"});

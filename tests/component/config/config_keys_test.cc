@@ -201,6 +201,12 @@ to = "lobby@conference.example.org"
 prompt = "Post the morning digest."
 when = "cron 0 8 * * MON-FRI"
 timezone = "Europe/Paris"
+
+[[pubsub]]
+service = "pubsub.example.org"
+node = "releases"
+to = "lobby@conference.example.org"
+prompt = "Summarise it."
 )toml";
 
 constexpr std::string_view kMinimal = R"toml(

@@ -1131,6 +1131,31 @@ TEST(ConfigTest, ReadsSchedulesAndRefusesBadOnes) {
               HasSubstr("schedules.min_interval_seconds"));
 }
 
+TEST(ConfigTest, ReadsPubsubFeedsAndRefusesBadOnes) {
+  absl::StatusOr<Config> config = Load(WithServer(
+      "[[rooms]]\njid = \"lobby@conf.localhost\"\n"
+      "[[pubsub]]\nservice = \"PubSub.Localhost\"\nnode = \"releases\"\n"
+      "to = \"lobby@conf.localhost\"\nprompt = \"Summarise it.\"\n"
+      "[[pubsub]]\nservice = \"pubsub.localhost\"\nnode = \"alerts\"\nto = \"alice@localhost\"\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_EQ(config->agent.pubsub.size(), 2u);
+  EXPECT_EQ(config->agent.pubsub[0].service, "pubsub.localhost");
+  EXPECT_TRUE(config->agent.pubsub[0].to_room);
+  EXPECT_EQ(config->agent.pubsub[0].prompt, "Summarise it.");
+  EXPECT_FALSE(config->agent.pubsub[1].to_room);
+  EXPECT_EQ(config->agent.pubsub[1].prompt, "");
+
+  EXPECT_THAT(ErrorOf(WithServer("[[pubsub]]\nservice = \"pubsub.localhost\"\nnode = \"n\"\n")),
+              HasSubstr("pubsub[0].to is required"));
+  EXPECT_THAT(ErrorOf(WithServer("[[pubsub]]\nservice = \"pubsub.localhost/x\"\nnode = \"n\"\n"
+                                 "to = \"a@localhost\"\n")),
+              HasSubstr("pubsub[0].service must be a pubsub service's JID"));
+  EXPECT_THAT(ErrorOf(WithServer("[[pubsub]]\nservice = \"p.localhost\"\nnode = \"n\"\n"
+                                 "to = \"a@localhost\"\n[[pubsub]]\nservice = \"p.localhost\"\n"
+                                 "node = \"n\"\nto = \"b@localhost\"\n")),
+              HasSubstr("pubsub[1]: node 'n' at p.localhost is named twice"));
+}
+
 TEST(ConfigTest, RefusesHalfATlsSetup) {
   EXPECT_EQ(ErrorOf(WithServer("[control]\ntls_cert = \"/etc/herald/c.pem\"\n")),
             "herald.toml:5: control.tls_cert and control.tls_key must be set together");

@@ -446,6 +446,56 @@ TEST(TranslatePresenceTest, AnErrorFromAnywhereElseIsIgnored) {
   EXPECT_FALSE(event.has_value());
 }
 
+TEST(TranslateMessageTest, APubsubNotificationBecomesItsItemsText) {
+  InboundMessage in = TranslateMessage(
+      One("<message from='pubsub.localhost' to='herald.localhost' type='headline'>"
+          "<event xmlns='http://jabber.org/protocol/pubsub#event'><items node='releases'>"
+          "<item id='r1'><entry xmlns='http://www.w3.org/2005/Atom'><title>Herald 1.1</title>"
+          "<summary>  Schedules\n and   hooks. </summary><id>x</id></entry></item>"
+          "<item id='r2'><note xmlns='urn:example'><b>plain</b> text</note></item>"
+          "<item id='r3'/></items></event>"
+          "<body>a fallback body for old clients</body></message>"),
+      kOwnJid);
+  ASSERT_TRUE(in.event.has_value());
+  const auto* items = std::get_if<PubsubItems>(&*in.event);
+  ASSERT_NE(items, nullptr);
+  EXPECT_EQ(items->service.ToString(), "pubsub.localhost");
+  EXPECT_EQ(items->node, "releases");
+  ASSERT_EQ(items->items.size(), 2u);  // r3 says nothing
+  EXPECT_EQ(items->items[0].id, "r1");
+  EXPECT_EQ(items->items[0].text, "Herald 1.1\nSchedules and hooks.");
+  EXPECT_EQ(items->items[1].text, "plain text");
+}
+
+TEST(TranslateMessageTest, PubsubNotificationsAreBounded) {
+  std::string many =
+      "<message from='pubsub.localhost'><event "
+      "xmlns='http://jabber.org/protocol/pubsub#event'><items node='n'>";
+  for (int i = 0; i < 30; ++i) {
+    absl::StrAppend(&many, "<item id='", i, "'><p xmlns='x'>", std::string(5000, 'a'),
+                    "</p></item>");
+  }
+  many += "</items></event></message>";
+  InboundMessage in = TranslateMessage(One(many), kOwnJid);
+  ASSERT_TRUE(in.event.has_value());
+  const PubsubItems& items = std::get<PubsubItems>(*in.event);
+  EXPECT_EQ(items.items.size(), PubsubItems::kMaxItems);
+  EXPECT_EQ(items.items[0].text.size(), PubsubItems::kMaxItemBytes);
+  // A retraction, and an event in a room, are no items.
+  EXPECT_FALSE(TranslateMessage(One("<message from='pubsub.localhost'><event "
+                                    "xmlns='http://jabber.org/protocol/pubsub#event'><purge "
+                                    "node='n'/></event></message>"),
+                                kOwnJid)
+                   .event.has_value());
+  EXPECT_FALSE(TranslateMessage(One("<message from='room@conference.localhost/x' "
+                                    "type='groupchat'><event "
+                                    "xmlns='http://jabber.org/protocol/pubsub#event'><items "
+                                    "node='n'><item id='1'><p xmlns='x'>t</p></item></items>"
+                                    "</event></message>"),
+                                kOwnJid)
+                   .event.has_value());
+}
+
 TEST(TranslatePresenceTest, AContactsPresenceIsReported) {
   std::optional<InboundEvent> online =
       TranslatePresence(One("<presence from='alice@localhost/phone'><show>away</show></presence>"),
@@ -1256,6 +1306,24 @@ TEST(SerializeActionTest, ConfiguringARoomKeepsAGivenFromAndRefusesANonRoom) {
                       client.xmlns());
   EXPECT_EQ(iq.Attr("from"), "herald@localhost/herald");
   EXPECT_TRUE(client.Serialize(ConfigureRoom{.room = J("conference.localhost")}).empty());
+}
+
+TEST(SerializeActionTest, SubscribingToANodeAsksForHeraldsBareAddress) {
+  Outbound out;
+  XmlElement iq = One(out.Serialize(SubscribeNode{.service = J("pubsub.localhost"),
+                                                  .node = "releases",
+                                                  .from = J("herald.localhost")})
+                          .at(0));
+  EXPECT_EQ(iq.Attr("type"), "set");
+  EXPECT_EQ(iq.Attr("to"), "pubsub.localhost");
+  EXPECT_EQ(iq.Attr("from"), "herald.localhost");
+  const XmlElement* pubsub = iq.FindChild("pubsub", ns::kPubsub);
+  ASSERT_NE(pubsub, nullptr);
+  const XmlElement* subscribe = pubsub->FindChild("subscribe", ns::kPubsub);
+  ASSERT_NE(subscribe, nullptr);
+  EXPECT_EQ(subscribe->Attr("node"), "releases");
+  EXPECT_EQ(subscribe->Attr("jid"), "herald.localhost");
+  EXPECT_TRUE(out.Serialize(SubscribeNode{.service = J("pubsub.localhost")}).empty());
 }
 
 TEST(SerializeStanzaTest, AComponentStampsItsAddressOnlyWhereThereIsNone) {

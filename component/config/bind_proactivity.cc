@@ -1,4 +1,4 @@
-// [schedules] and [[schedules.task]] (docs/proactivity.md).
+// [schedules], [[schedules.task]] and [[pubsub]] (docs/proactivity.md).
 
 #include <algorithm>
 #include <string>
@@ -87,6 +87,55 @@ void BindSchedules(Binder& b, const Section& root, SchedulesConfig& schedules) {
     ScheduleTaskConfig task;
     BindTask(b, t, names, task);
     schedules.tasks.push_back(std::move(task));
+  }
+}
+
+void BindPubsub(Binder& b, const toml::table& root, const std::vector<agent::RoomSettings>& rooms,
+                std::vector<agent::PubsubFeed>& feeds) {
+  const toml::array* list = root["pubsub"].as_array();
+  if (list == nullptr) return;
+  absl::flat_hash_set<std::string> seen;
+  for (size_t i = 0; i < list->size(); ++i) {
+    Section f;
+    f.table = (*list)[i].as_table();
+    f.path = absl::StrCat("pubsub[", i, "]");
+    f.line = (*list)[i].source().begin.line;
+    if (f.table == nullptr) continue;
+    agent::PubsubFeed feed;
+    for (const char* required : {"service", "node", "to"}) {
+      if (!b.Has(f, required)) b.Error(f.line, absl::StrCat(f.path, ".", required, " is required"));
+    }
+    if (b.NonEmptyString(f, "service", &feed.service)) {
+      if (!IsValidBareJid(feed.service, /*require_localpart=*/false)) {
+        b.Error(f, "service",
+                absl::StrCat(f.path,
+                             ".service must be a pubsub service's JID (or a person's, "
+                             "for their PEP); got ",
+                             b.Shown(b.Node(f, "service"))));
+      } else {
+        feed.service = absl::AsciiStrToLower(feed.service);
+      }
+    }
+    if (b.NonEmptyString(f, "node", &feed.node) && feed.node.size() > 256) {
+      b.Error(f, "node", absl::StrCat(f.path, ".node is longer than 256 bytes"));
+    }
+    if (b.NonEmptyString(f, "to", &feed.to)) {
+      if (!IsValidBareJid(feed.to, /*require_localpart=*/true)) {
+        b.Error(f, "to",
+                absl::StrCat(f.path, ".to must be a user's bare JID or a room's JID; got ",
+                             b.Shown(b.Node(f, "to"))));
+      } else {
+        feed.to = absl::AsciiStrToLower(feed.to);
+        feed.to_room = std::any_of(rooms.begin(), rooms.end(),
+                                   [&](const agent::RoomSettings& r) { return r.jid == feed.to; });
+      }
+    }
+    b.String(f, "prompt", &feed.prompt);
+    if (!seen.insert(absl::StrCat(feed.service, "\n", feed.node)).second) {
+      b.Error(f.line, absl::StrCat(f.path, ": node '", feed.node, "' at ", feed.service,
+                                   " is named twice"));
+    }
+    feeds.push_back(std::move(feed));
   }
 }
 
