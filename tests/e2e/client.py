@@ -252,6 +252,22 @@ class Client:
                 return True
         return False
 
+    def publish(self, service, node, item_id, title, summary, timeout=10.0):
+        """Publishes an Atom entry (title, summary) as item `item_id` of `node` at `service`
+        (XEP-0060 §7.1; the node is created by the service when it is new)."""
+        return self._run(self._publish(service, node, item_id, title, summary), timeout + 5,
+                         "publish")
+
+    async def _publish(self, service, node, item_id, title, summary):
+        iq = self.xmpp.make_iq_set(ito=service)
+        pubsub = ET.SubElement(iq.xml, "{http://jabber.org/protocol/pubsub}pubsub")
+        publish = ET.SubElement(pubsub, "{http://jabber.org/protocol/pubsub}publish", node=node)
+        item = ET.SubElement(publish, "{http://jabber.org/protocol/pubsub}item", id=item_id)
+        entry = ET.SubElement(item, "{http://www.w3.org/2005/Atom}entry")
+        ET.SubElement(entry, "{http://www.w3.org/2005/Atom}title").text = title
+        ET.SubElement(entry, "{http://www.w3.org/2005/Atom}summary").text = summary
+        await iq.send(timeout=10)
+
     def send_marked(self, to, body, msg_id, receipt=True, markable=True):
         """Sends a chat message with the id `msg_id` that asks for a delivery receipt
         (XEP-0184 <request/>) and is markable (XEP-0333), as Conversations sends them."""

@@ -35,6 +35,8 @@ SNIPPETS = os.path.join(ROOT, "tools", "servers")
 
 DOMAIN = "localhost"
 MUC_DOMAIN = "conference.localhost"
+# A pubsub service (XEP-0060) whose nodes a user's first publish creates.
+PUBSUB_DOMAIN = "pubsub.localhost"
 COMPONENT_DOMAIN = "agent.localhost"
 # A second component every test server accepts: tests/e2e/hostile.py connects as it to play a
 # hostile federated server (its rooms forge invitations in allowed users' names).
@@ -167,6 +169,7 @@ class _Server:
     # Facts the tests need.
     domain = DOMAIN
     muc_domain = MUC_DOMAIN
+    pubsub_domain = PUBSUB_DOMAIN
     component_domain = COMPONENT_DOMAIN
     hostile_domain = HOSTILE_DOMAIN
 
@@ -370,6 +373,12 @@ Component "{MUC_DOMAIN}" "muc"
     modules_enabled = {{ "muc_mam" }}
     muc_log_by_default = true
 
+-- A pubsub service: a node is created by its first publish (its publisher owns it). Prosody
+-- lets only the service's admins create nodes; alice is the test's publisher.
+Component "{PUBSUB_DOMAIN}" "pubsub"
+    admins = {{ "alice@localhost" }}
+    autocreate_on_publish = true
+
 -- Stands in for a hostile server in the tests (tests/e2e/hostile.py); not part of a setup.
 Component "{HOSTILE_DOMAIN}"
     component_secret = "{self.hostile_secret}"
@@ -521,6 +530,11 @@ modules:
     default_room_options:
       mam: true
   mod_ping: {{}}
+  # A pubsub service: a node is created by its first publish (its publisher owns it).
+  mod_pubsub:
+    host: {PUBSUB_DOMAIN}
+    access_createnode: local
+    plugins: ["flat"]
   mod_stream_mgmt: {{}}
   mod_carboncopy: {{}}
   mod_roster: {{}}
