@@ -256,45 +256,45 @@ void Agent::OnPubsubItems(const xmpp::PubsubItems& notified) {
     for (absl::string_view line : absl::StrSplit(AbslView(item.text), '\n')) {
       absl::StrAppend(&quoted, "> ", line, "\n");
     }
-    IncomingMessage incoming{
-        .reply_to = to->Bare(),
-        .own = own,
-        .author = feed->to_room ? std::string("pubsub") : ref.address,
-        .body = absl::StrCat("[A new item was published on node '", notified.node, "' at ", service,
-                             "; nobody is typing this. ", feed->prompt,
-                             " The item follows, quoted.]\n", quoted),
-        .type = feed->to_room ? "groupchat" : "chat",
-        .flagged_injection = screen_.Check(item.text).suspicious,
-        .tier = providers::Tier::kLight,
-        .received = services_.clock()};
-    Conversation& conversation = ConversationFor(ref);
-    if (!conversation.Enqueue(std::move(incoming))) {
-      LOG(WARNING) << "conversation " << conversation.id() << ": mailbox full, pubsub item "
-                   << item.id << " dropped";
-    }
+    StartOwnTurn(ref, own, feed->to_room ? std::string("pubsub") : ref.address,
+                 absl::StrCat("[A new item was published on node '", notified.node, "' at ",
+                              service, "; nobody is typing this. ", feed->prompt,
+                              " The item follows, quoted.]\n", quoted),
+                 absl::StrCat("pubsub item ", item.id), screen_.Check(item.text).suspicious);
   }
 }
 
 void Agent::Greet(const std::string& bare, absl::Duration away, const xmpp::Jid& own) {
-  absl::StatusOr<xmpp::Jid> to = xmpp::Jid::Parse(bare);
-  if (!to.ok()) return;
-  Conversation& conversation =
-      ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = bare});
   const int64_t hours = absl::ToInt64Hours(away);
-  IncomingMessage incoming{
-      .reply_to = *to,
-      .own = own,
-      .author = bare,
-      .body = absl::StrCat("[", bare, " came back online after ", hours,
-                           " hours away; nobody is typing this. Greet them in one or two short "
-                           "sentences, and mention anything from your conversation that is "
-                           "still open.]"),
-      .type = "chat",
-      .tier = providers::Tier::kLight,
-      .received = services_.clock()};
   LOG(INFO) << "presence: " << bare << " is back after " << hours << " h; greeting them";
+  StartOwnTurn(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = bare}, own, bare,
+               absl::StrCat("[", bare, " came back online after ", hours,
+                            " hours away; nobody is typing this. Greet them in one or two short "
+                            "sentences, and mention anything from your conversation that is "
+                            "still open.]"),
+               "greeting");
+}
+
+void Agent::StartOwnTurn(const ConversationRef& ref, const xmpp::Jid& own, std::string author,
+                         std::string body, std::string_view what, bool flagged_injection) {
+  absl::StatusOr<xmpp::Jid> to = xmpp::Jid::Parse(ref.address);
+  if (!to.ok()) {
+    LOG(ERROR) << AbslView(what) << ": " << ref.address << " is not a JID";
+    return;
+  }
+  const bool room = ref.kind == ConversationRef::Kind::kRoom;
+  Conversation& conversation = ConversationFor(ref);
+  IncomingMessage incoming{.reply_to = to->Bare(),
+                           .own = room ? own.Bare() : own,
+                           .author = std::move(author),
+                           .body = std::move(body),
+                           .type = room ? "groupchat" : "chat",
+                           .flagged_injection = flagged_injection,
+                           .tier = providers::Tier::kLight,
+                           .received = services_.clock()};
   if (!conversation.Enqueue(std::move(incoming))) {
-    LOG(INFO) << "conversation " << conversation.id() << ": mailbox full, no greeting";
+    LOG(WARNING) << "conversation " << conversation.id() << ": mailbox full, " << AbslView(what)
+                 << " dropped";
   }
 }
 
@@ -329,30 +329,15 @@ void Agent::RunScheduled(const schedule::Schedule& due, const xmpp::Jid& own) {
 }
 
 void Agent::StartScheduledTurn(const schedule::Schedule& due, const xmpp::Jid& own) {
-  absl::StatusOr<xmpp::Jid> to = xmpp::Jid::Parse(due.owner.address);
-  if (!to.ok()) {
-    LOG(ERROR) << "schedules: schedule #" << due.id << " has an owner that is not a JID";
-    return;
-  }
   const bool room = due.owner.kind == ConversationRef::Kind::kRoom;
-  Conversation& conversation = ConversationFor(due.owner);
   // The model is told plainly that nobody is typing this now: the schedule asks.
-  std::string body =
+  StartOwnTurn(
+      due.owner, own, room ? std::string("schedule") : due.owner.address,
       absl::StrCat("[Schedule #", due.id, " (", due.name.empty() ? "made by " : "the operator's '",
                    due.name.empty() ? due.author : due.name, due.name.empty() ? "" : "'",
                    ") is due now. Carry out its instruction; your answer is sent to ",
-                   room ? "the room" : "the person", ".]\n", due.prompt);
-  IncomingMessage incoming{.reply_to = to->Bare(),
-                           .own = room ? own.Bare() : own,
-                           .author = room ? std::string("schedule") : due.owner.address,
-                           .body = std::move(body),
-                           .type = room ? "groupchat" : "chat",
-                           .tier = providers::Tier::kLight,
-                           .received = services_.clock()};
-  if (!conversation.Enqueue(std::move(incoming))) {
-    LOG(WARNING) << "conversation " << conversation.id() << ": mailbox full, schedule #" << due.id
-                 << " dropped";
-  }
+                   room ? "the room" : "the person", ".]\n", due.prompt),
+      absl::StrCat("schedule #", due.id));
 }
 
 void Agent::Received(const Conversation& conversation, const std::string& jid,

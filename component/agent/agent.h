@@ -123,6 +123,11 @@ class Agent {
   void StartScheduledTurn(const schedule::Schedule& due, const xmpp::Jid& own);
   // [[pubsub]]: a subscribed node's new items are said, or become turns, where it says.
   void OnPubsubItems(const xmpp::PubsubItems& notified);
+  // A turn nobody typed (a schedule's, a greeting, a feed's item): `body` to `ref`'s
+  // conversation on the light tier, answered from `own` (a room's: its bare JID); `what` names
+  // it in the log line when the mailbox is full.
+  void StartOwnTurn(const base::ConversationRef& ref, const xmpp::Jid& own, std::string author,
+                    std::string body, std::string_view what, bool flagged_injection = false);
   // [agent] greet_after_hours: `bare` came back after `away`; a light-tier turn greets them.
   void Greet(const std::string& bare, absl::Duration away, const xmpp::Jid& own);
   // XEP-0461: the text of Herald's message that `reply` names, when `conversation` still

@@ -48,6 +48,23 @@ TomlSection TomlBinder::Element(const TomlSection& parent, std::string_view key,
   return section;
 }
 
+std::vector<TomlSection> TomlBinder::Tables(const TomlSection& parent, std::string_view key) const {
+  std::vector<TomlSection> tables;
+  const toml::node* node = Node(parent, key);
+  const toml::array* array = node != nullptr ? node->as_array() : nullptr;
+  if (array == nullptr) return tables;
+  const std::string path = Path(parent, key);
+  for (size_t i = 0; i < array->size(); ++i) {
+    const toml::node* element = array->get(i);
+    if (element == nullptr || element->as_table() == nullptr) continue;
+    tables.push_back(TomlSection{.table = element->as_table(),
+                                 .path = absl::StrCat(path, "[", i, "]"),
+                                 .line = element->source().begin.line,
+                                 .index = i});
+  }
+  return tables;
+}
+
 std::string TomlBinder::Shown(const toml::node* node) const {
   if (node == nullptr) return "nothing";
   if (IsHidden(node)) return std::string(kNotShown);

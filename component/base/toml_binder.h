@@ -65,6 +65,7 @@ struct TomlSection {
   const toml::table* table = nullptr;
   std::string path;  // "server", "rooms[1]": prefixes key names in messages
   int64_t line = 0;  // the header's line, for problems that have no key of their own
+  size_t index = 0;  // an element of an array of tables: its position there
   // How a message names a key of this section; empty: its dotted path.
   std::function<std::string(std::string_view key)> subject;
 
@@ -96,6 +97,9 @@ class TomlBinder {
   TomlSection Sub(const TomlSection& parent, std::string_view key) const;
   // The table that is element `index` of the array of tables `key` ("rooms[1]").
   TomlSection Element(const TomlSection& parent, std::string_view key, size_t index) const;
+  // Every table of the array of tables `key` ("rooms[0]", "rooms[1]", ...), in order; an
+  // element that is no table is left out (the schema check reports it). None when absent.
+  std::vector<TomlSection> Tables(const TomlSection& parent, std::string_view key) const;
 
   const toml::node* Node(const TomlSection& section, std::string_view key) const {
     return section.table == nullptr ? nullptr : section.table->get(key);

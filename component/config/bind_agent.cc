@@ -152,15 +152,8 @@ void BindAgent(Binder& b, const Section& root, const ServerConfig& server,
 }
 
 void BindRooms(Binder& b, const toml::table& root, std::vector<agent::RoomSettings>& rooms) {
-  const toml::array* array = root.get_as<toml::array>("rooms");
-  if (array == nullptr) return;
   absl::flat_hash_set<std::string> seen;
-  for (size_t i = 0; i < array->size(); ++i) {
-    Section s;
-    s.table = (*array)[i].as_table();
-    s.path = absl::StrCat("rooms[", i, "]");
-    s.line = (*array)[i].source().begin.line;
-    if (s.table == nullptr) continue;
+  for (const Section& s : b.Tables(Section::Root(root), "rooms")) {
     agent::RoomSettings room;
     if (!b.Has(s, "jid")) {
       b.Error(s.line, absl::StrCat(s.path,

@@ -19,16 +19,8 @@ void BindQuota(Binder& b, const Section& root, QuotaConfig& quota) {
   Section s = b.Sub(root, "quota");
   b.Integer(s, "daily_tokens", &quota.daily_tokens);
   b.NonEmptyString(s, "path", &quota.path);
-  const toml::node* prices_node = b.Node(s, "prices");
-  const toml::array* prices = prices_node != nullptr ? prices_node->as_array() : nullptr;
-  if (prices == nullptr) return;
   absl::flat_hash_set<std::string> models;
-  for (size_t i = 0; i < prices->size(); ++i) {
-    Section p;
-    p.table = (*prices)[i].as_table();
-    p.path = absl::StrCat("quota.prices[", i, "]");
-    p.line = (*prices)[i].source().begin.line;
-    if (p.table == nullptr) continue;
+  for (const Section& p : b.Tables(s, "prices")) {
     ModelPrice price;
     if (!b.Has(p, "model")) {
       b.Error(p.line, absl::StrCat(p.path, ".model is required (\"<provider>:<model>\")"));
@@ -77,17 +69,9 @@ void BindHttp(Binder& b, const Section& root, HttpConfig& http) {
 namespace {
 
 void BindWebhooksOut(Binder& b, const Section& s, WebhooksConfig& webhooks) {
-  const toml::node* out_node = b.Node(s, "out");
-  const toml::array* out = out_node != nullptr ? out_node->as_array() : nullptr;
-  if (out == nullptr) return;
   absl::flat_hash_set<std::string> names;
-  for (size_t i = 0; i < out->size(); ++i) {
-    Section w;
-    w.table = (*out)[i].as_table();
-    w.path = absl::StrCat("webhooks.out[", i, "]");
-    w.line = (*out)[i].source().begin.line;
-    if (w.table == nullptr) continue;
-    WebhookOutConfig hook{.name = absl::StrCat("out-", i + 1)};
+  for (const Section& w : b.Tables(s, "out")) {
+    WebhookOutConfig hook{.name = absl::StrCat("out-", w.index + 1)};
     for (const char* required : {"url", "secret", "events"}) {
       if (!b.Has(w, required)) b.Error(w.line, absl::StrCat(w.path, ".", required, " is required"));
     }
@@ -137,19 +121,12 @@ void BindWebhooks(Binder& b, const Section& root, const HttpConfig& http,
   Section s = b.Sub(root, "webhooks");
   b.NonEmptyString(s, "dead_letters_path", &webhooks.dead_letters_path);
   BindWebhooksOut(b, s, webhooks);
-  const toml::node* in_node = b.Node(s, "in");
-  const toml::array* in = in_node != nullptr ? in_node->as_array() : nullptr;
-  if (in == nullptr) return;
-  if (http.listen.empty() && in->size() > 0) {
+  const std::vector<Section> endpoints = b.Tables(s, "in");
+  if (http.listen.empty() && !endpoints.empty()) {
     b.Error(s, "in", "webhooks.in needs the HTTP listener: set [http] listen");
   }
   absl::flat_hash_set<std::string> names;
-  for (size_t i = 0; i < in->size(); ++i) {
-    Section w;
-    w.table = (*in)[i].as_table();
-    w.path = absl::StrCat("webhooks.in[", i, "]");
-    w.line = (*in)[i].source().begin.line;
-    if (w.table == nullptr) continue;
+  for (const Section& w : endpoints) {
     WebhookInConfig hook;
     for (const char* required : {"name", "secret", "to"}) {
       if (!b.Has(w, required)) b.Error(w.line, absl::StrCat(w.path, ".", required, " is required"));
@@ -221,16 +198,8 @@ void BindControl(Binder& b, const Section& root, ControlConfig& control) {
                            " is not usable: ", status.message()));
     }
   }
-  const toml::node* tokens_node = b.Node(s, "tokens");
-  const toml::array* tokens = tokens_node != nullptr ? tokens_node->as_array() : nullptr;
-  if (tokens == nullptr) return;
   absl::flat_hash_set<std::string> names;
-  for (size_t i = 0; i < tokens->size(); ++i) {
-    Section t;
-    t.table = (*tokens)[i].as_table();
-    t.path = absl::StrCat("control.tokens[", i, "]");
-    t.line = (*tokens)[i].source().begin.line;
-    if (t.table == nullptr) continue;
+  for (const Section& t : b.Tables(s, "tokens")) {
     ControlToken token;
     if (!b.Has(t, "name")) {
       b.Error(t.line, absl::StrCat(t.path,

@@ -49,16 +49,8 @@ std::map<std::string, std::string> StringTable(Binder& b, const Section& s, std:
 
 void BindMcpServers(Binder& b, const Section& skills,
                     std::vector<skills::mcp::McpServerOptions>& servers) {
-  const toml::node* node = b.Node(skills, "mcp");
-  if (node == nullptr || !node->is_array()) return;
-  const toml::array& array = *node->as_array();
   absl::flat_hash_set<std::string> seen;
-  for (size_t i = 0; i < array.size(); ++i) {
-    Section s;
-    s.table = array[i].as_table();
-    s.path = absl::StrCat("skills.mcp[", i, "]");
-    s.line = array[i].source().begin.line;
-    if (s.table == nullptr) continue;
+  for (const Section& s : b.Tables(skills, "mcp")) {
     skills::mcp::McpServerOptions server;
     server.line = s.line;
     if (!b.Has(s, "name")) {

@@ -74,16 +74,8 @@ void BindSchedules(Binder& b, const Section& root, SchedulesConfig& schedules) {
             absl::StrCat("schedules.missed must be \"run_once\" or \"skip\"; got ",
                          b.Shown(b.Node(s, "missed"))));
   }
-  const toml::node* task_node = b.Node(s, "task");
-  const toml::array* tasks = task_node != nullptr ? task_node->as_array() : nullptr;
-  if (tasks == nullptr) return;
   absl::flat_hash_set<std::string> names;
-  for (size_t i = 0; i < tasks->size(); ++i) {
-    Section t;
-    t.table = (*tasks)[i].as_table();
-    t.path = absl::StrCat("schedules.task[", i, "]");
-    t.line = (*tasks)[i].source().begin.line;
-    if (t.table == nullptr) continue;
+  for (const Section& t : b.Tables(s, "task")) {
     ScheduleTaskConfig task;
     BindTask(b, t, names, task);
     schedules.tasks.push_back(std::move(task));
@@ -92,15 +84,8 @@ void BindSchedules(Binder& b, const Section& root, SchedulesConfig& schedules) {
 
 void BindPubsub(Binder& b, const toml::table& root, const std::vector<agent::RoomSettings>& rooms,
                 std::vector<agent::PubsubFeed>& feeds) {
-  const toml::array* list = root["pubsub"].as_array();
-  if (list == nullptr) return;
   absl::flat_hash_set<std::string> seen;
-  for (size_t i = 0; i < list->size(); ++i) {
-    Section f;
-    f.table = (*list)[i].as_table();
-    f.path = absl::StrCat("pubsub[", i, "]");
-    f.line = (*list)[i].source().begin.line;
-    if (f.table == nullptr) continue;
+  for (const Section& f : b.Tables(Section::Root(root), "pubsub")) {
     agent::PubsubFeed feed;
     for (const char* required : {"service", "node", "to"}) {
       if (!b.Has(f, required)) b.Error(f.line, absl::StrCat(f.path, ".", required, " is required"));

@@ -57,6 +57,21 @@ class HookServiceTest : public ::testing::Test {
     return stream->Finish();
   }
 
+  // A whole Converse call on a thread of its own (the test plays the hook meanwhile).
+  std::thread ConverseInBackground(std::string conversation, std::string text,
+                                   std::vector<v1::RunEvent>& events, grpc::Status& status) {
+    return std::thread([this, conversation, text, &events, &status] {
+      v1::ConverseRequest request;
+      request.set_conversation(conversation);
+      request.set_text(text);
+      auto context = Context("operator");
+      auto reader = sessions_->Converse(context.get(), request);
+      v1::RunEvent event;
+      while (reader->Read(&event)) events.push_back(event);
+      status = reader->Finish();
+    });
+  }
+
   bool AnyHook(agent::HookPoint point) {
     bool any = false;
     env_.OnLoop([&] { any = env_.hooks().Any(point); });
@@ -92,16 +107,7 @@ TEST_F(HookServiceTest, AHookRewritesTheMessageAndTheAnswerOfATurn) {
   // The turn runs on another thread; this one plays the hook.
   std::vector<v1::RunEvent> events;
   grpc::Status conversed;
-  std::thread turn([&] {
-    v1::ConverseRequest request;
-    request.set_conversation("hooked");
-    request.set_text("darn, say hello");
-    auto converse = Context("operator");
-    auto reader = sessions_->Converse(converse.get(), request);
-    v1::RunEvent run_event;
-    while (reader->Read(&run_event)) events.push_back(run_event);
-    conversed = reader->Finish();
-  });
+  std::thread turn = ConverseInBackground("hooked", "darn, say hello", events, conversed);
 
   ASSERT_TRUE(stream->Read(&event));
   ASSERT_TRUE(event.has_call()) << event.DebugString();
@@ -149,16 +155,8 @@ TEST_F(HookServiceTest, ARefusedMessageEndsTheRunWithTheReason) {
   ASSERT_TRUE(stream->Read(&event));
   ASSERT_TRUE(event.has_registered());
   std::vector<v1::RunEvent> events;
-  std::thread turn([&] {
-    v1::ConverseRequest request;
-    request.set_conversation("gated");
-    request.set_text("hello");
-    auto converse = Context("operator");
-    auto reader = sessions_->Converse(converse.get(), request);
-    v1::RunEvent run_event;
-    while (reader->Read(&run_event)) events.push_back(run_event);
-    reader->Finish();
-  });
+  grpc::Status conversed;
+  std::thread turn = ConverseInBackground("gated", "hello", events, conversed);
   ASSERT_TRUE(stream->Read(&event));
   v1::HookMessage answer;
   answer.mutable_result()->set_call_id(event.call().call_id());
