@@ -338,9 +338,9 @@ TEST(MethodScopesTest, TheTableHasEveryRpcOfTheServicesAndNothingElse) {
   // Linking the stubs registers the services' descriptors in the generated pool.
   (void)v1::SessionService::service_full_name();
   std::set<std::string> declared;
-  for (const char* name : {"herald.v1.SessionService", "herald.v1.QuotaService",
-                           "herald.v1.SkillService", "herald.v1.AdminService",
-                           "herald.v1.HookService"}) {
+  for (const char* name :
+       {"herald.v1.SessionService", "herald.v1.QuotaService", "herald.v1.SkillService",
+        "herald.v1.AdminService", "herald.v1.HookService"}) {
     const google::protobuf::ServiceDescriptor* service =
         google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(name);
     ASSERT_NE(service, nullptr) << name;
