@@ -235,6 +235,13 @@ void Agent::OnPubsubItems(const xmpp::PubsubItems& notified) {
               << "' (not a [[pubsub]] node)";
     return;
   }
+  // Old news: the last item a service replays to a new subscriber (on every start of Herald)
+  // is not said again.
+  if (notified.delayed) {
+    LOG(INFO) << "pubsub: " << notified.items.size() << " item(s) of " << service << " node '"
+              << notified.node << "' were published before Herald subscribed; not said";
+    return;
+  }
   absl::StatusOr<xmpp::Jid> to = xmpp::Jid::Parse(feed->to);
   if (!to.ok()) return;
   const ConversationRef ref{

@@ -96,6 +96,9 @@ struct PubsubItems {
   Jid service;  // bare: the pubsub service, or the person whose PEP node it is
   std::string node;
   std::vector<Item> items;
+  // XEP-0203 <delay/>: published before now (the service sends a new subscriber the last
+  // item, or the notification waited in offline storage): not news.
+  bool delayed = false;
 };
 
 struct RosterItem {

@@ -266,7 +266,12 @@ InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
   // XEP-0060 notifications come as headline (or normal) messages; other headlines are not
   // for Herald.
   if (const XmlElement* event = message.FindChild("event", ns::kPubsubEvent)) {
-    if (type != "groupchat") TranslatePubsubEvent(*event, *from, out);
+    if (type == "groupchat") return out;
+    TranslatePubsubEvent(*event, *from, out);
+    if (auto* items = out.event.has_value() ? std::get_if<PubsubItems>(&*out.event) : nullptr) {
+      items->delayed = message.FindChild("delay", ns::kDelay) != nullptr ||
+                       message.FindChild("x", ns::kLegacyDelay) != nullptr;
+    }
     return out;
   }
   if (type == "headline") return out;

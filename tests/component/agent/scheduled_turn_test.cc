@@ -131,6 +131,9 @@ TEST_F(ScheduledTurnTest, PubsubItemsOfAConfiguredNodeAreSaidOrBecomeTurns) {
   agent_->Handle(items("alerts", "a1", "disk 91% on db1"));
   agent_->Handle(items("alerts", "a1", "disk 91% on db1"));  // sent again: said once
   agent_->Handle(items("elsewhere", "x", "not a configured node"));
+  xmpp::PubsubItems replayed = items("alerts", "a0", "published before Herald subscribed");
+  replayed.delayed = true;
+  agent_->Handle(std::move(replayed));
   ASSERT_TRUE(WaitForMessages(1, "alice@localhost"));
   WatchFor(absl::Milliseconds(100));
   ASSERT_EQ(Messages("alice@localhost").size(), 1u);

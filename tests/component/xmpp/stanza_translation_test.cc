@@ -465,6 +465,17 @@ TEST(TranslateMessageTest, APubsubNotificationBecomesItsItemsText) {
   EXPECT_EQ(items->items[0].id, "r1");
   EXPECT_EQ(items->items[0].text, "Herald 1.1\nSchedules and hooks.");
   EXPECT_EQ(items->items[1].text, "plain text");
+  EXPECT_FALSE(items->delayed);
+
+  // The last item a service replays to a new subscriber carries a <delay/>.
+  InboundMessage replayed = TranslateMessage(
+      One("<message from='pubsub.localhost'><event "
+          "xmlns='http://jabber.org/protocol/pubsub#event'><items node='n'><item id='1'><p "
+          "xmlns='x'>old</p></item></items></event>"
+          "<delay xmlns='urn:xmpp:delay' stamp='2026-11-26T10:00:00Z'/></message>"),
+      kOwnJid);
+  ASSERT_TRUE(replayed.event.has_value());
+  EXPECT_TRUE(std::get<PubsubItems>(*replayed.event).delayed);
 }
 
 TEST(TranslateMessageTest, PubsubNotificationsAreBounded) {
