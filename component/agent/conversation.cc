@@ -215,34 +215,6 @@ asio::awaitable<void> Conversation::Drain() {
   running_ = false;
 }
 
-asio::awaitable<bool> Conversation::PassPreTurnHooks(IncomingMessage& message) {
-  if (services_.hooks == nullptr || !services_.hooks->Any(HookPoint::kPreTurn)) co_return true;
-  // Named, not a temporary: GCC 12 mishandles class temporaries passed to a coroutine.
-  HookCall call{.conversation = base::ConversationName(ref_),
-                .jid = ref_.kind == ConversationRef::Kind::kApi ? std::string() : ref_.address,
-                .author = message.author,
-                .text = message.body,
-                .run_id = message.run_id};
-  HookOutcome outcome = co_await services_.hooks->Run(HookPoint::kPreTurn, std::move(call));
-  if (!outcome.refused) {
-    message.body = std::move(outcome.text);
-    message.hook_context = std::move(outcome.context);
-    co_return true;
-  }
-  Publish(events::EventType::kRunFailed, message.run_id,
-          absl::StrCat("a message was refused by the hook '", outcome.refused_by, "'"),
-          {{"hook", outcome.refused_by}});
-  if (message.sink) {
-    RunEvent refused = Failed(RunEvent::Failure::kRefused, outcome.reason);
-    refused.run_id = message.run_id;
-    refused.time = services_.clock();
-    message.sink(refused);
-  } else {
-    Reply(message, std::move(outcome.reason), /*active=*/false);
-  }
-  co_return false;
-}
-
 void Conversation::Publish(events::EventType type, const std::string& run_id, std::string summary,
                            std::vector<std::pair<std::string, std::string>> attributes) {
   if (services_.events == nullptr) return;

@@ -9,14 +9,15 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/utf8.h"
 #include "component/xmpp/adhoc_commands.h"
 #include "component/xmpp/body_split.h"
 #include "component/xmpp/emoji.h"
 #include "component/xmpp/namespaces.h"
+#include "component/xmpp/pubsub.h"
 #include "component/xmpp/raw_stanza.h"
+#include "component/xmpp/reply_translation.h"
 #include "component/xmpp/stanza.h"
 #include "component/xmpp/xml_writer.h"
 #include "glog/logging.h"
@@ -143,115 +144,7 @@ void TranslateReactions(const XmlElement& reactions, const Jid& from, std::strin
   out.event = std::move(event);
 }
 
-// The byte at which code point `n` of the UTF-8 `text` starts (text.size() for the end), or
-// npos when `text` is shorter. XEP-0426 counts a body's characters in code points.
-size_t CodePointOffset(std::string_view text, uint64_t n) {
-  uint64_t seen = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // continuation byte
-    if (seen == n) return i;
-    ++seen;
-  }
-  return seen == n ? text.size() : std::string_view::npos;
-}
-
-// XEP-0461: the message `message` replies to, with the XEP-0428 fallback for replies (the quote
-// a client puts first for clients without them) moved out of `body`. Nothing for a message that
-// replies to none; a fallback whose range is not inside the body stays where it is.
-Reply TranslateReply(const XmlElement& message, std::string& body) {
-  Reply reply;
-  const XmlElement* reference = message.FindChild("reply", ns::kReply);
-  if (reference == nullptr || reference->Attr("id").empty()) return reply;
-  reply.id = std::string(reference->Attr("id"));
-  if (absl::StatusOr<Jid> to = Jid::Parse(reference->Attr("to")); to.ok()) {
-    reply.to = *std::move(to);
-  }
-  for (const XmlNode& node : message.children()) {
-    const XmlElement* fallback = node.element.get();
-    // Old clients (slixmpp's plugin among them) still write the namespace of the proto-XEP.
-    if (fallback == nullptr || fallback->name() != "fallback" ||
-        (fallback->xmlns() != ns::kFallback &&
-         fallback->xmlns() != "urn:xmpp:feature-fallback:0") ||
-        fallback->Attr("for") != ns::kReply) {
-      continue;
-    }
-    const XmlElement* range = fallback->FindChild("body", fallback->xmlns());
-    uint64_t start = 0;
-    uint64_t end = 0;
-    if (range == nullptr || !absl::SimpleAtoi(AbslView(range->Attr("start")), &start) ||
-        !absl::SimpleAtoi(AbslView(range->Attr("end")), &end) || start > end) {
-      break;
-    }
-    const size_t from = CodePointOffset(body, start);
-    const size_t to = CodePointOffset(body, end);
-    if (from == std::string_view::npos || to == std::string_view::npos) break;
-    reply.quote = body.substr(from, to - from);
-    body.erase(from, to - from);
-    break;
-  }
-  return reply;
-}
-
 }  // namespace
-
-namespace {
-
-// Appends the text under `element` to `out`, words separated by single spaces, until `out`
-// holds `max_bytes` (cut at a character boundary).
-void CollectText(const XmlElement& element, size_t max_bytes, std::string& out) {
-  for (const XmlNode& node : element.children()) {
-    if (out.size() >= max_bytes) break;
-    if (node.element != nullptr) {
-      CollectText(*node.element, max_bytes, out);
-      continue;
-    }
-    for (const std::string& word : std::vector<std::string>(
-             absl::StrSplit(AbslView(node.text), absl::ByAnyChar(" \t\r\n"), absl::SkipEmpty()))) {
-      if (!out.empty()) out += ' ';
-      out += word;
-      if (out.size() >= max_bytes) break;
-    }
-  }
-  base::TruncateUtf8(out, max_bytes);
-}
-
-// An item's payload as text: an Atom entry's title and summary (or content); anything else,
-// all its text.
-std::string ItemText(const XmlElement& item) {
-  std::string text;
-  const XmlElement* entry = item.FindChild("entry", ns::kAtom);
-  if (entry == nullptr) {
-    CollectText(item, PubsubItems::kMaxItemBytes, text);
-    return text;
-  }
-  if (const XmlElement* title = entry->FindChild("title", ns::kAtom)) {
-    CollectText(*title, PubsubItems::kMaxItemBytes, text);
-  }
-  const XmlElement* body = entry->FindChild("summary", ns::kAtom);
-  if (body == nullptr) body = entry->FindChild("content", ns::kAtom);
-  std::string more;
-  if (body != nullptr) CollectText(*body, PubsubItems::kMaxItemBytes, more);
-  if (!more.empty()) text = text.empty() ? std::move(more) : absl::StrCat(text, "\n", more);
-  base::TruncateUtf8(text, PubsubItems::kMaxItemBytes);
-  return text;
-}
-
-}  // namespace
-
-void TranslatePubsubEvent(const XmlElement& event, const Jid& from, InboundMessage& out) {
-  const XmlElement* items = event.FindChild("items", ns::kPubsubEvent);
-  if (items == nullptr || items->Attr("node").empty()) return;  // retractions, purges, ...
-  PubsubItems notified{.service = from.Bare(), .node = std::string(items->Attr("node"))};
-  for (const XmlNode& node : items->children()) {
-    if (node.element == nullptr || node.element->name() != "item") continue;
-    if (notified.items.size() >= PubsubItems::kMaxItems) break;
-    std::string text = ItemText(*node.element);
-    if (text.empty()) continue;
-    notified.items.push_back(
-        {.id = std::string(node.element->Attr("id")), .text = std::move(text)});
-  }
-  if (!notified.items.empty()) out.event = std::move(notified);
-}
 
 InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
   InboundMessage out;
@@ -267,10 +160,10 @@ InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
   // for Herald.
   if (const XmlElement* event = message.FindChild("event", ns::kPubsubEvent)) {
     if (type == "groupchat") return out;
-    TranslatePubsubEvent(*event, *from, out);
-    if (auto* items = out.event.has_value() ? std::get_if<PubsubItems>(&*out.event) : nullptr) {
+    if (std::optional<PubsubItems> items = TranslatePubsubEvent(*event, *from)) {
       items->delayed = message.FindChild("delay", ns::kDelay) != nullptr ||
                        message.FindChild("x", ns::kLegacyDelay) != nullptr;
+      out.event = *std::move(items);
     }
     return out;
   }
@@ -717,16 +610,7 @@ void SerializeAction(const OutboundAction& action, const OutboundContext& contex
     LOG(DFATAL) << "XMPP: a QueryArchive is sent with ArchiveRequest, not SerializeAction";
   } else if (const auto* subscribe = std::get_if<SubscribeNode>(&action)) {
     if (subscribe->node.empty() || subscribe->service.empty()) return;
-    XmlElement iq("iq");
-    iq.SetAttr("type", "set")
-        .SetAttr("id", context.next_id())
-        .SetAttr("to", subscribe->service.BareString());
-    if (!subscribe->from.empty()) iq.SetAttr("from", subscribe->from.ToString());
-    iq.AddChild("pubsub", ns::kPubsub)
-        .AddChild("subscribe", ns::kPubsub)
-        .SetAttr("node", subscribe->node)
-        .SetAttr("jid", subscribe->from.BareString());
-    Append(std::move(iq), context, out);
+    Append(SubscribeRequest(*subscribe, context.next_id()), context, out);
   } else if (const auto* raw = std::get_if<SendRawStanza>(&action)) {
     // Checked by the caller already; checked again because a bad one would end the stream.
     absl::Status valid = ValidateRawStanza(raw->xml);

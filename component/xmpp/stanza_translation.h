@@ -51,8 +51,6 @@ struct InboundMessage {
 
 // A <message/>; `own_jid` is the recipient of a chat message without a valid to.
 InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid);
-// A XEP-0060 <event/> from `from`: its items, when it notifies any (PubsubItems).
-void TranslatePubsubEvent(const XmlElement& event, const Jid& from, InboundMessage& out);
 
 // A <presence/>: a SubscriptionRequest (to defaults to `own_jid`) or a room occupant's
 // RoomPresence. An error presence counts only from one of `rooms` (bare JIDs Herald joined):

@@ -92,7 +92,7 @@ def attach(name, points, handler, target, token, timeout_ms=2000, fail_closed=Fa
     import grpc
     pb, pb_grpc = _generated()
     channel = grpc.insecure_channel(target)
-    stub = pb_grpc.HookServiceStub(channel)
+    hook_service = pb_grpc.HookServiceStub(channel)
     outgoing = queue.Queue()
     point_of = {"pre_turn": pb.HOOK_POINT_PRE_TURN, "reply": pb.HOOK_POINT_REPLY}
     outgoing.put(pb.HookMessage(registration=pb.HookRegistration(
@@ -109,7 +109,7 @@ def attach(name, points, handler, target, token, timeout_ms=2000, fail_closed=Fa
     verdict_of = {"continue": pb.HookResult.CONTINUE, "rewrite": pb.HookResult.REWRITE,
                   "refuse": pb.HookResult.REFUSE}
     try:
-        for event in stub.Attach(requests(), metadata=[("authorization", f"Bearer {token}")]):
+        for event in hook_service.Attach(requests(), metadata=[("authorization", f"Bearer {token}")]):
             if event.HasField("registered"):
                 if on_registered is not None:
                     on_registered()
