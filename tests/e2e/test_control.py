@@ -49,6 +49,18 @@ def heraldctl_program():
     return os.path.abspath(path)
 
 
+def run_heraldctl(agent_dir, *args, token=TOKEN, timeout=30):
+    """Runs heraldctl against the control socket of the agent in `agent_dir`, with `token`
+    (None: no --token) and without the caller's HERALD_TOKEN; the CompletedProcess."""
+    env = dict(os.environ)
+    env.pop("HERALD_TOKEN", None)
+    command = [heraldctl_program(), "--target", f"unix:{os.path.join(agent_dir, SOCKET)}"]
+    if token is not None:
+        command += ["--token", token]
+    return subprocess.run(command + list(args), capture_output=True, text=True, timeout=timeout,
+                          env=env)
+
+
 def control_section(daily_tokens=100000):
     digest = hashlib.sha256(TOKEN.encode()).hexdigest()
     return f"""
@@ -132,13 +144,7 @@ class ProsodyControlTest(unittest.TestCase):
 
     def heraldctl(self, *args, token=TOKEN, timeout=30, check=True):
         """Runs heraldctl against this agent's socket; returns (exit code, stdout, stderr)."""
-        env = dict(os.environ)
-        env.pop("HERALD_TOKEN", None)
-        command = [heraldctl_program(), "--target", f"unix:{os.path.join(self.agent.dir, SOCKET)}"]
-        if token is not None:
-            command += ["--token", token]
-        result = subprocess.run(command + list(args), capture_output=True, text=True,
-                                timeout=timeout, env=env)
+        result = run_heraldctl(self.agent.dir, *args, token=token, timeout=timeout)
         if check and result.returncode != 0:
             self.fail(f"heraldctl {' '.join(args)} exited with {result.returncode}:\n"
                       f"{result.stdout}\n{result.stderr}\n{self.diagnosis()}")

@@ -24,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from agent import Agent, agent_program, component_config, runtime_sections
 from client import Client
 from servers import Prosody, tail
-from test_control import SOCKET, TOKEN, control_section, heraldctl_program
+from test_control import SOCKET, control_section, heraldctl_program, run_heraldctl
 
 ONLINE = 20.0
 ANSWER = 15.0
@@ -130,13 +130,7 @@ class ProsodyHttpToolTest(unittest.TestCase):
                 f"--- tail of prosody's log ---\n{tail(self.server.log_file, 15)}")
 
     def heraldctl(self, *args):
-        import subprocess
-        env = dict(os.environ)
-        env.pop("HERALD_TOKEN", None)
-        command = [heraldctl_program(), "--target",
-                   f"unix:{os.path.join(self.agent.dir, SOCKET)}", "--token", TOKEN]
-        return subprocess.run(command + list(args), capture_output=True, text=True, timeout=30,
-                              env=env)
+        return run_heraldctl(self.agent.dir, *args)
 
     def wait_for_socket(self):
         deadline = time.monotonic() + ONLINE

@@ -10,14 +10,13 @@ and the allowlist change outlives a restart (it is a persisted runtime change).
 
 import os
 import re
-import subprocess
 import time
 import unittest
 
 from agent import Agent, agent_program, component_config, runtime_sections
 from client import Client
 from servers import Prosody, tail
-from test_control import SOCKET, TOKEN, control_section, heraldctl_program
+from test_control import control_section, heraldctl_program, run_heraldctl
 
 ONLINE = 20.0
 ANSWER = 15.0
@@ -98,11 +97,7 @@ class ProsodyPairingTest(unittest.TestCase):
         self.start()
         alice, bob = self.client("alice"), self.client("bob")
         self.wait_online(alice)
-        env = dict(os.environ)
-        env.pop("HERALD_TOKEN", None)
-        result = subprocess.run(
-            [heraldctl_program(), "--target", f"unix:{os.path.join(self.agent.dir, SOCKET)}",
-             "--token", TOKEN, "pair"], capture_output=True, text=True, timeout=30, env=env)
+        result = run_heraldctl(self.agent.dir, "pair")
         self.assertEqual(result.returncode, 0, f"{result.stdout}{result.stderr}")
         match = re.search(r"pairing code: ([A-Z0-9]{4}-[A-Z0-9]{4})", result.stdout)
         self.assertIsNotNone(match, result.stdout)

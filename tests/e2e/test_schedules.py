@@ -12,14 +12,13 @@ from the server's offline storage) once she is back. An operator's schedule post
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 import unittest
 
 from agent import Agent, component_config, runtime_sections
 from servers import Ejabberd, Prosody
-from test_control import SOCKET, TOKEN, control_section, heraldctl_program
+from test_control import control_section, heraldctl_program, run_heraldctl
 from test_conversation import ANSWER, _ConversationBase
 
 RULES = """
@@ -148,12 +147,7 @@ when = "every 2s"
 
 
     def heraldctl(self, *args):
-        env = dict(os.environ)
-        env.pop("HERALD_TOKEN", None)
-        result = subprocess.run(
-            [heraldctl_program(), "--target",
-             f"unix:{os.path.join(self.agent.dir, SOCKET)}", "--token", TOKEN, *args],
-            capture_output=True, text=True, timeout=30, env=env)
+        result = run_heraldctl(self.agent.dir, *args)
         self.assertEqual(result.returncode, 0, f"{result.stdout}{result.stderr}")
         return result.stdout
 

@@ -13,7 +13,6 @@ import hashlib
 import hmac
 import json
 import os
-import subprocess
 import threading
 import time
 import unittest
@@ -22,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from agent import Agent, agent_program, component_config, runtime_sections
 from client import Client
 from servers import Prosody, tail
-from test_control import SOCKET, TOKEN, control_section, heraldctl_program
+from test_control import control_section, heraldctl_program, run_heraldctl
 
 ONLINE = 20.0
 DELIVERED = 30.0  # three attempts take 1 s + 2 s of backoff (with jitter, at most that)
@@ -123,12 +122,7 @@ max_attempts = 1
                 f"{tail(self.server.log_file, 15)}")
 
     def heraldctl(self, *args):
-        env = dict(os.environ)
-        env.pop("HERALD_TOKEN", None)
-        command = [heraldctl_program(), "--target",
-                   f"unix:{os.path.join(self.agent.dir, SOCKET)}", "--token", TOKEN]
-        return subprocess.run(command + list(args), capture_output=True, text=True, timeout=30,
-                              env=env)
+        return run_heraldctl(self.agent.dir, *args)
 
     def wait_for(self, condition, limit):
         deadline = time.monotonic() + limit
