@@ -18,6 +18,9 @@
 #include "absl/strings/str_join.h"
 #include "component/agent/access_policy.h"
 #include "component/agent/agent.h"
+#include "component/agent/agent_calls.h"
+#include "component/agent/agent_protocol.h"
+#include "component/agent/delegate_skill.h"
 #include "component/agent/rooms.h"
 #include "component/agent/runtime.h"
 #include "component/agent/schedule_skill.h"
@@ -35,6 +38,7 @@
 #include "component/xmpp/session.h"
 #include "component/xmpp/session_error.h"
 #include "control/control_server.h"
+#include "control/delegate_client.h"
 #include "control/http/http_server.h"
 #include "control/http/metrics_page.h"
 #include "control/http/webhooks_in.h"
@@ -309,10 +313,26 @@ int Serve(const std::string& path) {
     }
     scheduler = *std::move(opened);
   }
+  // The session is made once the skills are known; what acts through it may be made before.
+  std::unique_ptr<xmpp::XmppSession> session;
+  auto act = [&session](const xmpp::OutboundAction& action) { session->Perform(action); };
+  // Delegation (F1): other agents over XMPP (the agent protocol) or over their control plane.
+  agent::AgentCalls agent_calls(act, [&session] { return session->own_jid(); });
+  absl::StatusOr<std::unique_ptr<control::DelegateClient>> delegate_client =
+      control::DelegateClient::Create(io, config->delegate);
+  if (!delegate_client.ok()) {
+    std::cerr << "herald: " << path << ": " << delegate_client.status().message() << "\n";
+    return base::kExitConfig;
+  }
   absl::Status registered = skills::RegisterBuiltins(registry, io, workers, memory_search, **http,
                                                      config::BuiltinOptionsFrom(config->skills));
   if (registered.ok() && scheduler != nullptr) {
     registered = registry.Register(std::make_unique<agent::ScheduleSkill>(io, *scheduler));
+  }
+  if (registered.ok()) {
+    registered = registry.Register(std::make_unique<agent::DelegateSkill>(
+        config->delegate, config->agent_protocol.max_hops, &agent_calls, delegate_client->get(),
+        audit->get(), absl::Now));
   }
   if (registered.ok()) {
     // The model's way into the external tool registry, offered when enabled like any skill.
@@ -343,8 +363,6 @@ int Serve(const std::string& path) {
   }
 
   int exit_code = base::kExitOk;
-  std::unique_ptr<xmpp::XmppSession> session;
-  auto act = [&session](const xmpp::OutboundAction& action) { session->Perform(action); };
   // What turns read from [llm], [skills] and [server]; a reload replaces it.
   agent::TurnOptions turn_options = config::TurnOptionsFrom(*config);
   agent::RuntimeServices services{.io = io,
@@ -378,6 +396,10 @@ int Serve(const std::string& path) {
     agent.OnRoomJoined(room, nick, session->own_jid().Bare());
   });
   agent::Runtime runtime(agent, rooms, &events);
+  // Other agents' requests (X13): answered for the peers of [[agent_protocol.peer]].
+  agent::AgentProtocol agent_protocol(services, agent, config->agent_protocol);
+  runtime.ServeAgents(&agent_protocol, &agent_calls);
+  options->agent_protocol = config->agent_protocol.enabled;
   absl::StatusOr<std::unique_ptr<xmpp::XmppSession>> created = xmpp::XmppSession::Create(
       io, *std::move(options),
       [&](xmpp::InboundEvent&& event) { runtime.OnEvent(std::move(event)); },

@@ -3,7 +3,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "control/delegate_client.h"
 
 namespace herald::control {
 namespace {
@@ -52,6 +55,7 @@ ControlContext::ControlContext(ControlServices& services, Authenticator authenti
     : services_(services),
       authenticator_(std::move(authenticator)),
       config_(config),
+      max_hops_(services.config.agent_protocol.max_hops),
       editor_(services, config.state_path) {}
 
 std::shared_ptr<UnaryCall> ControlContext::BeginUnary(grpc::CallbackServerContext* context,
@@ -85,6 +89,27 @@ void ControlContext::Audit(const std::string& actor, std::string_view method,
                           .target = target,
                           .outcome = StatusCodeName(status.error_code()),
                           .detail = status.ok() ? "" : status.error_message()});
+}
+
+absl::StatusOr<ControlContext::Delegated> ControlContext::DelegationOf(
+    const grpc::CallbackServerContext* context) const {
+  Delegated delegated;
+  const auto& metadata = context->client_metadata();
+  if (auto it = metadata.find(kHopsMetadata); it != metadata.end()) {
+    const absl::string_view text(it->second.data(), it->second.size());
+    if (!absl::SimpleAtoi(text, &delegated.hops) || delegated.hops < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kHopsMetadata, " must be a whole number; got \"", text, "\""));
+    }
+  }
+  if (delegated.hops > max_hops_) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "hop limit ", max_hops_, " reached: agents may be asking each other in a loop"));
+  }
+  if (context->deadline() != std::chrono::system_clock::time_point::max()) {
+    delegated.deadline = absl::FromChrono(context->deadline());
+  }
+  return delegated;
 }
 
 uint64_t ControlContext::AddSubscriber(std::weak_ptr<EventWriter> writer) {

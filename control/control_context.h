@@ -97,6 +97,16 @@ class ControlContext {
   void Audit(const std::string& actor, std::string_view method, const std::string& target,
              const grpc::Status& status);
 
+  // A call another agent makes on behalf of a run of its own (docs/agent-protocol.md): the
+  // hops its request passed through (the x-herald-hops metadata; 0 without it) and when its
+  // caller stops waiting (the call's deadline). FAILED_PRECONDITION past [agent_protocol]
+  // max_hops, INVALID_ARGUMENT for a hop count that is not a number.
+  struct Delegated {
+    int hops = 0;
+    absl::Time deadline = absl::InfiniteFuture();
+  };
+  absl::StatusOr<Delegated> DelegationOf(const grpc::CallbackServerContext* context) const;
+
   // Runs `work` on the I/O loop / the worker pool.
   template <typename Work>
   void OnLoop(Work work) {
@@ -123,6 +133,7 @@ class ControlContext {
   ControlServices& services_;
   const Authenticator authenticator_;
   const config::ControlConfig config_;
+  const int max_hops_;  // [agent_protocol] max_hops (changes with a restart only)
   RuntimeEditor editor_;
   std::atomic<bool> shutting_down_{false};
 

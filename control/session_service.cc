@@ -355,6 +355,10 @@ grpc::ServerWriteReactor<v1::RunEvent>* SessionService::Converse(
   if (request->text().empty()) {
     return RefusedStream<v1::RunEvent>(InvalidArgument("text is empty"), audit);
   }
+  absl::StatusOr<ControlContext::Delegated> delegated = control_.DelegationOf(context);
+  if (!delegated.ok()) {
+    return RefusedStream<v1::RunEvent>(ToGrpcStatus(delegated.status()), audit);
+  }
 
   // Whether the caller went away before or after the turn started, and whether it ended.
   struct RunState {
@@ -376,7 +380,7 @@ grpc::ServerWriteReactor<v1::RunEvent>* SessionService::Converse(
                                           .on_done = audit});
 
   control_.OnLoop([this, state, writer = writer, name = request->conversation(),
-                   text = request->text(), target]() mutable {
+                   text = request->text(), target, delegated = *delegated]() mutable {
     if (state->cancelled) return;  // the caller left before the turn could start
     agent::RunSink sink = [writer, state, target](const agent::RunEvent& event) {
       auto message = std::make_shared<v1::RunEvent>(RunEventMessage(event, target));
@@ -392,8 +396,8 @@ grpc::ServerWriteReactor<v1::RunEvent>* SessionService::Converse(
         writer->Finish(grpc::Status::OK);
       }
     };
-    absl::StatusOr<std::string> run =
-        control_.services().agent.Converse(name, std::move(text), std::move(sink));
+    absl::StatusOr<std::string> run = control_.services().agent.Converse(
+        name, std::move(text), std::move(sink), delegated.hops, delegated.deadline);
     if (!run.ok()) writer->Finish(ToGrpcStatus(run.status()));
   });
   return reactor;

@@ -162,8 +162,12 @@ grpc::ServerWriteReactor<v1::ExecuteSkillEvent>* SkillService::ExecuteSkill(
       return RefusedStream<Event>(InvalidArgument("arguments_json is not valid JSON"), audit);
     }
   }
+  absl::StatusOr<ControlContext::Delegated> delegated = control_.DelegationOf(context);
+  if (!delegated.ok()) return RefusedStream<Event>(ToGrpcStatus(delegated.status()), audit);
   skills::SkillContext skill_context;
   skill_context.conversation_id = absl::StrCat("control:", actor);
+  skill_context.hops = delegated->hops;
+  skill_context.deadline = delegated->deadline;
   if (!request->conversation().empty()) {
     std::optional<base::ConversationRef> ref = base::ParseConversationName(request->conversation());
     if (!ref.has_value()) {

@@ -41,6 +41,11 @@ struct SkillContext {
   // The person the run answers may add to the shared knowledge folder ([memory]
   // shared_writers, in a 1:1 chat): memory_save's "shared" scope.
   bool may_write_shared_memory = false;
+  // Set when another agent started the run (docs/agent-protocol.md): how many agents the
+  // request passed through, and when its requester stops waiting. A run that asks yet another
+  // agent (the delegate skill) carries both along.
+  int hops = 0;
+  absl::Time deadline = absl::InfiniteFuture();
 };
 
 // A secret a skill needs (S8): asked for by name when the run's owner has not stored it.

@@ -117,7 +117,8 @@ std::vector<Agent::LoadedConversation> Agent::LoadedConversations() const {
   return loaded;
 }
 
-absl::StatusOr<std::string> Agent::Converse(std::string_view name, std::string text, RunSink sink) {
+absl::StatusOr<std::string> Agent::Converse(std::string_view name, std::string text, RunSink sink,
+                                            int hops, absl::Time deadline) {
   if (!base::IsApiConversationName(name)) {
     return absl::InvalidArgumentError(
         "conversation: a name has 1 to 64 letters, digits, '.', '_' or '-' (not '.' first)");
@@ -135,7 +136,9 @@ absl::StatusOr<std::string> Agent::Converse(std::string_view name, std::string t
                            .type = "chat",
                            .received = services_.clock(),
                            .sink = std::move(sink),
-                           .run_id = run_id};
+                           .run_id = run_id,
+                           .hops = hops,
+                           .deadline = deadline};
   // "/plan <task>": plans proposed as a PlanProposed event, one chosen with ChoosePlan.
   if (std::optional<SlashCommand> command = ParseSlashCommand(incoming.body);
       command.has_value() && command->name == "plan" && !command->args.empty()) {

@@ -72,7 +72,10 @@ class Agent {
   // Starts a turn of the API conversation `name` (memory kind kApi) with `text`; its events
   // go to `sink`, the last one kCompleted or kFailed. Returns the run id. InvalidArgument for
   // a bad name or empty text; ResourceExhausted when the conversation's mailbox is full.
-  absl::StatusOr<std::string> Converse(std::string_view name, std::string text, RunSink sink);
+  // A turn another agent asked for carries the `hops` its request came through and the
+  // `deadline` its requester waits until (agent_protocol.h).
+  absl::StatusOr<std::string> Converse(std::string_view name, std::string text, RunSink sink,
+                                       int hops = 0, absl::Time deadline = absl::InfiniteFuture());
   // Cancels the running turn and the queued messages; false when there was nothing.
   bool Cancel(const base::ConversationRef& ref);
   // Drops the conversation's actor (after its memory was forgotten); a running turn's answer

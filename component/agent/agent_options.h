@@ -31,6 +31,39 @@ struct PubsubFeed {
   friend bool operator==(const PubsubFeed&, const PubsubFeed&) = default;
 };
 
+// [[agent_protocol.peer]]: another agent that may drive Herald over urn:herald:agent:0
+// (docs/agent-protocol.md), with the scopes a control token would have.
+struct AgentPeer {
+  std::string jid;  // a bare JID or a domain, lower case
+  std::vector<std::string>
+      scopes;  // "read" (skills), "execute" (execute), "operate" (ask, confirm)
+  friend bool operator==(const AgentPeer&, const AgentPeer&) = default;
+};
+
+// [agent_protocol]: Herald's skills over IQ for the peers named.
+struct AgentProtocolOptions {
+  bool enabled = false;
+  int max_hops = 3;               // a request that passed through more agents is refused
+  int requests_per_minute = 60;   // per peer
+  int max_concurrent = 4;         // runs of one peer at once
+  int max_timeout_seconds = 300;  // a request's timeout is cut to this
+  std::vector<AgentPeer> peers;
+  friend bool operator==(const AgentProtocolOptions&, const AgentProtocolOptions&) = default;
+};
+
+// [[delegate.agent]]: an agent the `delegate` skill may ask (docs/agent-protocol.md): over
+// XMPP (`jid`) or over another Herald's control plane (`grpc`, with a control token).
+struct DelegateTarget {
+  std::string name;
+  std::string description;
+  std::string jid;          // speaks urn:herald:agent:0; "" when `grpc` is set
+  std::string grpc;         // "HOST:PORT" of a Herald control plane
+  std::string token;        // its bearer token (a secret)
+  std::string tls_ca_file;  // "" = plaintext (loopback), else TLS verified by this CA
+  int timeout_seconds = 60;
+  friend bool operator==(const DelegateTarget&, const DelegateTarget&) = default;
+};
+
 struct AgentOptions {
   std::string name = "Herald";
   std::vector<std::string> allowed_jids;     // bare JIDs; "*" = anyone from an allowed domain

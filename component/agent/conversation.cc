@@ -422,7 +422,9 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
                         .answering = skills::AnsweredMessage{.time = message.received,
                                                              .author = message.author,
                                                              .text = message.body},
-                        .may_write_shared_memory = message.shared_memory_writer},
+                        .may_write_shared_memory = message.shared_memory_writer,
+                        .hops = message.hops,
+                        .deadline = message.deadline},
       .emit = emit,
       .say =
           [this, &message](std::string text) {

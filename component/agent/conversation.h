@@ -135,6 +135,10 @@ struct IncomingMessage {
   // nothing is sent over XMPP.
   RunSink sink;
   std::string run_id;  // "" = the conversation picks one
+  // Set for a turn another agent asked for (agent_protocol.h): the hops its request came
+  // through and when its requester stops waiting; the turn's tools see both (SkillContext).
+  int hops = 0;
+  absl::Time deadline = absl::InfiniteFuture();
 };
 
 // The runtime's own short answer to `to` (a command's reply, "busy", "slow down"): from the

@@ -15,6 +15,14 @@ void Runtime::OnEvent(xmpp::InboundEvent&& event) {
                       .summary = absl::StrCat("online as ", online->own_jid.ToString()),
                       .attributes = {{"state", "online"}}});
   }
+  if (const auto* request = std::get_if<xmpp::AgentRequest>(&event)) {
+    if (protocol_ != nullptr) protocol_->Handle(*request);
+    return;
+  }
+  if (const auto* answer = std::get_if<xmpp::AgentAnswer>(&event)) {
+    if (calls_ != nullptr) calls_->OnAnswer(*answer);
+    return;
+  }
   // Rooms first: a room message or presence is theirs; the Agent ignores what is not its own.
   rooms_.Handle(event);
   agent_.Handle(std::move(event));

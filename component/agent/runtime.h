@@ -13,6 +13,8 @@
 #pragma once
 
 #include "component/agent/agent.h"
+#include "component/agent/agent_calls.h"
+#include "component/agent/agent_protocol.h"
 #include "component/agent/rooms.h"
 #include "component/events/event_bus.h"
 #include "component/xmpp/events.h"
@@ -29,10 +31,20 @@ class Runtime {
 
   void OnEvent(xmpp::InboundEvent&& event);
 
+  // Where the agent protocol's requests (docs/agent-protocol.md) and the answers to Herald's
+  // own calls of other agents go; both must outlive the runtime. Without them (tests) both
+  // are dropped.
+  void ServeAgents(AgentProtocol* protocol, AgentCalls* calls) {
+    protocol_ = protocol;
+    calls_ = calls;
+  }
+
  private:
   Agent& agent_;
   RoomManager& rooms_;
   events::EventBus* events_;
+  AgentProtocol* protocol_ = nullptr;
+  AgentCalls* calls_ = nullptr;
 };
 
 }  // namespace herald::agent

@@ -45,6 +45,10 @@ void BindSchedules(Binder& b, const Section& root, SchedulesConfig& schedules);
 void BindPubsub(Binder& b, const toml::table& root, const std::vector<agent::RoomSettings>& rooms,
                 std::vector<agent::PubsubFeed>& feeds);
 
+// [agent_protocol] with its [[agent_protocol.peer]], and [[delegate.agent]].
+void BindAgentProtocol(Binder& b, const Section& root, agent::AgentProtocolOptions& protocol,
+                       std::vector<agent::DelegateTarget>& targets);
+
 // Reads a list of bare JIDs (or "*" where `allow_star`), lower-cased so that they compare
 // equal to the normalised JIDs of incoming stanzas.
 std::vector<std::string> JidList(Binder& b, const Section& s, std::string_view key,

@@ -45,6 +45,7 @@ void Bind(Binder& b, const toml::table& document, Config& config) {
   BindWebhooks(b, root, config.http, config.webhooks);
   BindSchedules(b, root, config.schedules);
   BindPubsub(b, document, config.rooms, config.agent.pubsub);
+  BindAgentProtocol(b, root, config.agent_protocol, config.delegate);
 }
 
 // toml++ quotes a few characters of the text it choked on; on a line that sets a secret those

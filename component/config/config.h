@@ -287,6 +287,8 @@ struct Config {
   HttpConfig http;
   WebhooksConfig webhooks;
   SchedulesConfig schedules;
+  agent::AgentProtocolOptions agent_protocol;
+  std::vector<agent::DelegateTarget> delegate;  // [[delegate.agent]]
 
   friend bool operator==(const Config&, const Config&) = default;
 };

@@ -23,6 +23,7 @@ std::vector<ConfigKey> Declare() {
   declare::DeclareHttpKeys(keys);
   declare::DeclareWebhookKeys(keys);
   declare::DeclareScheduleKeys(keys);
+  declare::DeclareAgentProtocolKeys(keys);
   return keys;
 }
 

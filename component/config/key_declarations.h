@@ -104,5 +104,6 @@ void DeclareControlKeys(std::vector<ConfigKey>& keys);
 void DeclareHttpKeys(std::vector<ConfigKey>& keys);
 void DeclareWebhookKeys(std::vector<ConfigKey>& keys);
 void DeclareScheduleKeys(std::vector<ConfigKey>& keys);
+void DeclareAgentProtocolKeys(std::vector<ConfigKey>& keys);
 
 }  // namespace herald::config::declare

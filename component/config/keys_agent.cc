@@ -271,4 +271,77 @@ void DeclareScheduleKeys(std::vector<ConfigKey>& keys) {
   for (ConfigKey& key : declared) keys.push_back(std::move(key));
 }
 
+void DeclareAgentProtocolKeys(std::vector<ConfigKey>& keys) {
+  std::vector<ConfigKey> declared = {
+      Part("agent_protocol", K::kTable),
+      Restart(
+          "agent_protocol.enabled", K::kBoolean,
+          [](auto& c) -> auto& { return c.agent_protocol.enabled; })
+          .Doc("`false`",
+               "Herald's skills over IQ (`urn:herald:agent:0`) for the peers below "
+               "([agent-protocol.md](agent-protocol.md)); disco#info lists the feature"),
+      Restart(
+          "agent_protocol.max_hops", K::kInteger,
+          [](auto& c) -> auto& { return c.agent_protocol.max_hops; })
+          .Range(0, 20)
+          .Doc("`3`", "a request that passed through more agents than this is refused"),
+      Restart(
+          "agent_protocol.requests_per_minute", K::kInteger,
+          [](auto& c) -> auto& { return c.agent_protocol.requests_per_minute; })
+          .Range(1, 100000)
+          .Doc("`60`", "requests one peer may make per minute"),
+      Restart(
+          "agent_protocol.max_concurrent", K::kInteger,
+          [](auto& c) -> auto& { return c.agent_protocol.max_concurrent; })
+          .Range(1, 1000)
+          .Doc("`4`", "runs (execute, ask) of one peer at once"),
+      Restart(
+          "agent_protocol.max_timeout_seconds", K::kInteger,
+          [](auto& c) -> auto& { return c.agent_protocol.max_timeout_seconds; })
+          .Range(1, 86400)
+          .Doc("`300`", "a request's own timeout is cut to this"),
+      Restart(
+          "agent_protocol.peer", K::kTableArray,
+          [](auto& c) -> auto& { return c.agent_protocol.peers; }),
+      Part("agent_protocol.peer.jid", K::kString)
+          .Type("string, bare JID or domain, each once")
+          .Doc("— (required)", "the peer, matched on the sender's bare JID"),
+      Part("agent_protocol.peer.scopes", K::kStringArray)
+          .Type("list of `\"read\"`, `\"execute\"`, `\"operate\"`")
+          .Doc("— (required)",
+               "what it may do: `read` lists skills, `execute` runs one, `operate` asks a "
+               "question and confirms pending actions (as the control tokens' scopes)"),
+      Part("delegate", K::kTable),
+      Restart(
+          "delegate.agent", K::kTableArray, [](auto& c) -> auto& { return c.delegate; }),
+      Part("delegate.agent.name", K::kString)
+          .Type("string, 1-64 of `a-z 0-9 _ -`, unique")
+          .Doc("— (required)", "what the `delegate` skill calls the agent"),
+      Part("delegate.agent.description", K::kString)
+          .Doc("`\"\"`", "what it is good for; the model reads it"),
+      Part("delegate.agent.jid", K::kString)
+          .Type("string, JID")
+          .Doc("—",
+               "an agent speaking `urn:herald:agent:0` (a full JID for one in client mode); "
+               "or `grpc`"),
+      Part("delegate.agent.grpc", K::kString)
+          .Type("string, `HOST:PORT`")
+          .Doc("—", "another Herald's control plane; or `jid`"),
+      Part("delegate.agent.token", K::kString, kSecret)
+          .Type("string, not empty")
+          .Doc("— (with `grpc`)",
+               "its control token (scopes `execute` for skills, `operate` for questions); best "
+               "`\"${VAR}\"`"),
+      Part("delegate.agent.tls_ca_file", K::kString)
+          .Type("string, path")
+          .Doc("`\"\"`", "with `grpc`: TLS verified by this CA; empty: plaintext (loopback)"),
+      Part("delegate.agent.timeout_seconds", K::kInteger)
+          .Range(1, 3600)
+          .Doc("`60`",
+               "how long one delegation may take (less when the run's own deadline is "
+               "nearer)"),
+  };
+  for (ConfigKey& key : declared) keys.push_back(std::move(key));
+}
+
 }  // namespace herald::config::declare

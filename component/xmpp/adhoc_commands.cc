@@ -6,20 +6,10 @@
 
 #include "absl/strings/str_join.h"
 #include "component/xmpp/namespaces.h"
+#include "component/xmpp/stanza.h"
 
 namespace herald::xmpp {
 namespace {
-
-// The one element child of `iq`, or null when it has none or several (RFC 6120 §8.2.3).
-const XmlElement* Payload(const XmlElement& iq) {
-  const XmlElement* payload = nullptr;
-  for (const XmlNode& node : iq.children()) {
-    if (node.element == nullptr) continue;
-    if (payload != nullptr) return nullptr;
-    payload = node.element.get();
-  }
-  return payload;
-}
 
 // The fields of a submitted jabber:x:data form inside `command`.
 std::vector<std::pair<std::string, std::string>> SubmittedFields(const XmlElement& command) {
@@ -69,7 +59,7 @@ std::string_view StatusName(AnswerCommand::Status status) {
 std::optional<CommandRequest> TranslateCommandRequest(const XmlElement& iq) {
   const std::string_view type = iq.Attr("type");
   if ((type != "get" && type != "set") || !iq.HasAttr("id")) return std::nullopt;
-  const XmlElement* payload = Payload(iq);
+  const XmlElement* payload = IqPayload(iq);
   if (payload == nullptr) return std::nullopt;
   const bool list = type == "get" && payload->name() == "query" &&
                     payload->xmlns() == ns::kDiscoItems && payload->Attr("node") == ns::kCommands;

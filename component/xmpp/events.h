@@ -8,6 +8,7 @@
 //   session->Perform(SendMessage{.to = event.from.Bare(), .body = "pong"});
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <variant>
@@ -31,6 +32,45 @@ struct CommandRequest {
   std::string session_id;  // "" when a command starts
   // A submitted form's fields, var and value (a multi-value field's values joined by newlines).
   std::vector<std::pair<std::string, std::string>> fields;
+};
+
+// urn:herald:agent:0 (docs/agent-protocol.md): another agent asks Herald to list its skills,
+// run one, answer a question or settle a pending action. Each request is answered with an
+// AnswerAgent carrying its iq_id.
+struct AgentRequest {
+  enum class Kind { kSkills, kExecute, kAsk, kConfirm };
+  Jid from;
+  Jid to;
+  std::string iq_id;
+  Kind kind = Kind::kSkills;
+  std::string skill;           // kExecute
+  std::string arguments_json;  // kExecute: a JSON object as text ("" = {})
+  std::string text;            // kAsk: the question
+  std::string thread;          // kAsk: the requester's conversation it belongs to ("" = one)
+  std::string action_id;       // kConfirm
+  bool approve = false;        // kConfirm
+  std::string reason;          // kConfirm: "" or why
+  int hops = 0;                // how many agents the request passed through before
+  absl::Duration timeout = absl::ZeroDuration();  // how long the requester waits; 0 = unsaid
+  // Set when the request is malformed (a bad number, an unknown element): the agent answers
+  // bad-request with this text once it knows the sender may ask at all.
+  std::string malformed;
+};
+
+// The answer to another agent's CallAgent (or why none came: `condition` "timeout",
+// "disconnected", or the error condition the agent answered with, and its text).
+struct AgentAnswer {
+  std::string call_id;
+  Jid from;
+  std::string condition;  // "" when answered with a result
+  std::string error_text;
+  bool ok = false;      // the skill or the turn succeeded
+  std::string output;   // ok: what it returned
+  std::string failure;  // !ok: why it failed
+  std::string model;
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  absl::Duration duration = absl::ZeroDuration();
 };
 
 // XEP-0461: the message a message replies to. `id` is that message's id as the sender's client
@@ -198,10 +238,10 @@ struct ArchiveResult {
   std::string condition;
 };
 
-using InboundEvent =
-    std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline, GroupMessage,
-                 RoomPresence, RoomInvite, SelfPingResult, CommandRequest, ClientFeatures,
-                 MessageReactions, ArchiveResult, ContactPresence, PubsubItems>;
+using InboundEvent = std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline,
+                                  GroupMessage, RoomPresence, RoomInvite, SelfPingResult,
+                                  CommandRequest, ClientFeatures, MessageReactions, ArchiveResult,
+                                  ContactPresence, PubsubItems, AgentRequest, AgentAnswer>;
 
 struct SendMessage {
   Jid to;
@@ -339,6 +379,58 @@ struct AnswerCommand {
   Jid from;
 };
 
+// The answer to an AgentRequest: Herald's skills (kSkills), a run's outcome (kExecute, kAsk),
+// nothing (kConfirm), or a refusal: `error` is an RFC 6120 condition ("forbidden",
+// "item-not-found", "not-allowed", "bad-request", "resource-constraint", "policy-violation",
+// "service-unavailable") and `error_text` says why.
+struct AnswerAgent {
+  struct Skill {
+    std::string name;
+    std::string source;
+    std::string description;
+    std::string parameters_json;
+  };
+  Jid to;
+  Jid from;
+  std::string iq_id;
+  AgentRequest::Kind kind = AgentRequest::Kind::kSkills;
+  std::string error;
+  std::string error_text;
+  std::vector<Skill> skills;  // kSkills
+  bool ok = true;             // kExecute, kAsk: whether the run succeeded
+  std::string output;         // ok
+  std::string failure;        // !ok
+  std::string model;          // kAsk
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  absl::Duration duration = absl::ZeroDuration();
+};
+
+// A bodiless note to an agent whose request (the IQ `iq_id`) is still running.
+struct SendAgentProgress {
+  Jid to;
+  Jid from;
+  std::string iq_id;
+  std::string text;
+  absl::Duration elapsed = absl::ZeroDuration();
+};
+
+// Asks the agent at `to` (urn:herald:agent:0) to run a skill (kExecute) or answer a question
+// (kAsk); its answer, or why none came within `timeout`, arrives as an AgentAnswer with
+// `call_id`.
+struct CallAgent {
+  std::string call_id;
+  Jid to;
+  Jid from;
+  AgentRequest::Kind kind = AgentRequest::Kind::kAsk;
+  std::string skill;
+  std::string arguments_json;
+  std::string text;
+  std::string thread;  // kAsk: which of our conversations asks (its history there is its own)
+  int hops = 0;
+  absl::Duration timeout = absl::Seconds(60);
+};
+
 // A raw stanza from a developer's /raw command, already checked with ValidateRawStanza.
 struct SendRawStanza {
   std::string xml;
@@ -359,8 +451,9 @@ struct SendPresence {
   Jid from;
 };
 
-using OutboundAction = std::variant<SendMessage, SendPresence, SendChatState, AcknowledgeMessage,
-                                    AnswerCommand, JoinRoom, SelfPing, ConfigureRoom, SendRawStanza,
-                                    DiscoverFeatures, SendReactions, QueryArchive, SubscribeNode>;
+using OutboundAction =
+    std::variant<SendMessage, SendPresence, SendChatState, AcknowledgeMessage, AnswerCommand,
+                 JoinRoom, SelfPing, ConfigureRoom, SendRawStanza, DiscoverFeatures, SendReactions,
+                 QueryArchive, SubscribeNode, AnswerAgent, SendAgentProgress, CallAgent>;
 
 }  // namespace herald::xmpp

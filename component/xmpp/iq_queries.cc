@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "component/xmpp/agent_protocol.h"
 #include "component/xmpp/coroutine_util.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/stanza_translation.h"
@@ -40,6 +41,24 @@ void IqQueries::TrackArchive(std::string id, const QueryArchive& query, const Ji
   ArmTimer();
 }
 
+void IqQueries::TrackAgentCall(std::string id, const CallAgent& call) {
+  DCHECK(OnLoop()) << kLoopOnly;
+  pending_[std::move(id)] = Pending{.kind = Kind::kAgentCall,
+                                    .to = call.to,
+                                    .deadline = absl::Now() + call.timeout,
+                                    .call_id = call.call_id};
+  ArmTimer();
+}
+
+void IqQueries::ReportUnsent(const CallAgent& call) {
+  DCHECK(OnLoop()) << kLoopOnly;
+  asio::post(
+      io_, [this, pending = Pending{
+                      .kind = Kind::kAgentCall, .to = call.to, .call_id = call.call_id}]() mutable {
+        Report(std::move(pending), "disconnected");
+      });
+}
+
 void IqQueries::ReportUnsent(Kind kind, Jid to) {
   DCHECK(OnLoop()) << kLoopOnly;
   asio::post(io_, [this, kind, to = std::move(to)]() mutable {
@@ -66,6 +85,11 @@ bool IqQueries::OnAnswer(const XmlElement& iq) {
   } else if (it->second.kind == Kind::kArchive) {
     if (it->second.archive->FromArchive(iq.Attr("from"))) {
       event = std::move(*it->second.archive).Finish(iq);
+    }
+  } else if (it->second.kind == Kind::kAgentCall) {
+    if (std::optional<AgentAnswer> answer =
+            TranslateAgentAnswer(iq, it->second.to, it->second.call_id)) {
+      event = *std::move(answer);
     }
   } else if (std::optional<ClientFeatures> result = TranslateFeaturesAnswer(iq, it->second.to)) {
     event = *std::move(result);
@@ -101,6 +125,10 @@ void IqQueries::Report(Pending query, std::string_view condition) {
         .occupant = std::move(query.to), .joined = false, .condition = std::string(condition)});
   } else if (query.kind == Kind::kArchive) {
     on_event_(std::move(*query.archive).Fail(condition));
+  } else if (query.kind == Kind::kAgentCall) {
+    on_event_(AgentAnswer{.call_id = std::move(query.call_id),
+                          .from = std::move(query.to),
+                          .condition = std::string(condition)});
   } else {
     on_event_(ClientFeatures{
         .of = std::move(query.to), .answered = false, .condition = std::string(condition)});

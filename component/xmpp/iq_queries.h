@@ -3,8 +3,9 @@
 // IqQueries keeps track of the queries the session sends for the agent whose answers come
 // back as events: XEP-0410 self-pings (a room's way of telling whether our occupant is still
 // in it; a SelfPingResult), disco#info to a user's client (which features it shows; a
-// ClientFeatures) and XEP-0313 queries of a room's archive (its last messages, which arrive as
-// messages before the IQ that ends the query; a ArchiveResult). Each query sent is settled exactly
+// ClientFeatures), XEP-0313 queries of a room's archive (its last messages, which arrive as
+// messages before the IQ that ends the query; a ArchiveResult) and calls of another agent
+// (agent_protocol.h; an AgentAnswer). Each query sent is settled exactly
 // once: answered by the one asked, past its deadline ("timeout"), or lost with the connection
 // ("disconnected"). It lives on the session's I/O loop, and its timer fires there.
 //
@@ -32,7 +33,7 @@ namespace herald::xmpp {
 
 class IqQueries {
  public:
-  enum class Kind { kSelfPing, kFeatures, kArchive };
+  enum class Kind { kSelfPing, kFeatures, kArchive, kAgentCall };
   using EventSink = std::function<void(InboundEvent)>;
 
   // `timeout`: how long a query may stay unanswered before it is reported as failed.
@@ -46,10 +47,15 @@ class IqQueries {
   // Herald's own account, whose archive a query without a room asks (client mode).
   void TrackArchive(std::string id, const QueryArchive& query, const Jid& account);
 
+  // The agent protocol call `call` has been sent as the IQ with id `id`; it waits for its
+  // answer for the call's own timeout.
+  void TrackAgentCall(std::string id, const CallAgent& call);
+
   // No query can be sent (the stream is down): it is reported as failed ("disconnected")
   // from the loop, so that the caller is not re-entered.
   void ReportUnsent(Kind kind, Jid to);
   void ReportUnsent(const QueryArchive& query);
+  void ReportUnsent(const CallAgent& call);
 
   // Reports the query `iq` (a result or an error) answers; false when it answers none of
   // ours, or comes from someone other than the one asked.
@@ -70,6 +76,7 @@ class IqQueries {
     Jid to;
     absl::Time deadline;
     std::optional<ArchiveReader> archive;  // kArchive: what came so far
+    std::string call_id;                   // kAgentCall: the caller's id of the call
   };
 
   bool OnLoop() const { return io_.get_executor().running_in_this_thread(); }

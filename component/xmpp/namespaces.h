@@ -43,6 +43,7 @@ inline constexpr char kRsm[] = "http://jabber.org/protocol/rsm";            // X
 inline constexpr char kSm[] = "urn:xmpp:sm:3";                              // XEP-0198
 inline constexpr char kPubsub[] = "http://jabber.org/protocol/pubsub";      // XEP-0060
 inline constexpr char kPubsubEvent[] = "http://jabber.org/protocol/pubsub#event";
+inline constexpr char kAgent[] = "urn:herald:agent:0";          // docs/agent-protocol.md
 inline constexpr char kAtom[] = "http://www.w3.org/2005/Atom";  // RFC 4287, a common payload
 
 }  // namespace herald::xmpp::ns

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "component/base/backoff.h"
 #include "component/base/exit_code.h"
+#include "component/xmpp/agent_protocol.h"
 #include "component/xmpp/archive_query.h"
 #include "component/xmpp/client_negotiation.h"
 #include "component/xmpp/component_handshake.h"
@@ -77,6 +78,7 @@ XmppSession::XmppSession(asio::io_context& io, SessionOptions options, EventSink
   responder_.AddFeature(ns::kReply);
   responder_.AddFeature(ns::kMessageCorrect);
   responder_.AddFeature(ns::kReactions);
+  if (options_.agent_protocol) responder_.AddFeature(ns::kAgent);
   if (options_.mode == SessionMode::kComponent) {
     SetOwnJid(Jid::Parse(options_.component_domain).value());
   } else {
@@ -263,6 +265,16 @@ void XmppSession::Perform(const OutboundAction& action) {
     const std::string id = NextId();
     queries_.TrackArchive(id, *archive, own_jid_);
     Send(ArchiveRequest(*archive, id));
+    return;
+  }
+  if (const auto* call = std::get_if<CallAgent>(&action)) {
+    if (state_ != ConnectionState::kOnline) {
+      queries_.ReportUnsent(*call);
+      return;
+    }
+    const std::string id = NextId();
+    queries_.TrackAgentCall(id, *call);
+    Send(AgentCallRequest(*call, id));
     return;
   }
   serialized_.Clear();

@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "component/base/absl_string_view.h"
 #include "component/xmpp/adhoc_commands.h"
+#include "component/xmpp/agent_protocol.h"
 #include "component/xmpp/coroutine_util.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/session.h"
@@ -103,6 +104,11 @@ void XmppSession::HandleIq(const XmlElement& iq) {
   }
   // Ad-hoc commands are the agent's to answer (it knows the commands and who may run them).
   if (std::optional<CommandRequest> request = TranslateCommandRequest(iq)) {
+    Emit(*std::move(request));
+    return;
+  }
+  // So are requests of the agent protocol (it knows the peers, the skills and the runs).
+  if (std::optional<AgentRequest> request = TranslateAgentRequest(iq)) {
     Emit(*std::move(request));
     return;
   }

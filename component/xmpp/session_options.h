@@ -63,6 +63,9 @@ struct SessionOptions {
   // How long the discovery of the server's MUC services may take before it is given up.
   absl::Duration muc_discovery_timeout = absl::Seconds(10);
 
+  // Whether disco#info lists the agent protocol (urn:herald:agent:0; [agent_protocol]).
+  bool agent_protocol = false;
+
   DiscoIdentity identity;
   std::string version;
 };

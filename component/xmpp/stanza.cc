@@ -20,6 +20,16 @@ XmlElement ReplyTo(const XmlElement& request, std::string_view type) {
 
 XmlElement MakeIqResult(const XmlElement& request) { return ReplyTo(request, "result"); }
 
+const XmlElement* IqPayload(const XmlElement& iq) {
+  const XmlElement* payload = nullptr;
+  for (const XmlNode& node : iq.children()) {
+    if (node.element == nullptr) continue;
+    if (payload != nullptr) return nullptr;
+    payload = node.element.get();
+  }
+  return payload;
+}
+
 XmlElement MakeStanzaError(const XmlElement& request, std::string_view error_type,
                            std::string_view condition) {
   XmlElement reply = ReplyTo(request, "error");

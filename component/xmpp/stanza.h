@@ -14,6 +14,9 @@
 
 namespace herald::xmpp {
 
+// The one element child of `iq`, or null when it has none or several (RFC 6120 §8.2.3).
+const XmlElement* IqPayload(const XmlElement& iq);
+
 // <iq type='result'/> with the request's id, from = request's to, to = request's from.
 XmlElement MakeIqResult(const XmlElement& request);
 

@@ -12,6 +12,7 @@
 #include "component/base/absl_string_view.h"
 #include "component/base/utf8.h"
 #include "component/xmpp/adhoc_commands.h"
+#include "component/xmpp/agent_protocol.h"
 #include "component/xmpp/body_split.h"
 #include "component/xmpp/emoji.h"
 #include "component/xmpp/namespaces.h"
@@ -558,6 +559,12 @@ void SerializeAction(const OutboundAction& action, const OutboundContext& contex
     Append(std::move(stanza), context, out);
   } else if (const auto* answer = std::get_if<AnswerCommand>(&action)) {
     Append(CommandAnswerStanza(*answer, context.own_jid), context, out);
+  } else if (const auto* answer = std::get_if<AnswerAgent>(&action)) {
+    Append(AgentAnswerStanza(*answer), context, out);
+  } else if (const auto* progress = std::get_if<SendAgentProgress>(&action)) {
+    Append(AgentProgressStanza(*progress), context, out);
+  } else if (std::holds_alternative<CallAgent>(action)) {
+    LOG(DFATAL) << "XMPP: a CallAgent is sent with AgentCallRequest, not SerializeAction";
   } else if (const auto* join = std::get_if<JoinRoom>(&action)) {
     // The nick becomes a resource: it must be one, or the server would refuse the stanza.
     absl::StatusOr<Jid> occupant =

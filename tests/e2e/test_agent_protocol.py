@@ -1,0 +1,253 @@
+"""End to end: the agent protocol (urn:herald:agent:0) and delegation, on real Prosody and ejabberd.
+
+Two Heralds share one server: A is the component at agent.localhost and B logs in as
+herald@localhost. A's model (the scripted provider) calls the `delegate` skill, which asks B
+over IQ to run a skill or answer a question; the answer comes back to alice through A. A
+plain XMPP client (bob, a peer with the read scope only) lists B's skills, is refused what its
+scope does not allow and a request that went round too many agents; alice, no peer at all, is
+refused everything.
+
+    tests/e2e/run bazel-bin/component/herald test_agent_protocol
+"""
+
+import os
+import shutil
+import tempfile
+import time
+import unittest
+import xml.etree.ElementTree as ET
+
+from slixmpp.exceptions import IqError
+
+from agent import Agent, client_config, component_config, runtime_sections
+from servers import Ejabberd, Prosody
+from test_conversation import ANSWER, _ConversationBase
+
+AGENT_NS = "urn:herald:agent:0"
+STANZAS = "urn:ietf:params:xml:ns:xmpp-stanzas"
+
+A_RULES = """
+[[rule]]
+name = "after the delegation"
+after_tool = "delegate"
+reply = "From b: {tool_result}"
+
+[[rule]]
+name = "a skill of b's"
+starts_with = "ask b the time"
+tool = "delegate"
+arguments = { agent = "b", skill = "current_time", arguments = {} }
+
+[[rule]]
+name = "a question for b"
+starts_with = "ask b about the weather"
+tool = "delegate"
+arguments = { agent = "b", question = "What is the weather over there?" }
+
+[[rule]]
+name = "a skill b does not have"
+starts_with = "ask b to fly"
+tool = "delegate"
+arguments = { agent = "b", skill = "fly" }
+
+[[rule]]
+name = "fallback"
+reply = "Ask me to ask b."
+"""
+
+B_RULES = """
+[[rule]]
+name = "the weather"
+contains = "what is the weather"
+reply = "Sunny over at B."
+
+[[rule]]
+name = "fallback"
+reply = "B here."
+"""
+
+
+class _AgentProtocolTests(_ConversationBase):
+
+    def rules_file(self, name, text):
+        folder = tempfile.mkdtemp(prefix="herald-e2e-agents-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        path = os.path.join(folder, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    @property
+    def b_jid(self):
+        return self.server.jid("herald") + "/herald"
+
+    def start_b(self):
+        """B: herald@localhost in client mode, serving A (every scope) and bob (read only)."""
+        config = (client_config(self.server)
+                  + runtime_sections(llm={"default": "scripted:b",
+                                          "scripted": {"rules_file": self.rules_file(
+                                              "b.toml", B_RULES)}},
+                                     skills=("current_time",)))
+        config += f"""
+[agent_protocol]
+enabled = true
+max_hops = 3
+
+[[agent_protocol.peer]]
+jid = "{self.server.component_domain}"
+scopes = ["read", "execute", "operate"]
+
+[[agent_protocol.peer]]
+jid = "{self.server.jid('bob')}"
+scopes = ["read"]
+"""
+        b = Agent.start(config)
+        self.addCleanup(b.stop)
+        self.b = b
+        return b
+
+    def start_a(self):
+        """A: the component, whose model delegates to B."""
+        config = (component_config(self.server)
+                  + runtime_sections(llm={"default": "scripted:a",
+                                          "scripted": {"rules_file": self.rules_file(
+                                              "a.toml", A_RULES)}},
+                                     skills=("delegate",)))
+        config += f"""
+[[delegate.agent]]
+name = "b"
+description = "the other Herald"
+jid = "{self.b_jid}"
+timeout_seconds = 30
+"""
+        a = Agent.start(config, secret=self.server.component_secret)
+        self.addCleanup(a.stop)
+        self.agent = a
+        return a
+
+    def diagnosis(self):
+        text = super().diagnosis()
+        if getattr(self, "b", None) is not None:
+            text = f"--- B's log ---\n{self.b.log()}\n" + text
+        return text
+
+    def wait_b_online(self, client):
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            code = self.b.exit_code()
+            if code is not None:
+                self.fail(f"B exited with {code}\n{self.diagnosis()}")
+            if client.ask(self.server.jid("herald"), "/ping", timeout=1.0) is not None:
+                client.discard_pending()
+                return
+        self.fail(f"B did not answer /ping\n{self.diagnosis()}")
+
+    def both_online(self):
+        self.start_b()
+        self.start_a()
+        alice = self.client("alice")
+        self.wait_b_online(alice)
+        self.wait_online(alice, self.agent)
+        return alice
+
+    # --- an XMPP client speaking the protocol -----------------------------------------------
+    def request(self, client, kind, payload_name, attributes=None, children=(), timeout=10.0):
+        """Sends one request to B; ("result", element) or ("error", (condition, text))."""
+        async def send():
+            iq = (client.xmpp.make_iq_get(ito=self.b_jid) if kind == "get"
+                  else client.xmpp.make_iq_set(ito=self.b_jid))
+            payload = ET.SubElement(iq.xml, f"{{{AGENT_NS}}}{payload_name}", attributes or {})
+            for name, text in children:
+                ET.SubElement(payload, f"{{{AGENT_NS}}}{name}").text = text
+            try:
+                result = await iq.send(timeout=timeout)
+            except IqError as e:
+                # Read from the XML: slixmpp's list of conditions lacks policy-violation.
+                error = e.iq.xml.find("{jabber:client}error")
+                conditions = [c.tag.split("}")[1] for c in error
+                              if c.tag.startswith(f"{{{STANZAS}}}") and not c.tag.endswith("}text")]
+                return "error", (conditions[0] if conditions else "",
+                                 error.findtext(f"{{{STANZAS}}}text") or "")
+            return "result", result.xml
+        return client._run(send(), timeout + 2, f"agent protocol {payload_name}")
+
+    # --- the tests ----------------------------------------------------------------------------
+    def test_one_herald_runs_a_skill_of_another_over_iq(self):
+        alice = self.both_online()
+        asked = time.monotonic()
+        answer = self.ask(alice, "ask b the time, please")
+        round_trip = time.monotonic() - asked
+        self.assertTrue(answer.startswith("From b: "), f"{answer!r}\n{self.diagnosis()}")
+        self.assertLooksLikeNow(answer)
+        self.assertRegex(answer, r"\(b answered in \d+\.\d s\)")
+        print(f"\n[agent protocol] {self.server.name}: alice's question, A's model, A asking B "
+              f"over IQ to run current_time, A's answer: {round_trip * 1000:.0f} ms in all")
+
+    def test_one_herald_asks_another_a_question(self):
+        alice = self.both_online()
+        answer = self.ask(alice, "ask b about the weather")
+        self.assertRegex(answer, r"^From b: Sunny over at B\.\n\n\(b answered in \d+\.\d s; "
+                                 r"\d+ tokens\)$", self.diagnosis())
+        # B kept the question in an API conversation of the peer's, one per conversation of
+        # A's that asks (alice's here), so that two of A's users never share B's history.
+        api = os.path.join(self.b.memory_dir, "api")
+        deadline = time.monotonic() + 5
+        folders = []
+        while not folders and time.monotonic() < deadline:
+            folders = [f for f in os.listdir(api) if f.startswith("peer-agent.localhost.")] \
+                if os.path.isdir(api) else []
+            time.sleep(0.1)
+        self.assertEqual(len(folders), 1, f"{folders}\n{self.diagnosis()}")
+        with open(os.path.join(api, folders[0], "history.md")) as f:
+            self.assertIn("What is the weather over there?", f.read())
+
+    def test_a_refusal_of_the_other_agent_reaches_the_model(self):
+        alice = self.both_online()
+        answer = self.ask(alice, "ask b to fly")
+        # The model read the tool's error; the scripted rule quotes it.
+        self.assertIn("no skill 'fly'", answer, self.diagnosis())
+
+    def test_a_client_lists_skills_and_is_held_to_its_scope(self):
+        self.start_b()
+        self.wait_b_online(self.client("alice"))  # bob may not chat with B: alice asks
+        bob = self.client("bob")
+        features = bob.features_of(self.b_jid)
+        self.assertIn(AGENT_NS, features)
+        kind, skills = self.request(bob, "get", "skills")
+        self.assertEqual(kind, "result", skills)
+        listed = {s.get("name"): s for s in skills.find(f"{{{AGENT_NS}}}skills")}
+        self.assertEqual(list(listed), ["current_time"])
+        schema = listed["current_time"].findtext(f"{{{AGENT_NS}}}parameters")
+        self.assertTrue(schema.startswith("{"), schema)
+
+        kind, (condition, text) = self.request(bob, "set", "execute", {"skill": "current_time"})
+        self.assertEqual((kind, condition), ("error", "forbidden"))
+        self.assertIn("lacks the 'execute' scope", text)
+
+        kind, (condition, text) = self.request(bob, "get", "skills", {"hops": "9"})
+        self.assertEqual((kind, condition), ("error", "policy-violation"))
+        self.assertIn("hop limit 3", text)
+
+        kind, (condition, _) = self.request(bob, "get", "skills", {"hops": "many"})
+        self.assertEqual((kind, condition), ("error", "bad-request"))
+
+    def test_a_stranger_is_refused(self):
+        self.start_b()
+        alice = self.client("alice")
+        self.wait_b_online(alice)
+        kind, (condition, text) = self.request(alice, "get", "skills")
+        self.assertEqual((kind, condition), ("error", "forbidden"), self.diagnosis())
+        self.assertIn("not a peer", text)
+        self.assertIn("refused alice@localhost", self.b.log())
+
+
+class ProsodyAgentProtocolTest(_AgentProtocolTests, unittest.TestCase):
+    server_class = Prosody
+
+
+class EjabberdAgentProtocolTest(_AgentProtocolTests, unittest.TestCase):
+    server_class = Ejabberd
+
+
+if __name__ == "__main__":
+    unittest.main()
