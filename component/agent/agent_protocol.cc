@@ -94,7 +94,7 @@ struct AgentProtocol::Run {
   absl::Time started;
   absl::Time deadline;
   asio::steady_timer timer;
-  std::string stage = "running";
+  std::string stage = "still running";
   base::ConversationRef conversation;  // an ask's, to cancel it at its deadline
   bool answered = false;
   bool released = false;
@@ -296,6 +296,10 @@ void AgentProtocol::Ask(const xmpp::AgentRequest& request, const AgentPeer& peer
             run->stage = absl::StrCat("running tool ", event.tool);
             SendProgress(run);
             return;
+          case RunEvent::Kind::kToolCompleted:
+          case RunEvent::Kind::kToolFailed:
+            run->stage = "still running";
+            return;
           case RunEvent::Kind::kRequiresAction:
             run->stage = absl::StrCat("waiting for action ", event.action_id, ": ", event.text);
             SendProgress(run);
@@ -378,22 +382,23 @@ std::shared_ptr<AgentProtocol::Run> AgentProtocol::StartRun(const xmpp::AgentReq
   run->deadline = run->started + std::min(asked, absl::Seconds(options_.max_timeout_seconds));
   ++running_[peer.jid];
   runs_[run->key] = run;
-  SendProgress(run);
+  Arm(run);
   return run;
 }
 
 void AgentProtocol::SendProgress(const std::shared_ptr<Run>& run) {
   if (run->answered) return;
-  const absl::Time now = services_.clock();
-  if (now > run->started) {
-    services_.act(xmpp::SendAgentProgress{.to = run->request.from,
-                                          .from = run->request.to,
-                                          .iq_id = run->request.iq_id,
-                                          .text = run->stage,
-                                          .elapsed = now - run->started});
-  }
+  services_.act(xmpp::SendAgentProgress{.to = run->request.from,
+                                        .from = run->request.to,
+                                        .iq_id = run->request.iq_id,
+                                        .text = run->stage,
+                                        .elapsed = services_.clock() - run->started});
+  Arm(run);
+}
+
+void AgentProtocol::Arm(const std::shared_ptr<Run>& run) {
   // The next note, or the deadline, whichever comes first.
-  const absl::Duration wait = std::min(progress_every_, run->deadline - now);
+  const absl::Duration wait = std::min(progress_every_, run->deadline - services_.clock());
   run->timer.expires_after(absl::ToChronoNanoseconds(std::max(wait, absl::ZeroDuration())));
   run->timer.async_wait([this, weak = std::weak_ptr<Run>(run)](const std::error_code& error) {
     std::shared_ptr<Run> run = weak.lock();

@@ -72,7 +72,10 @@ class AgentProtocol {
   void Confirm(const xmpp::AgentRequest& request, const AgentPeer& peer);
   // Starts the bookkeeping of a run: counted for its peer, progress notes, the deadline.
   std::shared_ptr<Run> StartRun(const xmpp::AgentRequest& request, const AgentPeer& peer);
+  // Tells the requester how the run goes, and arms the next note.
   void SendProgress(const std::shared_ptr<Run>& run);
+  // Arms the run's timer: the next progress note, or its deadline if that comes first.
+  void Arm(const std::shared_ptr<Run>& run);
   // Answers the run once (later outcomes are dropped) and ends its progress notes.
   void Finish(const std::shared_ptr<Run>& run, xmpp::AnswerAgent answer, std::string detail);
   // The run's skill or turn is over (after Finish, or without it when it ran past its time).

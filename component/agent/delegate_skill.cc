@@ -121,7 +121,9 @@ void DelegateSkill::Execute(const nlohmann::json& arguments, const skills::Skill
   transport->Call(
       *target, std::move(request),
       [this, done = std::move(done), name, what, audit_target, started,
-       actor = context.conversation_id](absl::StatusOr<DelegateResult> result) {
+       actor = context.conversation.address.empty() ? context.conversation_id
+                                                    : base::ConversationName(context.conversation)](
+          absl::StatusOr<DelegateResult> result) {
         const absl::Duration took = clock_() - started;
         const int64_t tokens = result.ok() ? result->input_tokens + result->output_tokens : 0;
         std::string outcome = !result.ok()

@@ -10,6 +10,7 @@ refused everything.
     tests/e2e/run bazel-bin/component/herald test_agent_protocol
 """
 
+import json
 import os
 import shutil
 import tempfile
@@ -21,6 +22,7 @@ from slixmpp.exceptions import IqError
 
 from agent import Agent, client_config, component_config, runtime_sections
 from servers import Ejabberd, Prosody
+from test_control import SOCKET, TOKEN, control_section, run_heraldctl
 from test_conversation import ANSWER, _ConversationBase
 
 AGENT_NS = "urn:herald:agent:0"
@@ -43,6 +45,18 @@ name = "a question for b"
 starts_with = "ask b about the weather"
 tool = "delegate"
 arguments = { agent = "b", question = "What is the weather over there?" }
+
+[[rule]]
+name = "a skill of b's, over b's control plane"
+starts_with = "ask b over grpc the time"
+tool = "delegate"
+arguments = { agent = "b-grpc", skill = "current_time", arguments = {} }
+
+[[rule]]
+name = "a question for b, over b's control plane"
+starts_with = "ask b over grpc about the weather"
+tool = "delegate"
+arguments = { agent = "b-grpc", question = "What is the weather over there?" }
 
 [[rule]]
 name = "a skill b does not have"
@@ -88,6 +102,7 @@ class _AgentProtocolTests(_ConversationBase):
                                           "scripted": {"rules_file": self.rules_file(
                                               "b.toml", B_RULES)}},
                                      skills=("current_time",)))
+        config += control_section()
         config += f"""
 [agent_protocol]
 enabled = true
@@ -118,6 +133,13 @@ scopes = ["read"]
 name = "b"
 description = "the other Herald"
 jid = "{self.b_jid}"
+timeout_seconds = 30
+
+[[delegate.agent]]
+name = "b-grpc"
+description = "the other Herald, through its control plane"
+grpc = "unix:{os.path.join(self.b.dir, SOCKET)}"
+token = "{TOKEN}"
 timeout_seconds = 30
 """
         a = Agent.start(config, secret=self.server.component_secret)
@@ -171,6 +193,20 @@ timeout_seconds = 30
             return "result", result.xml
         return client._run(send(), timeout + 2, f"agent protocol {payload_name}")
 
+    def audit_entries(self, action, count=1):
+        """B's audit entries of `action`, once there are `count` (the log is written behind)."""
+        path = os.path.join(self.b.dir, "data", "audit.log")
+        deadline = time.monotonic() + 5
+        while True:
+            entries = []
+            if os.path.exists(path):
+                with open(path) as f:
+                    entries = [json.loads(line) for line in f if line.strip()]
+            found = [e for e in entries if e.get("action") == action]
+            if len(found) >= count or time.monotonic() > deadline:
+                return found
+            time.sleep(0.05)
+
     # --- the tests ----------------------------------------------------------------------------
     def test_one_herald_runs_a_skill_of_another_over_iq(self):
         alice = self.both_online()
@@ -180,6 +216,9 @@ timeout_seconds = 30
         self.assertTrue(answer.startswith("From b: "), f"{answer!r}\n{self.diagnosis()}")
         self.assertLooksLikeNow(answer)
         self.assertRegex(answer, r"\(b answered in \d+\.\d s\)")
+        [entry] = self.audit_entries("agent_protocol/execute")
+        self.assertEqual((entry["actor"], entry["target"], entry["outcome"]),
+                         ("xmpp:agent.localhost", "current_time", "OK"))
         print(f"\n[agent protocol] {self.server.name}: alice's question, A's model, A asking B "
               f"over IQ to run current_time, A's answer: {round_trip * 1000:.0f} ms in all")
 
@@ -200,6 +239,19 @@ timeout_seconds = 30
         self.assertEqual(len(folders), 1, f"{folders}\n{self.diagnosis()}")
         with open(os.path.join(api, folders[0], "history.md")) as f:
             self.assertIn("What is the weather over there?", f.read())
+
+    def test_one_herald_delegates_to_another_over_its_control_plane(self):
+        alice = self.both_online()
+        answer = self.ask(alice, "ask b over grpc the time")
+        self.assertTrue(answer.startswith("From b: "), f"{answer!r}\n{self.diagnosis()}")
+        self.assertLooksLikeNow(answer)
+        self.assertRegex(answer, r"\(b-grpc answered in \d+\.\d s\)")
+        answer = self.ask(alice, "ask b over grpc about the weather")
+        self.assertRegex(answer, r"^From b: Sunny over at B\.\n\n\(b-grpc answered in "
+                                 r"\d+\.\d s; \d+ tokens\)$", self.diagnosis())
+        # B's audit chain holds both calls, made with A's token, and verifies.
+        verified = run_heraldctl(self.b.dir, "audit", "verify")
+        self.assertEqual(verified.returncode, 0, verified.stdout + verified.stderr)
 
     def test_a_refusal_of_the_other_agent_reaches_the_model(self):
         alice = self.both_online()
@@ -230,6 +282,9 @@ timeout_seconds = 30
 
         kind, (condition, _) = self.request(bob, "get", "skills", {"hops": "many"})
         self.assertEqual((kind, condition), ("error", "bad-request"))
+        refused = self.audit_entries("agent_protocol/execute")
+        self.assertEqual([(e["actor"], e["outcome"]) for e in refused],
+                         [("xmpp:bob@localhost", "PERMISSION_DENIED")])
 
     def test_a_stranger_is_refused(self):
         self.start_b()
@@ -239,6 +294,12 @@ timeout_seconds = 30
         self.assertEqual((kind, condition), ("error", "forbidden"), self.diagnosis())
         self.assertIn("not a peer", text)
         self.assertIn("refused alice@localhost", self.b.log())
+        # A peer's request after it is audited; the stranger's before it is not.
+        kind, _ = self.request(self.client("bob"), "get", "skills")
+        self.assertEqual(kind, "result")
+        audited = self.audit_entries("agent_protocol/skills")
+        self.assertEqual([e["actor"] for e in audited], ["xmpp:bob@localhost"],
+                         "a stranger's request is not audited")
 
 
 class ProsodyAgentProtocolTest(_AgentProtocolTests, unittest.TestCase):

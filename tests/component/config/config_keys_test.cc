@@ -207,6 +207,29 @@ service = "pubsub.example.org"
 node = "releases"
 to = "lobby@conference.example.org"
 prompt = "Summarise it."
+
+[agent_protocol]
+enabled = true
+max_hops = 2
+requests_per_minute = 30
+max_concurrent = 2
+max_timeout_seconds = 120
+
+[[agent_protocol.peer]]
+jid = "research.example.org"
+scopes = ["read", "execute"]
+
+[[delegate.agent]]
+name = "research"
+description = "the research team's Herald"
+jid = "research.example.org"
+timeout_seconds = 30
+
+[[delegate.agent]]
+name = "ops"
+grpc = "127.0.0.1:50051"
+token = "not-a-real-token"
+tls_ca_file = "/etc/herald/ops-ca.pem"
 )toml";
 
 constexpr std::string_view kMinimal = R"toml(

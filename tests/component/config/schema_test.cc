@@ -39,7 +39,8 @@ TEST(ConfigSchemaTest, MarksTheSecretKeys) {
 TEST(ConfigSchemaTest, ListsEverySecretKeyName) {
   EXPECT_THAT(SecretKeyNames(),
               ::testing::UnorderedElementsAre("component_secret", "password", "api_key",
-                                              "token_sha256", "environment", "headers", "secret"));
+                                              "token_sha256", "environment", "headers", "secret",
+                                              "token"));
 }
 
 }  // namespace
