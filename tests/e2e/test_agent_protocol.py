@@ -65,11 +65,28 @@ tool = "delegate"
 arguments = { agent = "b", skill = "fly" }
 
 [[rule]]
+name = "a loop: ask b, who asks back"
+contains = "ping-pong"
+tool = "delegate"
+arguments = { agent = "b", question = "ping-pong" }
+
+[[rule]]
 name = "fallback"
 reply = "Ask me to ask b."
 """
 
 B_RULES = """
+[[rule]]
+name = "after the delegation"
+after_tool = "delegate"
+reply = "From a: {tool_result}"
+
+[[rule]]
+name = "a loop: ask a, who asks back"
+contains = "ping-pong"
+tool = "delegate"
+arguments = { agent = "a", question = "ping-pong" }
+
 [[rule]]
 name = "the weather"
 contains = "what is the weather"
@@ -95,13 +112,21 @@ class _AgentProtocolTests(_ConversationBase):
     def b_jid(self):
         return self.server.jid("herald") + "/herald"
 
-    def start_b(self):
-        """B: herald@localhost in client mode, serving A (every scope) and bob (read only)."""
+    def start_b(self, delegates_to_a=False):
+        """B: herald@localhost in client mode, serving A (every scope) and bob (read only);
+        with delegates_to_a, its model may ask A too."""
         config = (client_config(self.server)
                   + runtime_sections(llm={"default": "scripted:b",
                                           "scripted": {"rules_file": self.rules_file(
                                               "b.toml", B_RULES)}},
-                                     skills=("current_time",)))
+                                     skills=("current_time", "delegate")))
+        if delegates_to_a:
+            config += f"""
+[[delegate.agent]]
+name = "a"
+jid = "{self.server.component_domain}"
+timeout_seconds = 30
+"""
         config += control_section()
         config += f"""
 [agent_protocol]
@@ -121,8 +146,8 @@ scopes = ["read"]
         self.b = b
         return b
 
-    def start_a(self):
-        """A: the component, whose model delegates to B."""
+    def start_a(self, serves_b=False):
+        """A: the component, whose model delegates to B; with serves_b, B may ask it too."""
         config = (component_config(self.server)
                   + runtime_sections(llm={"default": "scripted:a",
                                           "scripted": {"rules_file": self.rules_file(
@@ -141,6 +166,16 @@ description = "the other Herald, through its control plane"
 grpc = "unix:{os.path.join(self.b.dir, SOCKET)}"
 token = "{TOKEN}"
 timeout_seconds = 30
+"""
+        if serves_b:
+            config += f"""
+[agent_protocol]
+enabled = true
+max_hops = 3
+
+[[agent_protocol.peer]]
+jid = "{self.server.jid('herald')}"
+scopes = ["operate"]
 """
         a = Agent.start(config, secret=self.server.component_secret)
         self.addCleanup(a.stop)
@@ -164,9 +199,9 @@ timeout_seconds = 30
                 return
         self.fail(f"B did not answer /ping\n{self.diagnosis()}")
 
-    def both_online(self):
-        self.start_b()
-        self.start_a()
+    def both_online(self, loop=False):
+        self.start_b(delegates_to_a=loop)
+        self.start_a(serves_b=loop)
         alice = self.client("alice")
         self.wait_b_online(alice)
         self.wait_online(alice, self.agent)
@@ -253,6 +288,18 @@ timeout_seconds = 30
         verified = run_heraldctl(self.b.dir, "audit", "verify")
         self.assertEqual(verified.returncode, 0, verified.stdout + verified.stderr)
 
+    def test_two_agents_that_ask_each_other_stop_at_the_hop_limit(self):
+        alice = self.both_online(loop=True)
+        started = time.monotonic()
+        answer = self.ask(alice, "let us play ping-pong", timeout=60)
+        took = time.monotonic() - started
+        # alice → A → B (hop 1) → A (2) → B (3), whose delegation would be hop 4: not sent.
+        self.assertEqual(answer.count("From b: From a: "), 2, f"{answer!r}\n{self.diagnosis()}")
+        self.assertIn("already passed through 3 agents", answer)
+        self.assertLess(took, 20, "the loop should stop at once, not at a timeout")
+        print(f"\n[agent protocol] {self.server.name}: a loop of two agents stopped after 3 "
+              f"hops in {took * 1000:.0f} ms")
+
     def test_a_refusal_of_the_other_agent_reaches_the_model(self):
         alice = self.both_online()
         answer = self.ask(alice, "ask b to fly")
@@ -268,7 +315,7 @@ timeout_seconds = 30
         kind, skills = self.request(bob, "get", "skills")
         self.assertEqual(kind, "result", skills)
         listed = {s.get("name"): s for s in skills.find(f"{{{AGENT_NS}}}skills")}
-        self.assertEqual(list(listed), ["current_time"])
+        self.assertEqual(list(listed), ["current_time", "delegate"])
         schema = listed["current_time"].findtext(f"{{{AGENT_NS}}}parameters")
         self.assertTrue(schema.startswith("{"), schema)
 
