@@ -1,8 +1,9 @@
 // libFuzzer target for the translation of inbound stanzas into the agent's events: the input
 // is the content of a component stream (stanzas back to back), and each stanza goes through
 // every reader a hostile peer can reach — TranslateMessage (chats, rooms, reactions, replies
-// and their XEP-0428 fallback, invitations), TranslatePresence, TranslateCommandRequest and the
-// XEP-0313 ArchiveReader (a room's archive and the account's). None may crash, and what they
+// and their XEP-0428 fallback, invitations), TranslatePresence, TranslateCommandRequest, the
+// agent protocol's TranslateAgentRequest and TranslateAgentAnswer, and the XEP-0313
+// ArchiveReader (a room's archive and the account's). None may crash, and what they
 // give the agent must hold: a reply's quote and the text left are whole UTF-8 characters that
 // together are the body, and reactions and archives stay within their caps.
 //
@@ -21,6 +22,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "component/xmpp/adhoc_commands.h"
+#include "component/xmpp/agent_protocol.h"
 #include "component/xmpp/archive_query.h"
 #include "component/xmpp/stanza_translation.h"
 #include "component/xmpp/stream_parser.h"
@@ -112,6 +114,22 @@ void Check(std::string_view input) {
     }
     (void)TranslatePresence(*stanza, own, rooms);
     (void)TranslateCommandRequest(*stanza);
+    if (std::optional<AgentRequest> request = TranslateAgentRequest(*stanza)) {
+      if (request->malformed.empty() &&
+          (request->arguments_json.size() > kMaxAgentArgumentsBytes ||
+           request->text.size() > kMaxAgentTextBytes ||
+           request->thread.size() > kMaxAgentThreadBytes || request->hops < 0 ||
+           request->hops > kMaxAgentHops || request->timeout < absl::ZeroDuration())) {
+        Fail("an agent request out of bounds passed as well-formed", input);
+      }
+    }
+    if (absl::StatusOr<Jid> from = Jid::Parse(stanza->Attr("from")); from.ok()) {
+      if (std::optional<AgentAnswer> answer = TranslateAgentAnswer(*stanza, *from, "c1")) {
+        if (answer->input_tokens < 0 || answer->output_tokens < 0) {
+          Fail("an agent answer with negative tokens", input);
+        }
+      }
+    }
     (void)room_archive.Read(*stanza, "q1");
     (void)account_archive.Read(*stanza, "q1");
   }
