@@ -114,8 +114,8 @@ TEST(TranslateAgentRequestTest, BadHopsOrTimeoutNumbersAreMalformed) {
   for (const char* attributes :
        {"hops='-1'", "hops='x'", "hops='101'", "hops='1.5'", "hops=''", "timeout='-5'",
         "timeout='86401'", "timeout='ten'", "timeout='99999999999999999999'"}) {
-    const std::string payload = absl::StrCat("<execute xmlns='urn:herald:agent:0' skill='s' ",
-                                             attributes, "/>");
+    const std::string payload =
+        absl::StrCat("<execute xmlns='urn:herald:agent:0' skill='s' ", attributes, "/>");
     EXPECT_NE(MalformedOf("set", payload), "") << attributes;
     EXPECT_NE(MalformedOf("set", payload), "(not ours)") << attributes;
   }
@@ -179,8 +179,7 @@ TEST(TranslateAgentRequestTest, OversizedArgumentsTextOrThreadAreMalformed) {
   };
   EXPECT_EQ(MalformedOf("set", ask(kMaxAgentTextBytes, kMaxAgentThreadBytes)), "");
   EXPECT_NE(MalformedOf("set", ask(kMaxAgentTextBytes + 1, 1)).find("text"), std::string::npos);
-  EXPECT_NE(MalformedOf("set", ask(1, kMaxAgentThreadBytes + 1)).find("thread"),
-            std::string::npos);
+  EXPECT_NE(MalformedOf("set", ask(1, kMaxAgentThreadBytes + 1)).find("thread"), std::string::npos);
 }
 
 TEST(TranslateAgentRequestTest, IqsThatAreNotRequestsOfOursAreLeftAlone) {
@@ -294,12 +293,9 @@ TEST(AgentAnswerStanzaTest, AConfirmIsAnEmptyResult) {
 
 TEST(AgentAnswerStanzaTest, EachRefusalHasItsConditionTypeAndText) {
   const std::vector<std::pair<std::string, std::string>> conditions = {
-      {"forbidden", "auth"},
-      {"resource-constraint", "wait"},
-      {"bad-request", "modify"},
-      {"service-unavailable", "cancel"},
-      {"policy-violation", "cancel"},
-      {"item-not-found", "cancel"},
+      {"forbidden", "auth"},          {"resource-constraint", "wait"},
+      {"bad-request", "modify"},      {"service-unavailable", "cancel"},
+      {"policy-violation", "cancel"}, {"item-not-found", "cancel"},
       {"not-allowed", "cancel"},
   };
   for (const auto& [condition, type] : conditions) {
@@ -405,9 +401,8 @@ TEST(AgentCallRequestTest, AnAskCallCarriesItsThread) {
 
 TEST(AgentCallRequestTest, TheTimeoutIsRoundedUpToWholeSecondsAndAtLeastOne) {
   const std::vector<std::pair<absl::Duration, std::string>> cases = {
-      {absl::Milliseconds(1500), "2"}, {absl::Milliseconds(1001), "2"},
-      {absl::Seconds(30), "30"},       {absl::Milliseconds(200), "1"},
-      {absl::ZeroDuration(), "1"},     {absl::Seconds(-3), "1"},
+      {absl::Milliseconds(1500), "2"}, {absl::Milliseconds(1001), "2"}, {absl::Seconds(30), "30"},
+      {absl::Milliseconds(200), "1"},  {absl::ZeroDuration(), "1"},     {absl::Seconds(-3), "1"},
   };
   for (const auto& [timeout, said] : cases) {
     const CallAgent call{.call_id = "d3",
