@@ -81,9 +81,11 @@ std::string ApiConversationName(std::string_view prefix, std::string_view key) {
 }
 
 std::string PeerConversationName(std::string_view bare_jid, std::string_view thread) {
+  // A bare JID holds no '/', so "JID/THREAD" is one key per pair, never a JID of its own (and
+  // the '/' it holds gets it hashed).
   return thread.empty() ? ApiConversationName("peer-", bare_jid)
                         : ApiConversationName(
-                              "peer-", absl::StrCat(AbslView(bare_jid), ".", AbslView(thread)));
+                              "peer-", absl::StrCat(AbslView(bare_jid), "/", AbslView(thread)));
 }
 
 struct AgentProtocol::Run {
@@ -257,6 +259,10 @@ void AgentProtocol::Execute(const xmpp::AgentRequest& request, const AgentPeer& 
            absl::StrCat(options_.max_concurrent, " of your runs are going on; wait for one"));
     return;
   }
+  if (runs_.contains(RunKey(peer.jid, request))) {
+    Refuse(request, &peer, "bad-request", "a request with this IQ id is still running");
+    return;
+  }
   std::shared_ptr<Run> run = StartRun(request, peer);
   const std::string name = PeerConversationName(request.from.BareString(), "");
   skills::SkillContext context{
@@ -283,6 +289,10 @@ void AgentProtocol::Ask(const xmpp::AgentRequest& request, const AgentPeer& peer
   if (running(peer.jid) >= options_.max_concurrent) {
     Refuse(request, &peer, "resource-constraint",
            absl::StrCat(options_.max_concurrent, " of your runs are going on; wait for one"));
+    return;
+  }
+  if (runs_.contains(RunKey(peer.jid, request))) {
+    Refuse(request, &peer, "bad-request", "a request with this IQ id is still running");
     return;
   }
   std::shared_ptr<Run> run = StartRun(request, peer);
@@ -347,6 +357,17 @@ void AgentProtocol::Confirm(const xmpp::AgentRequest& request, const AgentPeer& 
     Refuse(request, &peer, "item-not-found",
            absl::StrCat("no pending action ", request.action_id,
                         " (it was answered, timed out or never existed)"));
+    return;
+  }
+  // A peer answers what its own questions wait for, not what waits in someone's chat.
+  const bool its_own = std::any_of(runs_.begin(), runs_.end(), [&](const auto& entry) {
+    const Run& run = *entry.second;
+    return run.peer == &peer && !run.conversation.address.empty() &&
+           base::ConversationName(run.conversation) == action->conversation;
+  });
+  if (!its_own) {
+    Refuse(request, &peer, "item-not-found",
+           absl::StrCat("no pending action ", request.action_id, " of your requests"));
     return;
   }
   if (action->kind != skills::PendingAction::Kind::kApproval && request.approve) {

@@ -36,7 +36,7 @@ class Agent;
 // characters, a hash of `key` ends it, so that two keys never share a name.
 std::string ApiConversationName(std::string_view prefix, std::string_view key);
 // The API conversation a peer's questions go to: "peer-" and its bare JID, and the requester's
-// thread after a '.' when it names one (so that each of its conversations has its own here).
+// thread after a '/' when it names one (so that each of its conversations has its own here).
 std::string PeerConversationName(std::string_view bare_jid, std::string_view thread);
 
 class AgentProtocol {

@@ -78,14 +78,19 @@ const DelegateTarget* DelegateSkill::Find(const std::string& name) const {
 
 void DelegateSkill::Execute(const nlohmann::json& arguments, const skills::SkillContext& context,
                             Done done) {
-  const std::string name = arguments.value("agent", "");
+  // The registry checked the arguments against the schema; read them without trusting it.
+  auto text = [&arguments](const char* key) {
+    auto it = arguments.find(key);
+    return it != arguments.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const std::string name = text("agent");
   const DelegateTarget* target = Find(name);
   if (target == nullptr) {
     done(absl::NotFoundError(absl::StrCat("no agent '", name, "' to delegate to")));
     return;
   }
-  DelegateRequest request{.skill = arguments.value("skill", ""),
-                          .question = arguments.value("question", ""),
+  DelegateRequest request{.skill = text("skill"),
+                          .question = text("question"),
                           .conversation = ApiConversationName(
                               "delegated-", base::ConversationName(context.conversation)),
                           .hops = context.hops + 1};
@@ -93,7 +98,8 @@ void DelegateSkill::Execute(const nlohmann::json& arguments, const skills::Skill
     done(absl::InvalidArgumentError("give either a skill (with its arguments) or a question"));
     return;
   }
-  if (auto it = arguments.find("arguments"); it != arguments.end() && !request.skill.empty()) {
+  if (auto it = arguments.find("arguments");
+      it != arguments.end() && it->is_object() && !request.skill.empty()) {
     request.arguments_json = it->dump();
   }
   if (request.hops > max_hops_) {

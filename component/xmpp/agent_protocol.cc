@@ -113,18 +113,20 @@ std::optional<AgentRequest> TranslateAgentRequest(const XmlElement& iq) {
   AgentRequest request{.from = *std::move(from),
                        .to = to.ok() ? *std::move(to) : Jid(),
                        .iq_id = std::string(iq.Attr("id"))};
+  // The kind is the element's, even in an IQ of the wrong type (so a refusal names it).
   const std::string& name = payload->name();
+  const bool get = type == "get";
+  if (name == "execute") {
+    request.kind = AgentRequest::Kind::kExecute;
+  } else if (name == "ask") {
+    request.kind = AgentRequest::Kind::kAsk;
+  } else if (name == "confirm") {
+    request.kind = AgentRequest::Kind::kConfirm;
+  }
+  const bool known = name == "skills" || name == "execute" || name == "ask" || name == "confirm";
   if (IqPayload(iq) != payload) {
     request.malformed = "an IQ carries exactly one payload";
-  } else if (name == "skills" && type == "get") {
-    request.kind = AgentRequest::Kind::kSkills;
-  } else if (name == "execute" && type == "set") {
-    request.kind = AgentRequest::Kind::kExecute;
-  } else if (name == "ask" && type == "set") {
-    request.kind = AgentRequest::Kind::kAsk;
-  } else if (name == "confirm" && type == "set") {
-    request.kind = AgentRequest::Kind::kConfirm;
-  } else {
+  } else if (!known || get != (name == "skills")) {
     request.malformed = absl::StrCat("<", name, "/> in an IQ of type ", AbslView(type),
                                      " is not a request of ", ns::kAgent);
   }

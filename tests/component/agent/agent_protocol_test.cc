@@ -493,17 +493,22 @@ TEST_F(AgentProtocolTest, ConfirmingAnUnknownActionIsItemNotFound) {
   EXPECT_EQ(audited[0].outcome, "NOT_FOUND");
 }
 
-TEST_F(AgentProtocolTest, ConfirmSettlesAPendingApprovalWithItsReason) {
+TEST_F(AgentProtocolTest, ConfirmSettlesAPendingApprovalOfItsOwnAskWithItsReason) {
   pending_ = std::make_unique<skills::PendingActions>(io_, [this] { return now_; });
   services_->pending_actions = pending_.get();
+  // The peer's ask runs (its model is slow), and an approval waits in its conversation.
+  model_->script.push_back({.text = "done", .delay = absl::Seconds(30)});
+  Protocol().Handle(Ask("do it", "t1"));
+  ASSERT_TRUE(RunUntil([&] { return Protocol().running("alice@localhost") == 1; }));
   std::vector<skills::ActionResolution> outcomes;
-  const std::string id =
-      pending_->Open(skills::PendingAction{.kind = skills::PendingAction::Kind::kApproval,
-                                           .conversation = "api:peer-x",
-                                           .skill = "shout",
-                                           .description = "shout at everyone"},
-                     absl::Minutes(5),
-                     [&](skills::ActionResolution resolution) { outcomes.push_back(resolution); });
+  const std::string id = pending_->Open(
+      skills::PendingAction{
+          .kind = skills::PendingAction::Kind::kApproval,
+          .conversation = absl::StrCat("api:", PeerConversationName("alice@localhost", "t1")),
+          .skill = "shout",
+          .description = "shout at everyone"},
+      absl::Minutes(5),
+      [&](skills::ActionResolution resolution) { outcomes.push_back(resolution); });
   xmpp::AgentRequest request = Request(Kind::kConfirm);
   request.action_id = id;
   request.approve = false;
@@ -517,6 +522,42 @@ TEST_F(AgentProtocolTest, ConfirmSettlesAPendingApprovalWithItsReason) {
   EXPECT_THAT(outcomes[0].by, HasSubstr("alice@localhost"));
   Protocol().Handle(request);
   EXPECT_EQ(Last().error, "item-not-found") << "settled already";
+}
+
+TEST_F(AgentProtocolTest, APeerCannotConfirmWhatWaitsInSomeoneElsesConversation) {
+  pending_ = std::make_unique<skills::PendingActions>(io_, [this] { return now_; });
+  services_->pending_actions = pending_.get();
+  model_->script.push_back({.text = "done", .delay = absl::Seconds(30)});
+  Protocol().Handle(Ask("do it", "t1"));
+  ASSERT_TRUE(RunUntil([&] { return Protocol().running("alice@localhost") == 1; }));
+  std::vector<skills::ActionResolution> outcomes;
+  const std::string id =
+      pending_->Open(skills::PendingAction{.kind = skills::PendingAction::Kind::kApproval,
+                                           .conversation = "direct:bob@localhost",
+                                           .skill = "shout",
+                                           .description = "shout at everyone"},
+                     absl::Minutes(5),
+                     [&](skills::ActionResolution resolution) { outcomes.push_back(resolution); });
+  xmpp::AgentRequest request = Request(Kind::kConfirm);
+  request.action_id = id;
+  request.approve = true;
+  Protocol().Handle(request);
+  EXPECT_EQ(Last().error, "item-not-found");
+  EXPECT_THAT(Last().error_text, HasSubstr("of your requests"));
+  EXPECT_TRUE(outcomes.empty());
+  EXPECT_NE(pending_->Find(id), nullptr) << "still waiting for bob";
+}
+
+TEST_F(AgentProtocolTest, ASecondRequestWithARunningIqIdIsRefused) {
+  model_->script.push_back({.text = "done", .delay = absl::Seconds(30)});
+  const xmpp::AgentRequest first = Ask("first");
+  Protocol().Handle(first);
+  ASSERT_TRUE(RunUntil([&] { return Protocol().running("alice@localhost") == 1; }));
+  xmpp::AgentRequest second = Ask("second");
+  second.iq_id = first.iq_id;
+  Protocol().Handle(second);
+  EXPECT_EQ(Last().error, "bad-request");
+  EXPECT_THAT(Last().error_text, HasSubstr("still running"));
 }
 
 TEST_F(AgentProtocolTest, EveryPeerRequestIsOneAuditEntry) {
@@ -605,8 +646,13 @@ TEST(PeerConversationNameTest, AThreadGetsAConversationOfItsOwn) {
   EXPECT_EQ(plain, ApiConversationName("peer-", "alice@localhost"));
   const std::string threaded = PeerConversationName("alice@localhost", "build");
   EXPECT_NE(threaded, plain);
-  EXPECT_TRUE(threaded.starts_with("peer-alice_localhost.build-")) << threaded;
+  EXPECT_TRUE(threaded.starts_with("peer-alice_localhost_build-")) << threaded;
   EXPECT_TRUE(base::IsApiConversationName(threaded));
+  // A peer's thread never names another peer's conversation.
+  EXPECT_NE(PeerConversationName("alice@localhost", "com"),
+            PeerConversationName("alice@localhost.com", ""));
+  EXPECT_NE(PeerConversationName("agent", "localhost"),
+            PeerConversationName("agent.localhost", ""));
   EXPECT_EQ(PeerConversationName("agent.localhost", ""), "peer-agent.localhost");
 }
 

@@ -154,6 +154,19 @@ TEST(TranslateAgentRequestTest, AWrongIqTypeAnUnknownElementOrTwoPayloadsAreMalf
   EXPECT_NE(mixed.find("exactly one payload"), std::string::npos) << mixed;
 }
 
+TEST(TranslateAgentRequestTest, AMalformedRequestKeepsTheKindOfItsElement) {
+  // So that the refusal is audited as what it was.
+  std::optional<AgentRequest> execute =
+      Request("get", "<execute xmlns='urn:herald:agent:0' skill='s'/>");
+  ASSERT_TRUE(execute.has_value());
+  EXPECT_EQ(execute->kind, AgentRequest::Kind::kExecute);
+  std::optional<AgentRequest> confirm = Request(
+      "set", "<confirm xmlns='urn:herald:agent:0' action='a' decision='deny'/><x xmlns='y'/>");
+  ASSERT_TRUE(confirm.has_value());
+  EXPECT_EQ(confirm->kind, AgentRequest::Kind::kConfirm);
+  EXPECT_NE(confirm->malformed, "");
+}
+
 TEST(TranslateAgentRequestTest, MissingOrEmptyRequiredPartsAreMalformed) {
   EXPECT_NE(MalformedOf("set", "<execute xmlns='urn:herald:agent:0'/>"), "");
   EXPECT_NE(MalformedOf("set", "<ask xmlns='urn:herald:agent:0'/>"), "");
