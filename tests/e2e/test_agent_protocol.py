@@ -268,7 +268,7 @@ scopes = ["operate"]
         deadline = time.monotonic() + 5
         folders = []
         while not folders and time.monotonic() < deadline:
-            folders = [f for f in os.listdir(api) if f.startswith("peer-agent.localhost.")] \
+            folders = [f for f in os.listdir(api) if f.startswith("peer-agent.localhost_")] \
                 if os.path.isdir(api) else []
             time.sleep(0.1)
         self.assertEqual(len(folders), 1, f"{folders}\n{self.diagnosis()}")

@@ -37,10 +37,9 @@ TEST(ConfigSchemaTest, MarksTheSecretKeys) {
 }
 
 TEST(ConfigSchemaTest, ListsEverySecretKeyName) {
-  EXPECT_THAT(SecretKeyNames(),
-              ::testing::UnorderedElementsAre("component_secret", "password", "api_key",
-                                              "token_sha256", "environment", "headers", "secret",
-                                              "token"));
+  EXPECT_THAT(SecretKeyNames(), ::testing::UnorderedElementsAre(
+                                    "component_secret", "password", "api_key", "token_sha256",
+                                    "environment", "headers", "secret", "token"));
 }
 
 }  // namespace
