@@ -254,16 +254,8 @@ void AgentProtocol::Execute(const xmpp::AgentRequest& request, const AgentPeer& 
            absl::StrCat("skill '", request.skill, "' needs a person's stored credentials"));
     return;
   }
-  if (running(peer.jid) >= options_.max_concurrent) {
-    Refuse(request, &peer, "resource-constraint",
-           absl::StrCat(options_.max_concurrent, " of your runs are going on; wait for one"));
-    return;
-  }
-  if (runs_.contains(RunKey(peer.jid, request))) {
-    Refuse(request, &peer, "bad-request", "a request with this IQ id is still running");
-    return;
-  }
   std::shared_ptr<Run> run = StartRun(request, peer);
+  if (run == nullptr) return;
   const std::string name = PeerConversationName(request.from.BareString(), "");
   skills::SkillContext context{
       .conversation_id = absl::StrCat("peer:", request.from.BareString()),
@@ -286,16 +278,8 @@ void AgentProtocol::Execute(const xmpp::AgentRequest& request, const AgentPeer& 
 }
 
 void AgentProtocol::Ask(const xmpp::AgentRequest& request, const AgentPeer& peer) {
-  if (running(peer.jid) >= options_.max_concurrent) {
-    Refuse(request, &peer, "resource-constraint",
-           absl::StrCat(options_.max_concurrent, " of your runs are going on; wait for one"));
-    return;
-  }
-  if (runs_.contains(RunKey(peer.jid, request))) {
-    Refuse(request, &peer, "bad-request", "a request with this IQ id is still running");
-    return;
-  }
   std::shared_ptr<Run> run = StartRun(request, peer);
+  if (run == nullptr) return;
   const std::string name = PeerConversationName(request.from.BareString(), request.thread);
   run->conversation = {.kind = base::ConversationRef::Kind::kApi, .address = name};
   absl::StatusOr<std::string> started = agent_.Converse(
@@ -393,6 +377,15 @@ void AgentProtocol::Confirm(const xmpp::AgentRequest& request, const AgentPeer& 
 
 std::shared_ptr<AgentProtocol::Run> AgentProtocol::StartRun(const xmpp::AgentRequest& request,
                                                             const AgentPeer& peer) {
+  if (running(peer.jid) >= options_.max_concurrent) {
+    Refuse(request, &peer, "resource-constraint",
+           absl::StrCat(options_.max_concurrent, " of your runs are going on; wait for one"));
+    return nullptr;
+  }
+  if (runs_.contains(RunKey(peer.jid, request))) {
+    Refuse(request, &peer, "bad-request", "a request with this IQ id is still running");
+    return nullptr;
+  }
   auto run = std::make_shared<Run>(services_.io);
   run->request = request;
   run->peer = &peer;

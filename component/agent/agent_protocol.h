@@ -70,7 +70,8 @@ class AgentProtocol {
   void Execute(const xmpp::AgentRequest& request, const AgentPeer& peer);
   void Ask(const xmpp::AgentRequest& request, const AgentPeer& peer);
   void Confirm(const xmpp::AgentRequest& request, const AgentPeer& peer);
-  // Starts the bookkeeping of a run: counted for its peer, progress notes, the deadline.
+  // Starts the bookkeeping of a run: counted for its peer, progress notes, the deadline. Null
+  // (and the request refused) when the peer has max_concurrent runs, or one with this IQ id.
   std::shared_ptr<Run> StartRun(const xmpp::AgentRequest& request, const AgentPeer& peer);
   // Tells the requester how the run goes, and arms the next note.
   void SendProgress(const std::shared_ptr<Run>& run);
