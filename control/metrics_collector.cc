@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
@@ -88,6 +89,15 @@ MetricsCollector::MetricsCollector(ControlServices& services) : services_(servic
   m.DeclareCounter("herald_llm_calls_total", "Calls of a language model.");
   m.DeclareCounter("herald_llm_tokens_total", "Tokens of answered runs, by model and direction.",
                    {"model", "direction"}, 100);
+  m.DeclareHistogram("herald_llm_call_duration_seconds",
+                     "How long a model took to answer one attempt (failed ones too).",
+                     {"provider", "model"}, {0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120}, 50);
+  m.DeclareCounter("herald_llm_errors_total",
+                   "Attempts at a model that failed, by code (circuit_open: refused at once).",
+                   {"provider", "model", "code"}, 200);
+  m.DeclareGauge("herald_llm_circuit_state",
+                 "Each provider's circuit breaker: 1 for the state it is in, 0 for the others.",
+                 {"provider", "state"}, 60);
   m.DeclareCounter("herald_runs_total", "Runs (turns) by outcome.", {"outcome"});
   m.DeclareCounter("herald_tool_runs_total", "Tool calls by skill and outcome.",
                    {"skill", "outcome"});
@@ -114,9 +124,27 @@ MetricsCollector::MetricsCollector(ControlServices& services) : services_(servic
   m.DeclareGauge("process_start_time_seconds", "Start time since the epoch, in seconds.");
   subscription_ =
       services_.events.Subscribe([this](const events::EventPtr& event) { OnEvent(*event); });
+  services_.runtime.router.set_call_observer(
+      [this](const providers::CallReport& report) { OnModelCall(report); });
 }
 
-MetricsCollector::~MetricsCollector() { services_.events.Unsubscribe(subscription_); }
+MetricsCollector::~MetricsCollector() {
+  services_.runtime.router.set_call_observer(nullptr);
+  services_.events.Unsubscribe(subscription_);
+}
+
+void MetricsCollector::OnModelCall(const providers::CallReport& report) {
+  if (!report.circuit_open) {
+    metrics_.Observe("herald_llm_call_duration_seconds", absl::ToDoubleSeconds(report.latency),
+                     {report.provider, report.model});
+  }
+  if (report.code == absl::StatusCode::kOk) return;
+  metrics_.Add(
+      "herald_llm_errors_total", 1,
+      {report.provider, report.model,
+       report.circuit_open ? std::string("circuit_open")
+                           : absl::AsciiStrToLower(absl::StatusCodeToString(report.code))});
+}
 
 void MetricsCollector::OnEvent(const events::Event& event) {
   base::Metrics& m = metrics_;
@@ -199,6 +227,11 @@ void MetricsCollector::Refresh() {
   const bool online =
       services_.connection_state && services_.connection_state() == xmpp::ConnectionState::kOnline;
   m.Set("herald_xmpp_connected", online ? 1 : 0);
+  for (const auto& [provider, state] : services_.runtime.router.CircuitStates()) {
+    for (const char* each : {"closed", "open", "half_open"}) {
+      m.Set("herald_llm_circuit_state", state == each ? 1 : 0, {provider, each});
+    }
+  }
   m.Set("herald_event_subscribers", static_cast<double>(services_.events.subscriber_count()));
   m.Set("herald_uptime_seconds",
         absl::ToDoubleSeconds(services_.runtime.clock() - services_.runtime.started));

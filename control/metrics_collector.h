@@ -6,6 +6,10 @@
 //   herald_messages_received_total                 chat and room messages taken in
 //   herald_llm_calls_total                         model calls
 //   herald_llm_tokens_total{model,direction}       tokens of answered runs (in, out)
+//   herald_llm_call_duration_seconds{provider,model}  each attempt at a model (histogram)
+//   herald_llm_errors_total{provider,model,code}   attempts that failed (circuit_open: refused)
+//   herald_llm_circuit_state{provider,state}       1 for each breaker's state (closed, open,
+//                                                  half_open), 0 for the others
 //   herald_runs_total{outcome}                     runs completed / failed
 //   herald_tool_runs_total{skill,outcome}          tool calls done / failed
 //   herald_tool_run_duration_seconds{skill}        how long each took (histogram)
@@ -37,6 +41,7 @@
 #include "absl/time/time.h"
 #include "component/base/metrics.h"
 #include "control/control_services.h"
+#include "providers/routing/model_router.h"
 
 namespace herald::control {
 
@@ -55,6 +60,8 @@ class MetricsCollector {
 
  private:
   void OnEvent(const events::Event& event) ABSL_LOCKS_EXCLUDED(mu_);
+  // An attempt at a model ended (providers/routing/model_router.h).
+  void OnModelCall(const providers::CallReport& report);
 
   ControlServices& services_;
   base::Metrics metrics_;

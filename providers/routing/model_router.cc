@@ -115,6 +115,22 @@ class ModelRouter::Impl {
     return it != tiers_.end() ? it->second : default_model_;
   }
 
+  void set_call_observer(std::function<void(const CallReport&)> observer) {
+    observer_ = std::move(observer);
+  }
+
+  std::vector<std::pair<std::string, std::string>> CircuitStates() const {
+    std::vector<std::pair<std::string, std::string>> states;
+    for (const auto& [name, breaker] : breakers_) {
+      const CircuitBreaker::State state = breaker->state();
+      states.emplace_back(name, state == CircuitBreaker::State::kOpen       ? "open"
+                                : state == CircuitBreaker::State::kHalfOpen ? "half_open"
+                                                                            : "closed");
+    }
+    std::sort(states.begin(), states.end());
+    return states;
+  }
+
   void Complete(Tier tier, LlmRequest request, LlmProvider::OnText on_text,
                 LlmProvider::Done done) {
     auto call = std::make_shared<Call>();
@@ -152,6 +168,7 @@ class ModelRouter::Impl {
         absl::Status open = absl::UnavailableError(absl::StrCat(
             "circuit open for provider ", ref.provider, ", next trial in ",
             absl::FormatDuration(absl::Ceil(breaker.RemainingCooldown(), absl::Seconds(1)))));
+        Report(ref, absl::ZeroDuration(), open.code(), /*circuit_open=*/true);
         Failed(call, ref, open);
         continue;
       }
@@ -163,7 +180,9 @@ class ModelRouter::Impl {
             call->streamed = true;
             if (call->on_text) call->on_text(delta);
           },
-          [this, call, ref, admission](absl::StatusOr<LlmResponse> response) {
+          [this, call, ref, admission,
+           started = absl::Now()](absl::StatusOr<LlmResponse> response) {
+            Report(ref, absl::Now() - started, response.status().code(), false);
             Finished(call, ref, admission, std::move(response));
           });
       return;
@@ -207,6 +226,16 @@ class ModelRouter::Impl {
     Next(call);
   }
 
+  void Report(const ModelRef& ref, absl::Duration latency, absl::StatusCode code,
+              bool circuit_open) {
+    if (!observer_) return;
+    observer_(CallReport{.provider = ref.provider,
+                         .model = ref.model,
+                         .latency = latency,
+                         .code = code,
+                         .circuit_open = circuit_open});
+  }
+
   void Failed(const std::shared_ptr<Call>& call, const ModelRef& ref, const absl::Status& status) {
     call->failures.push_back(Describe(ref, status));
     call->last_code = status.code();
@@ -220,6 +249,7 @@ class ModelRouter::Impl {
   }
 
   absl::flat_hash_map<std::string, std::unique_ptr<CircuitBreaker>> breakers_;
+  std::function<void(const CallReport&)> observer_;
   ModelRef default_model_;
   absl::flat_hash_map<Tier, ModelRef> tiers_;
   std::vector<ModelRef> fallback_;
@@ -287,6 +317,14 @@ ModelRouter::ModelRouter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ModelRouter::~ModelRouter() = default;
 
 ModelRef ModelRouter::ModelFor(Tier tier) const { return impl_->ModelFor(tier); }
+
+void ModelRouter::set_call_observer(std::function<void(const CallReport&)> observer) {
+  impl_->set_call_observer(std::move(observer));
+}
+
+std::vector<std::pair<std::string, std::string>> ModelRouter::CircuitStates() const {
+  return impl_->CircuitStates();
+}
 
 void ModelRouter::Complete(Tier tier, LlmRequest request, LlmProvider::OnText on_text,
                            LlmProvider::Done done) {

@@ -12,12 +12,15 @@
 //   (*router)->Complete(Tier::kLight, request, on_text, done);   // request.model is set here
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "providers/llm_options.h"
 #include "providers/provider.h"
 
@@ -36,6 +39,16 @@ struct ModelRef {
   friend bool operator==(const ModelRef&, const ModelRef&) = default;
 };
 
+// One attempt at one model, as the router saw it (for metrics): how long the provider took,
+// and how it ended — kOk, its error's code, or refused at once by an open circuit.
+struct CallReport {
+  std::string provider;
+  std::string model;
+  absl::Duration latency = absl::ZeroDuration();  // zero when the circuit refused it
+  absl::StatusCode code = absl::StatusCode::kOk;
+  bool circuit_open = false;
+};
+
 class ModelRouter {
  public:
   // Fails when a configured model names a provider that is not among `providers`.
@@ -49,6 +62,14 @@ class ModelRouter {
   // Runs `request` on the tier's model, falling over along the chain. `done` gets the first
   // success, or the last failure with every attempt named in its message.
   void Complete(Tier tier, LlmRequest request, LlmProvider::OnText on_text, LlmProvider::Done done);
+
+  // Told of every attempt, where the attempt ends (the I/O loop). Set it before calls start,
+  // and clear it (nullptr) before the observer goes.
+  void set_call_observer(std::function<void(const CallReport&)> observer);
+
+  // Each provider's circuit breaker: provider name → "closed", "open" or "half_open", sorted.
+  // Thread-safe.
+  std::vector<std::pair<std::string, std::string>> CircuitStates() const;
 
  private:
   class Impl;

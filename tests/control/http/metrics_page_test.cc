@@ -2,6 +2,7 @@
 // who may read it from off loopback.
 #include "control/http/metrics_page.h"
 
+#include <atomic>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -89,6 +90,30 @@ TEST_F(MetricsPageTest, TheRuntimesCountsAndTheEventsAreServedFromLoopbackWithou
   EXPECT_THAT(page, HasSubstr("\nprocess_open_fds "));
   EXPECT_THAT(page, ::testing::Not(HasSubstr("\nprocess_resident_memory_bytes 0\n")));
   EXPECT_THAT(Get("/metrics/other"), ::testing::StartsWith("HTTP/1.1 404"));
+}
+
+TEST_F(MetricsPageTest, ModelCallsAreTimedAndEachProvidersCircuitIsShown) {
+  std::atomic<bool> done{false};
+  env_.OnLoop([&] {
+    ASSERT_TRUE(env_.agent()
+                    .Converse("metrics", "hello",
+                              [&](const agent::RunEvent& event) {
+                                if (event.kind == agent::RunEvent::Kind::kCompleted ||
+                                    event.kind == agent::RunEvent::Kind::kFailed) {
+                                  done = true;
+                                }
+                              })
+                    .ok());
+  });
+  ASSERT_TRUE(control::testing::PollUntil([&] { return done.load(); }, absl::Seconds(20)));
+  const std::string page = Get("/metrics");
+  EXPECT_THAT(page, ::testing::ContainsRegex(
+                        "herald_llm_call_duration_seconds_count\\{provider=\"scripted\","
+                        "model=\"demo\"\\} [1-9]"));
+  EXPECT_THAT(page,
+              HasSubstr("herald_llm_circuit_state{provider=\"scripted\",state=\"closed\"} 1"));
+  EXPECT_THAT(page, HasSubstr("herald_llm_circuit_state{provider=\"scripted\",state=\"open\"} 0"));
+  EXPECT_THAT(page, ::testing::Not(HasSubstr("herald_llm_errors_total{")));
 }
 
 TEST_F(MetricsPageTest, OffLoopbackAReadTokenIsNeeded) {

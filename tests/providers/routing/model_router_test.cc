@@ -342,5 +342,35 @@ TEST_F(ModelRouterTest, ARefusedRequestFallsOverButDoesNotOpenTheCircuit) {
   EXPECT_EQ((*second->response)->text, "anthropic:claude-x");
 }
 
+TEST_F(ModelRouterTest, TheObserverHearsOfEveryAttemptAndTheCircuitsAreReported) {
+  config_.fallback = {"openai:gpt-y"};
+  config_.circuit_breaker_failures = 1;
+  absl::StatusOr<std::unique_ptr<ModelRouter>> router = Create();
+  ASSERT_TRUE(router.ok()) << router.status();
+  std::vector<CallReport> reports;
+  (*router)->set_call_observer([&](const CallReport& report) { reports.push_back(report); });
+  anthropic_->scripts.push_back({.error = absl::UnavailableError("down")});
+  Run(**router);  // anthropic fails (its circuit opens), openai answers
+  Run(**router);  // anthropic refused at once, openai answers
+  ASSERT_EQ(reports.size(), 4u);
+  EXPECT_EQ(reports[0].provider, "anthropic");
+  EXPECT_EQ(reports[0].model, "claude-x");
+  EXPECT_EQ(reports[0].code, absl::StatusCode::kUnavailable);
+  EXPECT_FALSE(reports[0].circuit_open);
+  EXPECT_EQ(reports[1].provider, "openai");
+  EXPECT_EQ(reports[1].code, absl::StatusCode::kOk);
+  EXPECT_GE(reports[1].latency, absl::ZeroDuration());
+  EXPECT_TRUE(reports[2].circuit_open);
+  EXPECT_EQ(reports[2].latency, absl::ZeroDuration());
+  EXPECT_EQ(reports[3].code, absl::StatusCode::kOk);
+  EXPECT_THAT((*router)->CircuitStates(),
+              ElementsAre(std::pair<std::string, std::string>("anthropic", "open"),
+                          std::pair<std::string, std::string>("ollama", "closed"),
+                          std::pair<std::string, std::string>("openai", "closed")));
+  (*router)->set_call_observer(nullptr);
+  Run(**router);
+  EXPECT_EQ(reports.size(), 4u);
+}
+
 }  // namespace
 }  // namespace herald::providers
