@@ -466,6 +466,12 @@ int Serve(const std::string& path) {
     }
     http_authenticator.emplace(*std::move(authenticator));
     http_server = *std::move(started);
+    control_services.stream_counters = [&session] {
+      return control::ControlServices::StreamCounters{
+          .connections = session->connections_established(),
+          .dropped_stanzas = session->dropped_stanzas()};
+    };
+    control_services.control_calls = [server = control->get()] { return server->CallCounts(); };
     metrics = std::make_unique<control::MetricsCollector>(control_services);
     control::http::ServeMetrics(*http_server, *metrics, *http_authenticator);
     // Webhooks in: a delivery is said as Herald, in a chat or in a room it is in.

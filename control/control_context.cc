@@ -89,6 +89,20 @@ void ControlContext::Audit(const std::string& actor, std::string_view method,
                           .target = target,
                           .outcome = StatusCodeName(status.error_code()),
                           .detail = status.ok() ? "" : status.error_message()});
+  base::MutexLock lock(&calls_mu_);
+  ++calls_[{std::string(method), static_cast<int>(status.error_code())}];
+}
+
+std::vector<ControlServices::CallCount> ControlContext::CallCounts() const {
+  base::MutexLock lock(&calls_mu_);
+  std::vector<ControlServices::CallCount> counts;
+  counts.reserve(calls_.size());
+  for (const auto& [key, count] : calls_) {
+    counts.push_back({.method = key.first,
+                      .code = StatusCodeName(static_cast<grpc::StatusCode>(key.second)),
+                      .count = count});
+  }
+  return counts;
 }
 
 absl::StatusOr<ControlContext::Delegated> ControlContext::DelegationOf(

@@ -94,8 +94,10 @@ class ControlContext {
   // the stream's on_done).
   absl::StatusOr<Caller> Authorize(grpc::CallbackServerContext* context, std::string_view method);
 
+  // Records a call in the audit log, and counts it by method and code (CallCounts).
   void Audit(const std::string& actor, std::string_view method, const std::string& target,
-             const grpc::Status& status);
+             const grpc::Status& status) ABSL_LOCKS_EXCLUDED(calls_mu_);
+  std::vector<ControlServices::CallCount> CallCounts() const ABSL_LOCKS_EXCLUDED(calls_mu_);
 
   // A call another agent makes on behalf of a run of its own (docs/agent-protocol.md): the
   // hops its request passed through (the x-herald-hops metadata; 0 without it) and when its
@@ -136,6 +138,10 @@ class ControlContext {
   const int max_hops_;  // [agent_protocol] max_hops (changes with a restart only)
   RuntimeEditor editor_;
   std::atomic<bool> shutting_down_{false};
+
+  mutable base::Mutex calls_mu_;
+  // By method and status code: both from fixed sets (auth.h's table, gRPC's codes).
+  std::map<std::pair<std::string, int>, int64_t> calls_ ABSL_GUARDED_BY(calls_mu_);
 
   mutable base::Mutex subscribers_mu_;
   std::map<uint64_t, std::weak_ptr<EventWriter>> subscribers_ ABSL_GUARDED_BY(subscribers_mu_);

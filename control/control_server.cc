@@ -91,6 +91,10 @@ ControlServer::ControlServer(ControlServices& services, std::unique_ptr<ControlC
 
 RuntimeEditor& ControlServer::editor() { return context_->editor(); }
 
+std::vector<ControlServices::CallCount> ControlServer::CallCounts() const {
+  return context_->CallCounts();
+}
+
 absl::StatusOr<std::unique_ptr<ControlServer>> ControlServer::Start(
     const config::ControlConfig& config, ControlServices& services) {
   absl::StatusOr<Authenticator> authenticator = Authenticator::Create(config.tokens);

@@ -80,6 +80,8 @@ class ControlServer {
 
   // What it listens on: "unix:PATH", or "HOST:PORT" with the port actually bound.
   const std::string& address() const { return address_; }
+  // The calls answered so far, by method and code (any thread).
+  std::vector<ControlServices::CallCount> CallCounts() const;
   int port() const { return port_; }
 
  private:

@@ -58,6 +58,21 @@ struct ControlServices {
   //   [&] { return session->state(); }   [&] { return session->own_jid(); }
   std::function<xmpp::ConnectionState()> connection_state;
   std::function<xmpp::Jid()> own_jid;
+  // The XMPP streams established since start, and the stanzas the full outbound queue
+  // dropped (I/O loop; for /metrics); null: not shown.
+  struct StreamCounters {
+    int64_t connections = 0;
+    uint64_t dropped_stanzas = 0;
+  };
+  std::function<StreamCounters()> stream_counters;
+  // The control-plane calls answered so far, by method and code (ControlServer::CallCounts,
+  // for /metrics; any thread); null: not shown.
+  struct CallCount {
+    std::string method;
+    std::string code;
+    int64_t count = 0;
+  };
+  std::function<std::vector<CallCount>()> control_calls;
   std::string version;
   // Runs waiting for an approval or credentials (I/O loop), and the encrypted credential
   // store (worker pool); SkillService answers the first and fills the second. Either may be

@@ -112,6 +112,16 @@ MetricsCollector::MetricsCollector(ControlServices& services) : services_(servic
                    "Webhooks out: deliveries made, attempts failed, deliveries given up.",
                    {"outcome"}, 3);
   m.DeclareGauge("herald_pending_actions", "Runs waiting for a person now.");
+  m.DeclareGauge("herald_conversations_loaded", "Conversations with a live actor.");
+  m.DeclareGauge("herald_conversations_busy", "Conversations running a turn now.");
+  m.DeclareGauge("herald_conversation_messages_queued",
+                 "Messages waiting in conversations' mailboxes, all together.");
+  m.DeclareCounter("herald_xmpp_connections_total",
+                   "XMPP streams established since start (more than one: reconnects).");
+  m.DeclareCounter("herald_xmpp_outbound_dropped_total",
+                   "Stanzas the full outbound queue dropped (oldest first).");
+  m.DeclareCounter("herald_control_calls_total",
+                   "Control-plane calls answered, by method and code.", {"method", "code"}, 400);
   m.DeclareGauge("herald_xmpp_connected", "1 while the XMPP session is online, else 0.");
   m.DeclareGauge("herald_event_subscribers", "Listeners of the event bus.");
   m.DeclareGauge("herald_uptime_seconds", "Seconds since Herald started.");
@@ -227,6 +237,28 @@ void MetricsCollector::Refresh() {
   const bool online =
       services_.connection_state && services_.connection_state() == xmpp::ConnectionState::kOnline;
   m.Set("herald_xmpp_connected", online ? 1 : 0);
+  if (services_.stream_counters) {
+    const ControlServices::StreamCounters stream = services_.stream_counters();
+    m.Set("herald_xmpp_connections_total", static_cast<double>(stream.connections));
+    m.Set("herald_xmpp_outbound_dropped_total", static_cast<double>(stream.dropped_stanzas));
+  }
+  if (services_.control_calls) {
+    for (const ControlServices::CallCount& call : services_.control_calls()) {
+      m.Set("herald_control_calls_total", static_cast<double>(call.count),
+            {call.method, call.code});
+    }
+  }
+  double busy = 0;
+  double queued = 0;
+  const std::vector<agent::Agent::LoadedConversation> loaded =
+      services_.agent.LoadedConversations();
+  for (const agent::Agent::LoadedConversation& conversation : loaded) {
+    busy += conversation.busy ? 1 : 0;
+    queued += static_cast<double>(conversation.queued);
+  }
+  m.Set("herald_conversations_loaded", static_cast<double>(loaded.size()));
+  m.Set("herald_conversations_busy", busy);
+  m.Set("herald_conversation_messages_queued", queued);
   for (const auto& [provider, state] : services_.runtime.router.CircuitStates()) {
     for (const char* each : {"closed", "open", "half_open"}) {
       m.Set("herald_llm_circuit_state", state == each ? 1 : 0, {provider, each});

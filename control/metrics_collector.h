@@ -19,6 +19,10 @@
 //   herald_webhook_deliveries_total{outcome}       webhooks out: delivered, failed_attempt,
 //                                                  dead_letter
 //   herald_pending_actions                         runs waiting now
+//   herald_conversations_loaded, herald_conversations_busy, herald_conversation_messages_queued
+//   herald_xmpp_connections_total                  streams established (reconnects: more than 1)
+//   herald_xmpp_outbound_dropped_total             stanzas the full outbound queue dropped
+//   herald_control_calls_total{method,code}        control-plane calls answered
 //   herald_xmpp_connected                          1 while the XMPP session is online
 //   herald_event_subscribers                       Subscribe streams and other bus listeners
 //   herald_uptime_seconds, herald_build_info{version}

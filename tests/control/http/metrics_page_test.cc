@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/herald/v1/admin.grpc.pb.h"
 #include "tests/control/control_test_env.h"
 #include "tests/control/http/http_test_client.h"
 
@@ -114,6 +115,45 @@ TEST_F(MetricsPageTest, ModelCallsAreTimedAndEachProvidersCircuitIsShown) {
               HasSubstr("herald_llm_circuit_state{provider=\"scripted\",state=\"closed\"} 1"));
   EXPECT_THAT(page, HasSubstr("herald_llm_circuit_state{provider=\"scripted\",state=\"open\"} 0"));
   EXPECT_THAT(page, ::testing::Not(HasSubstr("herald_llm_errors_total{")));
+}
+
+TEST_F(MetricsPageTest, ControlCallsStreamsAndConversationsAreCounted) {
+  env_.OnLoop([this] {
+    env_.services().control_calls = [this] { return env_.server().CallCounts(); };
+    env_.services().stream_counters = [] {
+      return ControlServices::StreamCounters{.connections = 3, .dropped_stanzas = 7};
+    };
+  });
+  auto admin = herald::v1::AdminService::NewStub(env_.Channel());
+  for (const std::string token : {"root", "nobody"}) {
+    grpc::ClientContext context;
+    env_.Authorize(context, token);
+    herald::v1::GetStatusResponse status;
+    (void)admin->GetStatus(&context, {}, &status);
+  }
+  std::atomic<bool> done{false};
+  env_.OnLoop([&] {
+    ASSERT_TRUE(env_.agent()
+                    .Converse("counted", "hello",
+                              [&](const agent::RunEvent& event) {
+                                if (event.kind == agent::RunEvent::Kind::kCompleted ||
+                                    event.kind == agent::RunEvent::Kind::kFailed) {
+                                  done = true;
+                                }
+                              })
+                    .ok());
+  });
+  ASSERT_TRUE(control::testing::PollUntil([&] { return done.load(); }, absl::Seconds(20)));
+  const std::string page = Get("/metrics");
+  EXPECT_THAT(page, HasSubstr("herald_control_calls_total{method=\"/herald.v1.AdminService/"
+                              "GetStatus\",code=\"OK\"} 1"));
+  EXPECT_THAT(page, HasSubstr("herald_control_calls_total{method=\"/herald.v1.AdminService/"
+                              "GetStatus\",code=\"UNAUTHENTICATED\"} 1"));
+  EXPECT_THAT(page, HasSubstr("\nherald_xmpp_connections_total 3\n"));
+  EXPECT_THAT(page, HasSubstr("\nherald_xmpp_outbound_dropped_total 7\n"));
+  EXPECT_THAT(page, HasSubstr("\nherald_conversations_loaded 1\n"));
+  EXPECT_THAT(page, HasSubstr("\nherald_conversations_busy 0\n"));
+  EXPECT_THAT(page, HasSubstr("\nherald_conversation_messages_queued 0\n"));
 }
 
 TEST_F(MetricsPageTest, OffLoopbackAReadTokenIsNeeded) {
