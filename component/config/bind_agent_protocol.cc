@@ -1,6 +1,5 @@
 // [agent_protocol], [[agent_protocol.peer]] and [[delegate.agent]] (docs/agent-protocol.md).
 
-#include <algorithm>
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
@@ -15,12 +14,6 @@ namespace herald::config {
 namespace {
 
 constexpr char kPeerScopes[] = "\"read\", \"execute\", \"operate\"";
-
-bool IsTargetName(const std::string& name) {
-  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-  });
-}
 
 void BindPeer(Binder& b, const Section& t, absl::flat_hash_set<std::string>& seen,
               agent::AgentPeer& peer) {
@@ -59,7 +52,7 @@ void BindTarget(Binder& b, const Section& t, absl::flat_hash_set<std::string>& n
                 agent::DelegateTarget& target) {
   if (!b.Has(t, "name")) b.Error(t.line, absl::StrCat(t.path, ".name is required"));
   if (b.NonEmptyString(t, "name", &target.name)) {
-    if (!IsTargetName(target.name)) {
+    if (!IsShortName(target.name)) {
       b.Error(t, "name", absl::StrCat(t.path, ".name must be 1-64 of a-z 0-9 _ -"));
     } else if (!names.insert(target.name).second) {
       b.Error(t, "name", absl::StrCat(t.path, ".name \"", target.name, "\" is used twice"));

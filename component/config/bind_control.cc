@@ -132,11 +132,7 @@ void BindWebhooks(Binder& b, const Section& root, const HttpConfig& http,
       if (!b.Has(w, required)) b.Error(w.line, absl::StrCat(w.path, ".", required, " is required"));
     }
     if (b.NonEmptyString(w, "name", &hook.name)) {
-      const bool valid =
-          hook.name.size() <= 64 && std::all_of(hook.name.begin(), hook.name.end(), [](char c) {
-            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-          });
-      if (!valid) {
+      if (!IsShortName(hook.name)) {
         b.Error(w, "name",
                 absl::StrCat(w.path,
                              ".name must be 1-64 of a-z 0-9 _ - (it is the path "

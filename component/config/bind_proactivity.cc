@@ -15,19 +15,13 @@
 namespace herald::config {
 namespace {
 
-bool IsTaskName(const std::string& name) {
-  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-  });
-}
-
 void BindTask(Binder& b, const Section& t, absl::flat_hash_set<std::string>& names,
               ScheduleTaskConfig& task) {
   for (const char* required : {"name", "to", "prompt", "when"}) {
     if (!b.Has(t, required)) b.Error(t.line, absl::StrCat(t.path, ".", required, " is required"));
   }
   if (b.NonEmptyString(t, "name", &task.name)) {
-    if (!IsTaskName(task.name)) {
+    if (!IsShortName(task.name)) {
       b.Error(t, "name", absl::StrCat(t.path, ".name must be 1-64 of a-z 0-9 _ -"));
     } else if (!names.insert(task.name).second) {
       b.Error(t, "name", absl::StrCat(t.path, ".name \"", task.name, "\" is used twice"));

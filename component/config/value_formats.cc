@@ -121,6 +121,12 @@ bool IsValidHttpUrl(std::string_view text) {
 
 bool IsLowercaseSha256Hex(std::string_view text) { return base::IsLowerHex(text, 64); }
 
+bool IsShortName(std::string_view text) {
+  return !text.empty() && text.size() <= 64 && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+}
+
 namespace {
 
 // "HOST:PORT" with a port of 1-65535; off loopback only with TLS (`needs_tls` says so).

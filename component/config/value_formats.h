@@ -42,6 +42,10 @@ bool IsValidHttpUrl(std::string_view text);
 // Exactly 64 lowercase hexadecimal digits.
 bool IsLowercaseSha256Hex(std::string_view text);
 
+// A name the operator gives a table to refer to it (a webhook, an operator's schedule, an agent
+// to delegate to): 1-64 of a-z 0-9 _ -.
+bool IsShortName(std::string_view text);
+
 // "unix:PATH" (PATH fits in sun_path) or "HOST:PORT" on a loopback address (127.0.0.0/8,
 // "localhost", "[::1]"): until the control plane has TLS settings, Herald refuses to expose it
 // off the machine. InvalidArgument says what is wrong, without repeating the value.

@@ -66,6 +66,15 @@ TEST(ValueFormatsTest, AcceptsOnlyLowercaseSha256Hex) {
   EXPECT_FALSE(IsLowercaseSha256Hex(std::string(64, 'g')));
 }
 
+TEST(ValueFormatsTest, AShortNameIsOneToSixtyFourOfLowerCaseDigitsUnderscoreAndDash) {
+  EXPECT_TRUE(IsShortName("digest_2-a"));
+  EXPECT_TRUE(IsShortName(std::string(64, 'a')));
+  EXPECT_FALSE(IsShortName(""));
+  EXPECT_FALSE(IsShortName(std::string(65, 'a')));
+  EXPECT_FALSE(IsShortName("Digest"));
+  EXPECT_FALSE(IsShortName("a.b"));
+}
+
 TEST(ValueFormatsTest, AcceptsOnlyLocalControlAddresses) {
   EXPECT_TRUE(CheckControlListenAddress("unix:./data/control.sock").ok());
   EXPECT_TRUE(CheckControlListenAddress("127.0.0.1:50051").ok());
