@@ -12,8 +12,6 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -23,6 +21,7 @@
 #include "control/auth.h"
 #include "control/control_context.h"
 #include "control/hook_service.h"
+#include "control/pem_file.h"
 #include "control/quota_service.h"
 #include "control/session_service.h"
 #include "control/skill_service.h"
@@ -30,19 +29,6 @@
 
 namespace herald::control {
 namespace {
-
-absl::StatusOr<std::string> ReadPemFile(const std::string& path, const char* key) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("control.", key, ": cannot read ", path));
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (buffer.str().empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("control.", key, ": ", path, " is empty"));
-  }
-  return buffer.str();
-}
 
 // Whether a process accepts connections on the unix socket at `path`.
 bool SomeoneListensOn(const std::string& path) {
@@ -118,14 +104,14 @@ absl::StatusOr<std::unique_ptr<ControlServer>> ControlServer::Start(
     if (absl::Status s = PrepareSocketPath(server->socket_path_); !s.ok()) return s;
     credentials = grpc::InsecureServerCredentials();
   } else if (!config.tls_cert.empty()) {
-    absl::StatusOr<std::string> cert = ReadPemFile(config.tls_cert, "tls_cert");
+    absl::StatusOr<std::string> cert = ReadPemFile(config.tls_cert, "control.tls_cert");
     if (!cert.ok()) return cert.status();
-    absl::StatusOr<std::string> key = ReadPemFile(config.tls_key, "tls_key");
+    absl::StatusOr<std::string> key = ReadPemFile(config.tls_key, "control.tls_key");
     if (!key.ok()) return key.status();
     grpc::SslServerCredentialsOptions options(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
     options.pem_key_cert_pairs.push_back({*key, *cert});
     if (!config.tls_client_ca.empty()) {
-      absl::StatusOr<std::string> ca = ReadPemFile(config.tls_client_ca, "tls_client_ca");
+      absl::StatusOr<std::string> ca = ReadPemFile(config.tls_client_ca, "control.tls_client_ca");
       if (!ca.ok()) return ca.status();
       options.pem_root_certs = *ca;
       options.client_certificate_request =

@@ -1,11 +1,10 @@
 #include "control/delegate_client.h"
 
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "control/pem_file.h"
 
 namespace herald::control {
 namespace {
@@ -86,15 +85,11 @@ absl::StatusOr<std::unique_ptr<DelegateClient>> DelegateClient::Create(
     if (target.grpc.empty()) continue;
     std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
     if (!target.tls_ca_file.empty()) {
-      std::ifstream file(target.tls_ca_file);
-      std::stringstream roots;
-      roots << file.rdbuf();
-      if (!file || roots.str().empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "[[delegate.agent]] ", target.name, ": cannot read tls_ca_file ", target.tls_ca_file));
-      }
+      absl::StatusOr<std::string> roots = ReadPemFile(
+          target.tls_ca_file, absl::StrCat("[[delegate.agent]] ", target.name, ": tls_ca_file"));
+      if (!roots.ok()) return roots.status();
       grpc::SslCredentialsOptions ssl;
-      ssl.pem_root_certs = roots.str();
+      ssl.pem_root_certs = *std::move(roots);
       credentials = grpc::SslCredentials(ssl);
     }
     std::shared_ptr<grpc::Channel> channel = grpc::CreateChannel(target.grpc, credentials);
