@@ -14,6 +14,8 @@ namespace {
 
 // Time kept back from a run's own deadline, for the answer to travel and be read.
 constexpr absl::Duration kAnswerMargin = absl::Seconds(1);
+// Longer than any real model name ("<provider>:<model>").
+constexpr size_t kMaxModelBytes = 256;
 
 nlohmann::json Parameters(const std::vector<DelegateTarget>& targets) {
   nlohmann::json agent = {{"type", "string"}, {"description", "who to ask"}};
@@ -132,21 +134,22 @@ void DelegateSkill::Execute(const nlohmann::json& arguments, const skills::Skill
           absl::StatusOr<DelegateResult> result) {
         const absl::Duration took = clock_() - started;
         const int64_t tokens = result.ok() ? result->input_tokens + result->output_tokens : 0;
+        // The other agent names its model; the audit keeps a name's length of it.
+        const std::string model = result.ok() ? result->model.substr(0, kMaxModelBytes) : "";
         std::string outcome = !result.ok()
                                   ? std::string(absl::StatusCodeToString(result.status().code()))
                               : result->ok ? std::string("OK")
                                            : std::string("FAILED");
         if (audit_ != nullptr) {
-          audit_->Append(
-              ledger::AuditEntry{.time = clock_(),
-                                 .actor = actor,
-                                 .action = "delegate",
-                                 .target = audit_target,
-                                 .outcome = outcome,
-                                 .detail = absl::StrCat(Seconds(took), "; ", tokens, " tokens",
-                                                        result.ok() && !result->model.empty()
-                                                            ? absl::StrCat(" (", result->model, ")")
-                                                            : std::string())});
+          audit_->Append(ledger::AuditEntry{
+              .time = clock_(),
+              .actor = actor,
+              .action = "delegate",
+              .target = audit_target,
+              .outcome = outcome,
+              .detail =
+                  absl::StrCat(Seconds(took), "; ", tokens, " tokens",
+                               !model.empty() ? absl::StrCat(" (", model, ")") : std::string())});
         }
         if (!result.ok()) {
           done(absl::Status(result.status().code(),

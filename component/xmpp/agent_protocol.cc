@@ -63,6 +63,9 @@ std::string ReadRequest(const XmlElement& payload, AgentRequest& request) {
       request.skill = std::string(payload.Attr("skill"));
       request.arguments_json = payload.ChildText("arguments");
       if (request.skill.empty()) return "execute: the skill attribute is missing";
+      if (request.skill.size() > kMaxAgentNameBytes) {
+        return absl::StrCat("skill: longer than ", kMaxAgentNameBytes, " bytes");
+      }
       if (request.arguments_json.size() > kMaxAgentArgumentsBytes) {
         return absl::StrCat("arguments: longer than ", kMaxAgentArgumentsBytes, " bytes");
       }
@@ -84,6 +87,9 @@ std::string ReadRequest(const XmlElement& payload, AgentRequest& request) {
       request.approve = decision == "approve";
       request.reason = payload.ChildText("reason");
       if (request.action_id.empty()) return "confirm: the action attribute is missing";
+      if (request.action_id.size() > kMaxAgentNameBytes) {
+        return absl::StrCat("action: longer than ", kMaxAgentNameBytes, " bytes");
+      }
       if (decision != "approve" && decision != "deny") {
         return "confirm: decision is \"approve\" or \"deny\"";
       }

@@ -24,6 +24,7 @@ namespace herald::xmpp {
 inline constexpr size_t kMaxAgentArgumentsBytes = 64 * 1024;
 inline constexpr size_t kMaxAgentTextBytes = 16 * 1024;
 inline constexpr size_t kMaxAgentThreadBytes = 128;
+inline constexpr size_t kMaxAgentNameBytes = 256;  // a skill's name, an action's id
 inline constexpr int kMaxAgentHops = 100;
 inline constexpr int kMaxAgentTimeoutSeconds = 24 * 3600;
 

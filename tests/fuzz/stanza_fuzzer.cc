@@ -118,7 +118,9 @@ void Check(std::string_view input) {
       if (request->malformed.empty() &&
           (request->arguments_json.size() > kMaxAgentArgumentsBytes ||
            request->text.size() > kMaxAgentTextBytes ||
-           request->thread.size() > kMaxAgentThreadBytes || request->hops < 0 ||
+           request->thread.size() > kMaxAgentThreadBytes ||
+           request->skill.size() > kMaxAgentNameBytes ||
+           request->action_id.size() > kMaxAgentNameBytes || request->hops < 0 ||
            request->hops > kMaxAgentHops || request->timeout < absl::ZeroDuration())) {
         Fail("an agent request out of bounds passed as well-formed", input);
       }

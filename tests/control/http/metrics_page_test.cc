@@ -52,6 +52,24 @@ class MetricsPageTest : public ::testing::Test {
                                         .attributes = std::move(attributes)});
   }
 
+  // One turn of the API conversation `name` (a model call), run to its end; whether it ended.
+  bool ConverseToTheEnd(const std::string& name) {
+    std::atomic<bool> done{false};
+    bool started = false;
+    env_.OnLoop([&] {
+      started = env_.agent()
+                    .Converse(name, "hello",
+                              [&](const agent::RunEvent& event) {
+                                if (event.kind == agent::RunEvent::Kind::kCompleted ||
+                                    event.kind == agent::RunEvent::Kind::kFailed) {
+                                  done = true;
+                                }
+                              })
+                    .ok();
+    });
+    return started && control::testing::PollUntil([&] { return done.load(); }, absl::Seconds(20));
+  }
+
   ControlTestEnv env_;
   std::unique_ptr<MetricsCollector> collector_;
   std::optional<Authenticator> authenticator_;
@@ -94,19 +112,7 @@ TEST_F(MetricsPageTest, TheRuntimesCountsAndTheEventsAreServedFromLoopbackWithou
 }
 
 TEST_F(MetricsPageTest, ModelCallsAreTimedAndEachProvidersCircuitIsShown) {
-  std::atomic<bool> done{false};
-  env_.OnLoop([&] {
-    ASSERT_TRUE(env_.agent()
-                    .Converse("metrics", "hello",
-                              [&](const agent::RunEvent& event) {
-                                if (event.kind == agent::RunEvent::Kind::kCompleted ||
-                                    event.kind == agent::RunEvent::Kind::kFailed) {
-                                  done = true;
-                                }
-                              })
-                    .ok());
-  });
-  ASSERT_TRUE(control::testing::PollUntil([&] { return done.load(); }, absl::Seconds(20)));
+  ASSERT_TRUE(ConverseToTheEnd("metrics"));
   const std::string page = Get("/metrics");
   EXPECT_THAT(page, ::testing::ContainsRegex(
                         "herald_llm_call_duration_seconds_count\\{provider=\"scripted\","
@@ -131,19 +137,7 @@ TEST_F(MetricsPageTest, ControlCallsStreamsAndConversationsAreCounted) {
     herald::v1::GetStatusResponse status;
     (void)admin->GetStatus(&context, {}, &status);
   }
-  std::atomic<bool> done{false};
-  env_.OnLoop([&] {
-    ASSERT_TRUE(env_.agent()
-                    .Converse("counted", "hello",
-                              [&](const agent::RunEvent& event) {
-                                if (event.kind == agent::RunEvent::Kind::kCompleted ||
-                                    event.kind == agent::RunEvent::Kind::kFailed) {
-                                  done = true;
-                                }
-                              })
-                    .ok());
-  });
-  ASSERT_TRUE(control::testing::PollUntil([&] { return done.load(); }, absl::Seconds(20)));
+  ASSERT_TRUE(ConverseToTheEnd("counted"));
   const std::string page = Get("/metrics");
   EXPECT_THAT(page, HasSubstr("herald_control_calls_total{method=\"/herald.v1.AdminService/"
                               "GetStatus\",code=\"OK\"} 1"));
