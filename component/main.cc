@@ -39,6 +39,7 @@
 #include "component/xmpp/session_error.h"
 #include "control/control_server.h"
 #include "control/delegate_client.h"
+#include "control/http/api_gateway.h"
 #include "control/http/http_server.h"
 #include "control/http/metrics_page.h"
 #include "control/http/webhooks_in.h"
@@ -445,9 +446,20 @@ int Serve(const std::string& path) {
   }
   bool control_stopped = false;
   LOG(INFO) << "herald: control plane on " << (*control)->address();
-  // The HTTP listener ([http]): /metrics. The collector listens to the bus only when there is
-  // a listener to show what it counts.
-  std::unique_ptr<control::MetricsCollector> metrics;
+  // The metrics: one collector, listening to the bus from the start, that GET /metrics and
+  // AdminService.GetMetrics share (each gathers and renders it on the I/O loop).
+  control_services.stream_counters = [&session] {
+    return control::ControlServices::StreamCounters{
+        .connections = session->connections_established(),
+        .dropped_stanzas = session->dropped_stanzas()};
+  };
+  control_services.control_calls = [server = control->get()] { return server->CallCounts(); };
+  auto metrics = std::make_unique<control::MetricsCollector>(control_services);
+  control_services.metrics_text = [collector = metrics.get()] {
+    collector->Refresh();
+    return collector->metrics().Render();
+  };
+  // The HTTP listener ([http]): /metrics, the HTTP/JSON API, webhooks in.
   std::optional<control::Authenticator> http_authenticator;
   std::unique_ptr<control::http::HttpServer> http_server;
   std::unique_ptr<control::http::WebhooksIn> webhooks_in;
@@ -466,14 +478,11 @@ int Serve(const std::string& path) {
     }
     http_authenticator.emplace(*std::move(authenticator));
     http_server = *std::move(started);
-    control_services.stream_counters = [&session] {
-      return control::ControlServices::StreamCounters{
-          .connections = session->connections_established(),
-          .dropped_stanzas = session->dropped_stanzas()};
-    };
-    control_services.control_calls = [server = control->get()] { return server->CallCounts(); };
-    metrics = std::make_unique<control::MetricsCollector>(control_services);
     control::http::ServeMetrics(*http_server, *metrics, *http_authenticator);
+    control::http::ServeApi(*http_server, {.io = io,
+                                           .workers = workers,
+                                           .channel = (*control)->InProcessChannel(),
+                                           .authenticator = &*http_authenticator});
     // Webhooks in: a delivery is said as Herald, in a chat or in a room it is in.
     std::vector<control::http::WebhookEndpoint> endpoints;
     for (const config::WebhookInConfig& hook : config->webhooks.in) {
@@ -509,7 +518,7 @@ int Serve(const std::string& path) {
     }
     webhooks_in = *std::move(served);
     LOG(INFO) << "herald: HTTP on " << config->http.listen << " (/metrics"
-              << (config->webhooks.in.empty() ? "" : ", /webhooks/") << ")";
+              << (config->webhooks.in.empty() ? "" : ", /webhooks/") << ", /api/)";
   }
   // An admin's /allowlist and /rooms take the control plane's recorded path.
   control::RuntimeEditor& editor = (*control)->editor();

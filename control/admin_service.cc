@@ -100,6 +100,27 @@ grpc::ServerUnaryReactor* AdminService::GetStatus(grpc::CallbackServerContext* c
   return call->reactor();
 }
 
+grpc::ServerUnaryReactor* AdminService::GetMetrics(grpc::CallbackServerContext* context,
+                                                   const v1::GetMetricsRequest* request,
+                                                   v1::GetMetricsResponse* response) {
+  (void)request;
+  auto call = control_.BeginUnary(context, methods::kGetMetrics);
+  if (!call->authorized()) return call->reactor();
+  // The collector reads the runtime's counters, which live on the I/O loop.
+  control_.OnLoop([this, call, response] {
+    ControlServices& services = control_.services();
+    if (!services.metrics_text) {
+      call->Finish(
+          grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "this Herald gathers no metrics"));
+      return;
+    }
+    response->set_collected_unix_ms(absl::ToUnixMillis(services.runtime.clock()));
+    response->set_text(services.metrics_text());
+    call->Finish(grpc::Status::OK);
+  });
+  return call->reactor();
+}
+
 grpc::ServerUnaryReactor* AdminService::ReloadConfig(grpc::CallbackServerContext* context,
                                                      const v1::ReloadConfigRequest* request,
                                                      v1::ReloadConfigResponse* response) {

@@ -3,7 +3,8 @@
 // AdminService (C6): status, configuration reload without dropping the XMPP stream
 // (config_reload.h), the allowlist and rooms changed at run time and persisted
 // (runtime_state.h), the filtered event stream, verifying the audit log, webhooks' dead
-// letters, pairing codes, and the schedules (listed and cancelled on the I/O loop).
+// letters, pairing codes, the schedules (listed and cancelled on the I/O loop), and the
+// metrics of GET /metrics (ControlServices::metrics_text, gathered on the I/O loop).
 //
 // Subscribe: every stream has a bounded queue of [control] subscriber_queue_limit events. The
 // EventBus publisher only ever queues (never waits); a subscriber whose queue is full gets
@@ -26,6 +27,9 @@ class AdminService final : public v1::AdminService::CallbackService {
   grpc::ServerUnaryReactor* GetStatus(grpc::CallbackServerContext* context,
                                       const v1::GetStatusRequest* request,
                                       v1::GetStatusResponse* response) override;
+  grpc::ServerUnaryReactor* GetMetrics(grpc::CallbackServerContext* context,
+                                       const v1::GetMetricsRequest* request,
+                                       v1::GetMetricsResponse* response) override;
   grpc::ServerUnaryReactor* ReloadConfig(grpc::CallbackServerContext* context,
                                          const v1::ReloadConfigRequest* request,
                                          v1::ReloadConfigResponse* response) override;

@@ -62,6 +62,7 @@ inline constexpr std::string_view kDeny = "/herald.v1.SkillService/Deny";
 inline constexpr std::string_view kProvideCredentials =
     "/herald.v1.SkillService/ProvideCredentials";
 inline constexpr std::string_view kGetStatus = "/herald.v1.AdminService/GetStatus";
+inline constexpr std::string_view kGetMetrics = "/herald.v1.AdminService/GetMetrics";
 inline constexpr std::string_view kReloadConfig = "/herald.v1.AdminService/ReloadConfig";
 inline constexpr std::string_view kGetAllowlist = "/herald.v1.AdminService/GetAllowlist";
 inline constexpr std::string_view kUpdateAllowlist = "/herald.v1.AdminService/UpdateAllowlist";
@@ -106,7 +107,7 @@ inline constexpr MethodScope kMethodScopes[] = {
     {methods::kProvideCredentials, Scope::kAdmin}, {methods::kListDeadLetters, Scope::kRead},
     {methods::kReplayDeadLetter, Scope::kAdmin},   {methods::kCreatePairingCode, Scope::kAdmin},
     {methods::kListSchedules, Scope::kRead},       {methods::kCancelSchedule, Scope::kOperate},
-    {methods::kAttachHooks, Scope::kAdmin},
+    {methods::kGetMetrics, Scope::kRead},          {methods::kAttachHooks, Scope::kAdmin},
 };
 
 // The scope `method` needs; nullopt for a method not in the table.

@@ -30,6 +30,10 @@
 namespace herald::control {
 namespace {
 
+// What the HTTP gateway accepts from this server in one message, as heraldctl does: a long
+// history page.
+constexpr int kMaxInProcessReceiveBytes = 64 << 20;
+
 // Whether a process accepts connections on the unix socket at `path`.
 bool SomeoneListensOn(const std::string& path) {
   const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -74,6 +78,12 @@ absl::Status PrepareSocketPath(const std::string& path) {
 
 ControlServer::ControlServer(ControlServices& services, std::unique_ptr<ControlContext> context)
     : services_(services), context_(std::move(context)) {}
+
+std::shared_ptr<grpc::Channel> ControlServer::InProcessChannel() {
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(kMaxInProcessReceiveBytes);
+  return server_->InProcessChannel(arguments);
+}
 
 RuntimeEditor& ControlServer::editor() { return context_->editor(); }
 

@@ -83,6 +83,9 @@ class ControlServer {
   // The calls answered so far, by method and code (any thread).
   std::vector<ControlServices::CallCount> CallCounts() const;
   int port() const { return port_; }
+  // A channel to this server inside the process (the HTTP/JSON gateway's): calls on it meet
+  // the same tokens, scopes and audit as any other. Valid until Shutdown.
+  std::shared_ptr<grpc::Channel> InProcessChannel();
 
  private:
   ControlServer(ControlServices& services, std::unique_ptr<ControlContext> context);

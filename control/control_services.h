@@ -73,6 +73,12 @@ struct ControlServices {
     int64_t count = 0;
   };
   std::function<std::vector<CallCount>()> control_calls;
+  // The Prometheus text of GET /metrics, gathered afresh (I/O loop), which AdminService.
+  // GetMetrics answers with; null: GetMetrics says there is none. A function rather than the
+  // MetricsCollector itself because the collector is built over these services (and its
+  // library over this one); the binary makes one collector that /metrics and GetMetrics share:
+  //   [&collector] { collector.Refresh(); return collector.metrics().Render(); }
+  std::function<std::string()> metrics_text;
   std::string version;
   // Runs waiting for an approval or credentials (I/O loop), and the encrypted credential
   // store (worker pool); SkillService answers the first and fills the second. Either may be

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
@@ -121,6 +122,7 @@ struct RouteEntry {
   std::string path;
   HttpServer::RouteOptions options;
   HttpServer::Handler handler;
+  HttpServer::StreamHandler stream_handler;  // instead of `handler`
 };
 
 struct HttpServer::State : std::enable_shared_from_this<HttpServer::State> {
@@ -298,12 +300,51 @@ struct HttpServer::Connection : std::enable_shared_from_this<HttpServer::Connect
     ++requests_served;
     const RouteEntry* handled = route;
     std::weak_ptr<Connection> weak = weak_from_this();
+    if (handled->stream_handler) {
+      handled->stream_handler(request, std::make_shared<HttpStream>(weak));
+      return;
+    }
     handled->handler(request, [weak](HttpResponse response) {
-      if (auto self = weak.lock(); self != nullptr && !self->closed && self->handling) {
-        self->handling = false;
-        self->Answer(std::move(response), !self->keep_alive);
-      }
+      if (auto self = weak.lock(); self != nullptr) self->Respond(std::move(response));
     });
+  }
+
+  void Respond(HttpResponse response) {
+    if (closed || !handling) return;
+    handling = false;
+    on_stream_close = nullptr;
+    Answer(std::move(response), !keep_alive);
+  }
+
+  // A streamed answer: the head, then chunks, then the last chunk.
+  void BeginStream(int status, std::string_view content_type,
+                   const std::vector<std::pair<std::string, std::string>>& headers) {
+    std::string out = absl::StrCat("HTTP/1.1 ", status, " ", AbslView(ReasonPhrase(status)),
+                                   "\r\nContent-Type: ", AbslView(content_type),
+                                   "\r\nTransfer-Encoding: chunked\r\nCache-Control: no-store\r\n"
+                                   "X-Content-Type-Options: nosniff");
+    for (const auto& [name, value] : headers) absl::StrAppend(&out, "\r\n", name, ": ", value);
+    absl::StrAppend(&out, "\r\n\r\n");
+    Write(std::move(out), /*then_close=*/false, /*then_next=*/false);
+  }
+
+  bool SendChunk(std::string_view bytes) {
+    if (bytes.empty()) return true;
+    if (backlog > state->options.max_stream_backlog) {
+      LOG(WARNING) << "herald: an HTTP client fell " << backlog
+                   << " bytes behind a streamed answer; closing its connection";
+      Close();
+      return false;
+    }
+    Write(absl::StrCat(absl::Hex(bytes.size()), "\r\n", AbslView(bytes), "\r\n"),
+          /*then_close=*/false, /*then_next=*/false);
+    return true;
+  }
+
+  void EndStream() {
+    handling = false;
+    on_stream_close = nullptr;
+    Write("0\r\n\r\n", /*then_close=*/!keep_alive, /*then_next=*/keep_alive);
   }
 
   void Answer(const HttpResponse& response, bool then_close) {
@@ -328,6 +369,7 @@ struct HttpServer::Connection : std::enable_shared_from_this<HttpServer::Connect
 
   // Writes are queued so that a 100 Continue and the answer never interleave.
   void Write(std::string bytes, bool then_close, bool then_next) {
+    backlog += bytes.size();
     outbox.push_back({std::move(bytes), then_close, then_next});
     if (outbox.size() == 1) WriteFront();
   }
@@ -337,6 +379,7 @@ struct HttpServer::Connection : std::enable_shared_from_this<HttpServer::Connect
       if (self->closed) return;
       const Pending done = std::move(self->outbox.front());
       self->outbox.erase(self->outbox.begin());
+      self->backlog -= done.bytes.size();
       if (ec || done.then_close) {
         self->Close();
         return;
@@ -362,7 +405,9 @@ struct HttpServer::Connection : std::enable_shared_from_this<HttpServer::Connect
     asio::error_code ignored;
     Socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
     Socket().close(ignored);
-    state->connections.erase(shared_from_this());
+    auto self = shared_from_this();  // the set may hold the last reference
+    state->connections.erase(self);
+    if (std::function<void()> on_close = std::exchange(on_stream_close, nullptr)) on_close();
   }
 
   struct Pending {
@@ -382,6 +427,8 @@ struct HttpServer::Connection : std::enable_shared_from_this<HttpServer::Connect
   std::optional<Parser> parser;
   const RouteEntry* route = nullptr;
   std::vector<Pending> outbox;
+  size_t backlog = 0;  // bytes in `outbox`
+  std::function<void()> on_stream_close;
   bool handling = false;
   bool keep_alive = false;
   bool closed = false;
@@ -459,7 +506,56 @@ void HttpServer::Route(std::string path, RouteOptions options, Handler handler) 
     options.max_body_bytes = kDefaultMaxBody;
   }
   state_->largest_body = std::max(state_->largest_body, options.max_body_bytes);
-  state_->routes.push_back({std::move(path), std::move(options), std::move(handler)});
+  state_->routes.push_back({std::move(path), std::move(options), std::move(handler), nullptr});
+}
+
+void HttpServer::RouteStream(std::string path, RouteOptions options, StreamHandler handler) {
+  Route(std::move(path), std::move(options), nullptr);
+  state_->routes.back().stream_handler = std::move(handler);
+}
+
+void HttpStream::Respond(HttpResponse response) {
+  if (begun_ || ended_) return;
+  ended_ = true;
+  if (auto connection = connection_.lock()) connection->Respond(std::move(response));
+}
+
+void HttpStream::Begin(int status, std::string content_type,
+                       std::vector<std::pair<std::string, std::string>> headers) {
+  if (begun_ || ended_) return;
+  begun_ = true;
+  if (auto connection = connection_.lock(); connection != nullptr && !connection->closed) {
+    connection->BeginStream(status, content_type, headers);
+  }
+}
+
+bool HttpStream::Send(std::string_view bytes) {
+  if (!begun_ || ended_) return false;
+  auto connection = connection_.lock();
+  return connection != nullptr && !connection->closed && connection->SendChunk(bytes);
+}
+
+void HttpStream::End() {
+  if (!begun_ || ended_) return;
+  ended_ = true;
+  if (auto connection = connection_.lock(); connection != nullptr && !connection->closed) {
+    connection->EndStream();
+  }
+}
+
+bool HttpStream::open() const {
+  if (ended_) return false;
+  auto connection = connection_.lock();
+  return connection != nullptr && !connection->closed;
+}
+
+void HttpStream::OnClose(std::function<void()> on_close) {
+  auto connection = connection_.lock();
+  if (connection == nullptr || connection->closed) {
+    on_close();
+    return;
+  }
+  connection->on_stream_close = std::move(on_close);
 }
 
 uint16_t HttpServer::port() const {

@@ -18,6 +18,10 @@
 //                      respond({.status = 200, .content_type = "text/plain", .body = "..."});
 //                    });
 //   uint16_t port = (*server)->port();
+//
+// A route may also answer as it goes (server-sent events): RouteStream's handler gets an
+// HttpStream, begins it with a head, sends chunks (chunked transfer encoding) and ends it.
+// A client that stops reading is cut off once `max_stream_backlog` bytes wait for it.
 #pragma once
 
 #include <asio.hpp>
@@ -65,7 +69,10 @@ struct HttpServerOptions {
   absl::Duration head_timeout = absl::Seconds(10);
   absl::Duration request_timeout = absl::Seconds(30);
   absl::Duration idle_timeout = absl::Seconds(30);
+  size_t max_stream_backlog = 1024 * 1024;
 };
+
+class HttpStream;
 
 class HttpServer {
  public:
@@ -73,6 +80,10 @@ class HttpServer {
   // Called on the I/O loop; `respond` must be called exactly once, on the loop (later is
   // fine: the connection waits, and a respond after the connection closed is dropped).
   using Handler = std::function<void(const HttpRequest& request, Respond respond)>;
+  // Called on the loop; the stream must be answered (Respond, or Begin ... End) or dropped
+  // when it is no longer open.
+  using StreamHandler =
+      std::function<void(const HttpRequest& request, std::shared_ptr<HttpStream> stream)>;
 
   struct RouteOptions {
     std::vector<std::string> methods = {"GET"};  // anything else: 405 with Allow
@@ -88,6 +99,8 @@ class HttpServer {
   // `path` exactly, or every path under it when it ends in '/' ("/webhooks/"). The longest
   // match wins. Routes are added before requests arrive or on the loop.
   void Route(std::string path, RouteOptions options, Handler handler);
+  // The same, for a route that may stream its answer.
+  void RouteStream(std::string path, RouteOptions options, StreamHandler handler);
 
   uint16_t port() const;
   size_t connection_count() const;
@@ -98,6 +111,35 @@ class HttpServer {
  private:
   explicit HttpServer(std::shared_ptr<State> state) : state_(std::move(state)) {}
   std::shared_ptr<State> state_;
+};
+
+// One streamed answer. Used on the loop only; after the client has gone every call does
+// nothing and open() is false.
+class HttpStream {
+ public:
+  // A whole answer instead of a stream (only before Begin).
+  void Respond(HttpResponse response);
+  // Writes the head: `status`, `content_type`, chunked transfer encoding.
+  void Begin(int status, std::string content_type,
+             std::vector<std::pair<std::string, std::string>> headers = {});
+  // One chunk; false (and the connection closed) when the client is `max_stream_backlog`
+  // bytes behind or gone.
+  bool Send(std::string_view bytes);
+  // The last chunk; the connection then serves the client's next request.
+  void End();
+  bool open() const;
+  bool begun() const { return begun_; }
+  // Runs once, on the loop, when the connection closes before End (the client left, or was
+  // too slow).
+  void OnClose(std::function<void()> on_close);
+
+  explicit HttpStream(std::weak_ptr<HttpServer::Connection> connection)
+      : connection_(std::move(connection)) {}
+
+ private:
+  std::weak_ptr<HttpServer::Connection> connection_;
+  bool begun_ = false;
+  bool ended_ = false;
 };
 
 // "200 OK", "404 Not Found", ...: the reason phrases Herald sends.

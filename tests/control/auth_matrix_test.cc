@@ -165,6 +165,11 @@ class AuthMatrixTest : public ::testing::Test {
            v1::GetStatusResponse r;
            return admin_->GetStatus(c, {}, &r);
          }},
+        {methods::kGetMetrics,
+         [&](auto* c) {
+           v1::GetMetricsResponse r;
+           return admin_->GetMetrics(c, {}, &r);
+         }},
         {methods::kReloadConfig,
          [&](auto* c) {
            v1::ReloadConfigResponse r;

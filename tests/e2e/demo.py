@@ -9,7 +9,9 @@ lobby@conference.localhost), and has alice hold a short scripted conversation wi
 real XMPP connection — one that makes Herald call its tools — then say hello in the room,
 printing the transcript with the tool calls Herald's memory recorded. Exits non-zero when
 Herald does not answer. With --keep everything stays up and the script prints how to
-connect.
+connect: the XMPP account, and the operator's side — the HTTP listener's /metrics and
+/api/ addresses on loopback, and a heraldctl command line whose control token (made for
+this demo, only its SHA-256 in the config) is in a 0600 file in Herald's folder.
 
 The model: with ANTHROPIC_API_KEY, OPENAI_API_KEY or OLLAMA_HOST set (checked in that
 order) Herald uses that provider (model HERALD_DEMO_MODEL, or a default per provider;
@@ -139,9 +141,10 @@ def main():
     herald = server.component_domain
     operator = None
     if args.agent != "echo":
-        # The operator's side: /metrics on a loopback port, and the control plane with a token
-        # made for this demo alone (only its SHA-256 is in the config).
-        operator = {"http_port": free_port(), "token": secrets.token_urlsafe(24)}
+        # The operator's side: the HTTP listener (/metrics, the HTTP API under /api/) on a
+        # loopback port picked now, and the control plane with a token made for this demo
+        # alone (only its SHA-256 is in the config; the token itself goes to a 0600 file).
+        operator = {"http_port": free_port(), "token": secrets.token_urlsafe(32)}
         config_extra += f"""
 [http]
 listen = "127.0.0.1:{operator['http_port']}"
@@ -156,6 +159,8 @@ scopes = ["read", "operate", "execute", "admin"]
 """
     config, model = demo_config(server, config_extra)
     agent = Agent.start(config, secret=server.component_secret, program=program)
+    if operator is not None:
+        operator["token_file"] = write_token_file(agent.dir, operator.pop("token"))
     say(f"Starting Herald as component {herald} (log: {agent.log_file}) ...")
     say(f"  model: {model}")
     say(f"  skills: {', '.join(SKILLS)}; memory: {agent.memory_dir}")
@@ -280,15 +285,31 @@ def in_the_room(server, alice):
     return not body.startswith(APOLOGY)
 
 
+def write_token_file(folder, token):
+    """Keeps the demo's control token in a file only its owner reads; returns the path.
+
+    The summary names the file rather than the token: a terminal's scrollback and a shared
+    screen should not carry a credential, even a throwaway one.
+    """
+    path = os.path.join(folder, "control.token")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(token + "\n")
+    return path
+
+
 def operator_lines(agent, operator, heraldctl):
-    """The metrics address and a ready heraldctl command, for --keep's summary."""
+    """The HTTP addresses and a ready heraldctl command, for --keep's summary."""
     if operator is None:
         return ""
     socket_path = os.path.join(agent.dir, "data", "control.sock")
-    return (f"\n  metrics    http://127.0.0.1:{operator['http_port']}/metrics"
+    http = f"http://127.0.0.1:{operator['http_port']}"
+    return (f"\n  metrics    {http}/metrics   (from loopback no token is needed)"
+            f"\n  HTTP API   {http}/api/   (Authorization: Bearer <the token in the file below>)"
             f"\n  heraldctl  {heraldctl or 'heraldctl'} --target unix:{socket_path} "
-            f"--token {operator['token']} status"
-            f"\n             (a token made for this demo; try `... sessions list`, `... events`)")
+            f"--token-file {operator['token_file']} status"
+            f"\n             (the token, made for this demo alone, is in that file (mode 0600);"
+            f"\n             try `... sessions list`, `... metrics`, `... events`)")
 
 
 def keep_running(server, agent, operator=None, heraldctl=None):

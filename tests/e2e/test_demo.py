@@ -9,12 +9,15 @@ the machine.
 """
 
 import os
+import stat
 import subprocess
 import sys
+import tempfile
+import types
 import unittest
 
 from agent import agent_program
-from demo import choose_llm
+from demo import choose_llm, operator_lines, write_token_file
 from fake_llm import FakeLlm, fake_llm_program
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,6 +50,25 @@ class ProviderChoiceTest(unittest.TestCase):
         keys, _ = choose_llm({"OLLAMA_HOST": "127.0.0.1:11434"})
         self.assertEqual(keys, {"default": "ollama:llama3.1",
                                 "ollama": {"host": "http://127.0.0.1:11434"}})
+
+
+class OperatorSummaryTest(unittest.TestCase):
+    """What --keep prints for the operator's side, from a made-up demo (no servers)."""
+
+    def test_the_summary_names_the_addresses_and_the_token_file_but_never_the_token(self):
+        token = "t0ken-made-for-this-demo-only"
+        with tempfile.TemporaryDirectory() as folder:
+            path = write_token_file(folder, token)
+            self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o600)
+            with open(path) as f:
+                self.assertEqual(f.read(), token + "\n")
+            lines = operator_lines(types.SimpleNamespace(dir=folder),
+                                   {"http_port": 41234, "token_file": path}, "bin/heraldctl")
+        self.assertIn("http://127.0.0.1:41234/metrics", lines)
+        self.assertIn("http://127.0.0.1:41234/api/", lines)
+        self.assertIn(f"bin/heraldctl --target unix:{folder}/data/control.sock "
+                      f"--token-file {path} status", lines)
+        self.assertNotIn(token, lines)
 
 
 class DemoTest(unittest.TestCase):

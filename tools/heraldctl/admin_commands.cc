@@ -1,7 +1,7 @@
 // tools/heraldctl/admin_commands.cc
 //
-// CommandRunner's AdminService commands: status, audit verify, reload, allowlist, rooms,
-// webhooks' dead letters, pair and schedules (docs/heraldctl.md).
+// CommandRunner's AdminService commands: status, metrics, audit verify, reload, allowlist,
+// rooms, webhooks' dead letters, pair and schedules (docs/heraldctl.md).
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -20,6 +20,16 @@ ExitCode CommandRunner::Execute(const StatusCommand&) {
       [&](grpc::ClientContext* context) { return admin_->GetStatus(context, request, &response); });
   if (!status.ok()) return Fail(status);
   return Succeed(response, RenderStatus(response));
+}
+
+ExitCode CommandRunner::Execute(const MetricsCommand&) {
+  v1::GetMetricsRequest request;
+  v1::GetMetricsResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return admin_->GetMetrics(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderMetrics(response));
 }
 
 ExitCode CommandRunner::Execute(const AuditVerifyCommand&) {

@@ -48,6 +48,7 @@ class CommandRunner {
   ExitCode Execute(const HelpCommand& command);
   ExitCode Execute(const VersionCommand& command);
   ExitCode Execute(const StatusCommand& command);
+  ExitCode Execute(const MetricsCommand& command);
   ExitCode Execute(const SessionsListCommand& command);
   ExitCode Execute(const SessionsHistoryCommand& command);
   ExitCode Execute(const SessionsResetCommand& command);

@@ -51,6 +51,7 @@ struct HelpCommand {
 };
 struct VersionCommand {};
 struct StatusCommand {};
+struct MetricsCommand {};
 struct SessionsListCommand {
   v1::ConversationKind kind = v1::CONVERSATION_KIND_UNSPECIFIED;  // every kind
   int64_t limit = 0;                                              // 0 = all
@@ -170,7 +171,8 @@ using Command =
                  SkillsCredentialsCommand, ToolsImportCommand, ToolsSearchCommand, EventsCommand,
                  AuditVerifyCommand, ReloadCommand, AllowlistShowCommand, AllowlistUpdateCommand,
                  RoomsListCommand, RoomsJoinCommand, RoomsLeaveCommand, WebhooksDeadLettersCommand,
-                 WebhooksReplayCommand, PairCommand, SchedulesListCommand, SchedulesCancelCommand>;
+                 WebhooksReplayCommand, PairCommand, SchedulesListCommand, SchedulesCancelCommand,
+                 MetricsCommand>;
 
 struct Invocation {
   GlobalOptions options;

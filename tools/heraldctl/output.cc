@@ -307,6 +307,12 @@ std::string RenderPairingCode(const v1::CreatePairingCodeResponse& pairing) {
                       FormatTime(pairing.expires_at()), ", once)\n");
 }
 
+std::string RenderMetrics(const v1::GetMetricsResponse& metrics) {
+  std::string text = CleanForTerminal(metrics.text(), /*keep_line_breaks=*/true);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  return text;
+}
+
 std::string RenderSchedules(const v1::ListSchedulesResponse& schedules) {
   if (schedules.schedules().empty()) return "no schedules\n";
   Table table({{"ID", Align::kRight}, {"CONVERSATION"}, {"WHEN"}, {"NEXT RUN"}, {"PROMPT"}});

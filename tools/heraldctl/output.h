@@ -27,6 +27,8 @@ namespace herald::heraldctl {
 std::string JsonLine(const google::protobuf::Message& message);
 
 std::string RenderStatus(const v1::GetStatusResponse& status);
+// The Prometheus text as the server sent it, cleaned for the terminal, ending with a newline.
+std::string RenderMetrics(const v1::GetMetricsResponse& metrics);
 std::string RenderSessions(const v1::ListSessionsResponse& sessions);
 std::string RenderHistory(const v1::GetHistoryResponse& history);
 std::string RenderSessionReset(const v1::ConversationKey& key,

@@ -2,7 +2,9 @@
 // hostile client could push (head size, body size, slow heads, too many connections).
 #include "control/http/http_server.h"
 
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <string>
 #include <thread>
@@ -50,6 +52,38 @@ class HttpServerTest : public ::testing::Test {
                          respond({.status = 202, .body = path});
                        });
                      });
+      // Streams ?n chunks of ?size bytes each, one every ms, then ends; records when the
+      // client left before the end.
+      server_->RouteStream(
+          "/stream", {.methods = {"GET"}},
+          [this](const HttpRequest& request, std::shared_ptr<HttpStream> stream) {
+            if (request.query == "refuse") {
+              stream->Respond({.status = 403, .body = "no"});
+              return;
+            }
+            const size_t count = request.query == "forever" ? 1000000 : 3;
+            const size_t size = request.query == "forever" ? 64 * 1024 : 5;
+            stream->OnClose([this] { ++streams_closed_early_; });
+            stream->Begin(200, "text/event-stream");
+            auto timer = std::make_shared<asio::steady_timer>(io_);
+            auto step = std::make_shared<std::function<void(size_t)>>();
+            *step = [stream, timer, step, count, size](size_t sent) {
+              if (sent == count) {
+                stream->End();
+                *step = nullptr;  // the cycle through the lambda ends here
+                return;
+              }
+              if (!stream->Send(std::string(size, static_cast<char>('a' + sent % 26)))) {
+                *step = nullptr;
+                return;
+              }
+              timer->expires_after(std::chrono::milliseconds(1));
+              timer->async_wait([step, sent](auto) {
+                if (*step) (*step)(sent + 1);
+              });
+            };
+            (*step)(0);
+          });
       port_ = server_->port();
       started.set_value();
       io_.run();
@@ -97,6 +131,7 @@ class HttpServerTest : public ::testing::Test {
       io_.get_executor()};
   std::unique_ptr<HttpServer> server_;
   uint16_t port_ = 0;  // set before the server's thread says it started
+  std::atomic<int> streams_closed_early_{0};
   std::thread thread_;
 };
 
@@ -133,6 +168,58 @@ TEST_F(HttpServerTest, UnknownPathsAndMethodsAreRefused) {
   EXPECT_THAT(wrong, HasSubstr("Allow: GET\r\n"));
   EXPECT_THAT(Exchange("GET /hooks HTTP/1.1\r\nHost: h\r\n\r\n"), StartsWith("HTTP/1.1 404"))
       << "a prefix route matches what is under it, not its own name without the slash";
+}
+
+TEST_F(HttpServerTest, AStreamedAnswerIsChunkedAndTheConnectionServesTheNextRequest) {
+  StartServer();
+  const int fd = Connect();
+  SendAll(fd, "GET /stream HTTP/1.1\r\nHost: h\r\n\r\n");
+  std::string received;
+  char buffer[4096];
+  while (received.find("0\r\n\r\n") == std::string::npos) {
+    const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+    ASSERT_GT(n, 0) << received;
+    received.append(buffer, static_cast<size_t>(n));
+  }
+  EXPECT_THAT(received, StartsWith("HTTP/1.1 200 OK\r\n"));
+  EXPECT_THAT(received, HasSubstr("Transfer-Encoding: chunked\r\n"));
+  EXPECT_THAT(received, HasSubstr("\r\n\r\n5\r\naaaaa\r\n5\r\nbbbbb\r\n5\r\nccccc\r\n0\r\n\r\n"));
+  SendAll(fd, "GET /hello?next HTTP/1.1\r\nHost: h\r\n\r\n");
+  EXPECT_THAT(ReadResponse(fd), HasSubstr("hello next from"));
+  ::close(fd);
+  EXPECT_EQ(streams_closed_early_.load(), 0);
+  // A streaming route may still answer in one piece.
+  EXPECT_THAT(Exchange("GET /stream?refuse HTTP/1.1\r\nHost: h\r\n\r\n"),
+              StartsWith("HTTP/1.1 403 Forbidden\r\n"));
+}
+
+TEST_F(HttpServerTest, AClientThatStopsReadingAStreamIsCutOff) {
+  StartServer({.max_stream_backlog = 256 * 1024});
+  const int fd = Connect();
+  const int small = 4096;
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  SendAll(fd, "GET /stream?forever HTTP/1.1\r\nHost: h\r\n\r\n");
+  // Never reads: the kernel's buffers fill, then the server's backlog passes its bound.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (streams_closed_early_.load() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(streams_closed_early_.load(), 1);
+  ::close(fd);
+}
+
+TEST_F(HttpServerTest, AClientThatLeavesAStreamIsNoticedAtTheNextWrite) {
+  StartServer();
+  const int fd = Connect();
+  SendAll(fd, "GET /stream?forever HTTP/1.1\r\nHost: h\r\n\r\n");
+  char buffer[1024];
+  ASSERT_GT(::recv(fd, buffer, sizeof(buffer), 0), 0);
+  ::close(fd);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (streams_closed_early_.load() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(streams_closed_early_.load(), 1);
 }
 
 TEST_F(HttpServerTest, APrefixRouteMayAnswerLater) {

@@ -121,6 +121,10 @@ class AdminServiceFake final : public v1::AdminService::Service {
                          v1::GetStatusResponse* response) override {
     return herald_->Unary("GetStatus", context, *request, response);
   }
+  grpc::Status GetMetrics(grpc::ServerContext* context, const v1::GetMetricsRequest* request,
+                          v1::GetMetricsResponse* response) override {
+    return herald_->Unary("GetMetrics", context, *request, response);
+  }
   grpc::Status ReloadConfig(grpc::ServerContext* context, const v1::ReloadConfigRequest* request,
                             v1::ReloadConfigResponse* response) override {
     return herald_->Unary("ReloadConfig", context, *request, response);

@@ -16,6 +16,7 @@ using ::testing::HasSubstr;
 TEST(HelpTextTest, OverviewHelpListsEveryCommandTheGlobalFlagsAndTheExitCodes) {
   std::string help = OverviewHelp();
   for (const char* expected : {"status",
+                               "metrics",
                                "sessions list",
                                "sessions history CONVERSATION",
                                "sessions reset",

@@ -278,6 +278,17 @@ TEST(OutputTest, ServerTextCannotMoveTheCursor) {
   EXPECT_THAT(RenderEvent(event), Not(HasSubstr("\x1b")));
 }
 
+TEST(OutputTest, MetricsAreThePrometheusTextEndingWithANewline) {
+  v1::GetMetricsResponse metrics;
+  metrics.set_text(
+      "# TYPE herald_messages_received_total counter\nherald_messages_received_total 3");
+  EXPECT_EQ(RenderMetrics(metrics),
+            "# TYPE herald_messages_received_total counter\nherald_messages_received_total 3\n");
+  metrics.set_text("herald_build_info{version=\"\x1b[2J\"} 1\n");
+  EXPECT_EQ(RenderMetrics(metrics), "herald_build_info{version=\"[2J\"} 1\n");
+  EXPECT_EQ(RenderMetrics(v1::GetMetricsResponse()), "");
+}
+
 TEST(OutputTest, PendingActionsAreATableWithRelativeExpiry) {
   absl::Time now = absl::FromUnixSeconds(kJan2);
   v1::ListPendingActionsResponse pending;
