@@ -35,6 +35,7 @@
 #include "component/memory/folder_watcher.h"
 #include "component/memory/memory_store.h"
 #include "component/schedule/scheduler.h"
+#include "component/trace/tracer.h"
 #include "component/xmpp/session.h"
 #include "component/xmpp/session_error.h"
 #include "control/control_server.h"
@@ -42,6 +43,7 @@
 #include "control/http/api_gateway.h"
 #include "control/http/http_server.h"
 #include "control/http/metrics_page.h"
+#include "control/http/otlp_exporter.h"
 #include "control/http/webhooks_in.h"
 #include "control/http/webhooks_out.h"
 #include "control/metrics_collector.h"
@@ -366,6 +368,23 @@ int Serve(const std::string& path) {
   int exit_code = base::kExitOk;
   // What turns read from [llm], [skills] and [server]; a reload replaces it.
   agent::TurnOptions turn_options = config::TurnOptionsFrom(*config);
+  // Every run as a trace of spans ([traces]); sent to a collector when one is configured.
+  auto tracer = std::make_shared<trace::Tracer>(
+      trace::TracerOptions{.keep = static_cast<size_t>(config->traces.keep),
+                           .max_spans = static_cast<size_t>(config->traces.max_spans)});
+  std::unique_ptr<control::http::OtlpExporter> otlp;
+  if (tracer->enabled() && !config->traces.otlp_endpoint.empty()) {
+    otlp = std::make_unique<control::http::OtlpExporter>(
+        io, **http,
+        control::http::OtlpExporterOptions{
+            .endpoint = config->traces.otlp_endpoint,
+            .interval = absl::Seconds(config->traces.export_interval_seconds),
+            .service_version = kVersion,
+            .instance_id = connection});
+    tracer->SetExporter([exporter = otlp.get()](std::shared_ptr<const trace::TraceData> done) {
+      exporter->Offer(std::move(done));
+    });
+  }
   agent::RuntimeServices services{.io = io,
                                   .workers = workers,
                                   .memory = **store,
@@ -376,6 +395,7 @@ int Serve(const std::string& path) {
                                   .act = act,
                                   .connection = connection,
                                   .events = &events,
+                                  .tracer = tracer.get(),
                                   .ledger = usage->get(),
                                   .audit = audit->get(),
                                   .pending_actions = &pending_actions,
@@ -438,6 +458,7 @@ int Serve(const std::string& path) {
       .hooks = &turn_hooks,
       .scheduler = scheduler.get(),
       .notices = notices};
+  control_services.tracer = tracer.get();
   absl::StatusOr<std::unique_ptr<control::ControlServer>> control =
       control::ControlServer::Start(config->control, control_services);
   if (!control.ok()) {
@@ -536,7 +557,9 @@ int Serve(const std::string& path) {
     LOG(INFO) << "herald: received signal " << signal
               << ", stopping the control plane and closing the XMPP stream";
     control_stopped = true;
-    http_server.reset();  // no new scrapes while the rest stops
+    // No new connections while the rest stops; a stream in progress still gets its last
+    // event (UNAVAILABLE) from the control plane's shutdown.
+    if (http_server != nullptr) http_server->StopAccepting();
     (*control)->ShutdownInBackground([&] {
       session->Stop();
       grace.expires_after(kShutdownGrace);

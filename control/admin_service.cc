@@ -266,7 +266,7 @@ grpc::ServerUnaryReactor* AdminService::LeaveRoom(grpc::CallbackServerContext* c
 grpc::ServerWriteReactor<v1::Event>* AdminService::Subscribe(grpc::CallbackServerContext* context,
                                                              const v1::SubscribeRequest* request) {
   absl::StatusOr<Caller> caller = control_.Authorize(context, methods::kSubscribe);
-  const std::string actor = caller.ok() ? caller->name : "anonymous";
+  const std::string actor = caller.ok() ? caller->name : control_.ActorOf(context);
   const std::string target =
       !request->conversation().empty() ? request->conversation() : request->jid();
   auto audit = [this, actor, target](const grpc::Status& status) {

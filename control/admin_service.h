@@ -30,6 +30,12 @@ class AdminService final : public v1::AdminService::CallbackService {
   grpc::ServerUnaryReactor* GetMetrics(grpc::CallbackServerContext* context,
                                        const v1::GetMetricsRequest* request,
                                        v1::GetMetricsResponse* response) override;
+  grpc::ServerUnaryReactor* ListTraces(grpc::CallbackServerContext* context,
+                                       const v1::ListTracesRequest* request,
+                                       v1::ListTracesResponse* response) override;
+  grpc::ServerUnaryReactor* GetTrace(grpc::CallbackServerContext* context,
+                                     const v1::GetTraceRequest* request,
+                                     v1::Trace* response) override;
   grpc::ServerUnaryReactor* ReloadConfig(grpc::CallbackServerContext* context,
                                          const v1::ReloadConfigRequest* request,
                                          v1::ReloadConfigResponse* response) override;

@@ -63,6 +63,8 @@ inline constexpr std::string_view kProvideCredentials =
     "/herald.v1.SkillService/ProvideCredentials";
 inline constexpr std::string_view kGetStatus = "/herald.v1.AdminService/GetStatus";
 inline constexpr std::string_view kGetMetrics = "/herald.v1.AdminService/GetMetrics";
+inline constexpr std::string_view kListTraces = "/herald.v1.AdminService/ListTraces";
+inline constexpr std::string_view kGetTrace = "/herald.v1.AdminService/GetTrace";
 inline constexpr std::string_view kReloadConfig = "/herald.v1.AdminService/ReloadConfig";
 inline constexpr std::string_view kGetAllowlist = "/herald.v1.AdminService/GetAllowlist";
 inline constexpr std::string_view kUpdateAllowlist = "/herald.v1.AdminService/UpdateAllowlist";
@@ -90,24 +92,44 @@ struct MethodScope {
 // credentials, verifying the audit log, and attaching a hook (it sees and may change every
 // message), `admin`.
 inline constexpr MethodScope kMethodScopes[] = {
-    {methods::kListSessions, Scope::kRead},        {methods::kGetHistory, Scope::kRead},
-    {methods::kResetSession, Scope::kOperate},     {methods::kForgetConversation, Scope::kOperate},
-    {methods::kSendMessage, Scope::kOperate},      {methods::kConverse, Scope::kOperate},
-    {methods::kCancel, Scope::kOperate},           {methods::kGetUsage, Scope::kRead},
-    {methods::kListLimits, Scope::kRead},          {methods::kSetLimit, Scope::kAdmin},
-    {methods::kRemoveLimit, Scope::kAdmin},        {methods::kListSkills, Scope::kRead},
-    {methods::kExecuteSkill, Scope::kExecute},     {methods::kImportTools, Scope::kAdmin},
-    {methods::kSearchTools, Scope::kRead},         {methods::kGetStatus, Scope::kRead},
-    {methods::kReloadConfig, Scope::kAdmin},       {methods::kGetAllowlist, Scope::kRead},
-    {methods::kUpdateAllowlist, Scope::kAdmin},    {methods::kListRooms, Scope::kRead},
-    {methods::kJoinRoom, Scope::kAdmin},           {methods::kLeaveRoom, Scope::kAdmin},
-    {methods::kSubscribe, Scope::kRead},           {methods::kVerifyAudit, Scope::kAdmin},
-    {methods::kListPendingActions, Scope::kRead},  {methods::kApprove, Scope::kOperate},
-    {methods::kChoosePlan, Scope::kOperate},       {methods::kDeny, Scope::kOperate},
-    {methods::kProvideCredentials, Scope::kAdmin}, {methods::kListDeadLetters, Scope::kRead},
-    {methods::kReplayDeadLetter, Scope::kAdmin},   {methods::kCreatePairingCode, Scope::kAdmin},
-    {methods::kListSchedules, Scope::kRead},       {methods::kCancelSchedule, Scope::kOperate},
-    {methods::kGetMetrics, Scope::kRead},          {methods::kAttachHooks, Scope::kAdmin},
+    {methods::kListSessions, Scope::kRead},
+    {methods::kGetHistory, Scope::kRead},
+    {methods::kResetSession, Scope::kOperate},
+    {methods::kForgetConversation, Scope::kOperate},
+    {methods::kSendMessage, Scope::kOperate},
+    {methods::kConverse, Scope::kOperate},
+    {methods::kCancel, Scope::kOperate},
+    {methods::kGetUsage, Scope::kRead},
+    {methods::kListLimits, Scope::kRead},
+    {methods::kSetLimit, Scope::kAdmin},
+    {methods::kRemoveLimit, Scope::kAdmin},
+    {methods::kListSkills, Scope::kRead},
+    {methods::kExecuteSkill, Scope::kExecute},
+    {methods::kImportTools, Scope::kAdmin},
+    {methods::kSearchTools, Scope::kRead},
+    {methods::kGetStatus, Scope::kRead},
+    {methods::kReloadConfig, Scope::kAdmin},
+    {methods::kGetAllowlist, Scope::kRead},
+    {methods::kUpdateAllowlist, Scope::kAdmin},
+    {methods::kListRooms, Scope::kRead},
+    {methods::kJoinRoom, Scope::kAdmin},
+    {methods::kLeaveRoom, Scope::kAdmin},
+    {methods::kSubscribe, Scope::kRead},
+    {methods::kVerifyAudit, Scope::kAdmin},
+    {methods::kListPendingActions, Scope::kRead},
+    {methods::kApprove, Scope::kOperate},
+    {methods::kChoosePlan, Scope::kOperate},
+    {methods::kDeny, Scope::kOperate},
+    {methods::kProvideCredentials, Scope::kAdmin},
+    {methods::kListDeadLetters, Scope::kRead},
+    {methods::kReplayDeadLetter, Scope::kAdmin},
+    {methods::kCreatePairingCode, Scope::kAdmin},
+    {methods::kListSchedules, Scope::kRead},
+    {methods::kCancelSchedule, Scope::kOperate},
+    {methods::kGetMetrics, Scope::kRead},
+    {methods::kListTraces, Scope::kRead},
+    {methods::kGetTrace, Scope::kRead},
+    {methods::kAttachHooks, Scope::kAdmin},
 };
 
 // The scope `method` needs; nullopt for a method not in the table.

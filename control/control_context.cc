@@ -67,6 +67,7 @@ std::shared_ptr<UnaryCall> ControlContext::BeginUnary(grpc::CallbackServerContex
   }
   absl::StatusOr<Caller> caller = authenticator_.Authorize(AuthorizationOf(context), method);
   if (!caller.ok()) {
+    call->actor_ = ActorOf(context);
     call->Finish(caller.status());
     return call;
   }
@@ -79,6 +80,11 @@ absl::StatusOr<Caller> ControlContext::Authorize(grpc::CallbackServerContext* co
                                                  std::string_view method) {
   if (shutting_down_) return absl::UnavailableError("Herald is shutting down");
   return authenticator_.Authorize(AuthorizationOf(context), method);
+}
+
+std::string ControlContext::ActorOf(grpc::CallbackServerContext* context) const {
+  absl::StatusOr<Caller> known = authenticator_.Authenticate(AuthorizationOf(context));
+  return known.ok() ? known->name : "anonymous";
 }
 
 void ControlContext::Audit(const std::string& actor, std::string_view method,

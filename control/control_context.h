@@ -93,6 +93,9 @@ class ControlContext {
   // For a streaming call: the caller, or the refusal (which the caller of this audits through
   // the stream's on_done).
   absl::StatusOr<Caller> Authorize(grpc::CallbackServerContext* context, std::string_view method);
+  // Who the audit log names for a call: the token's name when it is a known token (even one
+  // refused for its scope), else "anonymous".
+  std::string ActorOf(grpc::CallbackServerContext* context) const;
 
   // Records a call in the audit log, and counts it by method and code (CallCounts).
   void Audit(const std::string& actor, std::string_view method, const std::string& target,

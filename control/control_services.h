@@ -24,6 +24,7 @@
 #include "component/ledger/usage_ledger.h"
 #include "component/memory/memory_store.h"
 #include "component/schedule/scheduler.h"
+#include "component/trace/tracer.h"
 #include "component/xmpp/jid.h"
 #include "component/xmpp/session.h"
 #include "control/http/webhooks_out.h"
@@ -97,6 +98,8 @@ struct ControlServices {
   // What an operator should know about this host, found at startup (isolation the sandbox
   // could not have, manifests that were refused, credentials not kept); GetStatus lists them.
   std::vector<std::string> notices;
+  // The run traces (AdminService.ListTraces/GetTrace; any thread); null: tracing is off.
+  const trace::Tracer* tracer = nullptr;
 };
 
 }  // namespace herald::control

@@ -190,7 +190,7 @@ grpc::ServerBidiReactor<v1::HookMessage, v1::HookEvent>* HookService::Attach(
       void OnDone() override { delete this; }
     };
     const grpc::Status status = ToGrpcStatus(caller.status());
-    control_.Audit("anonymous", methods::kAttachHooks, "", status);
+    control_.Audit(control_.ActorOf(context), methods::kAttachHooks, "", status);
     return new Refused(status);
   }
   return new Stream(*this, caller->name);

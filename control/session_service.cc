@@ -342,7 +342,7 @@ grpc::ServerWriteReactor<v1::RunEvent>* SessionService::Converse(
     grpc::CallbackServerContext* context, const v1::ConverseRequest* request) {
   const std::string target = absl::StrCat("api:", request->conversation());
   absl::StatusOr<Caller> caller = control_.Authorize(context, methods::kConverse);
-  const std::string actor = caller.ok() ? caller->name : "anonymous";
+  const std::string actor = caller.ok() ? caller->name : control_.ActorOf(context);
   auto audit = [this, actor, target](const grpc::Status& status) {
     control_.Audit(actor, methods::kConverse, target, status);
   };

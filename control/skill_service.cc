@@ -147,7 +147,7 @@ grpc::ServerWriteReactor<v1::ExecuteSkillEvent>* SkillService::ExecuteSkill(
     grpc::CallbackServerContext* context, const v1::ExecuteSkillRequest* request) {
   const std::string target = request->name();
   absl::StatusOr<Caller> caller = control_.Authorize(context, methods::kExecuteSkill);
-  const std::string actor = caller.ok() ? caller->name : "anonymous";
+  const std::string actor = caller.ok() ? caller->name : control_.ActorOf(context);
   auto audit = [this, actor, target](const grpc::Status& status) {
     control_.Audit(actor, methods::kExecuteSkill, target, status);
   };
@@ -551,7 +551,7 @@ grpc::Status NoToolRegistry() {
 grpc::ServerBidiReactor<v1::ImportToolsRequest, v1::ImportToolsEvent>* SkillService::ImportTools(
     grpc::CallbackServerContext* context) {
   absl::StatusOr<Caller> caller = control_.Authorize(context, methods::kImportTools);
-  const std::string actor = caller.ok() ? caller->name : "anonymous";
+  const std::string actor = caller.ok() ? caller->name : control_.ActorOf(context);
   auto audit = [this, actor](const grpc::Status& status) {
     control_.Audit(actor, methods::kImportTools, "", status);
   };

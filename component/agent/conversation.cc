@@ -266,8 +266,11 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     }
     services_.act(std::move(marked));
   };
+  // The run's trace; a turn cancelled midway ends it as cancelled when the frame goes.
+  trace::Span traced = trace::Span::Root(services_.tracer, run_id, conversation_name, "turn");
   auto fail = [&](const absl::Status& status, RunEvent::Failure failure) {
     LOG(WARNING) << "conversation " << turn_id << ": " << status;
+    traced.End(status);
     if (cancelled()) return;
     mark({kCouldNotDoIt});
     Publish(events::EventType::kRunFailed, run_id, absl::StrCat("turn ", turn_id, " failed"),
@@ -327,7 +330,9 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     if (!appended.ok()) return appended;
     return loaded;
   };
+  trace::Span reading(services_.tracer, run_id, "memory.read");
   absl::StatusOr<TurnMemory> memory = co_await Offload(files_, std::move(work1));
+  reading.End(memory.status());
   if (!memory.ok()) {
     fail(memory.status(), RunEvent::Failure::kInternal);
     co_return;
@@ -477,15 +482,16 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
 
   // Every model call of the turn: admitted by the limits (or refused with LimitStatus), then
   // recorded.
-  const CallModel call_model = [this, payer, conversation_name, tier = message.tier](
+  const CallModel call_model = [this, payer, conversation_name, run_id, tier = message.tier](
                                    LlmRequest call_request, providers::LlmProvider::OnText text) {
     return CallWithinLimits(services_, payer, conversation_name, std::move(call_request),
-                            std::move(text), tier);
+                            std::move(text), tier, run_id);
   };
   // A block-mode limit ends the turn with the limit's message.
   auto stop_for_limit = [&](const std::string& limit_message) {
     Publish(events::EventType::kRunFailed, run_id,
             absl::StrCat("turn ", turn_id, " stopped by a limit"), {{"error", "limit"}});
+    traced.End(absl::ResourceExhaustedError(limit_message));
     emit(Failed(RunEvent::Failure::kLimit, limit_message));
     if (chat_states) {
       services_.act(
@@ -647,6 +653,8 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
                 .output_tokens = usage.output_tokens,
                 .tool_rounds = rounds});
   running_sink_ = nullptr;
+  traced.Set("gen_ai.usage.input_tokens", absl::StrCat(usage.input_tokens));
+  traced.Set("gen_ai.usage.output_tokens", absl::StrCat(usage.output_tokens));
   Publish(events::EventType::kRunCompleted, run_id, absl::StrCat("turn ", turn_id, " answered"),
           {{"model", model},
            {"input_tokens", absl::StrCat(usage.input_tokens)},
@@ -671,7 +679,10 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     }
     return absl::OkStatus();
   };
+  trace::Span writing_memory(services_.tracer, run_id, "memory.write");
   absl::Status saved = co_await Offload(files_, std::move(work4));
+  writing_memory.End(saved);
+  traced.End(saved);
   if (!saved.ok()) LOG(ERROR) << "conversation " << turn_id << ": answer not saved: " << saved;
 }
 

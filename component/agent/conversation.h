@@ -38,6 +38,7 @@
 #include "component/ledger/usage_ledger.h"
 #include "component/memory/memory_store.h"
 #include "component/schedule/scheduler.h"
+#include "component/trace/tracer.h"
 #include "component/xmpp/events.h"
 #include "providers/routing/model_router.h"
 #include "skills/registry.h"
@@ -69,6 +70,9 @@ struct RuntimeServices {
   std::string connection;
   // Where runs, tool calls and limits are published; may be null (tests).
   events::EventBus* events = nullptr;
+  // Where each run is traced (turn, model calls, tool calls, approval waits, memory); may be
+  // null: nothing is traced.
+  trace::Tracer* tracer = nullptr;
   // Token usage and limits (Q1, Q2), checked before and recorded after every LLM call; may
   // be null (tests): then nothing is limited or recorded.
   ledger::UsageLedger* ledger = nullptr;

@@ -144,10 +144,12 @@ bool IsLimitStatus(const absl::Status& status) {
 
 asio::awaitable<absl::StatusOr<providers::LlmResponse>> CallWithinLimits(
     RuntimeServices& services, std::string payer, std::string conversation,
-    providers::LlmRequest request, providers::LlmProvider::OnText on_text, providers::Tier tier) {
+    providers::LlmRequest request, providers::LlmProvider::OnText on_text, providers::Tier tier,
+    std::string run_id) {
   auto start = [&services, payer = std::move(payer), conversation = std::move(conversation),
-                request = std::move(request), on_text = std::move(on_text),
-                tier](std::function<void(absl::StatusOr<providers::LlmResponse>)> done) mutable {
+                request = std::move(request), on_text = std::move(on_text), tier,
+                run_id = std::move(run_id)](
+                   std::function<void(absl::StatusOr<providers::LlmResponse>)> done) mutable {
     const std::string model = services.router.ModelFor(tier).ToString();
     if (std::optional<ledger::LimitState> blocked =
             AdmitCall(services, payer, model, conversation)) {
@@ -155,12 +157,24 @@ asio::awaitable<absl::StatusOr<providers::LlmResponse>> CallWithinLimits(
                  [done = std::move(done), refused = LimitStatus(*blocked)] { done(refused); });
       return;
     }
-    services.router.Complete(tier, std::move(request), std::move(on_text),
-                             [&services, payer, done = std::move(done)](
-                                 absl::StatusOr<providers::LlmResponse> response) {
-                               if (response.ok()) RecordCall(services, payer, *response);
-                               done(std::move(response));
-                             });
+    // The call's span, named as OpenTelemetry's GenAI conventions name them.
+    auto span =
+        std::make_shared<trace::Span>(services.tracer, run_id, absl::StrCat("chat ", model));
+    span->Set("gen_ai.request.model", model);
+    services.router.Complete(
+        tier, std::move(request), std::move(on_text),
+        [&services, payer, span,
+         done = std::move(done)](absl::StatusOr<providers::LlmResponse> response) {
+          if (response.ok()) {
+            RecordCall(services, payer, *response);
+            span->Set("gen_ai.system", response->provider);
+            span->Set("gen_ai.response.model", response->model);
+            span->Set("gen_ai.usage.input_tokens", absl::StrCat(response->usage.input_tokens));
+            span->Set("gen_ai.usage.output_tokens", absl::StrCat(response->usage.output_tokens));
+          }
+          span->End(response.status());
+          done(std::move(response));
+        });
   };
   return AwaitCallback<absl::StatusOr<providers::LlmResponse>>(std::move(start));
 }

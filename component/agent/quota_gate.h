@@ -51,7 +51,7 @@ bool IsLimitStatus(const absl::Status& status);
 asio::awaitable<absl::StatusOr<providers::LlmResponse>> CallWithinLimits(
     RuntimeServices& services, std::string payer, std::string conversation,
     providers::LlmRequest request, providers::LlmProvider::OnText on_text,
-    providers::Tier tier = providers::Tier::kDefault);
+    providers::Tier tier = providers::Tier::kDefault, std::string run_id = "");
 
 // 1234567 -> "1,234,567".
 std::string GroupedNumber(int64_t value);

@@ -154,6 +154,23 @@ absl::StatusOr<providers::ToolCall> RegistryTools::Resolve(const providers::Tool
 
 asio::awaitable<providers::ToolResult> RegistryTools::Run(const ToolCallTurn& turn,
                                                           const providers::ToolCall& call) {
+  trace::Span span(services_.tracer, turn.run_id, absl::StrCat("tool ", call.name));
+  if (span.id().empty()) co_return co_await RunUntraced(turn, call);
+  span.Set("gen_ai.tool.name", call.name);
+  span.Set("gen_ai.tool.call.id", call.id);
+  span.Set("herald.tool.arguments",
+           call.arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  ToolCallTurn traced = turn;
+  traced.trace_span = span.id();
+  providers::ToolResult result = co_await RunUntraced(traced, call);
+  span.Set("herald.tool.result", result.content);
+  span.End(result.is_error ? absl::UnknownError("the tool answered with an error")
+                           : absl::OkStatus());
+  co_return result;
+}
+
+asio::awaitable<providers::ToolResult> RegistryTools::RunUntraced(const ToolCallTurn& turn,
+                                                                  const providers::ToolCall& call) {
   if (loaded_.contains(call.name)) {
     absl::StatusOr<providers::ToolCall> runs = Resolve(call);
     if (!runs.ok()) {

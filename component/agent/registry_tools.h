@@ -67,6 +67,8 @@ class RegistryTools {
   void CountShown(size_t offered) { shown_ = std::max(shown_, offered); }
 
  private:
+  asio::awaitable<providers::ToolResult> RunUntraced(const ToolCallTurn& turn,
+                                                     const providers::ToolCall& call);
   // The call that runs a loaded tool: its arguments checked against the registry's schema,
   // its name replaced by its executor's (an HTTP tool keeps its own). InvalidArgument (bad
   // arguments) or FailedPrecondition (an executor Herald cannot call), with a message for the

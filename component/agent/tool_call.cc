@@ -135,8 +135,12 @@ asio::awaitable<ActionResolution> Pause(const ToolCallTurn& turn, const provider
                 {"credentials", absl::StrJoin(names, ",")}});
   turn.say(absl::StrReplaceAll(prompt, {{"{id}", id}}));
 
+  trace::Span wait(services.tracer, turn.run_id, absl::StrCat(kind, " wait"), turn.trace_span);
+  wait.Set("herald.action.id", id);
   ActionResolution resolution = co_await waiter.Wait();
   const std::string outcome(skills::OutcomeName(resolution.outcome));
+  wait.Set("herald.action.outcome", outcome);
+  wait.End(absl::OkStatus());
   turn.publish(events::EventType::kActionResolved,
                absl::StrCat(kind, " for ", call.name, " ", DescribeResolution(resolution)),
                {{"action_id", id}, {"kind", kind}, {"outcome", outcome}, {"by", resolution.by}});

@@ -44,7 +44,8 @@ struct ToolCallTurn {
   // is asked in chat and whose safe mode applies.
   std::string chat_user;
   std::string run_id;
-  std::string turn_id;  // for log lines
+  std::string turn_id;     // for log lines
+  std::string trace_span;  // the tool call's span: an approval wait's parent
   skills::SkillContext skill_context;
   // Sends a RunEvent to a program following the turn; says a line to the person (nothing
   // for an API conversation); publishes on the bus; whether the turn was cancelled.

@@ -66,6 +66,17 @@ void BindHttp(Binder& b, const Section& root, HttpConfig& http) {
   }
 }
 
+void BindTraces(Binder& b, const Section& root, TracesConfig& traces) {
+  Section s = b.Sub(root, "traces");
+  b.Integer(s, "keep", &traces.keep);
+  b.Integer(s, "max_spans", &traces.max_spans);
+  b.Integer(s, "export_interval_seconds", &traces.export_interval_seconds);
+  if (b.String(s, "otlp_endpoint", &traces.otlp_endpoint) && !traces.otlp_endpoint.empty() &&
+      !IsValidHttpUrl(traces.otlp_endpoint)) {
+    b.Error(s, "otlp_endpoint", "traces.otlp_endpoint must be an http:// or https:// URL");
+  }
+}
+
 namespace {
 
 void BindWebhooksOut(Binder& b, const Section& s, WebhooksConfig& webhooks) {

@@ -38,6 +38,7 @@ void BindQuota(Binder& b, const Section& root, QuotaConfig& quota);
 void BindMemory(Binder& b, const Section& root, MemoryConfig& memory, agent::AgentOptions& agent);
 void BindControl(Binder& b, const Section& root, ControlConfig& control);
 void BindHttp(Binder& b, const Section& root, HttpConfig& http);
+void BindTraces(Binder& b, const Section& root, TracesConfig& traces);
 void BindWebhooks(Binder& b, const Section& root, const HttpConfig& http, WebhooksConfig& webhooks);
 // [schedules] and [[schedules.task]]; a task's `to` is a room when [[rooms]] names it.
 void BindSchedules(Binder& b, const Section& root, SchedulesConfig& schedules);

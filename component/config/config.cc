@@ -42,6 +42,7 @@ void Bind(Binder& b, const toml::table& document, Config& config) {
   BindSkills(b, root, config.skills);
   BindControl(b, root, config.control);
   BindHttp(b, root, config.http);
+  BindTraces(b, root, config.traces);
   BindWebhooks(b, root, config.http, config.webhooks);
   BindSchedules(b, root, config.schedules);
   BindPubsub(b, document, config.rooms, config.agent.pubsub);

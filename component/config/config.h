@@ -215,6 +215,17 @@ struct HttpConfig {
   friend bool operator==(const HttpConfig&, const HttpConfig&) = default;
 };
 
+// [traces]: every run as a trace of spans (component/trace/tracer.h, docs/operations.md).
+struct TracesConfig {
+  int64_t keep = 100;  // finished traces kept in memory; 0 = tracing off
+  int64_t max_spans = 512;
+  // OTLP/HTTP JSON endpoint of a collector ("http://127.0.0.1:4318/v1/traces"); "" = none.
+  std::string otlp_endpoint;
+  int64_t export_interval_seconds = 5;
+
+  friend bool operator==(const TracesConfig&, const TracesConfig&) = default;
+};
+
 // [[webhooks.in]]: an endpoint POST /webhooks/<name> on the HTTP listener (docs/webhooks.md).
 struct WebhookInConfig {
   std::string name;                        // [a-z0-9_-], 1-64 bytes, unique
@@ -285,6 +296,7 @@ struct Config {
   SkillsConfig skills;
   ControlConfig control;
   HttpConfig http;
+  TracesConfig traces;
   WebhooksConfig webhooks;
   SchedulesConfig schedules;
   agent::AgentProtocolOptions agent_protocol;

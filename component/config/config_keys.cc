@@ -21,6 +21,7 @@ std::vector<ConfigKey> Declare() {
   declare::DeclareSkillKeys(keys);
   declare::DeclareControlKeys(keys);
   declare::DeclareHttpKeys(keys);
+  declare::DeclareTraceKeys(keys);
   declare::DeclareWebhookKeys(keys);
   declare::DeclareScheduleKeys(keys);
   declare::DeclareAgentProtocolKeys(keys);

@@ -102,6 +102,7 @@ void DeclareSkillKeys(std::vector<ConfigKey>& keys);
 void DeclareQuotaKeys(std::vector<ConfigKey>& keys);
 void DeclareControlKeys(std::vector<ConfigKey>& keys);
 void DeclareHttpKeys(std::vector<ConfigKey>& keys);
+void DeclareTraceKeys(std::vector<ConfigKey>& keys);
 void DeclareWebhookKeys(std::vector<ConfigKey>& keys);
 void DeclareScheduleKeys(std::vector<ConfigKey>& keys);
 void DeclareAgentProtocolKeys(std::vector<ConfigKey>& keys);

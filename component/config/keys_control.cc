@@ -47,7 +47,9 @@ void DeclareHttpKeys(std::vector<ConfigKey>& keys) {
           "http.listen", K::kString, [](auto& c) -> auto& { return c.http.listen; })
           .Type("string, `\"HOST:PORT\"`")
           .Doc("`\"\"` (no listener)",
-               "the one HTTP listener: `/metrics` ([operations.md](operations.md)). A port off "
+               "the one HTTP listener: `/metrics` ([operations.md](operations.md)), the "
+               "HTTP/JSON API under `/api/` ([http-api.md](http-api.md)) and the webhooks. A "
+               "port off "
                "loopback (`127.0.0.0/8`, `[::1]`, `localhost`) is refused unless `tls_cert` and "
                "`tls_key` are set; from loopback `/metrics` needs no token, from elsewhere a "
                "control token with the `read` scope"),
@@ -59,6 +61,36 @@ void DeclareHttpKeys(std::vector<ConfigKey>& keys) {
           "http.tls_key", K::kString, [](auto& c) -> auto& { return c.http.tls_key; })
           .Type("string, PEM file path")
           .Doc("unset", "the private key of that certificate"),
+  };
+  for (ConfigKey& key : declared) keys.push_back(std::move(key));
+}
+
+void DeclareTraceKeys(std::vector<ConfigKey>& keys) {
+  std::vector<ConfigKey> declared = {
+      Part("traces", K::kTable),
+      Restart(
+          "traces.keep", K::kInteger, [](auto& c) -> auto& { return c.traces.keep; })
+          .Range(0, 100000)
+          .Doc("`100`",
+               "finished run traces kept in memory for `AdminService.ListTraces`/`GetTrace` "
+               "and the console (besides the runs in progress); `0` turns tracing off"),
+      Restart(
+          "traces.max_spans", K::kInteger, [](auto& c) -> auto& { return c.traces.max_spans; })
+          .Range(2, 100000)
+          .Doc("`512`", "spans kept per trace; more are counted as dropped"),
+      Restart(
+          "traces.otlp_endpoint", K::kString,
+          [](auto& c) -> auto& { return c.traces.otlp_endpoint; })
+          .Type("string, http(s) URL")
+          .Doc("`\"\"` (no export)",
+               "where finished traces are POSTed as OTLP/HTTP JSON, e.g. "
+               "`\"http://127.0.0.1:4318/v1/traces\"` (an OpenTelemetry Collector). "
+               "Operator-chosen, so not SSRF-guarded"),
+      Restart(
+          "traces.export_interval_seconds", K::kInteger,
+          [](auto& c) -> auto& { return c.traces.export_interval_seconds; })
+          .Range(1, 3600)
+          .Doc("`5`", "how often the traces finished meanwhile are sent, in one request"),
   };
   for (ConfigKey& key : declared) keys.push_back(std::move(key));
 }

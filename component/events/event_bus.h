@@ -58,8 +58,8 @@ std::optional<EventType> EventTypeNamed(std::string_view name);
 
 struct Event {
   EventType type = EventType::kMessageReceived;
-  absl::Time time;           // set by Publish when left unset (absl::InfinitePast())
-  uint64_t sequence = 0;     // set by Publish: 1, 2, 3, ...
+  absl::Time time = absl::InfinitePast();  // Publish sets it to now when left unset
+  uint64_t sequence = 0;                   // set by Publish: 1, 2, 3, ...
   std::string conversation;  // "direct:alice@localhost", "room:lobby@...", "api:name"; or ""
   std::string jid;           // the user the event is about; or ""
   std::string run_id;

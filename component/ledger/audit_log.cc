@@ -20,6 +20,9 @@ namespace {
 
 constexpr size_t kMaxPending = 65536;
 constexpr size_t kMaxBatch = 1024;
+// How long the writer lets entries gather after the first before writing them: one write, two
+// syncs and a rename serve every call of those milliseconds (a Flush does not wait for it).
+constexpr absl::Duration kBatchLinger = absl::Milliseconds(5);
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kMaxHeadBytes = 4096;
 constexpr absl::Duration kRetryAfterFailure = absl::Seconds(1);
@@ -503,7 +506,9 @@ absl::Status AuditLog::FlushPending() const {
   const auto written_or_failed = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return durable_ >= target || failures_ != failures;
   };
+  ++flush_waiters_;  // the writer stops lingering
   mu_.Await(written_or_failed);
+  --flush_waiters_;
   return durable_ >= target ? absl::OkStatus() : last_error_;
 }
 
@@ -523,6 +528,11 @@ void AuditLog::WriterLoop() {
     {
       base::MutexLock lock(&mu_);
       mu_.Await([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return WriterHasWork(); });
+      mu_.AwaitWithTimeout(
+          [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+            return stopping_ || flush_waiters_ > 0 || pending_.size() >= kMaxBatch;
+          },
+          kBatchLinger);
       if (pending_.empty() && dropped_ == 0) return;  // stopping, and all written
       dropped = std::exchange(dropped_, 0);
       if (dropped > 0) {

@@ -11,9 +11,10 @@
 // hashed entry or to the head, so changing any single byte is detected.
 //
 // Threads: Append is thread-safe and cheap — it queues the entry; a writer thread encodes and
-// writes batches (group commit: one fdatasync per batch, then the head). Flush waits until
-// everything appended so far is durable. Open, Flush and Verify block: call them from a
-// worker thread.
+// writes batches (group commit: what arrives within 5 ms of the first entry, one fdatasync
+// per batch, then the head), so an entry is durable a few milliseconds after Append. Flush
+// waits until everything appended so far is durable, without the 5 ms. Open, Flush and Verify
+// block: call them from a worker thread.
 //
 //   auto audit = AuditLog::Open("./data/audit.log");
 //   (*audit)->Append({.time = absl::Now(), .actor = "ops",
@@ -127,6 +128,7 @@ class AuditLog {
   uint64_t failures_ ABSL_GUARDED_BY(mu_) = 0;    // failed batch writes so far
   absl::Status last_error_ ABSL_GUARDED_BY(mu_);  // of the last failed write
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  mutable int flush_waiters_ ABSL_GUARDED_BY(mu_) = 0;  // in FlushPending now
   std::thread writer_;
 };
 

@@ -62,7 +62,11 @@ HttpResponse JsonResponse(int status, std::string body) {
 }
 
 HttpResponse ErrorResponse(grpc::StatusCode code, std::string_view message) {
-  return JsonResponse(HttpStatusForGrpc(code), ErrorJson(code, message));
+  HttpResponse response = JsonResponse(HttpStatusForGrpc(code), ErrorJson(code, message));
+  if (code == grpc::StatusCode::UNAUTHENTICATED) {
+    response.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"herald\"");
+  }
+  return response;
 }
 
 grpc::ByteBuffer ToByteBuffer(const std::string& bytes) {

@@ -109,10 +109,16 @@ std::string_view ReasonPhrase(int status) {
       return "Too Many Requests";
     case 431:
       return "Request Header Fields Too Large";
+    case 499:
+      return "Client Closed Request";
     case 500:
       return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
     case 503:
       return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
     default:
       return status < 400 ? "OK" : status < 500 ? "Bad Request" : "Internal Server Error";
   }
@@ -489,6 +495,11 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(asio::io_context& 
   }
   state->Accept();
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(state)));
+}
+
+void HttpServer::StopAccepting() {
+  asio::error_code ignored;
+  state_->acceptor.close(ignored);
 }
 
 HttpServer::~HttpServer() {

@@ -95,6 +95,9 @@ class HttpServer {
   static absl::StatusOr<std::unique_ptr<HttpServer>> Start(asio::io_context& io,
                                                            HttpServerOptions options);
   ~HttpServer();  // stops accepting and closes every connection (on the loop's thread)
+  // Takes no new connection; the open ones go on (on the loop's thread). For shutting down:
+  // streams in progress still get their last events.
+  void StopAccepting();
 
   // `path` exactly, or every path under it when it ends in '/' ("/webhooks/"). The longest
   // match wins. Routes are added before requests arrive or on the loop.

@@ -170,6 +170,16 @@ class AuthMatrixTest : public ::testing::Test {
            v1::GetMetricsResponse r;
            return admin_->GetMetrics(c, {}, &r);
          }},
+        {methods::kListTraces,
+         [&](auto* c) {
+           v1::ListTracesResponse r;
+           return admin_->ListTraces(c, {}, &r);
+         }},
+        {methods::kGetTrace,
+         [&](auto* c) {
+           v1::Trace r;
+           return admin_->GetTrace(c, {}, &r);
+         }},
         {methods::kReloadConfig,
          [&](auto* c) {
            v1::ReloadConfigResponse r;

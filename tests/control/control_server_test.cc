@@ -1421,6 +1421,10 @@ TEST_F(ControlServerTest, EveryCallIsAuditedAllowedOrRefusedAndNoTokenIsWritten)
   EXPECT_TRUE(absl::StrContains(audit, absl::StrCat("\"actor\":\"anonymous\",", get_status)));
   EXPECT_TRUE(absl::StrContains(audit, "\"outcome\":\"UNAUTHENTICATED\""));
   EXPECT_TRUE(absl::StrContains(audit, "\"outcome\":\"PERMISSION_DENIED\""));
+  EXPECT_TRUE(
+      absl::StrContains(audit, absl::StrCat("\"actor\":\"operator\",", get_status,
+                                            ",\"target\":\"\",\"outcome\":\"PERMISSION_DENIED\"")))
+      << "a known token refused for its scope is audited under its name";
   EXPECT_TRUE(absl::StrContains(audit, "\"target\":\"direct:alice@localhost\""));
   EXPECT_TRUE(absl::StrContains(
       audit, "\"action\":\"/herald.v1.SessionService/Converse\",\"target\":\"api:audited\""));

@@ -292,6 +292,7 @@ state_path = "DIR/state/runtime-state.json"
                              .act = act,
                              .connection = "component agent.localhost",
                              .events = &events_,
+                             .tracer = tracer_.get(),
                              .ledger = ledger_.get(),
                              .audit = audit_.get(),
                              .pending_actions = pending_actions_.get(),
@@ -325,7 +326,8 @@ state_path = "DIR/state/runtime-state.json"
                       .credentials = credentials_.get(),
                       .tool_search = tool_search_.get(),
                       .hooks = hooks_.get(),
-                      .scheduler = scheduler_.get()});
+                      .scheduler = scheduler_.get(),
+                      .tracer = tracer_.get()});
 
   guard_ = std::make_unique<asio::executor_work_guard<asio::io_context::executor_type>>(
       io_.get_executor());

@@ -37,6 +37,7 @@
 #include "component/ledger/usage_ledger.h"
 #include "component/memory/memory_store.h"
 #include "component/schedule/scheduler.h"
+#include "component/trace/tracer.h"
 #include "control/control_server.h"
 #include "providers/routing/model_router.h"
 #include "skills/approvals/pending_actions.h"
@@ -156,6 +157,7 @@ class ControlTestEnv {
   agent::TurnHooks& hooks() { return *hooks_; }
   // Null unless EnvOptions.schedules; I/O loop only.
   schedule::Scheduler* scheduler() { return scheduler_.get(); }
+  trace::Tracer& tracer() { return *tracer_; }
   // Released by the "slow" skill's waiters (see control_test_env.cc).
   void ReleaseSlowSkill();
   int slow_skill_runs() const;
@@ -184,6 +186,9 @@ class ControlTestEnv {
   std::unique_ptr<skills::ToolSearch> tool_search_;
   std::unique_ptr<schedule::Scheduler> scheduler_;
   std::unique_ptr<agent::TurnHooks> hooks_;  // HookService attaches here
+  // Every run traced, as in the binary.
+  std::shared_ptr<trace::Tracer> tracer_ =
+      std::make_shared<trace::Tracer>(trace::TracerOptions{.keep = 100});
   std::unique_ptr<agent::RuntimeServices> runtime_;
   std::unique_ptr<agent::Agent> agent_;
   std::unique_ptr<agent::RoomManager> rooms_;

@@ -118,9 +118,9 @@ TEST_F(GetMetricsTest, EveryCallIsAuditedAllowedOrRefused) {
   const std::string action = "\"action\":\"/herald.v1.AdminService/GetMetrics\"";
   EXPECT_THAT(audit, HasSubstr(absl::StrCat("\"actor\":\"reader\",", action,
                                             ",\"target\":\"\",\"outcome\":\"OK\"")));
-  // A refused caller is no actor (as for every RPC); the detail names the token it showed.
+  // A known token refused for its scope is the actor; no token at all is "anonymous".
   EXPECT_THAT(audit, HasSubstr(absl::StrCat(
-                         "\"actor\":\"anonymous\",", action,
+                         "\"actor\":\"operator\",", action,
                          ",\"target\":\"\",\"outcome\":\"PERMISSION_DENIED\",\"detail\":\"token "
                          "'operator' lacks the 'read' scope needed by AdminService/GetMetrics\"")));
   EXPECT_THAT(audit, HasSubstr(absl::StrCat("\"actor\":\"anonymous\",", action,

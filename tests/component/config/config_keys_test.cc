@@ -168,6 +168,12 @@ listen = "0.0.0.0:8443"
 tls_cert = "./elsewhere/http.crt"
 tls_key = "./elsewhere/http.key"
 
+[traces]
+keep = 50
+max_spans = 100
+otlp_endpoint = "http://127.0.0.1:4318/v1/traces"
+export_interval_seconds = 10
+
 [[webhooks.in]]
 name = "ci"
 secret = "a-webhook-secret-of-some-length"

@@ -4,6 +4,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
 namespace herald::events {
@@ -23,7 +24,9 @@ TEST(EventBusTest, EveryListenerGetsTheSameEventWithASequenceAndATime) {
   EXPECT_EQ(first[0]->sequence, 1u);
   EXPECT_EQ(first[1]->sequence, 2u);
   EXPECT_EQ(first[0]->conversation, "direct:alice@localhost");
-  EXPECT_NE(first[0]->time, absl::InfinitePast());
+  // An event published without a time gets the time it was published, not the epoch.
+  EXPECT_GT(first[0]->time, absl::Now() - absl::Minutes(5));
+  EXPECT_LE(first[0]->time, absl::Now());
   EXPECT_EQ(bus.published(), 2u);
 }
 
