@@ -21,7 +21,8 @@ namespace {
 constexpr size_t kMaxPending = 65536;
 constexpr size_t kMaxBatch = 1024;
 // How long the writer lets entries gather after the first before writing them: one write, two
-// syncs and a rename serve every call of those milliseconds (a Flush does not wait for it).
+// syncs and a rename serve every call of those milliseconds (a Flush that comes meanwhile
+// waits for the rest of it).
 constexpr absl::Duration kBatchLinger = absl::Milliseconds(5);
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kMaxHeadBytes = 4096;
@@ -525,14 +526,16 @@ void AuditLog::WriterLoop() {
     std::vector<AuditEntry> batch;
     uint64_t dropped = 0;
     size_t taken = 0;
+    bool linger = false;
     {
       base::MutexLock lock(&mu_);
       mu_.Await([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return WriterHasWork(); });
-      mu_.AwaitWithTimeout(
-          [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-            return stopping_ || flush_waiters_ > 0 || pending_.size() >= kMaxBatch;
-          },
-          kBatchLinger);
+      linger = !stopping_ && flush_waiters_ == 0 && pending_.size() < kMaxBatch;
+    }
+    // Asleep, not waiting on mu_: a waiter on mu_ would be woken by every Append.
+    if (linger) std::this_thread::sleep_for(absl::ToChronoNanoseconds(kBatchLinger));
+    {
+      base::MutexLock lock(&mu_);
       if (pending_.empty() && dropped_ == 0) return;  // stopping, and all written
       dropped = std::exchange(dropped_, 0);
       if (dropped > 0) {

@@ -1,18 +1,24 @@
-// Control-plane throughput (SPEC §8): unary calls per second for QuotaService.GetUsage and
-// SessionService.ListSessions from several client threads, and events per second through
-// AdminService.Subscribe to 100 subscribers. Everything is real: the control server over
-// loopback TCP, bearer-token auth and the audit log on every call, the SQLite ledger and
-// the memory folders (tests/control/control_test_env.h).
+// Control-plane throughput (SPEC §8): unary calls per second for the cheap call
+// (AdminService.GetStatus, from client threads and with calls in flight from one thread) and
+// the heavy ones (QuotaService.GetUsage, SessionService.ListSessions), each over loopback TCP
+// and over the unix socket in the same run, and events per second through
+// AdminService.Subscribe to 100 subscribers. Everything is real: the control server,
+// bearer-token auth and the audit log on every call, the SQLite ledger and the memory folders
+// (tests/control/control_test_env.h).
 //
 //   bazel run -c opt //tests/bench:control_plane_bench -- --benchmark_min_time=3
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "benchmark/benchmark.h"
 #include "proto/herald/v1/admin.grpc.pb.h"
@@ -28,45 +34,65 @@ using testing::ControlTestEnv;
 
 constexpr int kJids = 50;
 constexpr int kSubscribers = 100;
+const v1::GetStatusRequest kGetStatusRequest;
+// As in the binary (component/main.cc): no deadlock detection on gRPC's absl::Mutex locks.
+const bool kNoMutexDeadlockDetection = [] {
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  return true;
+}();
 
-// One runtime for the whole run: 50 users with usage on two models and a conversation each.
-ControlTestEnv& Env() {
-  static ControlTestEnv* env = [] {
-    auto* env = new ControlTestEnv();
-    if (!env->Start({.subscriber_queue_limit = 8192}).ok()) std::abort();
-    for (int i = 0; i < kJids; ++i) {
-      const std::string jid = absl::StrCat("user", i, "@localhost");
-      for (const char* model : {"scripted:a", "scripted:b"}) {
-        if (!env->ledger()
-                 .Record({.jid = jid,
-                          .model = model,
-                          .input_tokens = 100,
-                          .output_tokens = 20,
-                          .time = absl::Now()})
-                 .ok()) {
-          std::abort();
-        }
-      }
-      if (!env->memory()
-               .Append({.kind = base::ConversationRef::Kind::kDirect, .address = jid},
-                       {.time = absl::Now(), .role = "user", .author = jid, .text = "hello"})
+// 50 users with usage on two models and a conversation each.
+void Seed(ControlTestEnv* env) {
+  for (int i = 0; i < kJids; ++i) {
+    const std::string jid = absl::StrCat("user", i, "@localhost");
+    for (const char* model : {"scripted:a", "scripted:b"}) {
+      if (!env->ledger()
+               .Record({.jid = jid,
+                        .model = model,
+                        .input_tokens = 100,
+                        .output_tokens = 20,
+                        .time = absl::Now()})
                .ok()) {
         std::abort();
       }
     }
+    if (!env->memory()
+             .Append({.kind = base::ConversationRef::Kind::kDirect, .address = jid},
+                     {.time = absl::Now(), .role = "user", .author = jid, .text = "hello"})
+             .ok()) {
+      std::abort();
+    }
+  }
+}
+
+// One runtime for the whole run, its control plane on loopback TCP.
+ControlTestEnv& Env() {
+  static ControlTestEnv* env = [] {
+    auto* env = new ControlTestEnv();
+    if (!env->Start({.subscriber_queue_limit = 8192}).ok()) std::abort();
+    Seed(env);
     return env;
   }();
   return *env;
 }
 
-// A second runtime whose control plane listens on a unix socket.
+// A second runtime with the same data, its control plane on a unix socket.
 ControlTestEnv& UnixEnv() {
   static ControlTestEnv* env = [] {
     auto* env = new ControlTestEnv();
     if (!env->Start({.transport = "unix"}).ok()) std::abort();
+    Seed(env);
     return env;
   }();
   return *env;
+}
+
+ControlTestEnv& EnvFor(const benchmark::State& state) {
+  return state.range(0) == 0 ? Env() : UnixEnv();
+}
+
+const char* TransportOf(const benchmark::State& state) {
+  return state.range(0) == 0 ? "tcp" : "unix";
 }
 
 std::shared_ptr<grpc::Channel> OwnChannel(ControlTestEnv& env = Env()) {
@@ -79,7 +105,7 @@ std::shared_ptr<grpc::Channel> OwnChannel(ControlTestEnv& env = Env()) {
 // GetStatus, the cheap call: what is left is gRPC, the token check, the hop to the I/O loop
 // and the audit entry. Arg 0: loopback TCP; 1: the unix socket.
 void BM_GetStatus(benchmark::State& state) {
-  ControlTestEnv& env = state.range(0) == 0 ? Env() : UnixEnv();
+  ControlTestEnv& env = EnvFor(state);
   auto stub = v1::AdminService::NewStub(OwnChannel(env));
   v1::GetStatusRequest request;
   for (auto _ : state) {
@@ -93,7 +119,7 @@ void BM_GetStatus(benchmark::State& state) {
     }
   }
   state.SetItemsProcessed(state.iterations());
-  state.SetLabel(state.range(0) == 0 ? "tcp" : "unix");
+  state.SetLabel(TransportOf(state));
 }
 BENCHMARK(BM_GetStatus)
     ->Arg(0)
@@ -104,14 +130,75 @@ BENCHMARK(BM_GetStatus)
     ->Threads(16)
     ->UseRealTime();
 
-// GetUsage for the day, every JID and model, first page (100 rows).
+// GetStatus with calls in flight at once from one client thread (gRPC's callback API): the
+// server's capacity, with less of the client's own cost in the figure. Args: transport (0 TCP,
+// 1 unix socket), calls in flight. One iteration is 1,000 calls.
+void BM_GetStatusInFlight(benchmark::State& state) {
+  ControlTestEnv& env = EnvFor(state);
+  auto stub = v1::AdminService::NewStub(OwnChannel(env));
+  const int in_flight = static_cast<int>(state.range(1));
+  constexpr int kCallsPerIteration = 1000;
+  struct Call {
+    grpc::ClientContext context;
+    v1::GetStatusResponse response;
+  };
+  for (auto _ : state) {
+    std::mutex mu;
+    std::condition_variable done_cv;
+    int started = 0;
+    int finished = 0;
+    bool failed = false;
+    std::function<void()> start_one = [&] {
+      auto call = std::make_shared<Call>();
+      env.Authorize(call->context, "reader");
+      stub->async()->GetStatus(&call->context, &kGetStatusRequest, &call->response,
+                               [&, call](grpc::Status status) {
+                                 bool again = false;
+                                 {
+                                   std::lock_guard<std::mutex> lock(mu);
+                                   failed |= !status.ok();
+                                   ++finished;
+                                   if (started < kCallsPerIteration) {
+                                     ++started;
+                                     again = true;
+                                   }
+                                 }
+                                 if (again) start_one();
+                                 done_cv.notify_one();
+                               });
+    };
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      started = std::min(in_flight, kCallsPerIteration);
+    }
+    for (int i = 0; i < std::min(in_flight, kCallsPerIteration); ++i) start_one();
+    std::unique_lock<std::mutex> lock(mu);
+    done_cv.wait(lock, [&] { return finished == kCallsPerIteration; });
+    if (failed) {
+      state.SkipWithError("GetStatus failed");
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kCallsPerIteration);
+  state.SetLabel(TransportOf(state));
+}
+BENCHMARK(BM_GetStatusInFlight)
+    ->Args({0, 16})
+    ->Args({0, 64})
+    ->Args({1, 16})
+    ->Args({1, 64})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// GetUsage for the day, every JID and model, first page (100 rows). Arg: transport.
 void BM_GetUsage(benchmark::State& state) {
-  auto stub = v1::QuotaService::NewStub(OwnChannel());
+  ControlTestEnv& env = EnvFor(state);
+  auto stub = v1::QuotaService::NewStub(OwnChannel(env));
   v1::GetUsageRequest request;
   request.set_window(v1::USAGE_WINDOW_DAY);
   for (auto _ : state) {
     grpc::ClientContext context;
-    Env().Authorize(context, "reader");
+    env.Authorize(context, "reader");
     v1::GetUsageResponse response;
     grpc::Status status = stub->GetUsage(&context, request, &response);
     if (!status.ok() || response.rows_size() != 2 * kJids) {
@@ -120,16 +207,19 @@ void BM_GetUsage(benchmark::State& state) {
     }
   }
   state.SetItemsProcessed(state.iterations());
+  state.SetLabel(TransportOf(state));
 }
-BENCHMARK(BM_GetUsage)->Threads(1)->Threads(4)->Threads(8)->UseRealTime();
+BENCHMARK(BM_GetUsage)->Arg(0)->Arg(1)->Threads(1)->Threads(4)->Threads(8)->UseRealTime();
 
 // ListSessions, first page: the 50 conversations with their last activity and archives.
+// Arg: transport.
 void BM_ListSessions(benchmark::State& state) {
-  auto stub = v1::SessionService::NewStub(OwnChannel());
+  ControlTestEnv& env = EnvFor(state);
+  auto stub = v1::SessionService::NewStub(OwnChannel(env));
   v1::ListSessionsRequest request;
   for (auto _ : state) {
     grpc::ClientContext context;
-    Env().Authorize(context, "reader");
+    env.Authorize(context, "reader");
     v1::ListSessionsResponse response;
     grpc::Status status = stub->ListSessions(&context, request, &response);
     if (!status.ok() || response.conversations_size() < kJids) {
@@ -138,8 +228,9 @@ void BM_ListSessions(benchmark::State& state) {
     }
   }
   state.SetItemsProcessed(state.iterations());
+  state.SetLabel(TransportOf(state));
 }
-BENCHMARK(BM_ListSessions)->Threads(1)->Threads(4)->Threads(8)->UseRealTime();
+BENCHMARK(BM_ListSessions)->Arg(0)->Arg(1)->Threads(1)->Threads(4)->Threads(8)->UseRealTime();
 
 // Events published on the bus and delivered to each of 100 Subscribe streams (each its own
 // connection and reader thread). One iteration publishes a batch and waits until every

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -356,6 +357,16 @@ std::shared_ptr<grpc::Channel> ControlTestEnv::Channel() const {
 
 void ControlTestEnv::Authorize(grpc::ClientContext& context, const std::string& token_name) const {
   context.AddMetadata("authorization", absl::StrCat("Bearer ", TokenFor(token_name)));
+}
+
+std::string ControlTestEnv::AuditText() {
+  if (!audit_->Flush().ok()) return "";
+  std::string path;
+  OnLoop([&] { path = config_.control.audit_path; });
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 void ControlTestEnv::OnLoop(std::function<void()> work) {

@@ -135,6 +135,9 @@ class ControlTestEnv {
   std::shared_ptr<grpc::Channel> Channel() const;
   void Authorize(grpc::ClientContext& context, const std::string& token_name) const;
 
+  // The audit log's text, once everything appended so far is written.
+  std::string AuditText();
+
   // Runs `work` on the I/O loop and waits for it.
   void OnLoop(std::function<void()> work);
 

@@ -57,15 +57,7 @@ class GetMetricsTest : public ::testing::Test {
     return admin_->GetMetrics(&context, {}, response);
   }
 
-  std::string AuditText() {
-    EXPECT_TRUE(env_.audit().Flush().ok());
-    std::string path;
-    env_.OnLoop([&] { path = env_.config().control.audit_path; });
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
+  std::string AuditText() { return env_.AuditText(); }
 
   ControlTestEnv env_;
   std::unique_ptr<MetricsCollector> collector_;

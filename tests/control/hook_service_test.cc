@@ -78,15 +78,7 @@ class HookServiceTest : public ::testing::Test {
     return any;
   }
 
-  std::string AuditText() {
-    EXPECT_TRUE(env_.audit().Flush().ok());
-    std::string path;
-    env_.OnLoop([&] { path = env_.config().control.audit_path; });
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
+  std::string AuditText() { return env_.AuditText(); }
 
   ControlTestEnv env_;
   std::unique_ptr<v1::HookService::Stub> hooks_;

@@ -91,15 +91,7 @@ class ApiGatewayTest : public ::testing::Test {
         Request("POST", absl::StrCat("/api/", method), token, body, content_type)));
   }
 
-  std::string AuditText() {
-    EXPECT_TRUE(env_.audit().Flush().ok());
-    std::string path;
-    env_.OnLoop([&] { path = env_.config().control.audit_path; });
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
+  std::string AuditText() { return env_.AuditText(); }
 
   ControlTestEnv env_;
   std::optional<Authenticator> authenticator_;
