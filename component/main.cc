@@ -381,7 +381,9 @@ int Serve(const std::string& path) {
             .endpoint = config->traces.otlp_endpoint,
             .interval = absl::Seconds(config->traces.export_interval_seconds),
             .service_version = kVersion,
-            .instance_id = connection});
+            .instance_id = config->server.mode == config::ConnectionMode::kComponent
+                               ? config->server.component_domain
+                               : config->server.jid});
     tracer->SetExporter([exporter = otlp.get()](std::shared_ptr<const trace::TraceData> done) {
       exporter->Offer(std::move(done));
     });
