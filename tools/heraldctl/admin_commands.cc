@@ -1,7 +1,7 @@
 // tools/heraldctl/admin_commands.cc
 //
-// CommandRunner's AdminService commands: status, metrics, audit verify, reload, allowlist,
-// rooms, webhooks' dead letters, pair and schedules (docs/heraldctl.md).
+// CommandRunner's AdminService commands: status, metrics, traces, audit verify, reload,
+// allowlist, rooms, webhooks' dead letters, pair and schedules (docs/heraldctl.md).
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -30,6 +30,28 @@ ExitCode CommandRunner::Execute(const MetricsCommand&) {
   });
   if (!status.ok()) return Fail(status);
   return Succeed(response, RenderMetrics(response));
+}
+
+ExitCode CommandRunner::Execute(const TracesCommand& command) {
+  v1::ListTracesRequest request;
+  request.set_conversation(command.conversation);
+  request.set_limit(static_cast<int32_t>(command.limit));
+  v1::ListTracesResponse response;
+  grpc::Status status = Call([&](grpc::ClientContext* context) {
+    return admin_->ListTraces(context, request, &response);
+  });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderTraces(response));
+}
+
+ExitCode CommandRunner::Execute(const TraceCommand& command) {
+  v1::GetTraceRequest request;
+  request.set_id(command.id);
+  v1::Trace response;
+  grpc::Status status = Call(
+      [&](grpc::ClientContext* context) { return admin_->GetTrace(context, request, &response); });
+  if (!status.ok()) return Fail(status);
+  return Succeed(response, RenderTrace(response));
 }
 
 ExitCode CommandRunner::Execute(const AuditVerifyCommand&) {

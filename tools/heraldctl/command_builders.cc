@@ -366,6 +366,21 @@ absl::StatusOr<Command> BuildSkillsCredentials(const ParsedArguments& parsed) {
 
 // --- AdminService --------------------------------------------------------------------------
 
+absl::StatusOr<Command> BuildTraces(const ParsedArguments& parsed) {
+  TracesCommand command;
+  if (absl::Status status = ReadLimit(parsed, &command.limit); !status.ok()) return status;
+  if (command.limit > 1000) return UsageError("--limit is at most 1000");
+  if (absl::Status status = ReadConversationLabel(parsed, &command.conversation); !status.ok()) {
+    return status;
+  }
+  return command;
+}
+
+absl::StatusOr<Command> BuildTrace(const ParsedArguments& parsed) {
+  if (absl::Status status = CheckWord(parsed.positional[0], "ID"); !status.ok()) return status;
+  return TraceCommand{parsed.positional[0]};
+}
+
 absl::StatusOr<Command> BuildEvents(const ParsedArguments& parsed) {
   EventsCommand command;
   std::set<v1::EventType> seen;

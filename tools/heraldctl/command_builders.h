@@ -41,6 +41,8 @@ absl::StatusOr<Command> BuildSkillsApprove(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSkillsDeny(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSkillsChoose(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSkillsCredentials(const ParsedArguments& parsed);
+absl::StatusOr<Command> BuildTraces(const ParsedArguments& parsed);
+absl::StatusOr<Command> BuildTrace(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildEvents(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildAllowlistAdd(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildAllowlistRemove(const ParsedArguments& parsed);

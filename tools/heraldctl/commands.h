@@ -49,6 +49,8 @@ class CommandRunner {
   ExitCode Execute(const VersionCommand& command);
   ExitCode Execute(const StatusCommand& command);
   ExitCode Execute(const MetricsCommand& command);
+  ExitCode Execute(const TracesCommand& command);
+  ExitCode Execute(const TraceCommand& command);
   ExitCode Execute(const SessionsListCommand& command);
   ExitCode Execute(const SessionsHistoryCommand& command);
   ExitCode Execute(const SessionsResetCommand& command);

@@ -52,6 +52,15 @@ struct HelpCommand {
 struct VersionCommand {};
 struct StatusCommand {};
 struct MetricsCommand {};
+// `traces`: the run traces Herald keeps, newest first.
+struct TracesCommand {
+  std::string conversation;  // "" = every conversation; else "direct:JID", "room:JID", "api:NAME"
+  int64_t limit = 0;         // 0: the server's default (50); at most 1000
+};
+// `trace ID`: one trace with every span.
+struct TraceCommand {
+  std::string id;  // a trace id or a run id
+};
 struct SessionsListCommand {
   v1::ConversationKind kind = v1::CONVERSATION_KIND_UNSPECIFIED;  // every kind
   int64_t limit = 0;                                              // 0 = all
@@ -172,7 +181,7 @@ using Command =
                  AuditVerifyCommand, ReloadCommand, AllowlistShowCommand, AllowlistUpdateCommand,
                  RoomsListCommand, RoomsJoinCommand, RoomsLeaveCommand, WebhooksDeadLettersCommand,
                  WebhooksReplayCommand, PairCommand, SchedulesListCommand, SchedulesCancelCommand,
-                 MetricsCommand>;
+                 MetricsCommand, TracesCommand, TraceCommand>;
 
 struct Invocation {
   GlobalOptions options;

@@ -51,21 +51,6 @@ std::string Clean(const std::string& text) {
   return CleanForTerminal(text, /*keep_line_breaks=*/false);
 }
 
-// `text` cut to at most `max_characters` (UTF-8 code points), the last of them "…" when cut.
-std::string CutTo(const std::string& text, size_t max_characters) {
-  if (DisplayWidth(text) <= max_characters) return text;
-  // Keeps max_characters - 1 characters: `end` stops at the start of the next one.
-  size_t characters = 0;
-  size_t end = 0;
-  for (; end < text.size(); ++end) {
-    const bool starts_character = (static_cast<unsigned char>(text[end]) & 0xc0) != 0x80;
-    if (!starts_character) continue;
-    if (characters == max_characters - 1) break;
-    ++characters;
-  }
-  return text.substr(0, end) + "…";
-}
-
 }  // namespace
 
 std::string JsonLine(const google::protobuf::Message& message) {

@@ -29,6 +29,14 @@ std::string JsonLine(const google::protobuf::Message& message);
 std::string RenderStatus(const v1::GetStatusResponse& status);
 // The Prometheus text as the server sent it, cleaned for the terminal, ending with a newline.
 std::string RenderMetrics(const v1::GetMetricsResponse& metrics);
+// One row per trace, as ListTraces sent them (newest first): STARTED, CONVERSATION, RUN,
+// DURATION (ms, or "running"), SPANS (and how many were dropped), STATUS (ok, error: MESSAGE,
+// running). trace_output.cc.
+std::string RenderTraces(const v1::ListTracesResponse& traces);
+// The trace's summary, then its timeline: a line per span with its start from the root's
+// start and its duration in ms, its name indented under its parent's, its status; under it
+// the attributes as "key: value", each value on one line cut to 120 characters.
+std::string RenderTrace(const v1::Trace& trace);
 std::string RenderSessions(const v1::ListSessionsResponse& sessions);
 std::string RenderHistory(const v1::GetHistoryResponse& history);
 std::string RenderSessionReset(const v1::ConversationKey& key,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -85,6 +86,21 @@ size_t DisplayWidth(std::string_view text) {
   return width;
 }
 
+std::string CutTo(const std::string& text, size_t max_characters) {
+  if (DisplayWidth(text) <= max_characters) return text;
+  if (max_characters == 0) return "";
+  // Keeps max_characters - 1 characters: `end` stops at the start of the next one.
+  size_t characters = 0;
+  size_t end = 0;
+  for (; end < text.size(); ++end) {
+    const bool starts_character = (static_cast<unsigned char>(text[end]) & 0xc0) != 0x80;
+    if (!starts_character) continue;
+    if (characters == max_characters - 1) break;
+    ++characters;
+  }
+  return text.substr(0, end) + "…";
+}
+
 std::string FormatCount(int64_t value) {
   std::string digits = std::to_string(value);
   size_t first_digit = value < 0 ? 1 : 0;
@@ -123,6 +139,15 @@ std::string FormatDuration(const google::protobuf::Duration& duration) {
   if (hours > 0) return absl::StrCat(hours, "h ", minutes, "m ", rest, "s");
   if (minutes > 0) return absl::StrCat(minutes, "m ", rest, "s");
   return absl::StrCat(rest, "s");
+}
+
+std::string FormatMilliseconds(absl::Duration duration) {
+  const int64_t tenths = std::llround(absl::ToDoubleMilliseconds(duration) * 10);
+  if (tenths > -1000 && tenths < 1000) {
+    return absl::StrCat(tenths < 0 ? "-" : "", std::llabs(tenths) / 10, ".",
+                        std::llabs(tenths) % 10, " ms");
+  }
+  return absl::StrCat(FormatCount(std::llround(absl::ToDoubleMilliseconds(duration))), " ms");
 }
 
 std::string FormatRelative(const google::protobuf::Timestamp& time, absl::Time now) {

@@ -59,6 +59,9 @@ std::string CleanForTerminal(std::string_view text, bool keep_line_breaks);
 // Characters (UTF-8 code points) in `text`.
 size_t DisplayWidth(std::string_view text);
 
+// `text` cut to at most `max_characters` (UTF-8 code points), the last of them "…" when cut.
+std::string CutTo(const std::string& text, size_t max_characters);
+
 // 1234567 → "1,234,567"; -5 → "-5".
 std::string FormatCount(int64_t value);
 
@@ -70,6 +73,9 @@ std::string FormatTime(const google::protobuf::Timestamp& time);
 
 // "3d 4h 5m 6s", "5m 0s", "12s"; "0s" for anything under a second.
 std::string FormatDuration(const google::protobuf::Duration& duration);
+
+// Milliseconds, a tenth of one below 100: "0.4 ms", "12.3 ms", "1,234 ms".
+std::string FormatMilliseconds(absl::Duration duration);
 
 // `time` seen from `now`, at a glance: "in 45s", "in 4m", "in 2h 5m", "in 3d 4h"; "expired"
 // when it has passed; "-" when unset.

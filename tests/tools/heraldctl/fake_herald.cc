@@ -125,6 +125,14 @@ class AdminServiceFake final : public v1::AdminService::Service {
                           v1::GetMetricsResponse* response) override {
     return herald_->Unary("GetMetrics", context, *request, response);
   }
+  grpc::Status ListTraces(grpc::ServerContext* context, const v1::ListTracesRequest* request,
+                          v1::ListTracesResponse* response) override {
+    return herald_->Unary("ListTraces", context, *request, response);
+  }
+  grpc::Status GetTrace(grpc::ServerContext* context, const v1::GetTraceRequest* request,
+                        v1::Trace* response) override {
+    return herald_->Unary("GetTrace", context, *request, response);
+  }
   grpc::Status ReloadConfig(grpc::ServerContext* context, const v1::ReloadConfigRequest* request,
                             v1::ReloadConfigResponse* response) override {
     return herald_->Unary("ReloadConfig", context, *request, response);

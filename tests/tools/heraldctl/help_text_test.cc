@@ -17,6 +17,8 @@ TEST(HelpTextTest, OverviewHelpListsEveryCommandTheGlobalFlagsAndTheExitCodes) {
   std::string help = OverviewHelp();
   for (const char* expected : {"status",
                                "metrics",
+                               "traces [--conversation CONVERSATION] [--limit N]",
+                               "trace ID",
                                "sessions list",
                                "sessions history CONVERSATION",
                                "sessions reset",

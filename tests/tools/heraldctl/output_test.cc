@@ -289,6 +289,49 @@ TEST(OutputTest, MetricsAreThePrometheusTextEndingWithANewline) {
   EXPECT_EQ(RenderMetrics(v1::GetMetricsResponse()), "");
 }
 
+TEST(OutputTest, WithoutTracesSaysSo) {
+  EXPECT_EQ(RenderTraces(v1::ListTracesResponse()), "no traces\n");
+}
+
+TEST(OutputTest, ATraceTimelineKeepsSpansWhoseParentIsMissingOrACycle) {
+  v1::Trace trace;
+  trace.set_run_id("run-1");
+  trace.set_finished(true);
+  auto add = [&](const std::string& id, const std::string& parent, const std::string& name,
+                 int32_t start_ms) {
+    v1::Span* span = trace.add_spans();
+    span->set_span_id(id);
+    span->set_parent_span_id(parent);
+    span->set_name(name);
+    span->mutable_start_time()->set_seconds(kJan2);
+    span->mutable_start_time()->set_nanos(start_ms * 1000000);
+    span->mutable_end_time()->set_seconds(kJan2 + 1);
+    span->set_status(v1::SPAN_STATUS_OK);
+  };
+  add("r", "", "turn", 0);
+  add("c", "r", "child", 1);
+  add("o", "dropped", "orphan", 2);  // its parent is not in the trace
+  add("x", "y", "loop x", 3);        // x and y are each other's parent
+  add("y", "x", "loop y", 4);
+  *trace.mutable_root() = trace.spans(0);
+  std::string text = RenderTrace(trace);
+  EXPECT_THAT(text, HasSubstr("\n0.0 ms  1,000 ms  turn  ok\n"
+                              "1.0 ms    999 ms    child  ok\n"
+                              "2.0 ms    998 ms  orphan  ok\n"
+                              "3.0 ms    997 ms  loop x  ok\n"
+                              "4.0 ms    996 ms    loop y  ok\n"));
+  EXPECT_THAT(text, HasSubstr("conversation  -\n"));
+}
+
+TEST(OutputTest, ATraceWithoutSpansShowsItsRootOrSaysSo) {
+  v1::Trace trace;
+  trace.set_run_id("run-1");
+  EXPECT_THAT(RenderTrace(trace), HasSubstr("\n\nno spans\n"));
+  trace.mutable_root()->set_name("turn");
+  trace.mutable_root()->mutable_start_time()->set_seconds(kJan2);
+  EXPECT_THAT(RenderTrace(trace), HasSubstr("\n START  DURATION  SPAN\n0.0 ms   running  turn\n"));
+}
+
 TEST(OutputTest, PendingActionsAreATableWithRelativeExpiry) {
   absl::Time now = absl::FromUnixSeconds(kJan2);
   v1::ListPendingActionsResponse pending;

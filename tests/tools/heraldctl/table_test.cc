@@ -87,6 +87,23 @@ TEST(TableTest, FormatsDurationsShortestFirst) {
   EXPECT_EQ(FormatDuration(duration), "3d 4h 5m 6s");
 }
 
+TEST(TableTest, FormatsMillisecondsToATenthBelowAHundred) {
+  EXPECT_EQ(FormatMilliseconds(absl::ZeroDuration()), "0.0 ms");
+  EXPECT_EQ(FormatMilliseconds(absl::Microseconds(400)), "0.4 ms");
+  EXPECT_EQ(FormatMilliseconds(absl::Microseconds(12340)), "12.3 ms");
+  EXPECT_EQ(FormatMilliseconds(absl::Microseconds(99960)), "100 ms") << "rounds, then chooses";
+  EXPECT_EQ(FormatMilliseconds(absl::Microseconds(1234400)), "1,234 ms");
+  EXPECT_EQ(FormatMilliseconds(absl::Microseconds(-2500)), "-2.5 ms");
+  EXPECT_EQ(FormatMilliseconds(absl::Seconds(-2)), "-2,000 ms");
+}
+
+TEST(TableTest, CutsTextToAWidthMarkingTheCut) {
+  EXPECT_EQ(CutTo("short", 10), "short");
+  EXPECT_EQ(CutTo("exactly10!", 10), "exactly10!");
+  EXPECT_EQ(CutTo("eleven char", 10), "eleven ch…");
+  EXPECT_EQ(CutTo("ééééé", 3), "éé…") << "cut at a character boundary";
+}
+
 TEST(TableTest, FormatsTimesRelativeToNow) {
   absl::Time now = absl::FromUnixSeconds(1735787045);
   google::protobuf::Timestamp time;
