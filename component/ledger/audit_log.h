@@ -13,8 +13,8 @@
 // Threads: Append is thread-safe and cheap — it queues the entry; a writer thread encodes and
 // writes batches (group commit: what arrives within 5 ms of the first entry, one fdatasync
 // per batch, then the head), so an entry is durable a few milliseconds after Append. Flush
-// waits until everything appended so far is durable (at once when no batch is gathering). Open, Flush and Verify
-// block: call them from a worker thread.
+// waits until everything appended so far is durable (at once when no batch is gathering). Open,
+// Flush and Verify block: call them from a worker thread.
 //
 //   auto audit = AuditLog::Open("./data/audit.log");
 //   (*audit)->Append({.time = absl::Now(), .actor = "ops",
