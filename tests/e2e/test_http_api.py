@@ -10,80 +10,25 @@ back — curl's output and Herald's audit log — is what an operator would look
     tests/e2e/run bazel-bin/component/herald test_http_api
 """
 
-import hashlib
 import json
 import os
 import secrets
-import shutil
 import subprocess
 import threading
 import time
 import unittest
 
-from agent import Agent, agent_program, component_config, runtime_sections
-from client import Client
-from fake_llm import FakeLlm, fake_llm_program
-from servers import Ejabberd, Prosody, free_port, tail, wait_until
+from fake_llm import FakeLlm
+from http_api import ANSWER, CALL, HeraldOverHttp, curl_program
+from servers import Ejabberd, Prosody, wait_until
 
-# Generous bounds: they only matter when something is broken.
-ONLINE = 20.0     # Herald started, its HTTP listener up, its XMPP stream online, one /ping
-ANSWER = 15.0     # one turn through the fake LLM (two calls for a tool round)
-CALL = 30.0       # one curl call (curl's own --max-time)
 RECORDED = 10.0   # an audit entry or history line written after the answer that caused it
 SLOW = 5          # seconds the fake LLM takes for a message that mentions "slow"
 
 # The tokens are made for this run; the config holds only their SHA-256.
 OPS_TOKEN = secrets.token_urlsafe(24)
 READ_TOKEN = secrets.token_urlsafe(24)
-SOCKET = "data/control.sock"
 AUDIT = "data/audit.log"
-
-
-def curl_program():
-    path = shutil.which("curl")
-    if path is None:
-        raise RuntimeError("curl is missing (apt-get install curl)")
-    return path
-
-
-def control_section(http_port):
-    def digest(token):
-        return hashlib.sha256(token.encode()).hexdigest()
-    return f"""
-[http]
-listen = "127.0.0.1:{http_port}"
-
-[control]
-listen = "unix:{SOCKET}"
-audit_path = "{AUDIT}"
-state_path = "data/runtime-state.json"
-
-[[control.tokens]]
-name = "ops"
-token_sha256 = "{digest(OPS_TOKEN)}"
-scopes = ["read", "operate", "execute", "admin"]
-
-[[control.tokens]]
-name = "dashboard"
-token_sha256 = "{digest(READ_TOKEN)}"
-scopes = ["read"]
-"""
-
-
-class Reply:
-    """One unary answer as curl saw it: the HTTP status, Content-Type and body."""
-
-    def __init__(self, status, content_type, body, stderr):
-        self.status = status
-        self.content_type = content_type
-        self.body = body
-        self.stderr = stderr
-
-    def json(self):
-        return json.loads(self.body)
-
-    def __repr__(self):
-        return f"HTTP {self.status} ({self.content_type}): {self.body}{self.stderr}"
 
 
 def parse_events(text):
@@ -175,73 +120,23 @@ class CurlStream:
         self.proc.stderr.close()
 
 
-class _HttpApiTests:
-    server_class = None
-
-    @classmethod
-    def setUpClass(cls):
-        if os.environ.get("HERALD_E2E_AGENT") == "echo":
-            raise unittest.SkipTest("the echo stand-in has no control plane")
-        agent_program()     # a wrong HERALD_E2E_AGENT fails here, before any server starts
-        fake_llm_program()  # and so does a missing fake LLM
-        curl_program()
-        cls.server = cls.server_class()
-        cls.server.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-
-    @property
-    def herald(self):
-        return self.server.component_domain
+class _HttpApiTests(HeraldOverHttp):
+    tokens = (("ops", OPS_TOKEN, ["read", "operate", "execute", "admin"]),
+              ("dashboard", READ_TOKEN, ["read"]))
+    read_token = READ_TOKEN
 
     def setUp(self):
-        self.llm = FakeLlm("anthropic", slow_seconds=SLOW)
-        self.addCleanup(self.llm.stop)
-        llm_keys = {"default": "anthropic:fake", "max_retries": 0,
-                    "connect_timeout_seconds": 2, "request_timeout_seconds": 20,
-                    "anthropic": {"base_url": self.llm.base_url, "api_key": "e2e-not-a-secret"}}
-        self.http_port = free_port()
-        config = (component_config(self.server) + runtime_sections(llm=llm_keys)
-                  + control_section(self.http_port))
-        self.agent = Agent.start(config, secret=self.server.component_secret)
-        self.addCleanup(self.agent.stop)
-        self.alice = Client(self.server, "alice")
-        self.alice.connect()
-        self.addCleanup(self.alice.close)
-        self.wait_online()
+        self.start_herald(FakeLlm("anthropic", slow_seconds=SLOW))
 
     # --- curl -------------------------------------------------------------------------------
 
-    @property
-    def base_url(self):
-        return f"http://127.0.0.1:{self.http_port}"
-
-    def curl_command(self, method, body, token, *options):
-        command = [curl_program(), "--silent", "--show-error", "--max-time", str(int(CALL)),
-                   *options, "-X", "POST", f"{self.base_url}/api/{method}"]
-        if token is not None:
-            command += ["-H", f"Authorization: Bearer {token}"]
-        if body is not None:
-            command += ["-H", "Content-Type: application/json", "--data-binary", body]
-        return command
-
     def call(self, method, body=None, token=OPS_TOKEN):
         """POST /api/<method> with curl; a Reply (status 0 when nothing answered)."""
-        command = self.curl_command(method, body, token,
-                                    "--write-out", "\n%{http_code} %{content_type}")
-        result = subprocess.run(command, capture_output=True, text=True, timeout=CALL + 10)
-        body_text, _, last = result.stdout.rpartition("\n")
-        code, _, content_type = last.partition(" ")
-        return Reply(int(code or 0), content_type, body_text, result.stderr)
+        return self.curl(method, body, token)
 
     def ok(self, method, body=None, token=OPS_TOKEN):
         """A call that must answer 200; its JSON."""
-        reply = self.call(method, body, token)
-        self.assertEqual(reply.status, 200, f"{method}: {reply}\n{self.diagnosis()}")
-        self.assertTrue(reply.content_type.startswith("application/json"), reply)
-        return reply.json()
+        return self.expect_json(method, self.call(method, body, token))
 
     def stream(self, method, body, token=OPS_TOKEN):
         """curl -N on a streaming method, in the background; stopped when the test ends."""
@@ -250,35 +145,7 @@ class _HttpApiTests:
         self.addCleanup(stream.stop)
         return stream
 
-    # --- waiting and diagnosing -------------------------------------------------------------
-
-    def diagnosis(self):
-        return "\n".join([f"--- the agent's log ---\n{self.agent.log()}",
-                          f"--- the fake LLM's requests ---\n{self.llm.requests()}",
-                          f"--- tail of {self.server.name}'s log ---\n"
-                          f"{tail(self.server.log_file, 15)}"])
-
-    def wait_online(self):
-        """Until GetStatus answers over HTTP with the stream online and Herald answers alice's
-        /ping; fails at once if Herald exits."""
-        deadline = time.monotonic() + ONLINE
-        while time.monotonic() < deadline:
-            if self.agent.exit_code() is not None:
-                self.fail(f"herald exited with {self.agent.exit_code()}\n{self.diagnosis()}")
-            reply = self.call("herald.v1.AdminService/GetStatus", token=READ_TOKEN)
-            if (reply.status == 200
-                    and reply.json().get("connectionState") == "CONNECTION_STATE_ONLINE"
-                    and self.alice.ask(self.herald, "/ping", timeout=1.0) is not None):
-                self.alice.discard_pending()
-                return
-            time.sleep(0.1)
-        self.fail(f"herald was not online over HTTP and XMPP within {ONLINE:.0f}s\n"
-                  f"{self.diagnosis()}")
-
-    def ask(self, body):
-        reply = self.alice.ask(self.herald, body, timeout=ANSWER)
-        self.assertIsNotNone(reply, f"no answer to {body!r}\n{self.diagnosis()}")
-        return reply
+    # --- reading back -----------------------------------------------------------------------
 
     def audit_entries(self):
         try:

@@ -14,27 +14,19 @@ http.server on a loopback port picked at run time) receives.
 """
 
 import calendar
-import hashlib
 import http.server
 import json
-import os
 import re
 import secrets
-import subprocess
 import threading
 import time
 import unittest
 
-from agent import Agent, agent_program, component_config, runtime_sections
-from client import Client
-from fake_llm import FakeLlm, fake_llm_program
-from servers import Ejabberd, Prosody, free_port, tail, wait_until
-from test_http_api import Reply, curl_program
+from fake_llm import FakeLlm
+from http_api import MODEL, HeraldOverHttp
+from servers import Ejabberd, Prosody, wait_until
 
 # Generous bounds: they only matter when something is broken.
-ONLINE = 20.0     # Herald started, its HTTP listener up, its XMPP stream online, one /ping
-ANSWER = 15.0     # one turn through the fake LLM (two calls for a tool round)
-CALL = 30.0       # one curl call (curl's own --max-time)
 TRACED = 10.0     # a run's trace finished after its answer (the memory write comes last)
 EXPORTED = 15.0   # a finished trace at the collector (export_interval_seconds = 1, and a
                   # refused request is retried twice with backoff before the warning)
@@ -44,7 +36,6 @@ READ_TOKEN = secrets.token_urlsafe(24)
 NO_READ_TOKEN = secrets.token_urlsafe(24)
 
 CONVERSATION = "direct:alice@localhost"
-MODEL = "anthropic:fake"
 LIST = "herald.v1.AdminService/ListTraces"
 GET = "herald.v1.AdminService/GetTrace"
 
@@ -74,35 +65,6 @@ def otlp_attributes(attributes):
             raise AssertionError(f"not a string attribute: {a}")
         out[a["key"]] = a["value"]["stringValue"]
     return out
-
-
-def control_section(http_port):
-    def digest(token):
-        return hashlib.sha256(token.encode()).hexdigest()
-    return f"""
-[http]
-listen = "127.0.0.1:{http_port}"
-
-[control]
-listen = "unix:data/control.sock"
-audit_path = "data/audit.log"
-state_path = "data/runtime-state.json"
-
-[[control.tokens]]
-name = "ops"
-token_sha256 = "{digest(OPS_TOKEN)}"
-scopes = ["read", "operate", "execute", "admin"]
-
-[[control.tokens]]
-name = "dashboard"
-token_sha256 = "{digest(READ_TOKEN)}"
-scopes = ["read"]
-
-[[control.tokens]]
-name = "operator"
-token_sha256 = "{digest(NO_READ_TOKEN)}"
-scopes = ["operate", "execute", "admin"]
-"""
 
 
 class FakeCollector:
@@ -190,66 +152,24 @@ def spans_by_trace(body):
     return out
 
 
-class _TraceTests:
-    server_class = None
-
-    @classmethod
-    def setUpClass(cls):
-        if os.environ.get("HERALD_E2E_AGENT") == "echo":
-            raise unittest.SkipTest("the echo stand-in has no traces")
-        agent_program()     # a wrong HERALD_E2E_AGENT fails here, before any server starts
-        fake_llm_program()  # and so does a missing fake LLM
-        curl_program()
-        cls.server = cls.server_class()
-        cls.server.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-
-    @property
-    def herald(self):
-        return self.server.component_domain
+class _TraceTests(HeraldOverHttp):
+    tokens = (("ops", OPS_TOKEN, ["read", "operate", "execute", "admin"]),
+              ("dashboard", READ_TOKEN, ["read"]),
+              ("operator", NO_READ_TOKEN, ["operate", "execute", "admin"]))
+    read_token = READ_TOKEN
 
     def start_herald(self, traces=""):
         """Herald on the fake LLM with the HTTP API; `traces` is appended to its config."""
-        self.llm = FakeLlm("anthropic")
-        self.addCleanup(self.llm.stop)
-        llm_keys = {"default": MODEL, "max_retries": 0,
-                    "connect_timeout_seconds": 2, "request_timeout_seconds": 20,
-                    "anthropic": {"base_url": self.llm.base_url, "api_key": "e2e-not-a-secret"}}
-        self.http_port = free_port()
-        config = (component_config(self.server) + runtime_sections(llm=llm_keys)
-                  + control_section(self.http_port) + traces)
-        self.agent = Agent.start(config, secret=self.server.component_secret)
-        self.addCleanup(self.agent.stop)
-        self.alice = Client(self.server, "alice")
-        self.alice.connect()
-        self.addCleanup(self.alice.close)
-        self.wait_online()
+        super().start_herald(FakeLlm("anthropic"), traces)
 
     # --- curl -------------------------------------------------------------------------------
 
     def call(self, method, body=None, token=OPS_TOKEN):
-        """POST /api/<method> with curl; a Reply (status 0 when nothing answered)."""
-        command = [curl_program(), "--silent", "--show-error", "--max-time", str(int(CALL)),
-                   "--write-out", "\n%{http_code} %{content_type}", "-X", "POST",
-                   f"http://127.0.0.1:{self.http_port}/api/{method}"]
-        if token is not None:
-            command += ["-H", f"Authorization: Bearer {token}"]
-        if body is not None:
-            command += ["-H", "Content-Type: application/json", "--data-binary",
-                        json.dumps(body)]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=CALL + 10)
-        body_text, _, last = result.stdout.rpartition("\n")
-        code, _, content_type = last.partition(" ")
-        return Reply(int(code or 0), content_type, body_text, result.stderr)
+        """POST /api/<method> with `body` (a dict) as JSON; a Reply."""
+        return self.curl(method, None if body is None else json.dumps(body), token)
 
     def ok(self, method, body=None, token=READ_TOKEN):
-        reply = self.call(method, body, token)
-        self.assertEqual(reply.status, 200, f"{method}: {reply}\n{self.diagnosis()}")
-        self.assertTrue(reply.content_type.startswith("application/json"), reply)
-        return reply.json()
+        return self.expect_json(method, self.call(method, body, token))
 
     def traces(self):
         """ListTraces of alice's conversation, newest first."""
@@ -274,33 +194,7 @@ class _TraceTests:
         self.assertEqual(len(new), 1, f"one message, one run: {json.dumps(new, indent=1)}")
         return new[0]
 
-    # --- waiting and diagnosing -------------------------------------------------------------
-
-    def diagnosis(self):
-        return "\n".join([f"--- the agent's log ---\n{self.agent.log()}",
-                          f"--- the fake LLM's requests ---\n{self.llm.requests()}",
-                          f"--- tail of {self.server.name}'s log ---\n"
-                          f"{tail(self.server.log_file, 15)}"])
-
-    def wait_online(self):
-        deadline = time.monotonic() + ONLINE
-        while time.monotonic() < deadline:
-            if self.agent.exit_code() is not None:
-                self.fail(f"herald exited with {self.agent.exit_code()}\n{self.diagnosis()}")
-            reply = self.call("herald.v1.AdminService/GetStatus", token=READ_TOKEN)
-            if (reply.status == 200
-                    and reply.json().get("connectionState") == "CONNECTION_STATE_ONLINE"
-                    and self.alice.ask(self.herald, "/ping", timeout=1.0) is not None):
-                self.alice.discard_pending()
-                return
-            time.sleep(0.1)
-        self.fail(f"herald was not online over HTTP and XMPP within {ONLINE:.0f}s\n"
-                  f"{self.diagnosis()}")
-
-    def ask(self, body):
-        reply = self.alice.ask(self.herald, body, timeout=ANSWER)
-        self.assertIsNotNone(reply, f"no answer to {body!r}\n{self.diagnosis()}")
-        return reply
+    # --- asking ---------------------------------------------------------------------------
 
     def ask_the_time(self):
         """alice asks the time: the model calls current_time, then answers with its result;
