@@ -12,12 +12,14 @@
 #include "nlohmann/json.hpp"
 #include "proto/herald/v1/admin.pb.h"
 #include "tests/tools/heraldctl/fake_herald.h"
+#include "tests/tools/heraldctl/run_against.h"
 #include "tools/heraldctl/heraldctl.h"
 
 namespace herald::heraldctl {
 namespace {
 
 using testing::FakeHerald;
+using Result = testing::HeraldctlRun;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -27,26 +29,10 @@ constexpr char kText[] =
     "# TYPE herald_messages_received_total counter\n"
     "herald_messages_received_total 7\n";
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
 class MetricsCommandTest : public ::testing::Test {
  protected:
   Result Run(const std::vector<std::string>& args) {
-    std::vector<std::string> full = {"--target", herald_.target(), "--token", kToken};
-    full.insert(full.end(), args.begin(), args.end());
-    std::ostringstream out;
-    std::ostringstream err;
-    Result result;
-    result.code = RunHeraldctl(full, {}, STDIN_FILENO, out, err, /*interrupt=*/nullptr);
-    result.out = out.str();
-    result.err = err.str();
-    EXPECT_THAT(result.out, Not(HasSubstr(kToken)));
-    EXPECT_THAT(result.err, Not(HasSubstr(kToken)));
-    return result;
+    return testing::RunAgainst(herald_, kToken, args);
   }
 
   FakeHerald herald_;

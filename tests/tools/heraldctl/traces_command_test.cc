@@ -14,23 +14,19 @@
 #include "nlohmann/json.hpp"
 #include "proto/herald/v1/admin.pb.h"
 #include "tests/tools/heraldctl/fake_herald.h"
+#include "tests/tools/heraldctl/run_against.h"
 #include "tools/heraldctl/heraldctl.h"
 
 namespace herald::heraldctl {
 namespace {
 
 using testing::FakeHerald;
+using Result = testing::HeraldctlRun;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kToken[] = "s3cr3t-t0ken-f0r-traces";
 constexpr int64_t kJan2 = 1735787045;  // 2025-01-02 03:04:05 UTC
-
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
 
 // `microseconds` after kJan2 (before it when negative).
 google::protobuf::Timestamp At(int64_t microseconds) {
@@ -101,17 +97,7 @@ v1::Trace FinishedTrace() {
 class TracesCommandTest : public ::testing::Test {
  protected:
   Result Run(const std::vector<std::string>& args) {
-    std::vector<std::string> full = {"--target", herald_.target(), "--token", kToken};
-    full.insert(full.end(), args.begin(), args.end());
-    std::ostringstream out;
-    std::ostringstream err;
-    Result result;
-    result.code = RunHeraldctl(full, {}, STDIN_FILENO, out, err, /*interrupt=*/nullptr);
-    result.out = out.str();
-    result.err = err.str();
-    EXPECT_THAT(result.out, Not(HasSubstr(kToken)));
-    EXPECT_THAT(result.err, Not(HasSubstr(kToken)));
-    return result;
+    return testing::RunAgainst(herald_, kToken, args);
   }
 
   FakeHerald herald_;
