@@ -168,7 +168,7 @@ std::string MethodIndex() {
 struct Gateway {
   asio::io_context& io;
   asio::thread_pool& workers;
-  grpc::GenericStub stub;
+  grpc::GenericStub channel;  // gRPC's untyped client: calls any method by name
   const Authenticator* authenticator;
   absl::Duration heartbeat;
   absl::Duration begin_after;
@@ -190,7 +190,7 @@ void StartUnary(const std::shared_ptr<Gateway>& gateway, const ApiMethod& method
   http->OnClose([weak = std::weak_ptr<UnaryCall>(call)] {
     if (auto alive = weak.lock()) alive->context.TryCancel();
   });
-  gateway->stub.UnaryCall(
+  gateway->channel.UnaryCall(
       &call->context, method.grpc_name, grpc::StubOptions(), &call->request, &call->response,
       [gateway, call, http = std::move(http), output = method.output](grpc::Status status) {
         HttpResponse answer = status.ok()
@@ -231,7 +231,8 @@ class StreamCall : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBu
     http_->OnClose([weak = weak_from_this()] {
       if (auto alive = weak.lock()) alive->context_.TryCancel();
     });
-    gateway_->stub.PrepareBidiStreamingCall(&context_, method.grpc_name, grpc::StubOptions(), this);
+    gateway_->channel.PrepareBidiStreamingCall(&context_, method.grpc_name, grpc::StubOptions(),
+                                               this);
     StartRead(&incoming_);
     WriteNext();
     StartCall();
@@ -401,7 +402,7 @@ std::string ErrorJson(grpc::StatusCode code, std::string_view message) {
 void ServeApi(HttpServer& server, ApiGatewayOptions options) {
   auto gateway = std::make_shared<Gateway>(Gateway{.io = options.io,
                                                    .workers = options.workers,
-                                                   .stub = grpc::GenericStub(options.channel),
+                                                   .channel = grpc::GenericStub(options.channel),
                                                    .authenticator = options.authenticator,
                                                    .heartbeat = options.heartbeat,
                                                    .begin_after = options.begin_after});
