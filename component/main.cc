@@ -42,6 +42,7 @@
 #include "control/control_server.h"
 #include "control/delegate_client.h"
 #include "control/http/api_gateway.h"
+#include "control/http/console_page.h"
 #include "control/http/http_server.h"
 #include "control/http/metrics_page.h"
 #include "control/http/otlp_exporter.h"
@@ -507,6 +508,7 @@ int Serve(const std::string& path) {
                                            .workers = workers,
                                            .channel = (*control)->InProcessChannel(),
                                            .authenticator = &*http_authenticator});
+    control::http::ServeConsole(*http_server);
     // Webhooks in: a delivery is said as Herald, in a chat or in a room it is in.
     std::vector<control::http::WebhookEndpoint> endpoints;
     for (const config::WebhookInConfig& hook : config->webhooks.in) {

@@ -8,17 +8,20 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "component/base/conversation_ref.h"
 #include "component/base/mutex.h"
 #include "component/base/time_zone.h"
+#include "component/ledger/audit_reader.h"
 #include "component/schedule/schedule.h"
 #include "component/schedule/scheduler.h"
 #include "component/xmpp/jid.h"
 #include "control/config_reload.h"
 #include "control/event_messages.h"
+#include "control/paging.h"
 #include "control/runtime_changes.h"
 #include "control/runtime_editor.h"
 #include "control/runtime_state.h"
@@ -357,6 +360,59 @@ grpc::ServerUnaryReactor* AdminService::VerifyAudit(grpc::CallbackServerContext*
     response->set_ok(report->ok);
     response->set_first_bad_entry(report->first_bad_entry);
     response->set_problem(report->problem);
+    call->Finish(grpc::Status::OK);
+  });
+  return call->reactor();
+}
+
+grpc::ServerUnaryReactor* AdminService::ListAuditEntries(grpc::CallbackServerContext* context,
+                                                         const v1::ListAuditEntriesRequest* request,
+                                                         v1::ListAuditEntriesResponse* response) {
+  auto call = control_.BeginUnary(context, methods::kListAuditEntries);
+  if (!call->authorized()) return call->reactor();
+  call->set_target(control_.services().audit.path());
+  absl::StatusOr<int> page_size = PageSize(request->page_size());
+  if (!page_size.ok()) return call->Finish(page_size.status());
+  // The cursor: the byte offset where the oldest entry of the last page starts.
+  absl::StatusOr<std::string> cursor = DecodePageToken("audit", request->page_token());
+  if (!cursor.ok()) return call->Finish(cursor.status());
+  std::optional<uint64_t> before;  // nullopt: from the newest entry
+  if (!cursor->empty()) {
+    uint64_t offset = 0;
+    if (!absl::SimpleAtoi(*cursor, &offset)) {
+      return call->Finish(InvalidArgument("page_token is malformed"));
+    }
+    before = offset;
+  }
+  control_.OnWorkers([this, call, response, before, size = *page_size] {
+    ledger::AuditLog& audit = control_.services().audit;
+    // The first page shows every call audited before this one. A log that cannot be written
+    // just now is no reason to hide what it holds: the listing goes on without the flush.
+    if (!before.has_value()) (void)audit.Flush();
+    absl::StatusOr<ledger::AuditPage> page =
+        ledger::ReadAuditNewest(audit.path(), before, static_cast<size_t>(size));
+    if (!page.ok()) {
+      call->Finish(page.status().code() == absl::StatusCode::kInvalidArgument
+                       ? InvalidArgument(absl::StrCat("page_token does not point into this audit "
+                                                      "log (",
+                                                      page.status().message(), ")"))
+                       : ToGrpcStatus(page.status()));
+      return;
+    }
+    for (const ledger::ParsedAuditLine& line : page->entries) {
+      v1::AuditEntry* out = response->add_entries();
+      out->set_seq(line.seq);
+      SetTimestamp(line.entry.time, out->mutable_time());
+      out->set_actor(line.entry.actor);
+      out->set_action(line.entry.action);
+      out->set_target(line.entry.target);
+      out->set_outcome(line.entry.outcome);
+      out->set_detail(line.entry.detail);
+      out->set_hash(line.hash);
+    }
+    if (page->older > 0) {
+      response->set_next_page_token(EncodePageToken("audit", absl::StrCat(page->older)));
+    }
     call->Finish(grpc::Status::OK);
   });
   return call->reactor();

@@ -2,7 +2,8 @@
 //
 // AdminService (C6): status, configuration reload without dropping the XMPP stream
 // (config_reload.h), the allowlist and rooms changed at run time and persisted
-// (runtime_state.h), the filtered event stream, verifying the audit log, webhooks' dead
+// (runtime_state.h), the filtered event stream, verifying and listing the audit log (newest
+// entry first, read backwards a page at a time: component/ledger/audit_reader.h), webhooks' dead
 // letters, pairing codes, the schedules (listed and cancelled on the I/O loop), and the
 // metrics of GET /metrics (ControlServices::metrics_text, gathered on the I/O loop).
 //
@@ -59,6 +60,9 @@ class AdminService final : public v1::AdminService::CallbackService {
   grpc::ServerUnaryReactor* VerifyAudit(grpc::CallbackServerContext* context,
                                         const v1::VerifyAuditRequest* request,
                                         v1::VerifyAuditResponse* response) override;
+  grpc::ServerUnaryReactor* ListAuditEntries(grpc::CallbackServerContext* context,
+                                             const v1::ListAuditEntriesRequest* request,
+                                             v1::ListAuditEntriesResponse* response) override;
   grpc::ServerUnaryReactor* ListDeadLetters(grpc::CallbackServerContext* context,
                                             const v1::ListDeadLettersRequest* request,
                                             v1::ListDeadLettersResponse* response) override;

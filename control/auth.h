@@ -73,6 +73,7 @@ inline constexpr std::string_view kJoinRoom = "/herald.v1.AdminService/JoinRoom"
 inline constexpr std::string_view kLeaveRoom = "/herald.v1.AdminService/LeaveRoom";
 inline constexpr std::string_view kSubscribe = "/herald.v1.AdminService/Subscribe";
 inline constexpr std::string_view kVerifyAudit = "/herald.v1.AdminService/VerifyAudit";
+inline constexpr std::string_view kListAuditEntries = "/herald.v1.AdminService/ListAuditEntries";
 inline constexpr std::string_view kListDeadLetters = "/herald.v1.AdminService/ListDeadLetters";
 inline constexpr std::string_view kReplayDeadLetter = "/herald.v1.AdminService/ReplayDeadLetter";
 inline constexpr std::string_view kCreatePairingCode = "/herald.v1.AdminService/CreatePairingCode";
@@ -89,8 +90,8 @@ struct MethodScope {
 // Every RPC and the scope it needs. Reading needs `read`; changing or driving a conversation
 // `operate`, and so do answering an approval and cancelling a schedule; running a skill
 // `execute`; changing limits, the allowlist, rooms or the configuration, storing a user's
-// credentials, verifying the audit log, and attaching a hook (it sees and may change every
-// message), `admin`.
+// credentials, verifying and reading the audit log (it names every actor), and attaching a
+// hook (it sees and may change every message), `admin`.
 inline constexpr MethodScope kMethodScopes[] = {
     {methods::kListSessions, Scope::kRead},
     {methods::kGetHistory, Scope::kRead},
@@ -116,6 +117,7 @@ inline constexpr MethodScope kMethodScopes[] = {
     {methods::kLeaveRoom, Scope::kAdmin},
     {methods::kSubscribe, Scope::kRead},
     {methods::kVerifyAudit, Scope::kAdmin},
+    {methods::kListAuditEntries, Scope::kAdmin},
     {methods::kListPendingActions, Scope::kRead},
     {methods::kApprove, Scope::kOperate},
     {methods::kChoosePlan, Scope::kOperate},

@@ -1,9 +1,10 @@
 // control/paging.h
 //
-// Paging for the list RPCs (ListSessions, GetHistory, ListSkills): page sizes of 1..1000
-// (0 = 100) and opaque page tokens. A token is the URL-safe base64 of "<list>|<cursor>", where
-// the cursor is the key of the last item returned (or, for history, how many entries from the
-// newest were returned); a token from another list is refused.
+// Paging for the list RPCs (ListSessions, GetHistory, ListSkills, ListAuditEntries): page sizes
+// of 1..1000 (0 = 100) and opaque page tokens. A token is the URL-safe base64 of
+// "<list>|<cursor>", where the cursor is the key of the last item returned (for history, how
+// many entries from the newest were returned; for the audit log, the byte offset where the
+// oldest entry returned starts); a token from another list is refused.
 //
 //   absl::StatusOr<int> size = PageSize(request.page_size());
 //   absl::StatusOr<std::string> after = DecodePageToken("sessions", request.page_token());

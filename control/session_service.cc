@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -22,6 +24,9 @@ namespace herald::control {
 namespace {
 
 using Kind = base::ConversationRef::Kind;
+
+// The longest ListSessionsRequest.query.
+constexpr size_t kMaxSessionQueryBytes = 256;
 
 v1::ConversationKind KindMessage(Kind kind) {
   switch (kind) {
@@ -151,12 +156,24 @@ grpc::ServerUnaryReactor* SessionService::ListSessions(grpc::CallbackServerConte
   if (!v1::ConversationKind_IsValid(kind)) {
     return call->Finish(InvalidArgument("kind is not a conversation kind"));
   }
+  if (request->query().size() > kMaxSessionQueryBytes) {
+    return call->Finish(
+        InvalidArgument(absl::StrCat("query must be at most ", kMaxSessionQueryBytes, " bytes")));
+  }
+  // What the listing shows: the kind asked for, and the query in the address or thread.
+  auto matches = [kind, query = absl::AsciiStrToLower(request->query())](const SessionRow& row) {
+    if (kind != v1::CONVERSATION_KIND_UNSPECIFIED && KindMessage(row.ref.kind) != kind) {
+      return false;
+    }
+    return query.empty() || absl::StrContains(absl::AsciiStrToLower(row.ref.address), query) ||
+           absl::StrContains(absl::AsciiStrToLower(row.ref.thread), query);
+  };
 
-  control_.OnLoop([this, call, response, kind, after, size = *page_size] {
+  control_.OnLoop([this, call, response, matches, after, size = *page_size] {
     // The live actors first (I/O loop), then the folders and their files (worker pool).
     std::vector<agent::Agent::LoadedConversation> loaded =
         control_.services().agent.LoadedConversations();
-    control_.OnWorkers([this, call, response, kind, after, size, loaded = std::move(loaded)] {
+    control_.OnWorkers([this, call, response, matches, after, size, loaded = std::move(loaded)] {
       memory::MemoryStore& memory = control_.services().memory;
       absl::StatusOr<std::vector<base::ConversationRef>> stored = memory.ListConversations();
       if (!stored.ok()) {
@@ -180,9 +197,7 @@ grpc::ServerUnaryReactor* SessionService::ListSessions(grpc::CallbackServerConte
       int taken = 0;
       for (; it != rows.end() && taken < size; ++it) {
         const SessionRow& row = it->second;
-        if (kind != v1::CONVERSATION_KIND_UNSPECIFIED && KindMessage(row.ref.kind) != kind) {
-          continue;
-        }
+        if (!matches(row)) continue;
         v1::Conversation* conversation = response->add_conversations();
         SetConversationKey(row.ref, conversation->mutable_key());
         conversation->set_loaded(row.loaded);
@@ -199,10 +214,7 @@ grpc::ServerUnaryReactor* SessionService::ListSessions(grpc::CallbackServerConte
         if (taken == size) {
           // Another page only when a matching conversation follows.
           auto rest = std::next(it);
-          while (rest != rows.end() && kind != v1::CONVERSATION_KIND_UNSPECIFIED &&
-                 KindMessage(rest->second.ref.kind) != kind) {
-            ++rest;
-          }
+          while (rest != rows.end() && !matches(rest->second)) ++rest;
           if (rest != rows.end()) {
             response->set_next_page_token(EncodePageToken("sessions", CursorOf(it->first)));
           }

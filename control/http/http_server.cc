@@ -354,10 +354,21 @@ struct HttpServer::Connection : std::enable_shared_from_this<HttpServer::Connect
   }
 
   void Answer(const HttpResponse& response, bool then_close) {
-    std::string out = absl::StrCat(
-        "HTTP/1.1 ", response.status, " ", AbslView(ReasonPhrase(response.status)),
-        "\r\nContent-Type: ", response.content_type, "\r\nContent-Length: ", response.body.size(),
-        "\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff");
+    std::string out =
+        absl::StrCat("HTTP/1.1 ", response.status, " ", AbslView(ReasonPhrase(response.status)),
+                     "\r\nContent-Type: ", response.content_type);
+    // A 304 has no body, and says nothing of the length of the one the client keeps.
+    if (response.status != 304) absl::StrAppend(&out, "\r\nContent-Length: ", response.body.size());
+    // Not stored by caches and never sniffed, unless the route says otherwise.
+    auto has = [&response](std::string_view name) {
+      return std::any_of(response.headers.begin(), response.headers.end(),
+                         [name](const auto& header) {
+                           return absl::EqualsIgnoreCase(AbslView(header.first), AbslView(name));
+                         });
+    };
+    if (!has("Cache-Control")) absl::StrAppend(&out, "\r\nCache-Control: no-store");
+    if (!has("X-Content-Type-Options"))
+      absl::StrAppend(&out, "\r\nX-Content-Type-Options: nosniff");
     for (const auto& [name, value] : response.headers) {
       absl::StrAppend(&out, "\r\n", name, ": ", value);
     }

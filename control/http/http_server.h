@@ -56,7 +56,9 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
-  std::vector<std::pair<std::string, std::string>> headers;  // besides the ones set here
+  // Besides the ones set here; Cache-Control (no-store) and X-Content-Type-Options (nosniff)
+  // are sent unless given here.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 struct HttpServerOptions {

@@ -34,6 +34,7 @@ using testing::ControlTestEnv;
 
 constexpr int kJids = 50;
 constexpr int kSubscribers = 100;
+constexpr int kManyConversations = 10000;
 const v1::GetStatusRequest kGetStatusRequest;
 // As in the binary (component/main.cc): no deadlock detection on gRPC's absl::Mutex locks.
 const bool kNoMutexDeadlockDetection = [] {
@@ -231,6 +232,53 @@ void BM_ListSessions(benchmark::State& state) {
   state.SetLabel(TransportOf(state));
 }
 BENCHMARK(BM_ListSessions)->Arg(0)->Arg(1)->Threads(1)->Threads(4)->Threads(8)->UseRealTime();
+
+// A runtime with 10,000 conversations (the console's case, docs/console.md), on loopback TCP.
+ControlTestEnv& ManyConversationsEnv() {
+  static ControlTestEnv* env = [] {
+    auto* env = new ControlTestEnv();
+    if (!env->Start().ok()) std::abort();
+    for (int i = 0; i < kManyConversations; ++i) {
+      const std::string jid = absl::StrCat("person", i, "@localhost");
+      if (!env->memory()
+               .Append({.kind = base::ConversationRef::Kind::kDirect, .address = jid},
+                       {.time = absl::Now(), .role = "user", .author = jid, .text = "hello"})
+               .ok()) {
+        std::abort();
+      }
+    }
+    return env;
+  }();
+  return *env;
+}
+
+// ListSessions among 10,000 conversations, 50 a page as the console asks. Arg 0: the first
+// page; 1: a search that matches one conversation ("person4321@"); 2: a search that matches
+// 1,111 ("person1"), first page.
+void BM_ListSessionsOf10000(benchmark::State& state) {
+  ControlTestEnv& env = ManyConversationsEnv();
+  auto stub = v1::SessionService::NewStub(OwnChannel(env));
+  v1::ListSessionsRequest request;
+  request.set_page_size(50);
+  const char* const queries[] = {"", "person4321@", "person1"};
+  const int expected[] = {50, 1, 50};
+  request.set_query(queries[state.range(0)]);
+  for (auto _ : state) {
+    grpc::ClientContext context;
+    env.Authorize(context, "reader");
+    v1::ListSessionsResponse response;
+    grpc::Status status = stub->ListSessions(&context, request, &response);
+    if (!status.ok() || response.conversations_size() != expected[state.range(0)]) {
+      state.SkipWithError("ListSessions failed");
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(queries[state.range(0)][0] == '\0'
+                     ? "first page"
+                     : absl::StrCat("query ", queries[state.range(0)]));
+}
+BENCHMARK(BM_ListSessionsOf10000)->Arg(0)->Arg(1)->Arg(2)->UseRealTime();
 
 // Events published on the bus and delivered to each of 100 Subscribe streams (each its own
 // connection and reader thread). One iteration publishes a batch and waits until every

@@ -239,6 +239,11 @@ class AuthMatrixTest : public ::testing::Test {
            v1::VerifyAuditResponse r;
            return admin_->VerifyAudit(c, {}, &r);
          }},
+        {methods::kListAuditEntries,
+         [&](auto* c) {
+           v1::ListAuditEntriesResponse r;
+           return admin_->ListAuditEntries(c, {}, &r);
+         }},
         {methods::kListDeadLetters,
          [&](auto* c) {
            v1::ListDeadLettersResponse r;

@@ -314,6 +314,59 @@ TEST_F(ControlServerTest, ListSessionsMergesMemoryWithLiveConversationsInPages) 
   EXPECT_TRUE(absl::StrContains(status.error_message(), "page_token"));
 }
 
+TEST_F(ControlServerTest, ListSessionsSearchesAddressesIgnoringCaseAndPagesTheMatches) {
+  const memory::MemoryEntry hi{
+      .time = absl::Now(), .role = "user", .author = "someone", .text = "hi"};
+  for (const std::string& jid : {"alice@localhost", "bob@localhost", "malice@example.org",
+                                 "carol@localhost", "alicia@localhost", "dave@localhost"}) {
+    ASSERT_TRUE(env_.memory().Append(Direct(jid), hi).ok());
+  }
+  ASSERT_TRUE(env_.memory().Append(Api("alice-report"), hi).ok());
+
+  // Every match, one per page, in the listing's order: direct (by address), then api.
+  v1::ListSessionsRequest request;
+  request.set_query("ALIC");
+  request.set_page_size(1);
+  std::vector<std::string> found;
+  for (int pages = 1;; ++pages) {
+    v1::ListSessionsResponse page;
+    ASSERT_TRUE(sessions_->ListSessions(Context("reader").get(), request, &page).ok());
+    ASSERT_EQ(page.conversations_size(), 1) << "page " << pages;
+    found.push_back(page.conversations(0).key().address());
+    if (page.next_page_token().empty()) break;
+    request.set_page_token(page.next_page_token());
+    ASSERT_LT(pages, 10) << "the pages do not end";
+  }
+  EXPECT_EQ(found, (std::vector<std::string>{"alice@localhost", "alicia@localhost",
+                                             "malice@example.org", "alice-report"}));
+
+  // With a kind: the filters combine, and the last match has no page after it.
+  request.Clear();
+  request.set_query("alic");
+  request.set_kind(v1::CONVERSATION_KIND_DIRECT);
+  request.set_page_size(3);
+  v1::ListSessionsResponse direct;
+  ASSERT_TRUE(sessions_->ListSessions(Context("reader").get(), request, &direct).ok());
+  ASSERT_EQ(direct.conversations_size(), 3);
+  EXPECT_EQ(direct.conversations(0).key().address(), "alice@localhost");
+  EXPECT_EQ(direct.conversations(1).key().address(), "alicia@localhost");
+  EXPECT_EQ(direct.conversations(2).key().address(), "malice@example.org");
+  EXPECT_TRUE(direct.next_page_token().empty());
+
+  request.set_query("nobody");
+  v1::ListSessionsResponse none;
+  ASSERT_TRUE(sessions_->ListSessions(Context("reader").get(), request, &none).ok());
+  EXPECT_EQ(none.conversations_size(), 0);
+  EXPECT_TRUE(none.next_page_token().empty());
+
+  request.set_query(std::string(257, 'a'));
+  grpc::Status status = sessions_->ListSessions(Context("reader").get(), request, &none);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "query")) << status.error_message();
+  request.set_query(std::string(256, 'a'));
+  EXPECT_TRUE(sessions_->ListSessions(Context("reader").get(), request, &none).ok());
+}
+
 TEST_F(ControlServerTest, GetHistoryPagesBackwardsFromTheNewestEntry) {
   for (int i = 1; i <= 5; ++i) {
     ASSERT_TRUE(env_.memory()

@@ -9,8 +9,8 @@ lobby@conference.localhost), and has alice hold a short scripted conversation wi
 real XMPP connection — one that makes Herald call its tools — then say hello in the room,
 printing the transcript with the tool calls Herald's memory recorded. Exits non-zero when
 Herald does not answer. With --keep everything stays up and the script prints how to
-connect: the XMPP account, and the operator's side — the HTTP listener's /metrics and
-/api/ addresses on loopback, and a heraldctl command line whose control token (made for
+connect: the XMPP account, and the operator's side — the HTTP listener's /console/, /metrics
+and /api/ addresses on loopback, and a heraldctl command line whose control token (made for
 this demo, only its SHA-256 in the config) is in a 0600 file in Herald's folder.
 
 The model: with ANTHROPIC_API_KEY, OPENAI_API_KEY or OLLAMA_HOST set (checked in that
@@ -299,12 +299,14 @@ def write_token_file(folder, token):
 
 
 def operator_lines(agent, operator, heraldctl):
-    """The HTTP addresses and a ready heraldctl command, for --keep's summary."""
+    """The web console's, /metrics' and the HTTP API's addresses and a ready heraldctl command,
+    for --keep's summary."""
     if operator is None:
         return ""
     socket_path = os.path.join(agent.dir, "data", "control.sock")
     http = f"http://127.0.0.1:{operator['http_port']}"
-    return (f"\n  metrics    {http}/metrics   (from loopback no token is needed)"
+    return (f"\n  console    {http}/console/   (sign in with the token in the file below)"
+            f"\n  metrics    {http}/metrics   (from loopback no token is needed)"
             f"\n  HTTP API   {http}/api/   (Authorization: Bearer <the token in the file below>)"
             f"\n  heraldctl  {heraldctl or 'heraldctl'} --target unix:{socket_path} "
             f"--token-file {operator['token_file']} status"

@@ -64,6 +64,7 @@ class OperatorSummaryTest(unittest.TestCase):
                 self.assertEqual(f.read(), token + "\n")
             lines = operator_lines(types.SimpleNamespace(dir=folder),
                                    {"http_port": 41234, "token_file": path}, "bin/heraldctl")
+        self.assertIn("http://127.0.0.1:41234/console/", lines)
         self.assertIn("http://127.0.0.1:41234/metrics", lines)
         self.assertIn("http://127.0.0.1:41234/api/", lines)
         self.assertIn(f"bin/heraldctl --target unix:{folder}/data/control.sock "

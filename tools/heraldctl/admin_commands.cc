@@ -1,7 +1,8 @@
 // tools/heraldctl/admin_commands.cc
 //
 // CommandRunner's AdminService commands: status, metrics, traces, audit verify, reload,
-// allowlist, rooms, webhooks' dead letters, pair and schedules (docs/heraldctl.md).
+// allowlist, rooms, webhooks' dead letters, pair and schedules (docs/heraldctl.md). `audit log`
+// pages, so it is in commands.cc with FetchPages and the other paged lists.
 #include <string>
 
 #include "absl/strings/str_cat.h"

@@ -152,6 +152,11 @@ absl::StatusOr<Command> BuildSessionsList(const ParsedArguments& parsed) {
     if (!kind) return UsageError("--kind is direct, room or api");
     command.kind = *kind;
   }
+  if (parsed.Has("--query")) {
+    command.query = parsed.Value("--query");
+    if (command.query.empty()) return UsageError("--query is empty");
+    if (command.query.size() > 256) return UsageError("--query is at most 256 bytes");
+  }
   if (absl::Status status = ReadLimit(parsed, &command.limit); !status.ok()) return status;
   return command;
 }
@@ -401,6 +406,12 @@ absl::StatusOr<Command> BuildEvents(const ParsedArguments& parsed) {
   if (absl::Status status = ReadConversationLabel(parsed, &command.conversation); !status.ok()) {
     return status;
   }
+  return command;
+}
+
+absl::StatusOr<Command> BuildAuditLog(const ParsedArguments& parsed) {
+  AuditLogCommand command;
+  if (absl::Status status = ReadLimit(parsed, &command.limit); !status.ok()) return status;
   return command;
 }
 

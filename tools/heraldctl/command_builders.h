@@ -44,6 +44,7 @@ absl::StatusOr<Command> BuildSkillsCredentials(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildTraces(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildTrace(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildEvents(const ParsedArguments& parsed);
+absl::StatusOr<Command> BuildAuditLog(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildAllowlistAdd(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildAllowlistRemove(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildRoomsJoin(const ParsedArguments& parsed);

@@ -202,6 +202,7 @@ ExitCode CommandRunner::Execute(const VersionCommand&) {
 ExitCode CommandRunner::Execute(const SessionsListCommand& command) {
   v1::ListSessionsRequest request;
   request.set_kind(command.kind);
+  request.set_query(command.query);
   v1::ListSessionsResponse all;
   grpc::Status status = FetchPages<v1::ListSessionsResponse>(
       request, command.limit,
@@ -342,6 +343,26 @@ ExitCode CommandRunner::Execute(const ConverseCommand& command) {
     return ExitCode::kServerError;
   }
   return ExitCode::kOk;
+}
+
+// --- AdminService, paged ------------------------------------------------------------------
+
+ExitCode CommandRunner::Execute(const AuditLogCommand& command) {
+  // Pages go back in time from the newest entry, each newest first: they join in order.
+  v1::ListAuditEntriesRequest request;
+  v1::ListAuditEntriesResponse all;
+  grpc::Status status = FetchPages<v1::ListAuditEntriesResponse>(
+      request, command.limit,
+      [&](grpc::ClientContext* context, const v1::ListAuditEntriesRequest& page_request,
+          v1::ListAuditEntriesResponse* page) {
+        return admin_->ListAuditEntries(context, page_request, page);
+      },
+      [&](v1::ListAuditEntriesResponse& page) {
+        KeepUpTo(command.limit, page.mutable_entries(), all.mutable_entries());
+        return all.entries_size();
+      });
+  if (!status.ok()) return Fail(status);
+  return Succeed(all, RenderAuditEntries(all));
 }
 
 // --- QuotaService --------------------------------------------------------------------------

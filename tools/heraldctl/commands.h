@@ -73,6 +73,7 @@ class CommandRunner {
   ExitCode Execute(const ToolsSearchCommand& command);
   ExitCode Execute(const EventsCommand& command);
   ExitCode Execute(const AuditVerifyCommand& command);
+  ExitCode Execute(const AuditLogCommand& command);
   ExitCode Execute(const ReloadCommand& command);
   ExitCode Execute(const AllowlistShowCommand& command);
   ExitCode Execute(const AllowlistUpdateCommand& command);

@@ -63,7 +63,8 @@ struct TraceCommand {
 };
 struct SessionsListCommand {
   v1::ConversationKind kind = v1::CONVERSATION_KIND_UNSPECIFIED;  // every kind
-  int64_t limit = 0;                                              // 0 = all
+  std::string query;  // a substring of the address, any case; "" = every conversation
+  int64_t limit = 0;  // 0 = all
 };
 struct SessionsHistoryCommand {
   v1::ConversationKey conversation;
@@ -145,6 +146,10 @@ struct EventsCommand {
   std::string conversation;  // the label form, "direct:JID"
 };
 struct AuditVerifyCommand {};
+// `audit log`: the audit log's entries, newest first.
+struct AuditLogCommand {
+  int64_t limit = 100;  // entries, fetched page by page
+};
 struct ReloadCommand {};
 struct AllowlistShowCommand {};
 struct AllowlistUpdateCommand {
@@ -181,7 +186,7 @@ using Command =
                  AuditVerifyCommand, ReloadCommand, AllowlistShowCommand, AllowlistUpdateCommand,
                  RoomsListCommand, RoomsJoinCommand, RoomsLeaveCommand, WebhooksDeadLettersCommand,
                  WebhooksReplayCommand, PairCommand, SchedulesListCommand, SchedulesCancelCommand,
-                 MetricsCommand, TracesCommand, TraceCommand>;
+                 MetricsCommand, TracesCommand, TraceCommand, AuditLogCommand>;
 
 struct Invocation {
   GlobalOptions options;

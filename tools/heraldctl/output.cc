@@ -332,6 +332,25 @@ std::string RenderAuditVerify(const v1::VerifyAuditResponse& audit) {
                       ": ", Clean(audit.problem()), "\n");
 }
 
+std::string RenderAuditEntries(const v1::ListAuditEntriesResponse& audit) {
+  if (audit.entries().empty()) return "no audit entries\n";
+  Table table({{"SEQ", Align::kRight},
+               {"TIME"},
+               {"ACTOR"},
+               {"ACTION"},
+               {"TARGET"},
+               {"OUTCOME"},
+               {"DETAIL"}});
+  constexpr std::string_view kRpcPrefix = "/herald.v1.";
+  for (const v1::AuditEntry& entry : audit.entries()) {
+    std::string action = entry.action();
+    if (action.rfind(kRpcPrefix, 0) == 0) action.erase(0, kRpcPrefix.size());
+    table.AddRow({absl::StrCat(entry.seq()), FormatTime(entry.time()), entry.actor(), action,
+                  entry.target(), entry.outcome(), CutTo(Clean(entry.detail()), 60)});
+  }
+  return table.Render();
+}
+
 std::string RenderRunNotice(const v1::RunEvent& event) {
   switch (event.event_case()) {
     case v1::RunEvent::kToolStarted:

@@ -62,6 +62,9 @@ std::string RenderPairingCode(const v1::CreatePairingCodeResponse& pairing);
 std::string RenderSchedules(const v1::ListSchedulesResponse& schedules);
 std::string RenderReload(const v1::ReloadConfigResponse& reload);
 std::string RenderAuditVerify(const v1::VerifyAuditResponse& audit);
+// One row per entry, as they came (newest first): SEQ, TIME, ACTOR, ACTION (the method's
+// "Service/Method" for an RPC), TARGET, OUTCOME, DETAIL (cut to 60 characters).
+std::string RenderAuditEntries(const v1::ListAuditEntriesResponse& audit);
 
 // The line `converse` prints on stderr for a tool or a required action ("" for the rest:
 // text goes to stdout, the end is the exit status).

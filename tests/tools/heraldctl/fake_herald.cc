@@ -162,6 +162,11 @@ class AdminServiceFake final : public v1::AdminService::Service {
                            v1::VerifyAuditResponse* response) override {
     return herald_->Unary("VerifyAudit", context, *request, response);
   }
+  grpc::Status ListAuditEntries(grpc::ServerContext* context,
+                                const v1::ListAuditEntriesRequest* request,
+                                v1::ListAuditEntriesResponse* response) override {
+    return herald_->Unary("ListAuditEntries", context, *request, response);
+  }
   grpc::Status ListDeadLetters(grpc::ServerContext* context,
                                const v1::ListDeadLettersRequest* request,
                                v1::ListDeadLettersResponse* response) override {

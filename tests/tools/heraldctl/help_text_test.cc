@@ -39,6 +39,7 @@ TEST(HelpTextTest, OverviewHelpListsEveryCommandTheGlobalFlagsAndTheExitCodes) {
                                "skills credentials (--action ID | --owner OWNER) NAME...",
                                "events",
                                "audit verify",
+                               "audit log [--limit N]",
                                "reload",
                                "allowlist show",
                                "allowlist add",

@@ -82,6 +82,33 @@ TEST(OutputTest, SessionsAreATableOfConversations) {
   EXPECT_EQ(RenderSessions(v1::ListSessionsResponse()), "no conversations\n");
 }
 
+TEST(OutputTest, AuditEntriesAreATableNewestFirstWithTheDetailCut) {
+  v1::ListAuditEntriesResponse audit;
+  v1::AuditEntry* call = audit.add_entries();
+  call->set_seq(12);
+  call->mutable_time()->set_seconds(kJan2);
+  call->set_actor("ops");
+  call->set_action("/herald.v1.AdminService/JoinRoom");
+  call->set_target("lobby@muc");
+  call->set_outcome("INVALID_ARGUMENT");
+  call->set_detail(std::string(70, 'x') + "\x1b[2J");
+  v1::AuditEntry* chat = audit.add_entries();
+  chat->set_seq(9);
+  chat->set_actor("chat:admin@example.org");
+  chat->set_action("/allowlist add");
+  chat->set_outcome("OK");
+  EXPECT_EQ(RenderAuditEntries(audit),
+            "SEQ  TIME                     ACTOR                   ACTION                 "
+            "TARGET     OUTCOME           DETAIL\n"
+            " 12  2025-01-02 03:04:05 UTC  ops                     AdminService/JoinRoom  "
+            "lobby@muc  INVALID_ARGUMENT  " +
+                std::string(59, 'x') +
+                "…\n"
+                "  9  -                        chat:admin@example.org  /allowlist add         "
+                "           OK\n");
+  EXPECT_EQ(RenderAuditEntries(v1::ListAuditEntriesResponse()), "no audit entries\n");
+}
+
 TEST(OutputTest, HistoryShowsEachEntryWithItsTextIndented) {
   v1::GetHistoryResponse history;
   v1::HistoryEntry* entry = history.add_entries();
