@@ -21,6 +21,7 @@
 #include "component/agent/agent.h"
 #include "component/agent/agent_calls.h"
 #include "component/agent/agent_protocol.h"
+#include "component/agent/attachments.h"
 #include "component/agent/delegate_skill.h"
 #include "component/agent/rooms.h"
 #include "component/agent/runtime.h"
@@ -249,6 +250,14 @@ int Serve(const std::string& path) {
     return base::kExitConfig;
   }
 
+  // The files people send ([attachments]): downloaded through the SSRF guard.
+  absl::StatusOr<std::unique_ptr<agent::AttachmentReader>> attachments =
+      agent::AttachmentReader::Create(io, **http, config::AttachmentOptionsFrom(*config));
+  if (!attachments.ok()) {
+    std::cerr << "herald: [attachments] " << attachments.status().message() << "\n";
+    return base::kExitConfig;
+  }
+
   // External skills (manifests in [skills] path) run in the sandbox; a broken manifest
   // disables only its own skill.
   skills::sandbox::SandboxRunner::Options sandbox_options;
@@ -407,6 +416,7 @@ int Serve(const std::string& path) {
                                   .tool_search = tool_search->get(),
                                   .http_tools = http_tools->get()};
   services.scheduler = scheduler.get();
+  services.attachments = attachments->get();
   // Hooks programs attach over the control plane (HookService); a rewrite is bounded like a
   // message.
   agent::TurnHooks turn_hooks(io, static_cast<size_t>(turn_options.max_message_bytes));

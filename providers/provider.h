@@ -7,6 +7,9 @@
 // text deltas as they arrive when asked to. A malformed, truncated or unexpected provider
 // body is an error for that call only.
 //
+// A user message may carry images for a vision model (ImagePart): each HTTP provider sends
+// them in its own wire format, base64-encoded; the scripted provider ignores them.
+//
 //   provider->Complete(request,
 //       [&](std::string_view delta) { partial += delta; },          // may never be called
 //       [&](absl::StatusOr<LlmResponse> response) { ... });        // exactly once
@@ -20,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -47,12 +51,34 @@ struct ToolResult {
   bool is_error = false;
 };
 
+// An image the user sent, for a vision model. The bytes are shared and immutable: the agent
+// builds (and copies) a request in every round of its loop, and an image of a few MiB must not
+// be copied each time; only the provider's encoding (base64, once per HTTP call) touches them.
+// The media type is not checked here; the model APIs take "image/png", "image/jpeg",
+// "image/gif" and "image/webp" (Anthropic and OpenAI refuse others: InvalidArgument). Ollama's
+// format has no media type: it reads the bytes.
+//
+//   message.images.push_back(ImagePart::FromBytes("image/png", std::move(png)));
+struct ImagePart {
+  // An ImagePart that owns `bytes` (raw, not base64).
+  static ImagePart FromBytes(std::string media_type, std::string bytes) {
+    return {std::move(media_type), std::make_shared<const std::string>(std::move(bytes))};
+  }
+
+  // The raw bytes; empty when `data` is null.
+  std::string_view bytes() const { return data ? std::string_view(*data) : std::string_view(); }
+
+  std::string media_type;                   // "image/png", "image/jpeg", "image/gif", "image/webp"
+  std::shared_ptr<const std::string> data;  // the raw bytes, not base64; null reads as empty
+};
+
 struct LlmMessage {
   enum class Role { kUser, kAssistant, kTool };
   Role role = Role::kUser;
   std::string text;
   std::vector<ToolCall> tool_calls;      // kAssistant: the calls it made
   std::vector<ToolResult> tool_results;  // kTool: the answers to those calls
+  std::vector<ImagePart> images;         // kUser: images sent with the text (other roles: unsent)
 };
 
 struct LlmRequest {

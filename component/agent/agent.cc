@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "component/agent/attachments.h"
 #include "component/agent/pending_answers.h"
 #include "component/agent/slash_commands.h"
 #include "component/base/absl_string_view.h"
@@ -81,6 +82,10 @@ void Agent::Handle(xmpp::InboundEvent&& event) {
           OnContactPresence(e);
         } else if constexpr (std::is_same_v<T, xmpp::PubsubItems>) {
           OnPubsubItems(e);
+        } else if constexpr (std::is_same_v<T, xmpp::UploadServiceFound>) {
+          OnUploadService(services_, e, own_jid_);
+        } else if constexpr (std::is_same_v<T, xmpp::UploadSlot>) {
+          OnUploadSlot(services_, e);
         }
       },
       event);
@@ -221,17 +226,20 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message) {
   }
   // Before `message.from` is moved from.
   const bool shared_memory_writer = policy_.MayWriteSharedMemory(message.from);
-  IncomingMessage incoming{.reply_to = std::move(message.from),
-                           .own = message.to.IsBare() ? std::move(message.to) : message.to.Bare(),
-                           .author = sender,
-                           .body = std::move(message.body),
-                           .thread = std::move(message.thread),
-                           .type = message.type == "chat" ? "chat" : "normal",
-                           .id = std::move(message.id),
-                           .receipt_requested = message.receipt_requested,
-                           .markable = message.markable,
-                           .shared_memory_writer = shared_memory_writer,
-                           .received = now};
+  IncomingMessage incoming{
+      .reply_to = std::move(message.from),
+      .own = message.to.IsBare() ? std::move(message.to) : message.to.Bare(),
+      .author = sender,
+      // Conversations and its kin send a file's URL as the body too.
+      .body = message.body_is_attachment_url ? std::string() : std::move(message.body),
+      .thread = std::move(message.thread),
+      .type = message.type == "chat" ? "chat" : "normal",
+      .attachments = std::move(message.attachments),
+      .id = std::move(message.id),
+      .receipt_requested = message.receipt_requested,
+      .markable = message.markable,
+      .shared_memory_writer = shared_memory_writer,
+      .received = now};
   if (!rate_limiter_.Allow(sender, now)) {
     auto it = rate_warned_at_.find(sender);
     if (it == rate_warned_at_.end() || now - it->second >= absl::Minutes(1)) {
@@ -286,9 +294,10 @@ void Agent::OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own) 
   IncomingMessage incoming{.reply_to = message.room.Bare(),
                            .own = own,
                            .author = message.nick,
-                           .body = message.body,
+                           .body = message.body_is_attachment_url ? "" : message.body,
                            .thread = message.thread,
                            .type = "groupchat",
+                           .attachments = message.attachments,
                            // XEP-0461: the room's id for the message, else the sender's.
                            .id = message.stanza_id.empty() ? message.id : message.stanza_id,
                            .received = now};

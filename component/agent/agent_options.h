@@ -10,9 +10,11 @@
 //   absl::StatusOr<AccessPolicy> policy = AccessPolicy::Create(options);
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "skills/approvals/approval_rules.h"
 
 namespace herald::agent {
@@ -118,6 +120,19 @@ struct AgentOptions {
   std::vector<PubsubFeed> pubsub;
 
   friend bool operator==(const AgentOptions&, const AgentOptions&) = default;
+};
+
+// [attachments] (attachments.h, docs/media.md): reading the files people send.
+struct AttachmentOptions {
+  bool enabled = true;
+  size_t max_bytes = 10 << 20;  // of one file
+  size_t max_per_message = 4;
+  absl::Duration timeout = absl::Seconds(30);  // one download
+  size_t text_budget_bytes = 32 << 10;         // documents' text per message
+  int max_pdf_pages = 50;
+  // Exempt from the private-address refusal (url_fetch's forms).
+  std::vector<std::string> allow_hosts;
+  bool vision = false;  // [llm.tiers] vision is set: pictures can be shown to a model
 };
 
 // What a turn needs beyond [agent]: the limits of each model call ([llm]), which tool runs wait

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "component/agent/attachments.h"
 #include "component/agent/blocking_work.h"
 #include "component/agent/pending_answers.h"
 #include "component/agent/plan_turn.h"
@@ -35,18 +36,6 @@ constexpr char kStoppedNote[] = "[stopped]";
 // XEP-0444 marks on a room message Herald works on (👀), and on one it could not do (⚠️).
 constexpr char kWorkingOnIt[] = "\xF0\x9F\x91\x80";
 constexpr char kCouldNotDoIt[] = "\xE2\x9A\xA0\xEF\xB8\x8F";
-
-// 👍 (true) or 👎 (false) among `reactions`, in any skin tone; nullopt for neither or both.
-std::optional<bool> Thumbs(const std::vector<std::string>& reactions) {
-  bool up = false;
-  bool down = false;
-  for (const std::string& reaction : reactions) {
-    up = up || reaction.starts_with("\xF0\x9F\x91\x8D");      // U+1F44D
-    down = down || reaction.starts_with("\xF0\x9F\x91\x8E");  // U+1F44E
-  }
-  if (up == down) return std::nullopt;
-  return up;
-}
 
 // What a turn needs from disk, read in one trip to the worker pool.
 struct TurnMemory {
@@ -123,44 +112,6 @@ bool Conversation::Enqueue(IncomingMessage&& message) {
     asio::co_spawn(services_.io, Drain(), asio::detached);
   }
   return true;
-}
-
-void Conversation::OnReactions(const IncomingMessage& from, const std::string& id,
-                               const std::vector<std::string>& reactions) {
-  auto sent = std::find_if(sent_.begin(), sent_.end(),
-                           [&](const SentMessage& message) { return message.id == id; });
-  if (sent == sent_.end()) {
-    LOG(INFO) << "conversation " << id_ << ": a reaction to a message it does not know";
-    return;
-  }
-  const std::optional<bool> thumbs = Thumbs(reactions);
-  if (sent->question && thumbs.has_value()) {
-    IncomingMessage answer = from;
-    answer.body = *thumbs ? "yes" : "no";
-    if (AnswerPendingAction(services_, answer)) return;
-  }
-  if (thumbs == true) ++services_.counters.feedback_positive;
-  if (thumbs == false) ++services_.counters.feedback_negative;
-  const std::string shown = absl::StrJoin(reactions, " ");
-  const std::string verdict = reactions.empty()     ? "withdrawn"
-                              : !thumbs.has_value() ? "other"
-                              : *thumbs             ? "positive"
-                                                    : "negative";
-  Publish(events::EventType::kFeedback, "",
-          absl::StrCat("feedback (", verdict, ") from ", from.author),
-          {{"message_id", id}, {"reactions", shown}, {"verdict", verdict}});
-  std::string said = reactions.empty() ? std::string("took back a reaction to: ")
-                                       : absl::StrCat("reacted ", shown, " to: ");
-  said += Abbreviate(sent->text, 300);
-  const MemoryEntry note{
-      .time = services_.clock(), .role = "note", .author = from.author, .text = std::move(said)};
-  memory::MemoryStore* store = &services_.memory;
-  asio::post(files_, [store, ref = ref_, note, conversation = id_] {
-    absl::Status appended = store->Append(ref, note);
-    if (!appended.ok()) {
-      LOG(WARNING) << "conversation " << conversation << ": feedback not saved: " << appended;
-    }
-  });
 }
 
 bool Conversation::Cancel() {
@@ -302,8 +253,18 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   memory::MemoryStore* store = &services_.memory;
   const size_t history_size = static_cast<size_t>(std::max(0, options.history_messages));
   const absl::Duration idle = absl::Minutes(options.session_idle_minutes);
-  const MemoryEntry user_entry{
-      .time = message.received, .role = "user", .author = message.author, .text = message.body};
+  // The files the message links (attachments.h), read before the message is recorded.
+  ReadAttachments attached;
+  if (!message.attachments.empty()) {
+    attached = co_await ReadMessageAttachments(services_, files_, ref, message.attachments,
+                                               message.received, turn_id);
+    if (cancelled()) co_return;
+    for (const std::string& problem : attached.problems) SayTo(services_, message, problem);
+  }
+  const MemoryEntry user_entry{.time = message.received,
+                               .role = "user",
+                               .author = message.author,
+                               .text = WithAttachments(message.body, attached.for_memory)};
   const std::string agent_name = options.name;
   auto work1 = [store, ref, history_size, idle, user_entry, agent_name,
                 carry_over = options.carry_over_summary]() -> absl::StatusOr<TurnMemory> {
@@ -392,8 +353,11 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
                     message.hook_context);
   }
   request.messages = ToMessages(memory->history, room);
-  AppendUser(request.messages,
-             room ? absl::StrCat(message.author, ": ", message.body) : message.body);
+  const std::string said = WithAttachments(message.body, attached.for_model);
+  AppendUser(request.messages, room ? absl::StrCat(message.author, ": ", said) : said);
+  // Pictures go to the vision tier (when there is none, none were attached).
+  const providers::Tier tier = attached.images.empty() ? message.tier : providers::Tier::kVision;
+  request.messages.back().images = std::move(attached.images);
   // Carried-over context was written from past messages (in a room, anyone's): it reaches
   // the model as quoted notes ahead of the conversation, never as instructions.
   if (!memory->prompt.context.empty()) {
@@ -482,7 +446,7 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
 
   // Every model call of the turn: admitted by the limits (or refused with LimitStatus), then
   // recorded.
-  const CallModel call_model = [this, payer, conversation_name, run_id, tier = message.tier](
+  const CallModel call_model = [this, payer, conversation_name, run_id, tier](
                                    LlmRequest call_request, providers::LlmProvider::OnText text) {
     return CallWithinLimits(services_, payer, conversation_name, std::move(call_request),
                             std::move(text), tier, run_id);

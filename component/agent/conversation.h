@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
@@ -51,6 +52,8 @@ class PendingActions;
 }  // namespace herald::skills
 
 namespace herald::agent {
+
+class AttachmentReader;
 
 // What every conversation shares. Owned by the binary; outlives every conversation.
 struct RuntimeServices {
@@ -110,15 +113,19 @@ struct RuntimeServices {
   schedule::Scheduler* scheduler = nullptr;
   // The hooks external programs attached (HookService); null: none can attach (tests).
   TurnHooks* hooks = nullptr;
+  // Reads the files people send (attachments.h); null: files are not read.
+  AttachmentReader* attachments = nullptr;
 };
 
 struct IncomingMessage {
   xmpp::Jid reply_to;  // the sender's full JID, or the room's bare JID
   xmpp::Jid own;       // the address the message was sent to (replies come from it)
   std::string author;  // bare JID in a chat, nick in a room
-  std::string body;
+  std::string body;    // "" when the message is an attachment alone
   std::string thread;
   std::string type = "chat";  // "chat" | "normal" | "groupchat"
+  // Files the sender linked (XEP-0066), read at the start of the turn (attachments.h).
+  std::vector<xmpp::OobAttachment> attachments;
   // The message's id (in a room, the id the room gave it), and whether its sender wants a
   // delivery receipt (XEP-0184) or a displayed marker (XEP-0333): a 1:1 turn sends them once
   // the message is stored; a room answer refers to the id (XEP-0461).

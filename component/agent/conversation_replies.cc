@@ -2,17 +2,79 @@
 //
 // What a conversation sends and what it remembers of what it sent (conversation.h): replies
 // and their XEP-0461 reply references, streamed answers, receipts and markers, and the last
-// messages sent, which replies (XEP-0461) and reactions (XEP-0444) are matched against.
+// messages sent, which replies (XEP-0461) and reactions (XEP-0444: feedback, or the answer to
+// an approval question) are matched against.
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "component/agent/conversation.h"
+#include "component/agent/pending_answers.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/utf8.h"
+#include "glog/logging.h"
 
 namespace herald::agent {
+namespace {
+
+// 👍 (true) or 👎 (false) among `reactions`, in any skin tone; nullopt for neither or both.
+std::optional<bool> Thumbs(const std::vector<std::string>& reactions) {
+  bool up = false;
+  bool down = false;
+  for (const std::string& reaction : reactions) {
+    up = up || reaction.starts_with("\xF0\x9F\x91\x8D");      // U+1F44D
+    down = down || reaction.starts_with("\xF0\x9F\x91\x8E");  // U+1F44E
+  }
+  if (up == down) return std::nullopt;
+  return up;
+}
+
+}  // namespace
+
+void Conversation::OnReactions(const IncomingMessage& from, const std::string& id,
+                               const std::vector<std::string>& reactions) {
+  auto sent = std::find_if(sent_.begin(), sent_.end(),
+                           [&](const SentMessage& message) { return message.id == id; });
+  if (sent == sent_.end()) {
+    LOG(INFO) << "conversation " << id_ << ": a reaction to a message it does not know";
+    return;
+  }
+  const std::optional<bool> thumbs = Thumbs(reactions);
+  if (sent->question && thumbs.has_value()) {
+    IncomingMessage answer = from;
+    answer.body = *thumbs ? "yes" : "no";
+    if (AnswerPendingAction(services_, answer)) return;
+  }
+  if (thumbs == true) ++services_.counters.feedback_positive;
+  if (thumbs == false) ++services_.counters.feedback_negative;
+  const std::string shown = absl::StrJoin(reactions, " ");
+  const std::string verdict = reactions.empty()     ? "withdrawn"
+                              : !thumbs.has_value() ? "other"
+                              : *thumbs             ? "positive"
+                                                    : "negative";
+  Publish(events::EventType::kFeedback, "",
+          absl::StrCat("feedback (", verdict, ") from ", from.author),
+          {{"message_id", id}, {"reactions", shown}, {"verdict", verdict}});
+  std::string said = reactions.empty() ? std::string("took back a reaction to: ")
+                                       : absl::StrCat("reacted ", shown, " to: ");
+  std::string text = sent->text;
+  if (base::TruncateUtf8(text, 300)) text += "…";
+  said += text;
+  const memory::MemoryEntry note{
+      .time = services_.clock(), .role = "note", .author = from.author, .text = std::move(said)};
+  memory::MemoryStore* store = &services_.memory;
+  asio::post(files_, [store, ref = ref_, note, conversation = id_] {
+    absl::Status appended = store->Append(ref, note);
+    if (!appended.ok()) {
+      LOG(WARNING) << "conversation " << conversation << ": feedback not saved: " << appended;
+    }
+  });
+}
 
 void Conversation::Acknowledge(const IncomingMessage& message,
                                xmpp::AcknowledgeMessage::Kind kind) {

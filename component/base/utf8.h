@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -23,5 +24,13 @@ size_t Utf8Boundary(std::string_view text, size_t at);
 
 // Cuts `text` to at most `max_bytes` at a character boundary; whether anything was cut.
 bool TruncateUtf8(std::string& text, size_t max_bytes);
+
+// Decodes the UTF-8 sequence at `text[i]` (i < text.size()): its length, or 0 when it is not
+// valid — overlong, a surrogate, past U+10FFFF, or cut short (then `*code_point` is unset).
+size_t DecodeUtf8At(std::string_view text, size_t i, uint32_t* code_point);
+
+// A control character text for people and models does without: C0 but tab and newline, DEL,
+// and C1.
+bool IsDroppedControl(uint32_t code_point);
 
 }  // namespace herald::base

@@ -39,6 +39,9 @@ void BindMemory(Binder& b, const Section& root, MemoryConfig& memory, agent::Age
 void BindControl(Binder& b, const Section& root, ControlConfig& control);
 void BindHttp(Binder& b, const Section& root, HttpConfig& http);
 void BindTraces(Binder& b, const Section& root, TracesConfig& traces);
+void BindAttachments(Binder& b, const Section& root, AttachmentsConfig& attachments);
+// "allow_hosts" of `s`: host names, "*.domain", addresses and networks (bind_skills.cc).
+void BindAllowHosts(Binder& b, const Section& s, std::vector<std::string>& allow_hosts);
 void BindWebhooks(Binder& b, const Section& root, const HttpConfig& http, WebhooksConfig& webhooks);
 // [schedules] and [[schedules.task]]; a task's `to` is a room when [[rooms]] names it.
 void BindSchedules(Binder& b, const Section& root, SchedulesConfig& schedules);

@@ -59,19 +59,6 @@ bool IsAllowHostEntry(std::string_view text) {
   return IsIpAddress(std::string(text)) || IsValidDomain(text);
 }
 
-void BindAllowHosts(Binder& b, const Section& s, std::vector<std::string>& allow_hosts) {
-  for (Binder::Element& element : b.StringList(s, "allow_hosts")) {
-    if (!IsAllowHostEntry(element.value)) {
-      b.ElementError(element, absl::StrCat(element.path,
-                                           " must be a host name, \"*.domain\", an IP address "
-                                           "or a network such as \"10.0.0.0/8\"; got ",
-                                           b.Shown(element.node)));
-      continue;
-    }
-    allow_hosts.push_back(absl::AsciiStrToLower(element.value));
-  }
-}
-
 void BindUrlFetch(Binder& b, const Section& skills, UrlFetchConfig& url_fetch) {
   Section s = b.Sub(skills, "url_fetch");
   b.Integer(s, "max_bytes", &url_fetch.max_bytes);
@@ -261,6 +248,19 @@ void BindSandbox(Binder& b, const Section& skills, SkillsConfig& out) {
 }
 
 }  // namespace
+
+void BindAllowHosts(Binder& b, const Section& s, std::vector<std::string>& allow_hosts) {
+  for (Binder::Element& element : b.StringList(s, "allow_hosts")) {
+    if (!IsAllowHostEntry(element.value)) {
+      b.ElementError(element, absl::StrCat(element.path,
+                                           " must be a host name, \"*.domain\", an IP address "
+                                           "or a network such as \"10.0.0.0/8\"; got ",
+                                           b.Shown(element.node)));
+      continue;
+    }
+    allow_hosts.push_back(absl::AsciiStrToLower(element.value));
+  }
+}
 
 void BindSkills(Binder& b, const Section& root, SkillsConfig& skills) {
   Section s = b.Sub(root, "skills");

@@ -43,6 +43,7 @@ void Bind(Binder& b, const toml::table& document, Config& config) {
   BindControl(b, root, config.control);
   BindHttp(b, root, config.http);
   BindTraces(b, root, config.traces);
+  BindAttachments(b, root, config.attachments);
   BindWebhooks(b, root, config.http, config.webhooks);
   BindSchedules(b, root, config.schedules);
   BindPubsub(b, document, config.rooms, config.agent.pubsub);

@@ -215,6 +215,22 @@ struct HttpConfig {
   friend bool operator==(const HttpConfig&, const HttpConfig&) = default;
 };
 
+// [attachments]: files people send (XEP-0066/0363 links), downloaded, sniffed, and read by the
+// model (docs/media.md).
+struct AttachmentsConfig {
+  bool enabled = true;
+  int64_t max_bytes = 10 << 20;          // of one file; a larger one is refused
+  int64_t max_per_message = 4;           // more links in one message are not downloaded
+  int64_t timeout_seconds = 30;          // one download: resolution, redirects and body
+  int64_t text_budget_bytes = 32 << 10;  // of a document's text the model reads, per message
+  int64_t max_pdf_pages = 50;            // pages of a PDF read; the rest is said to be left out
+  // Exempt from the private-address refusal, like [skills.url_fetch] allow_hosts; the XMPP
+  // server's own upload service needs no entry.
+  std::vector<std::string> allow_hosts;
+
+  friend bool operator==(const AttachmentsConfig&, const AttachmentsConfig&) = default;
+};
+
 // [traces]: every run as a trace of spans (component/trace/tracer.h, docs/operations.md).
 struct TracesConfig {
   int64_t keep = 100;  // finished traces kept in memory; 0 = tracing off
@@ -297,6 +313,7 @@ struct Config {
   ControlConfig control;
   HttpConfig http;
   TracesConfig traces;
+  AttachmentsConfig attachments;
   WebhooksConfig webhooks;
   SchedulesConfig schedules;
   agent::AgentProtocolOptions agent_protocol;

@@ -22,6 +22,7 @@ std::vector<ConfigKey> Declare() {
   declare::DeclareControlKeys(keys);
   declare::DeclareHttpKeys(keys);
   declare::DeclareTraceKeys(keys);
+  declare::DeclareAttachmentKeys(keys);
   declare::DeclareWebhookKeys(keys);
   declare::DeclareScheduleKeys(keys);
   declare::DeclareAgentProtocolKeys(keys);

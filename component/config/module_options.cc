@@ -87,6 +87,18 @@ skills::HttpToolOptions HttpToolOptionsFrom(const HttpToolsConfig& http_tools) {
           .allow_hosts = http_tools.allow_hosts};
 }
 
+agent::AttachmentOptions AttachmentOptionsFrom(const Config& config) {
+  const AttachmentsConfig& attachments = config.attachments;
+  return {.enabled = attachments.enabled,
+          .max_bytes = static_cast<size_t>(attachments.max_bytes),
+          .max_per_message = static_cast<size_t>(attachments.max_per_message),
+          .timeout = absl::Seconds(attachments.timeout_seconds),
+          .text_budget_bytes = static_cast<size_t>(attachments.text_budget_bytes),
+          .max_pdf_pages = static_cast<int>(attachments.max_pdf_pages),
+          .allow_hosts = attachments.allow_hosts,
+          .vision = config.llm.tiers.contains("vision")};
+}
+
 std::optional<providers::EmbeddingsOptions> EmbeddingsOptionsFrom(const Config& config) {
   const std::string& model = config.memory.embeddings_model;
   const size_t colon = model.find(':');

@@ -37,6 +37,9 @@ skills::BuiltinOptions BuiltinOptionsFrom(const SkillsConfig& skills);
 // The HTTP executor of registry tools, from [skills.http_tools].
 skills::HttpToolOptions HttpToolOptionsFrom(const HttpToolsConfig& http_tools);
 
+// [attachments], and whether [llm.tiers] has a vision model.
+agent::AttachmentOptions AttachmentOptionsFrom(const Config& config);
+
 // Memory search's embeddings provider from [memory] embeddings_model and the [llm] provider
 // it names; nullopt when it is "" (keyword search only).
 std::optional<providers::EmbeddingsOptions> EmbeddingsOptionsFrom(const Config& config);

@@ -435,6 +435,9 @@ absl::Status MemoryStore::ClearSession(const ConversationRef& ref) {
     status = SyncDirectory(folder);
     if (!status.ok()) return status;
   }
+  std::error_code error;
+  fs::remove_all(absl::StrCat(impl_->SessionFolder(ref), "/", kAttachmentsFolder), error);
+  if (error) return absl::InternalError(absl::StrCat("remove attachments: ", error.message()));
   return absl::OkStatus();
 }
 

@@ -77,6 +77,9 @@ struct MemoryHit {
   absl::Time time = absl::InfinitePast();
 };
 
+// The folder, beside history.md, where a conversation's attachments are kept.
+inline constexpr char kAttachmentsFolder[] = "attachments";
+
 class MemoryStore {
  public:
   // Creates the root when missing. Fails when it cannot be created or written. `shared` is
@@ -110,9 +113,23 @@ class MemoryStore {
   // is the address's whole folder whatever ref.thread says, and nothing else. Atomic: the
   // folder is renamed away first, so a crash leaves it whole or gone.
   absl::Status Forget(const ConversationRef& ref);
-  // /forget: erases the current session of `ref` (its thread's history.md) and context.md;
-  // archived sessions stay. Nothing to erase is not an error.
+  // /forget: erases the current session of `ref` (its thread's history.md), context.md and
+  // the attachments kept beside them; archived sessions stay. Nothing to erase is not an
+  // error.
   absl::Status ClearSession(const ConversationRef& ref);
+
+  // Keeps a file someone sent (an attachment, docs/media.md) in the conversation's folder
+  // (the thread's when ref.thread is set) as attachments/<UTC time>-<8 hex>.<extension>,
+  // private (0600) and durable, and returns that path relative to the folder
+  // ("attachments/20261127-083012-1a2b3c4d.pdf"), which history.md then names. The name is
+  // never the sender's: `extension` is Herald's, from the type sniffed from the bytes, and
+  // must be 1-8 of [a-z0-9]. (memory_attachments.cc)
+  absl::StatusOr<std::string> SaveAttachment(const ConversationRef& ref, std::string_view bytes,
+                                             std::string_view extension, absl::Time now);
+  // The bytes of an attachment SaveAttachment kept (`file` as it returned it); NotFound when
+  // it is gone, InvalidArgument for any other name.
+  absl::StatusOr<std::string> ReadAttachment(const ConversationRef& ref,
+                                             std::string_view file) const;
 
   absl::StatusOr<std::string> ReadContext(const ConversationRef& ref) const;  // "" if none
   absl::Status WriteContext(const ConversationRef& ref, std::string_view text);

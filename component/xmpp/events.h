@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -84,7 +85,21 @@ struct Reply {
   std::string quote;
 };
 
-// A 1:1 message with a body (type "chat" or "normal"). Errors and groupchat are not this.
+// XEP-0066: a file the sender attached as a link (<x xmlns='jabber:x:oob'>). Only http and
+// https URLs of at most kMaxUrlBytes (no spaces or control characters) are kept, each once,
+// at most kMaxPerMessage per message (the rest are left out and logged); the description
+// (<desc/>, "" when none) is cut to kMaxDescriptionBytes on a character boundary. Nothing was
+// fetched: the URL is as the sender wrote it, white space around it trimmed.
+struct OobAttachment {
+  static constexpr size_t kMaxPerMessage = 4;
+  static constexpr size_t kMaxUrlBytes = 4096;
+  static constexpr size_t kMaxDescriptionBytes = 1024;
+  std::string url;
+  std::string description;
+};
+
+// A 1:1 message with a body or attachments (type "chat" or "normal"). Errors and groupchat
+// are not this.
 struct ChatMessage {
   Jid from;
   Jid to;
@@ -97,6 +112,12 @@ struct ChatMessage {
   bool receipt_requested = false;
   bool markable = false;
   Reply reply;
+  // XEP-0066 attachments, in the order the message lists them. A message may have them and
+  // no <body/> (then `body` is "").
+  std::vector<OobAttachment> attachments;
+  // The body (white space around it aside) is the URL of one of `attachments`, as
+  // Conversations, Dino and Monal send a file: the message is the attachment alone.
+  bool body_is_attachment_url = false;
 };
 
 // XEP-0444: someone reacted in a 1:1 chat to the message with `id` (as their client knows it,
@@ -160,7 +181,7 @@ struct SessionOnline {
   bool resumed = false;
 };
 
-// A message in a MUC room (XEP-0045, type "groupchat") with a body.
+// A message in a MUC room (XEP-0045, type "groupchat") with a body or attachments.
 struct GroupMessage {
   Jid room;  // bare
   std::string nick;
@@ -172,6 +193,9 @@ struct GroupMessage {
   // none; a reply refers to this one (XEP-0461).
   std::string stanza_id;
   Reply reply;
+  // As in a ChatMessage.
+  std::vector<OobAttachment> attachments;
+  bool body_is_attachment_url = false;
 };
 
 // Presence from a room occupant (ourselves included: status code 110).
@@ -238,10 +262,36 @@ struct ArchiveResult {
   std::string condition;
 };
 
-using InboundEvent = std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline,
-                                  GroupMessage, RoomPresence, RoomInvite, SelfPingResult,
-                                  CommandRequest, ClientFeatures, MessageReactions, ArchiveResult,
-                                  ContactPresence, PubsubItems, AgentRequest, AgentAnswer>;
+// XEP-0363: the server's HTTP File Upload service, found by service discovery after the
+// stream came up (upload_service.h): its address, and the largest file it takes in bytes (its
+// max-file-size), when it says. Reported at most once per stream, some time after that
+// stream's SessionOnline; none comes when the server has no upload service or did not say
+// within SessionOptions::upload_discovery_timeout. So a SessionOnline means "no upload
+// service known" until an UploadServiceFound follows.
+struct UploadServiceFound {
+  Jid jid;
+  std::optional<uint64_t> max_file_size;
+};
+
+// XEP-0363: the answer to a RequestUploadSlot — where to PUT the file (with these headers, the
+// only ones the XEP lets a slot name: Authorization, Cookie, Expires) and where it is then
+// downloaded from. `condition` is "" for a slot; otherwise the service's error condition
+// ("file-too-large", "not-acceptable", ...), "timeout", "disconnected", or "bad-slot" for an
+// answer without two http(s) URLs.
+struct UploadSlot {
+  std::string request_id;
+  Jid service;
+  std::string put_url;
+  std::vector<std::pair<std::string, std::string>> put_headers;
+  std::string get_url;
+  std::string condition;
+};
+
+using InboundEvent =
+    std::variant<ChatMessage, SubscriptionRequest, RosterReceived, SessionOnline, GroupMessage,
+                 RoomPresence, RoomInvite, SelfPingResult, CommandRequest, ClientFeatures,
+                 MessageReactions, ArchiveResult, ContactPresence, PubsubItems, AgentRequest,
+                 AgentAnswer, UploadServiceFound, UploadSlot>;
 
 struct SendMessage {
   Jid to;
@@ -431,6 +481,17 @@ struct CallAgent {
   absl::Duration timeout = absl::Seconds(60);
 };
 
+// XEP-0363: asks the upload service `service` for a slot for a file; the answer comes back as
+// an UploadSlot with the same request_id.
+struct RequestUploadSlot {
+  std::string request_id;
+  Jid service;
+  Jid from;
+  std::string filename;
+  uint64_t size = 0;
+  std::string content_type;
+};
+
 // A raw stanza from a developer's /raw command, already checked with ValidateRawStanza.
 struct SendRawStanza {
   std::string xml;
@@ -451,9 +512,9 @@ struct SendPresence {
   Jid from;
 };
 
-using OutboundAction =
-    std::variant<SendMessage, SendPresence, SendChatState, AcknowledgeMessage, AnswerCommand,
-                 JoinRoom, SelfPing, ConfigureRoom, SendRawStanza, DiscoverFeatures, SendReactions,
-                 QueryArchive, SubscribeNode, AnswerAgent, SendAgentProgress, CallAgent>;
+using OutboundAction = std::variant<SendMessage, SendPresence, SendChatState, AcknowledgeMessage,
+                                    AnswerCommand, JoinRoom, SelfPing, ConfigureRoom, SendRawStanza,
+                                    DiscoverFeatures, SendReactions, QueryArchive, SubscribeNode,
+                                    AnswerAgent, SendAgentProgress, CallAgent, RequestUploadSlot>;
 
 }  // namespace herald::xmpp

@@ -13,6 +13,7 @@
 #include "component/xmpp/coroutine_util.h"
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/stanza_translation.h"
+#include "component/xmpp/upload_service.h"
 #include "glog/logging.h"
 
 namespace herald::xmpp {
@@ -50,6 +51,15 @@ void IqQueries::TrackAgentCall(std::string id, const CallAgent& call) {
   ArmTimer();
 }
 
+void IqQueries::TrackUploadSlot(std::string id, const RequestUploadSlot& request) {
+  DCHECK(OnLoop()) << kLoopOnly;
+  pending_[std::move(id)] = Pending{.kind = Kind::kUploadSlot,
+                                    .to = request.service,
+                                    .deadline = absl::Now() + timeout_,
+                                    .call_id = request.request_id};
+  ArmTimer();
+}
+
 void IqQueries::ReportUnsent(const CallAgent& call) {
   DCHECK(OnLoop()) << kLoopOnly;
   asio::post(
@@ -57,6 +67,15 @@ void IqQueries::ReportUnsent(const CallAgent& call) {
                       .kind = Kind::kAgentCall, .to = call.to, .call_id = call.call_id}]() mutable {
         Report(std::move(pending), "disconnected");
       });
+}
+
+void IqQueries::ReportUnsent(const RequestUploadSlot& request) {
+  DCHECK(OnLoop()) << kLoopOnly;
+  asio::post(io_, [this, pending = Pending{.kind = Kind::kUploadSlot,
+                                           .to = request.service,
+                                           .call_id = request.request_id}]() mutable {
+    Report(std::move(pending), "disconnected");
+  });
 }
 
 void IqQueries::ReportUnsent(Kind kind, Jid to) {
@@ -90,6 +109,11 @@ bool IqQueries::OnAnswer(const XmlElement& iq) {
     if (std::optional<AgentAnswer> answer =
             TranslateAgentAnswer(iq, it->second.to, it->second.call_id)) {
       event = *std::move(answer);
+    }
+  } else if (it->second.kind == Kind::kUploadSlot) {
+    if (std::optional<UploadSlot> slot =
+            TranslateUploadSlot(iq, it->second.to, it->second.call_id)) {
+      event = *std::move(slot);
     }
   } else if (std::optional<ClientFeatures> result = TranslateFeaturesAnswer(iq, it->second.to)) {
     event = *std::move(result);
@@ -125,6 +149,10 @@ void IqQueries::Report(Pending query, std::string_view condition) {
         .occupant = std::move(query.to), .joined = false, .condition = std::string(condition)});
   } else if (query.kind == Kind::kArchive) {
     on_event_(std::move(*query.archive).Fail(condition));
+  } else if (query.kind == Kind::kUploadSlot) {
+    on_event_(UploadSlot{.request_id = std::move(query.call_id),
+                         .service = std::move(query.to),
+                         .condition = std::string(condition)});
   } else if (query.kind == Kind::kAgentCall) {
     on_event_(AgentAnswer{.call_id = std::move(query.call_id),
                           .from = std::move(query.to),

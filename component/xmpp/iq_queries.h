@@ -5,8 +5,9 @@
 // in it; a SelfPingResult), disco#info to a user's client (which features it shows; a
 // ClientFeatures), XEP-0313 queries of a room's archive (its last messages, which arrive as
 // messages before the IQ that ends the query; a ArchiveResult) and calls of another agent
-// (agent_protocol.h; an AgentAnswer). Each query sent is settled exactly
-// once: answered by the one asked, past its deadline ("timeout"), or lost with the connection
+// (agent_protocol.h; an AgentAnswer) and XEP-0363 upload slots (an UploadSlot). Each query sent is
+// settled exactly once: answered by the one asked, past its deadline ("timeout"), or lost with the
+// connection
 // ("disconnected"). It lives on the session's I/O loop, and its timer fires there.
 //
 //   IqQueries queries(io, absl::Seconds(30), [&](InboundEvent e) { sink(std::move(e)); });
@@ -33,7 +34,7 @@ namespace herald::xmpp {
 
 class IqQueries {
  public:
-  enum class Kind { kSelfPing, kFeatures, kArchive, kAgentCall };
+  enum class Kind { kSelfPing, kFeatures, kArchive, kAgentCall, kUploadSlot };
   using EventSink = std::function<void(InboundEvent)>;
 
   // `timeout`: how long a query may stay unanswered before it is reported as failed.
@@ -51,11 +52,15 @@ class IqQueries {
   // answer for the call's own timeout.
   void TrackAgentCall(std::string id, const CallAgent& call);
 
+  // The slot request `request` has been sent as the IQ with id `id`.
+  void TrackUploadSlot(std::string id, const RequestUploadSlot& request);
+
   // No query can be sent (the stream is down): it is reported as failed ("disconnected")
   // from the loop, so that the caller is not re-entered.
   void ReportUnsent(Kind kind, Jid to);
   void ReportUnsent(const QueryArchive& query);
   void ReportUnsent(const CallAgent& call);
+  void ReportUnsent(const RequestUploadSlot& request);
 
   // Reports the query `iq` (a result or an error) answers; false when it answers none of
   // ours, or comes from someone other than the one asked.
@@ -76,7 +81,7 @@ class IqQueries {
     Jid to;
     absl::Time deadline;
     std::optional<ArchiveReader> archive;  // kArchive: what came so far
-    std::string call_id;                   // kAgentCall: the caller's id of the call
+    std::string call_id;  // kAgentCall: the caller's id of the call; kUploadSlot: the request's
   };
 
   bool OnLoop() const { return io_.get_executor().running_in_this_thread(); }

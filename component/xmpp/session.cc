@@ -22,6 +22,7 @@
 #include "component/xmpp/namespaces.h"
 #include "component/xmpp/stanza.h"
 #include "component/xmpp/stream_connection.h"
+#include "component/xmpp/upload_service.h"
 #include "component/xmpp/xml_writer.h"
 #include "glog/logging.h"
 
@@ -69,7 +70,8 @@ XmppSession::XmppSession(asio::io_context& io, SessionOptions options, EventSink
       queries_(io, options_.self_ping_timeout,
                [this](InboundEvent event) { Emit(std::move(event)); }),
       muc_services_(options_.muc_services),
-      muc_discovery_timer_(io) {
+      muc_discovery_timer_(io),
+      upload_discovery_timer_(io) {
   responder_.AddFeature(ns::kChatStates);
   responder_.AddFeature(ns::kReceipts);
   responder_.AddFeature(ns::kChatMarkers);
@@ -208,6 +210,7 @@ asio::awaitable<absl::Status> XmppSession::RunConnection(bool& was_online) {
         queue_.PushFront(std::move(xml));
       }
       StartMucDiscovery();
+      StartUploadDiscovery();
       Emit(SessionOnline{.own_jid = own_jid_, .resumed = stream->resumed});
       auto ended =
           co_await (ReadLoop(connection) || WriteLoop(connection) || KeepaliveLoop(connection));
@@ -275,6 +278,16 @@ void XmppSession::Perform(const OutboundAction& action) {
     const std::string id = NextId();
     queries_.TrackAgentCall(id, *call);
     Send(AgentCallRequest(*call, id));
+    return;
+  }
+  if (const auto* slot = std::get_if<RequestUploadSlot>(&action)) {
+    if (state_ != ConnectionState::kOnline) {
+      queries_.ReportUnsent(*slot);
+      return;
+    }
+    const std::string id = NextId();
+    queries_.TrackUploadSlot(id, *slot);
+    Send(UploadSlotRequest(*slot, id));
     return;
   }
   serialized_.Clear();

@@ -14,6 +14,11 @@
 // joins and leaves on request, and tracks XEP-0410 self-pings until they are answered, time
 // out, or the connection drops. Chat states (XEP-0085) go out inside messages or alone.
 //
+// On every stream that comes up it discovers the server's services: the MUC services it
+// trusts to relay invitations (muc_services.h, kept to itself), and the HTTP upload service
+// (XEP-0363, upload_service.h), logged ("XMPP: HTTP upload service: upload.localhost (max
+// 10 MiB)") and reported as an UploadServiceFound event when there is one.
+//
 // Everything runs on one Asio I/O loop; all methods must be called on that loop's thread
 // (debug builds check it), except Start(), which may also come before the loop runs.
 //
@@ -53,6 +58,7 @@
 #include "component/xmpp/session_options.h"
 #include "component/xmpp/stanza_translation.h"
 #include "component/xmpp/stream_management.h"
+#include "component/xmpp/upload_service.h"
 #include "component/xmpp/xml_element.h"
 
 namespace herald::xmpp {
@@ -124,6 +130,9 @@ class XmppSession {
   void ReportMediatedInvite(RoomInvite invite);
   void StartMucDiscovery();
   void OnMucDiscoverySettled();
+  // XEP-0363: finds the server's upload service on each new stream, and reports it.
+  void StartUploadDiscovery();
+  void OnUploadDiscoverySettled();
   void Emit(InboundEvent&& event);
 
   // Queues `stanza` (from is filled in component mode) and wakes the writer.
@@ -172,6 +181,9 @@ class XmppSession {
   MucServices muc_services_;
   asio::steady_timer muc_discovery_timer_;
   std::vector<RoomInvite> held_invites_;  // mediated ones, until muc_services_ is settled
+
+  UploadServiceDiscovery upload_service_;
+  asio::steady_timer upload_discovery_timer_;
 };
 
 }  // namespace herald::xmpp

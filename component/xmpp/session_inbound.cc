@@ -3,9 +3,9 @@
 // XmppSession's inbound side: each stanza of an established stream goes to the translation
 // (stanza_translation.h) with the state it needs, and what comes back is reported to the
 // agent or answered on the stream. Also here: the IQ answers the session itself awaits
-// (keepalive pings, the roster, self-pings, MUC service discovery), the policy-violation
-// errors for stanzas too large to read, and the mediated invitations held until the
-// server's MUC services are known.
+// (keepalive pings, the roster, self-pings, MUC and HTTP upload service discovery), the
+// policy-violation errors for stanzas too large to read, and the mediated invitations held
+// until the server's MUC services are known.
 #include <algorithm>
 #include <optional>
 #include <string_view>
@@ -92,6 +92,13 @@ void XmppSession::HandleIq(const XmlElement& iq) {
         Send(std::move(query));
       }
       if (muc_services_.settled()) OnMucDiscoverySettled();
+      return;
+    }
+    if (upload_service_.Answers(iq)) {
+      for (XmlElement& query : upload_service_.OnAnswer(iq, [this] { return NextId(); })) {
+        Send(std::move(query));
+      }
+      if (upload_service_.settled()) OnUploadDiscoverySettled();
       return;
     }
     if (!ping_id_.empty() && id == ping_id_) {
@@ -194,6 +201,44 @@ void XmppSession::OnMucDiscoverySettled() {
   std::vector<RoomInvite> held;
   held.swap(held_invites_);
   for (RoomInvite& invite : held) ReportMediatedInvite(std::move(invite));
+}
+
+void XmppSession::StartUploadDiscovery() {
+  DCHECK(OnLoop()) << kLoopOnly;
+  for (XmlElement& query :
+       upload_service_.Start(options_.server_domain, [this] { return NextId(); })) {
+    Send(std::move(query));
+  }
+  if (upload_service_.settled()) {
+    OnUploadDiscoverySettled();
+    return;
+  }
+  upload_discovery_timer_.expires_after(ToChrono(options_.upload_discovery_timeout));
+  upload_discovery_timer_.async_wait([this](const std::error_code& error) {
+    // A stream that went down in the meantime starts over when the next one comes up.
+    if (error == asio::error::operation_aborted || upload_service_.settled() ||
+        state_ != ConnectionState::kOnline) {
+      return;
+    }
+    LOG(WARNING) << "XMPP: the server did not describe all its services within "
+                 << options_.upload_discovery_timeout
+                 << "; the HTTP upload service is chosen among those that answered";
+    upload_service_.GiveUp();
+    OnUploadDiscoverySettled();
+  });
+}
+
+void XmppSession::OnUploadDiscoverySettled() {
+  DCHECK(OnLoop()) << kLoopOnly;
+  upload_discovery_timer_.cancel();
+  const std::optional<UploadServiceFound>& found = upload_service_.found();
+  if (!found.has_value()) {
+    LOG(INFO) << "XMPP: HTTP upload service: none (" << options_.server_domain
+              << " and its items announce no " << ns::kHttpUpload << ")";
+    return;
+  }
+  LOG(INFO) << "XMPP: HTTP upload service: " << DescribeUploadService(*found);
+  Emit(UploadServiceFound(*found));
 }
 
 }  // namespace herald::xmpp

@@ -62,6 +62,9 @@ struct SessionOptions {
   std::vector<std::string> muc_services;
   // How long the discovery of the server's MUC services may take before it is given up.
   absl::Duration muc_discovery_timeout = absl::Seconds(10);
+  // How long the discovery of the server's HTTP upload service (XEP-0363, upload_service.h)
+  // may take before it is decided by the answers that came.
+  absl::Duration upload_discovery_timeout = absl::Seconds(10);
 
   // Whether disco#info lists the agent protocol (urn:herald:agent:0; [agent_protocol]).
   bool agent_protocol = false;

@@ -16,6 +16,7 @@
 #include "component/xmpp/body_split.h"
 #include "component/xmpp/emoji.h"
 #include "component/xmpp/namespaces.h"
+#include "component/xmpp/oob_translation.h"
 #include "component/xmpp/pubsub.h"
 #include "component/xmpp/raw_stanza.h"
 #include "component/xmpp/reply_translation.h"
@@ -179,12 +180,17 @@ InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
     }
   }
   const XmlElement* body = message.FindChild("body");
-  if (body == nullptr) return out;  // chat states, receipts... nothing to answer
+  // XEP-0066 attachments; without any, a look at the children and no call or allocation.
+  std::vector<OobAttachment> attachments;
+  if (HasOobData(message)) attachments = TranslateOobAttachments(message, *from);
+  // Chat states, receipts... nothing to answer.
+  if (body == nullptr && attachments.empty()) return out;
   if (type == "groupchat") {
     // Without a nick it is the room itself speaking (subject, announcements): not a turn.
     if (from->resource().empty()) return out;
-    std::string text = body->Text();
+    std::string text = body != nullptr ? body->Text() : std::string();
     Reply reply = TranslateReply(message, text);
+    const bool only_url = !attachments.empty() && BodyIsAttachmentUrl(text, attachments);
     out.event = GroupMessage{.room = from->Bare(),
                              .nick = from->resource(),
                              .id = std::string(message.Attr("id")),
@@ -193,14 +199,17 @@ InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
                              .delayed = message.FindChild("delay", ns::kDelay) != nullptr ||
                                         message.FindChild("x", ns::kLegacyDelay) != nullptr,
                              .stanza_id = RoomStanzaId(message, from->BareString()),
-                             .reply = std::move(reply)};
+                             .reply = std::move(reply),
+                             .attachments = std::move(attachments),
+                             .body_is_attachment_url = only_url};
     return out;
   }
   // Mostly Herald's own address, known already; anything else is parsed.
   const std::string_view to_text = message.Attr("to");
   absl::StatusOr<Jid> to = own_jid.Spells(to_text) ? own_jid : Jid::Parse(to_text);
-  std::string text = body->Text();
+  std::string text = body != nullptr ? body->Text() : std::string();
   Reply reply = TranslateReply(message, text);
+  const bool only_url = !attachments.empty() && BodyIsAttachmentUrl(text, attachments);
   out.event =
       ChatMessage{.from = std::move(*from),
                   .to = to.ok() ? std::move(*to) : own_jid,
@@ -210,7 +219,9 @@ InboundMessage TranslateMessage(const XmlElement& message, const Jid& own_jid) {
                   .thread = message.ChildText("thread"),
                   .receipt_requested = message.FindChild("request", ns::kReceipts) != nullptr,
                   .markable = message.FindChild("markable", ns::kChatMarkers) != nullptr,
-                  .reply = std::move(reply)};
+                  .reply = std::move(reply),
+                  .attachments = std::move(attachments),
+                  .body_is_attachment_url = only_url};
   return out;
 }
 

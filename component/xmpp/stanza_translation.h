@@ -3,10 +3,10 @@
 // The translation between stanzas and the agent's events, with nothing of the connection in
 // it: no socket, no coroutine, no session state beyond what is passed in. A stanza of an
 // established stream becomes the InboundEvent it means, or nothing (errors, headlines, chat
-// states without a body, the room's own announcements, anything from an invalid address);
-// an OutboundAction becomes the serialized stanzas to queue, each within the outbound size
-// limit (a long body is split into several messages). XmppSession owns the state these
-// functions read (its own JID, the rooms it joined, pending self-pings) and the I/O.
+// states without a body or attachments, the room's own announcements, anything from an
+// invalid address); an OutboundAction becomes the serialized stanzas to queue, each within the
+// outbound size limit (a long body is split into several messages). XmppSession owns the state
+// these functions read (its own JID, the rooms it joined, pending self-pings) and the I/O.
 //
 //   InboundMessage in = TranslateMessage(stanza, own_jid);
 //   if (in.event) sink(*std::move(in.event));

@@ -3,6 +3,7 @@
 #include <exception>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
@@ -15,6 +16,14 @@ using nlohmann::json;
 constexpr size_t kMaxBlocks = 1024;
 
 json TextBlock(const std::string& text) { return json{{"type", "text"}, {"text", text}}; }
+
+json ImageBlock(const ImagePart& image) {
+  return {{"type", "image"},
+          {"source",
+           {{"type", "base64"},
+            {"media_type", image.media_type},
+            {"data", absl::Base64Escape(AbslView(image.bytes()))}}}};
+}
 
 // The API wants every tool input to be an object.
 json InputObject(const json& arguments) {
@@ -127,6 +136,10 @@ json BuildAnthropicRequest(const LlmRequest& request) {
         if (result.is_error) block["is_error"] = true;
         blocks.push_back(std::move(block));
       }
+    }
+    if (message.role == LlmMessage::Role::kUser) {
+      // Images before the text they go with, as Anthropic advises.
+      for (const ImagePart& image : message.images) blocks.push_back(ImageBlock(image));
     }
     if (!message.text.empty()) blocks.push_back(TextBlock(message.text));
     if (message.role == LlmMessage::Role::kAssistant) {

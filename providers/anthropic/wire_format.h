@@ -15,7 +15,8 @@
 // Mapping: the system prompt is the top-level `system`; tool results (LlmMessage kTool) are a
 // user turn of `tool_result` blocks (`is_error` when the skill failed) and consecutive turns
 // of one role are merged into one message, as the API expects; empty text blocks, which the
-// API refuses, are left out. Usage keeps Anthropic's meaning: input_tokens excludes the
+// API refuses, are left out. A user message's images are `image` blocks with a base64 source,
+// ahead of its text block. Usage keeps Anthropic's meaning: input_tokens excludes the
 // cache_creation_ and cache_read_ tokens, which are reported apart.
 #pragma once
 

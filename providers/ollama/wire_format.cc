@@ -3,6 +3,7 @@
 #include <exception>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
@@ -149,9 +150,18 @@ json BuildOllamaRequest(const LlmRequest& request) {
   }
   for (const LlmMessage& message : request.messages) {
     switch (message.role) {
-      case LlmMessage::Role::kUser:
-        messages.push_back({{"role", "user"}, {"content", message.text}});
+      case LlmMessage::Role::kUser: {
+        json turn = {{"role", "user"}, {"content", message.text}};
+        if (!message.images.empty()) {
+          json images = json::array();
+          for (const ImagePart& image : message.images) {
+            images.push_back(absl::Base64Escape(AbslView(image.bytes())));
+          }
+          turn["images"] = std::move(images);
+        }
+        messages.push_back(std::move(turn));
         break;
+      }
       case LlmMessage::Role::kAssistant: {
         json turn = {{"role", "assistant"}, {"content", message.text}};
         if (!message.tool_calls.empty()) {

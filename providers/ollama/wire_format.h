@@ -12,10 +12,12 @@
 //
 // Mapping: the system prompt is a leading `system` message; an assistant's tool calls carry
 // their arguments as an object; each tool result is a `tool` message with its tool_name (the
-// API has no error flag, so a failed result's content is prefixed with "Error: "); max_tokens
-// is options.num_predict; `stream` is always sent, since Ollama streams when it is absent.
-// Ollama gives tool calls no id: Herald numbers them ("call_0", "call_1"...) so results can be
-// matched. Usage: prompt_eval_count is input_tokens, eval_count output_tokens.
+// API has no error flag, so a failed result's content is prefixed with "Error: "); a user
+// message's images are its `images`, plain base64 strings (no data: prefix; the format has no
+// media type, Ollama reads the bytes); max_tokens is options.num_predict; `stream` is always
+// sent, since Ollama streams when it is absent. Ollama gives tool calls no id: Herald numbers
+// them ("call_0", "call_1"...) so results can be matched. Usage: prompt_eval_count is
+// input_tokens, eval_count output_tokens.
 #pragma once
 
 #include <string>

@@ -4,6 +4,7 @@
 #include <exception>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
@@ -151,6 +152,20 @@ absl::StatusOr<LlmResponse> ParseResponse(std::string_view body) {
   return response;
 }
 
+// A user message's content: its text, or with images an array of a text part (unless the text
+// is empty) and one image_url part per image, each a base64 data URL.
+json UserContent(const LlmMessage& message) {
+  if (message.images.empty()) return message.text;
+  json parts = json::array();
+  if (!message.text.empty()) parts.push_back({{"type", "text"}, {"text", message.text}});
+  for (const ImagePart& image : message.images) {
+    std::string url = absl::StrCat("data:", AbslView(image.media_type), ";base64,",
+                                   absl::Base64Escape(AbslView(image.bytes())));
+    parts.push_back({{"type", "image_url"}, {"image_url", {{"url", std::move(url)}}}});
+  }
+  return parts;
+}
+
 }  // namespace
 
 json BuildOpenAiRequest(const LlmRequest& request) {
@@ -161,7 +176,7 @@ json BuildOpenAiRequest(const LlmRequest& request) {
   for (const LlmMessage& message : request.messages) {
     switch (message.role) {
       case LlmMessage::Role::kUser:
-        messages.push_back({{"role", "user"}, {"content", message.text}});
+        messages.push_back({{"role", "user"}, {"content", UserContent(message)}});
         break;
       case LlmMessage::Role::kAssistant: {
         json turn = {{"role", "assistant"}};

@@ -15,10 +15,13 @@
 // Mapping: the system prompt is a leading `system` message; an assistant's tool calls are
 // `tool_calls` of type function whose arguments are a JSON string; each tool result is a `tool`
 // message with its tool_call_id (the API has no error flag, so a failed result's content is
-// prefixed with "Error: "). Tool-call arguments the model wrote as invalid JSON are passed on
-// as a JSON string rather than failing the call, so the agent's schema check can tell the
-// model. Usage follows Anthropic's meaning: input_tokens excludes the cached prompt tokens
-// (prompt_tokens_details.cached_tokens), which are reported as cache_read_input_tokens.
+// prefixed with "Error: "). A user message with images has an array as its content: a text
+// part (left out when the text is empty), then an image_url part per image whose url is a
+// data URL ("data:image/png;base64,..."). Tool-call arguments the model wrote as invalid JSON
+// are passed on as a JSON string rather than failing the call, so the agent's schema check
+// can tell the model. Usage follows Anthropic's meaning: input_tokens excludes the cached
+// prompt tokens (prompt_tokens_details.cached_tokens), which are reported as
+// cache_read_input_tokens.
 #pragma once
 
 #include <cstdint>

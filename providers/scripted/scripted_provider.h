@@ -14,7 +14,8 @@
 // with it: input is the system prompt, every message, tool call and result, and the offered
 // tools' names and descriptions; output is the reply or the tool call. A reply longer than
 // request.max_tokens words is cut there (stop reason kMaxTokens). With request.stream the
-// reply arrives in a few deltas before `done`.
+// reply arrives in a few deltas before `done`. Images in the request are ignored: the rules
+// match text, and images count for no tokens.
 #pragma once
 
 #include <asio.hpp>

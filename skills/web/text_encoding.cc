@@ -2,6 +2,7 @@
 
 #include "absl/strings/ascii.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/utf8.h"
 
 namespace herald::skills::web {
 namespace {
@@ -13,44 +14,6 @@ constexpr uint16_t kWindows1252High[32] = {
     0x20AC, 0,      0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
     0x2039, 0x0152, 0,      0x017D, 0,      0,      0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
     0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0,      0x017E, 0x0178};
-
-// Decodes one UTF-8 sequence at `text[i]`; returns its length, or 0 when it is not valid
-// (then `*code_point` is unset).
-size_t DecodeOne(std::string_view text, size_t i, uint32_t* code_point) {
-  const uint8_t b0 = static_cast<uint8_t>(text[i]);
-  if (b0 < 0x80) {
-    *code_point = b0;
-    return 1;
-  }
-  size_t extra;
-  uint32_t cp;
-  if ((b0 & 0xE0) == 0xC0) {
-    extra = 1;
-    cp = b0 & 0x1F;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    extra = 2;
-    cp = b0 & 0x0F;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    extra = 3;
-    cp = b0 & 0x07;
-  } else {
-    return 0;
-  }
-  if (text.size() - i <= extra) return 0;
-  for (size_t k = 1; k <= extra; ++k) {
-    const uint8_t b = static_cast<uint8_t>(text[i + k]);
-    if ((b & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  static constexpr uint32_t kSmallest[] = {0, 0x80, 0x800, 0x10000};
-  if (cp < kSmallest[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  *code_point = cp;
-  return extra + 1;
-}
-
-bool IsDroppedControl(uint32_t cp) {
-  return (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F);
-}
 
 }  // namespace
 
@@ -90,13 +53,13 @@ std::string ToCleanUtf8(std::string_view bytes) {
       continue;
     }
     uint32_t cp = 0;
-    const size_t length = DecodeOne(bytes, i, &cp);
+    const size_t length = base::DecodeUtf8At(bytes, i, &cp);
     if (length == 0) {
       AppendUtf8(out, kReplacement);
       ++i;
       continue;
     }
-    if (!IsDroppedControl(cp)) out.append(bytes.substr(i, length));
+    if (!base::IsDroppedControl(cp)) out.append(bytes.substr(i, length));
     i += length;
   }
   return out;
@@ -131,7 +94,7 @@ bool IsValidUtf8(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     uint32_t cp = 0;
-    const size_t length = DecodeOne(text, i, &cp);
+    const size_t length = base::DecodeUtf8At(text, i, &cp);
     if (length == 0) return false;
     i += length;
   }

@@ -25,6 +25,7 @@ calls (messages that arrive meanwhile are read from the socket on the next call)
 """
 
 import asyncio
+import urllib.request
 import xml.etree.ElementTree as ET
 
 import slixmpp
@@ -52,6 +53,8 @@ MAM = "urn:xmpp:mam:2"                 # XEP-0313
 HINTS = "urn:xmpp:hints"               # XEP-0334
 REACTIONS = "urn:xmpp:reactions:0"     # XEP-0444
 FORWARD = "urn:xmpp:forward:0"         # XEP-0297
+UPLOAD = "urn:xmpp:http:upload:0"      # XEP-0363
+OOB = "jabber:x:oob"                   # XEP-0066
 
 
 class ClientError(RuntimeError):
@@ -267,6 +270,39 @@ class Client:
         ET.SubElement(entry, "{http://www.w3.org/2005/Atom}title").text = title
         ET.SubElement(entry, "{http://www.w3.org/2005/Atom}summary").text = summary
         await iq.send(timeout=10)
+
+    def upload(self, service, data, filename, content_type, timeout=15.0):
+        """XEP-0363, as Conversations uploads a file: asks `service` for a slot, PUTs `data`
+        with the headers the slot names, and returns the URL to download it from."""
+        put_url, headers, get_url = self._run(
+            self._request_slot(service, filename, len(data), content_type), timeout + 5,
+            "upload slot")
+        request = urllib.request.Request(put_url, data=data, method="PUT",
+                                         headers={"Content-Type": content_type, **headers})
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            if answer.status not in (200, 201):
+                raise ClientError(f"upload to {put_url}: HTTP {answer.status}")
+        return get_url
+
+    async def _request_slot(self, service, filename, size, content_type):
+        iq = self.xmpp.make_iq_get(ito=service)
+        ET.SubElement(iq.xml, f"{{{UPLOAD}}}request",
+                      {"filename": filename, "size": str(size), "content-type": content_type})
+        result = await iq.send(timeout=10)
+        slot = result.xml.find(f"{{{UPLOAD}}}slot")
+        put = slot.find(f"{{{UPLOAD}}}put")
+        headers = {h.get("name"): h.text or "" for h in put.findall(f"{{{UPLOAD}}}header")
+                   if h.get("name") in ("Authorization", "Cookie", "Expires")}
+        return put.get("url"), headers, slot.find(f"{{{UPLOAD}}}get").get("url")
+
+    def send_file(self, to, url, body=None, mtype="chat"):
+        """Sends `url` as XEP-0066 out-of-band data with the URL as the body too (unless
+        `body` is given), as Conversations, Dino and Monal send a file they uploaded."""
+        msg = self.xmpp.make_message(mto=to, mbody=url if body is None else body, mtype=mtype)
+        oob = ET.SubElement(msg.xml, f"{{{OOB}}}x")
+        ET.SubElement(oob, f"{{{OOB}}}url").text = url
+        msg.send()
+        self._run(self._written(), 10, "send")
 
     def send_marked(self, to, body, msg_id, receipt=True, markable=True):
         """Sends a chat message with the id `msg_id` that asks for a delivery receipt

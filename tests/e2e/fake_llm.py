@@ -9,7 +9,11 @@ Its answers are chosen by the message, so a test can predict them (see fake_llm_
 a tool result → "The time is <result>."; "time" with tools offered → a current_time call;
 "slow" → "you said: <text>" after 5 s; anything else → "you said: <text>". Each request is
 one JSON line of its log: path, model, stream, messages, last_user_text, system, tool_result,
-tools.
+tools, images. images lists every image the request's messages carried, in order, decoded:
+{"media_type": "image/png", "size": <bytes>, "sha256": "<64 lower-case hex digits>"}, the
+media type "" in the Ollama format (which does not carry one). A request with a malformed
+image (bad base64, no media type) is refused with 400, as a real provider would, and is not
+logged.
 
 The binary is HERALD_E2E_FAKE_LLM, or tests/fakes/fake_llm_main beside the herald binary
 in the same bazel-bin (tests/e2e/run sets it). It runs in its own process group, stopped by

@@ -37,6 +37,11 @@ DOMAIN = "localhost"
 MUC_DOMAIN = "conference.localhost"
 # A pubsub service (XEP-0060) whose nodes a user's first publish creates.
 PUBSUB_DOMAIN = "pubsub.localhost"
+# The HTTP File Upload service (XEP-0363): Prosody's mod_http_file_share, ejabberd's
+# mod_http_upload. Its files are served on http://localhost:<upload_port>/ ("upload.localhost"
+# does not resolve here).
+UPLOAD_DOMAIN = "upload.localhost"
+UPLOAD_LIMIT = 10 * 1024 * 1024
 COMPONENT_DOMAIN = "agent.localhost"
 # A second component every test server accepts: tests/e2e/hostile.py connects as it to play a
 # hostile federated server (its rooms forge invitations in allowed users' names).
@@ -160,6 +165,7 @@ class _Server:
         self.c2s_port = None
         self.component_port = None
         self.hostile_port = None
+        self.upload_port = None  # the upload service's HTTP listener
         self.component_secret = secrets.token_hex(16)
         self.hostile_secret = secrets.token_hex(16)
         self._passwords = {user: secrets.token_hex(8) for user in USERS}
@@ -170,6 +176,7 @@ class _Server:
     domain = DOMAIN
     muc_domain = MUC_DOMAIN
     pubsub_domain = PUBSUB_DOMAIN
+    upload_domain = UPLOAD_DOMAIN
     component_domain = COMPONENT_DOMAIN
     hostile_domain = HOSTILE_DOMAIN
 
@@ -200,6 +207,7 @@ class _Server:
             self.c2s_port = free_port()
             self.component_port = free_port()
             self.hostile_port = self._hostile_port()
+            self.upload_port = free_port()
             self.ca_file, self.cert_file, self.key_file = make_certificates(
                 os.path.join(self.dir, "certs"))
         try:
@@ -352,6 +360,11 @@ modules_enabled = {{ "roster", "saslauth", "tls", "disco", "ping", "version", "m
                     "carbons" }}
 -- No federation: nothing leaves this machine.
 modules_disabled = {{ "s2s", "s2s_auth_certs", "dialback", "offline" }}
+-- HTTP for the upload service only, plain, on loopback.
+http_ports = {{ {self.upload_port} }}
+http_interfaces = {{ "127.0.0.1" }}
+https_ports = {{ }}
+https_interfaces = {{ }}
 authentication = "internal_hashed"
 storage = "internal"
 c2s_require_encryption = true
@@ -378,6 +391,12 @@ Component "{MUC_DOMAIN}" "muc"
 Component "{PUBSUB_DOMAIN}" "pubsub"
     admins = {{ "alice@localhost" }}
     autocreate_on_publish = true
+
+-- HTTP File Upload (XEP-0363), as Conversations, Dino and Monal use it to send files.
+Component "{UPLOAD_DOMAIN}" "http_file_share"
+    http_host = "localhost"
+    http_external_url = "http://localhost:{self.upload_port}/"
+    http_file_share_size_limit = {UPLOAD_LIMIT}
 
 -- Stands in for a hostile server in the tests (tests/e2e/hostile.py); not part of a setup.
 Component "{HOSTILE_DOMAIN}"
@@ -446,7 +465,7 @@ class Ejabberd(_Server):
         self.dist_port = free_port()
         user = pwd.getpwnam("ejabberd")
         os.chmod(d, 0o755)  # the node runs as ejabberd and must reach its files
-        for sub in ("etc", "spool", "logs", "certs"):
+        for sub in ("etc", "spool", "logs", "certs", "upload"):
             os.makedirs(os.path.join(d, sub), exist_ok=True)
             os.chown(os.path.join(d, sub), user.pw_uid, user.pw_gid)
         pem = os.path.join(d, "certs", "localhost.pem")
@@ -474,6 +493,12 @@ class Ejabberd(_Server):
         # routes every host of a listener to each component connected to it.
         items = component.split("\nlisten:\n", 1)[1]
         items += f"""  -
+    port: {self.upload_port}
+    ip: "127.0.0.1"
+    module: ejabberd_http
+    request_handlers:
+      /upload: mod_http_upload
+  -
     port: {self.hostile_port}
     ip: "127.0.0.1"
     module: ejabberd_service
@@ -515,6 +540,11 @@ access_rules:
   muc_create:
     - allow: local
     - allow: herald_component
+  # The upload service gives slots to local users and to Herald, which asks for one to learn
+  # where the service's files are served from (docs/media.md).
+  upload:
+    - allow: local
+    - allow: herald_component
 # No federation: nothing leaves this machine.
 s2s_access: none
 modules:
@@ -539,6 +569,13 @@ modules:
   mod_carboncopy: {{}}
   mod_roster: {{}}
   mod_version: {{}}
+  # HTTP File Upload (XEP-0363), as Conversations, Dino and Monal use it to send files.
+  mod_http_upload:
+    host: {UPLOAD_DOMAIN}
+    access: upload
+    put_url: "http://localhost:{self.upload_port}/upload"
+    docroot: "{d}/upload"
+    max_size: {UPLOAD_LIMIT}
 """
         with open(self.config_file, "w") as f:
             f.write(config)

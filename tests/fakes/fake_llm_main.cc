@@ -3,7 +3,8 @@
 // fake_llm_main runs one FakeLlmServer as a process, for the end-to-end tests that drive the
 // real herald binary (tests/e2e/test_conversation.py). It listens on 127.0.0.1 (a port the
 // kernel picks), announces the port on stdout and in --port_file, logs a summary of every
-// request it gets as one JSON line in --request_log, and answers until SIGTERM or SIGINT.
+// request it gets as one JSON line in --request_log (the images it carried as {"media_type",
+// "size", "sha256"}), and answers until SIGTERM or SIGINT.
 //
 //   fake_llm_main --format=anthropic --port_file=/tmp/x/port --request_log=/tmp/x/requests
 //                 [--slow_seconds=5] [--require_api_key=KEY] [--embeddings_log=F]
@@ -113,6 +114,11 @@ class RequestLog {
   void Append(const RecordedLlmRequest& request) {
     if (path_.empty()) return;
     std::optional<std::string> tool_result = request.LastToolResult();
+    nlohmann::json images = nlohmann::json::array();
+    for (const RecordedImage& image : request.images) {
+      images.push_back(
+          {{"media_type", image.media_type}, {"size", image.size}, {"sha256", image.sha256}});
+    }
     nlohmann::json line = {
         {"path", request.http.path},
         {"model", request.model},
@@ -122,6 +128,7 @@ class RequestLog {
         {"system", request.System()},
         {"tool_result", tool_result ? nlohmann::json(*tool_result) : nlohmann::json(nullptr)},
         {"tools", request.ToolNames()},
+        {"images", std::move(images)},
         {"received_at", absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch())},
         {"kind", Kind(request)},
     };

@@ -7,8 +7,12 @@
 #include <mutex>
 #include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/hex.h"
 #include "tests/fakes/fake_embeddings.h"
 
 namespace herald::fakes {
@@ -53,6 +57,124 @@ std::string ContentText(const json& content) {
 json Messages(const RecordedLlmRequest& request) {
   const json* messages = Member(request.body, "messages");
   return messages != nullptr && messages->is_array() ? *messages : json::array();
+}
+
+// --- Images in requests ---
+
+absl::Status BadImage(std::string_view where, std::string_view problem) {
+  return absl::InvalidArgumentError(absl::StrCat(AbslView(where), ": ", AbslView(problem)));
+}
+
+// The media types Anthropic and OpenAI take.
+bool IsImageType(std::string_view type) {
+  return type == "image/jpeg" || type == "image/png" || type == "image/gif" || type == "image/webp";
+}
+
+// Padded standard base64 (RFC 4648 section 4), read as strictly as the real APIs read it.
+std::optional<std::string> DecodeBase64(std::string_view text) {
+  if (text.empty() || text.size() % 4 != 0) return std::nullopt;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool padding =
+        c == '=' && i + 2 >= text.size() && (i + 1 == text.size() || text[i + 1] == '=');
+    if (!padding && !absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '/') {
+      return std::nullopt;
+    }
+  }
+  std::string bytes;
+  if (!absl::Base64Unescape(AbslView(text), &bytes)) return std::nullopt;
+  return bytes;
+}
+
+absl::Status AddImage(std::string media_type, std::string_view base64, std::string_view where,
+                      std::vector<RecordedImage>* images) {
+  std::optional<std::string> bytes = DecodeBase64(base64);
+  if (!bytes.has_value()) return BadImage(where, "invalid base64 data");
+  images->push_back({std::move(media_type), bytes->size(), base::Sha256Hex(*bytes)});
+  return absl::OkStatus();
+}
+
+// {"type": "image", "source": {"type": "base64", "media_type": ..., "data": ...}}
+absl::Status ReadAnthropicImage(const json& block, const std::string& where,
+                                std::vector<RecordedImage>* images) {
+  const json* source = Member(block, "source");
+  if (source == nullptr || !source->is_object()) return BadImage(where, "source: Field required");
+  if (StringMember(*source, "type") != "base64") {
+    return BadImage(where, "source.type: the fake LLM takes only base64 images");
+  }
+  const json* media_type = Member(*source, "media_type");
+  if (media_type == nullptr || !media_type->is_string()) {
+    return BadImage(where, "source.base64.media_type: Field required");
+  }
+  if (!IsImageType(media_type->get_ref<const std::string&>())) {
+    return BadImage(where,
+                    "source.base64.media_type: Input should be 'image/jpeg', 'image/png', "
+                    "'image/gif' or 'image/webp'");
+  }
+  const json* data = Member(*source, "data");
+  if (data == nullptr || !data->is_string()) {
+    return BadImage(where, "source.base64.data: Field required");
+  }
+  return AddImage(media_type->get<std::string>(), data->get_ref<const std::string&>(),
+                  where + ".source.base64.data", images);
+}
+
+// {"type": "image_url", "image_url": {"url": "data:<media type>;base64,<data>"}}
+absl::Status ReadOpenAiImage(const json& part, const std::string& where,
+                             std::vector<RecordedImage>* images) {
+  const json* image_url = Member(part, "image_url");
+  const json* url = image_url != nullptr ? Member(*image_url, "url") : nullptr;
+  if (url == nullptr || !url->is_string()) return BadImage(where, "image_url.url: Field required");
+  const std::string_view text = url->get_ref<const std::string&>();
+  const size_t marker = text.find(";base64,");
+  if (!absl::StartsWith(AbslView(text), "data:") || marker == std::string_view::npos) {
+    return BadImage(where, "image_url.url: the fake LLM takes only base64 data URLs");
+  }
+  std::string media_type(text.substr(5, marker - 5));
+  if (!IsImageType(media_type)) {
+    return BadImage(where, "Invalid MIME type. Only image types are supported.");
+  }
+  return AddImage(std::move(media_type), text.substr(marker + 8), where + ".image_url.url", images);
+}
+
+// The images of every message, in order, in the format's terms.
+absl::StatusOr<std::vector<RecordedImage>> ReadImages(LlmWireFormat format, const json& body) {
+  std::vector<RecordedImage> images;
+  const json* messages = Member(body, "messages");
+  if (messages == nullptr || !messages->is_array()) return images;
+  for (size_t i = 0; i < messages->size(); ++i) {
+    const json& message = (*messages)[i];
+    const std::string where = absl::StrCat("messages.", i);
+    if (format == LlmWireFormat::kOllama) {
+      const json* list = Member(message, "images");
+      if (list == nullptr || list->is_null()) continue;
+      if (!list->is_array()) return BadImage(where, "images: an array of base64 strings");
+      for (size_t j = 0; j < list->size(); ++j) {
+        const std::string at = absl::StrCat(where, ".images.", j);
+        if (!(*list)[j].is_string()) return BadImage(at, "not a base64 string");
+        if (absl::Status s = AddImage("", (*list)[j].get_ref<const std::string&>(), at, &images);
+            !s.ok()) {
+          return s;
+        }
+      }
+      continue;
+    }
+    const json* content = Member(message, "content");
+    if (content == nullptr || !content->is_array()) continue;
+    for (size_t j = 0; j < content->size(); ++j) {
+      const json& part = (*content)[j];
+      const std::string type = StringMember(part, "type");
+      const std::string at = absl::StrCat(where, ".content.", j);
+      absl::Status s;
+      if (format == LlmWireFormat::kAnthropic && type == "image") {
+        s = ReadAnthropicImage(part, at, &images);
+      } else if (format == LlmWireFormat::kOpenAi && type == "image_url") {
+        s = ReadOpenAiImage(part, at, &images);
+      }
+      if (!s.ok()) return s;
+    }
+  }
+  return images;
 }
 
 // Splits text into the pieces a model would stream: each word with the space before it.
@@ -586,7 +708,8 @@ struct FakeLlmServer::State {
 
   FakeHttpResponse Serve(const FakeHttpRequest& http);
   RecordedLlmRequest Record(const FakeHttpRequest& http) const;
-  std::optional<FakeHttpResponse> Refusal(const RecordedLlmRequest& request) const;
+  std::optional<FakeHttpResponse> Refusal(const RecordedLlmRequest& request,
+                                          const absl::Status& images) const;
   FakeHttpResponse Render(const Answer& answer, const RecordedLlmRequest& request, int sequence);
   FakeHttpResponse ErrorResponse(int status, const std::string& message,
                                  std::optional<absl::Duration> retry_after) const;
@@ -713,8 +836,8 @@ FakeHttpResponse FakeLlmServer::State::ErrorResponse(
   return response;
 }
 
-std::optional<FakeHttpResponse> FakeLlmServer::State::Refusal(
-    const RecordedLlmRequest& request) const {
+std::optional<FakeHttpResponse> FakeLlmServer::State::Refusal(const RecordedLlmRequest& request,
+                                                              const absl::Status& images) const {
   if (request.http.method != "POST" || request.http.path != ExpectedPath()) {
     return ErrorResponse(404,
                          absl::StrCat("no route for ", request.http.method, " ", request.http.path),
@@ -752,6 +875,7 @@ std::optional<FakeHttpResponse> FakeLlmServer::State::Refusal(
       return ErrorResponse(400, "messages: at least one message is required", std::nullopt);
     }
   }
+  if (!images.ok()) return ErrorResponse(400, std::string(images.message()), std::nullopt);
   return std::nullopt;
 }
 
@@ -820,12 +944,16 @@ FakeHttpResponse FakeLlmServer::State::Render(const Answer& answer,
 FakeHttpResponse FakeLlmServer::State::Serve(const FakeHttpRequest& http) {
   if (!EmbeddingsPath().empty() && http.path == EmbeddingsPath()) return ServeEmbeddings(http);
   RecordedLlmRequest request = Record(http);
+  absl::StatusOr<std::vector<RecordedImage>> images = ReadImages(format, request.body);
+  if (images.ok()) request.images = *std::move(images);
   {
     std::lock_guard<std::mutex> lock(mu);
     requests.push_back(request);
   }
   arrived.notify_all();
-  if (std::optional<FakeHttpResponse> refusal = Refusal(request)) return *refusal;
+  if (std::optional<FakeHttpResponse> refusal = Refusal(request, images.status())) {
+    return *refusal;
+  }
 
   std::optional<Answer> answer;
   Handler current_handler;

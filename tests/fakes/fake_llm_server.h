@@ -7,7 +7,9 @@
 // Answers (text, tool calls, errors with Retry-After, malformed or cut-off bodies, delays,
 // hangs), then from a handler that computes the answer from the request, then with a default
 // text. It checks what a real server checks first (path, JSON body, required fields, the API
-// key when told to) and records every request, parsed, so tests can assert what Herald sent.
+// key when told to, images: base64 that decodes, a media type the API takes) and records every
+// request, parsed, so tests can assert what Herald sent — the images too, decoded to their
+// size and SHA-256.
 //
 //   auto server = FakeLlmServer::Start(FakeLlmServer::Format::kAnthropic);
 //   (*server)->Enqueue(Answer::ToolCall("current_time", {{"zone", "UTC"}}));
@@ -17,6 +19,7 @@
 //   ...
 //   ASSERT_TRUE((*server)->WaitForRequests(2, absl::Seconds(5)));
 //   EXPECT_EQ((*server)->requests()[1].LastToolResult(), "12:00");
+//   EXPECT_EQ((*server)->requests()[1].images[0].sha256, base::Sha256Hex(png));
 //
 //   // An answer computed from each request: a tool-call loop that ends with the result.
 //   (*server)->SetHandler(FakeLlmServer::ToolLoop("current_time", {}));
@@ -100,6 +103,14 @@ struct Answer {
   bool ignore_stream = false;
 };
 
+// An image a request carried, decoded: Anthropic's `image` blocks (base64 source), OpenAI's
+// `image_url` parts (base64 data URLs), Ollama's `images` strings.
+struct RecordedImage {
+  std::string media_type;  // as the request said it; "" for Ollama, whose format does not say
+  size_t size = 0;         // of the decoded bytes
+  std::string sha256;      // of the decoded bytes, 64 lower-case hex digits
+};
+
 // One request the fake received, with its body parsed and read in the format's terms.
 struct RecordedLlmRequest {
   LlmWireFormat format = LlmWireFormat::kAnthropic;
@@ -107,6 +118,9 @@ struct RecordedLlmRequest {
   nlohmann::json body;   // null when the body was not JSON
   bool stream = false;   // what the body asked for (Ollama streams when it says nothing)
   std::string model;
+  // The images of every message, in order. A request with a malformed image (not base64, no
+  // or an unknown media type, a URL rather than data) is refused with 400 and records none.
+  std::vector<RecordedImage> images;
 
   std::string Header(std::string_view name) const { return http.Header(name); }
   // The system prompt ("" when there is none).

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/time/clock.h"
+#include "component/base/hex.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "providers/http/http_client.h"
@@ -107,6 +108,108 @@ TEST_F(FakeLlmServerTest, RecordsTheRequestReadInTheFormatsTerms) {
   EXPECT_FALSE(request.LastToolResult().has_value());
   EXPECT_THAT(request.ToolNames(), ElementsAre("current_time"));
   EXPECT_FALSE(request.stream);
+  EXPECT_TRUE(request.images.empty());
+}
+
+// "abc" in base64, and its SHA-256.
+constexpr char kAbc64[] = "YWJj";
+constexpr char kAbcSha256[] = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+
+json AnthropicImageBody(const json& source) {
+  return {{"model", "claude-x"},
+          {"max_tokens", 100},
+          {"messages",
+           {{{"role", "user"},
+             {"content",
+              {{{"type", "image"}, {"source", source}}, {{"type", "text"}, {"text", "what?"}}}}}}}};
+}
+
+TEST_F(FakeLlmServerTest, RecordsTheImagesOfAnAnthropicRequestDecoded) {
+  Start(LlmWireFormat::kAnthropic);
+  HttpResponse response =
+      Post(server_->base_url() + "/v1/messages",
+           AnthropicImageBody({{"type", "base64"}, {"media_type", "image/png"}, {"data", kAbc64}}),
+           {{"anthropic-version", "2023-06-01"}});
+  EXPECT_EQ(response.status, 200);
+  const RecordedLlmRequest request = server_->requests()[0];
+  EXPECT_EQ(request.LastUserText(), "what?");
+  ASSERT_EQ(request.images.size(), 1u);
+  EXPECT_EQ(request.images[0].media_type, "image/png");
+  EXPECT_EQ(request.images[0].size, 3u);
+  EXPECT_EQ(request.images[0].sha256, kAbcSha256);
+}
+
+TEST_F(FakeLlmServerTest, RefusesAMalformedAnthropicImageAsTheApiDoes) {
+  Start(LlmWireFormat::kAnthropic);
+  auto post = [&](const json& source) {
+    return Post(server_->base_url() + "/v1/messages", AnthropicImageBody(source),
+                {{"anthropic-version", "2023-06-01"}});
+  };
+  HttpResponse bad_base64 =
+      post({{"type", "base64"}, {"media_type", "image/png"}, {"data", "YWJ!"}});
+  EXPECT_EQ(bad_base64.status, 400);
+  EXPECT_EQ(json::parse(bad_base64.body)["error"]["type"], "invalid_request_error");
+  EXPECT_THAT(bad_base64.body, HasSubstr("invalid base64 data"));
+  HttpResponse no_media_type = post({{"type", "base64"}, {"data", kAbc64}});
+  EXPECT_EQ(no_media_type.status, 400);
+  EXPECT_THAT(no_media_type.body, HasSubstr("media_type"));
+  EXPECT_EQ(post({{"type", "base64"}, {"media_type", "image/bmp"}, {"data", kAbc64}}).status, 400);
+  EXPECT_EQ(post({{"type", "base64"}, {"media_type", "image/png"}, {"data", "YWJj\n"}}).status,
+            400);
+  EXPECT_EQ(post({{"type", "url"}, {"url", "https://example.org/a.png"}}).status, 400);
+  // Refused requests are recorded, without images.
+  ASSERT_EQ(server_->request_count(), 5u);
+  EXPECT_TRUE(server_->requests()[0].images.empty());
+}
+
+TEST_F(FakeLlmServerTest, RecordsTheImagesOfAnOpenAiRequestFromTheirDataUrls) {
+  Start(LlmWireFormat::kOpenAi);
+  auto body = [](const std::string& url) {
+    return json{{"model", "gpt-x"},
+                {"messages",
+                 {{{"role", "user"},
+                   {"content",
+                    {{{"type", "text"}, {"text", "what?"}},
+                     {{"type", "image_url"}, {"image_url", {{"url", url}}}}}}}}}};
+  };
+  const std::string url = server_->base_url() + "/chat/completions";
+  EXPECT_EQ(Post(url, body(std::string("data:image/webp;base64,") + kAbc64)).status, 200);
+  const RecordedLlmRequest request = server_->requests()[0];
+  EXPECT_EQ(request.LastUserText(), "what?");
+  ASSERT_EQ(request.images.size(), 1u);
+  EXPECT_EQ(request.images[0].media_type, "image/webp");
+  EXPECT_EQ(request.images[0].size, 3u);
+  EXPECT_EQ(request.images[0].sha256, kAbcSha256);
+
+  HttpResponse bad_base64 = Post(url, body("data:image/png;base64,Y=Jj"));
+  EXPECT_EQ(bad_base64.status, 400);
+  EXPECT_EQ(json::parse(bad_base64.body)["error"]["type"], "invalid_request_error");
+  EXPECT_EQ(Post(url, body(std::string("data:;base64,") + kAbc64)).status, 400);
+  EXPECT_EQ(Post(url, body("https://example.org/a.png")).status, 400);
+}
+
+TEST_F(FakeLlmServerTest, RecordsTheImagesOfAnOllamaRequestWithoutAMediaType) {
+  Start(LlmWireFormat::kOllama);
+  auto body = [](const json& images) {
+    return json{{"model", "llava"},
+                {"stream", false},
+                {"messages", {{{"role", "user"}, {"content", "what?"}, {"images", images}}}}};
+  };
+  const std::string url = server_->base_url() + "/api/chat";
+  EXPECT_EQ(Post(url, body({kAbc64, "AAEC"})).status, 200);
+  const RecordedLlmRequest request = server_->requests()[0];
+  ASSERT_EQ(request.images.size(), 2u);
+  EXPECT_EQ(request.images[0].media_type, "");
+  EXPECT_EQ(request.images[0].sha256, kAbcSha256);
+  EXPECT_EQ(request.images[1].size, 3u);
+  EXPECT_EQ(request.images[1].sha256, base::Sha256Hex(std::string("\0\1\2", 3)));
+
+  // Ollama wants the bare base64: a data URL is not base64.
+  HttpResponse data_url = Post(url, body({std::string("data:image/png;base64,") + kAbc64}));
+  EXPECT_EQ(data_url.status, 400);
+  EXPECT_THAT(json::parse(data_url.body)["error"].get<std::string>(),
+              HasSubstr("invalid base64 data"));
+  EXPECT_EQ(Post(url, body(kAbc64)).status, 400);  // not an array
 }
 
 TEST_F(FakeLlmServerTest, FallsBackFromTheScriptToTheHandlerToTheDefault) {

@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "asio.hpp"
@@ -49,6 +50,9 @@ constexpr char kSaslNs[] = "urn:ietf:params:xml:ns:xmpp-sasl";
 constexpr char kBindNs[] = "urn:ietf:params:xml:ns:xmpp-bind";
 constexpr char kRosterNs[] = "jabber:iq:roster";
 constexpr char kPingNs[] = "urn:xmpp:ping";
+constexpr char kDiscoInfoNs[] = "http://jabber.org/protocol/disco#info";
+constexpr char kDiscoItemsNs[] = "http://jabber.org/protocol/disco#items";
+constexpr char kDataFormsNs[] = "jabber:x:data";
 
 // Iterations the fake asks of a SCRAM client: the minimum a client accepts, to keep tests fast.
 constexpr int kScramIterations = xmpp::kScramMinIterations;
@@ -673,10 +677,76 @@ class Connection : public std::enable_shared_from_this<Connection>,
            jid->local() == absl::AsciiStrToLower(options_.username);
   }
 
+  // The entity of options_.disco_entities at `jid`, or null.
+  const FakeXmppServerOptions::DiscoEntity* FindDiscoEntity(std::string_view jid) const {
+    for (const FakeXmppServerOptions::DiscoEntity& entity : options_.disco_entities) {
+      if (absl::EqualsIgnoreCase(entity.jid, AbslView(jid))) return &entity;
+    }
+    return nullptr;
+  }
+
+  // Answers a disco#items query to the server or a disco#info query to one of
+  // options_.disco_entities from them; false (nothing written) for anything else.
+  bool AnswerDisco(const xmpp::XmlElement& s) {
+    if (options_.disco_entities.empty() || s.name() != "iq" || s.Attr("type") != "get") {
+      return false;
+    }
+    const xmpp::XmlElement* query = s.FirstChildElement();
+    if (query == nullptr || query->name() != "query") return false;
+    const std::string_view to = s.Attr("to");
+    xmpp::XmlElement reply("iq");
+    reply.SetAttr("type", "result").SetAttr("id", s.Attr("id"));
+    if (s.HasAttr("to")) reply.SetAttr("from", to);
+    if (s.HasAttr("from")) {
+      reply.SetAttr("to", s.Attr("from"));
+    } else if (!full_jid_.empty()) {
+      reply.SetAttr("to", full_jid_);
+    }
+    if (query->xmlns() == kDiscoItemsNs) {
+      if (!options_.answer_disco_items || !AddressedToServer(to)) return false;
+      xmpp::XmlElement& items = reply.AddChild("query", kDiscoItemsNs);
+      for (const FakeXmppServerOptions::DiscoEntity& entity : options_.disco_entities) {
+        if (absl::EqualsIgnoreCase(entity.jid, options_.domain)) continue;
+        items.AddChild("item", kDiscoItemsNs).SetAttr("jid", entity.jid);
+      }
+    } else if (query->xmlns() == kDiscoInfoNs) {
+      const FakeXmppServerOptions::DiscoEntity* entity =
+          FindDiscoEntity(to.empty() ? std::string_view(options_.domain) : to);
+      if (entity == nullptr) return false;
+      xmpp::XmlElement& info = reply.AddChild("query", kDiscoInfoNs);
+      info.AddChild("identity", kDiscoInfoNs)
+          .SetAttr("category", entity->category)
+          .SetAttr("type", entity->type);
+      for (const std::string& feature : entity->features) {
+        info.AddChild("feature", kDiscoInfoNs).SetAttr("var", feature);
+      }
+      if (!entity->form_type.empty()) {
+        xmpp::XmlElement& form = info.AddChild("x", kDataFormsNs);
+        form.SetAttr("type", "result");
+        xmpp::XmlElement& form_type = form.AddChild("field", kDataFormsNs);
+        form_type.SetAttr("var", "FORM_TYPE").SetAttr("type", "hidden");
+        form_type.AddChild("value", kDataFormsNs).AddText(entity->form_type);
+        for (const auto& [var, value] : entity->form_fields) {
+          form.AddChild("field", kDataFormsNs)
+              .SetAttr("var", var)
+              .AddChild("value", kDataFormsNs)
+              .AddText(value);
+        }
+      }
+    } else {
+      return false;
+    }
+    std::string out;
+    xmpp::AppendXml(reply, client_side() ? kClientNs : kComponentNs, out);
+    Write(std::move(out));
+    return true;
+  }
+
   void HandleSessionStanza(std::unique_ptr<xmpp::XmlElement> stanza) {
     const xmpp::XmlElement& s = *stanza;
     std::string_view type = s.Attr("type");
-    if (s.name() == "iq" && (type == "get" || type == "set") && AddressedToServer(s.Attr("to"))) {
+    if (!AnswerDisco(s) && s.name() == "iq" && (type == "get" || type == "set") &&
+        AddressedToServer(s.Attr("to"))) {
       const xmpp::XmlElement* payload = s.FirstChildElement();
       bool ping = payload != nullptr && payload->name() == "ping" && payload->xmlns() == kPingNs;
       bool items = payload != nullptr && payload->name() == "query" &&

@@ -7,7 +7,8 @@
 // SCRAM-SHA-256 / SCRAM-SHA-1 / PLAIN, resource binding, an empty roster). It listens on
 // 127.0.0.1 on a port the kernel picks, runs on its own thread, and can misbehave on demand:
 // drop the connection, send garbage, stall, send a stream error, refuse authentication,
-// refuse the component's domain, or stop accepting connections.
+// refuse the component's domain, or stop accepting connections. Given services
+// (FakeXmppServerOptions::disco_entities), it answers service discovery for them.
 //
 //   FakeXmppServerOptions options;
 //   options.side = FakeXmppServerOptions::Side::kClient;
@@ -32,6 +33,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -65,6 +67,21 @@ struct FakeXmppServerOptions {
   // A stanza from the client larger than this ends the stream with policy-violation, as
   // Prosody does (512 KiB for components, 256 KiB for clients).
   size_t max_stanza_bytes = 512 * 1024;
+  // The server's services as XEP-0030 shows them, e.g. an XEP-0363 upload service. When the
+  // list is not empty, disco#items to the server (if answer_disco_items) lists each entity
+  // whose jid is not `domain`, and disco#info to any of them (`domain` included) answers with
+  // its identity, features and XEP-0128 form. Empty: disco goes unanswered but for the empty
+  // results the server gives any IQ to itself.
+  struct DiscoEntity {
+    std::string jid;
+    std::string category = "store";  // its identity
+    std::string type = "file";
+    std::vector<std::string> features;
+    // The form's FORM_TYPE ("" for no form) and its other fields (var, value).
+    std::string form_type;
+    std::vector<std::pair<std::string, std::string>> form_fields;
+  };
+  std::vector<DiscoEntity> disco_entities;
 };
 
 class FakeXmppServer {

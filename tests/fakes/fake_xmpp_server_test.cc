@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -373,6 +374,63 @@ TEST(FakeXmppServerTest, AnswersPingsAndCountsWhitespaceKeepalives) {
   EXPECT_EQ(pong->Attr("type"), "result");
   EXPECT_EQ(pong->Attr("id"), "p1");
   EXPECT_EQ(pong->Attr("to"), "agent.localhost");
+}
+
+TEST(FakeXmppServerTest, AnswersServiceDiscoveryForTheServicesItIsGiven) {
+  FakeXmppServerOptions options;
+  options.disco_entities = {{.jid = "upload.localhost",
+                             .features = {"urn:xmpp:http:upload:0"},
+                             .form_type = "urn:xmpp:http:upload:0",
+                             .form_fields = {{"max-file-size", "1024"}}}};
+  auto server = StartServer(options);
+  ASSERT_NE(server, nullptr);
+  RawClient client;
+  ASSERT_NE(ComponentHandshake(client, *server, "secret"), nullptr);
+  client.Write(
+      "<iq type='get' id='i1' from='agent.localhost' to='localhost'>"
+      "<query xmlns='http://jabber.org/protocol/disco#items'/></iq>");
+  std::unique_ptr<XmlElement> items = client.NextStanza();
+  ASSERT_NE(items, nullptr);
+  EXPECT_EQ(items->Attr("id"), "i1");
+  EXPECT_EQ(items->Attr("to"), "agent.localhost");
+  const XmlElement* list = items->FindChild("query", "http://jabber.org/protocol/disco#items");
+  ASSERT_NE(list, nullptr);
+  const XmlElement* item = list->FindChild("item");
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(item->Attr("jid"), "upload.localhost");
+
+  client.Write(
+      "<iq type='get' id='i2' from='agent.localhost' to='upload.localhost'>"
+      "<query xmlns='http://jabber.org/protocol/disco#info'/></iq>");
+  std::unique_ptr<XmlElement> info = client.NextStanza();
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(info->Attr("id"), "i2");
+  EXPECT_EQ(info->Attr("from"), "upload.localhost");
+  const XmlElement* query = info->FindChild("query", "http://jabber.org/protocol/disco#info");
+  ASSERT_NE(query, nullptr);
+  ASSERT_NE(query->FindChild("identity"), nullptr);
+  EXPECT_EQ(query->FindChild("identity")->Attr("category"), "store");
+  ASSERT_NE(query->FindChild("feature"), nullptr);
+  EXPECT_EQ(query->FindChild("feature")->Attr("var"), "urn:xmpp:http:upload:0");
+  const XmlElement* form = query->FindChild("x", "jabber:x:data");
+  ASSERT_NE(form, nullptr);
+  std::vector<std::string> fields;
+  for (const xmpp::XmlNode& node : form->children()) {
+    if (node.element == nullptr) continue;
+    fields.push_back(
+        absl::StrCat(AbslView(node.element->Attr("var")), "=", node.element->ChildText("value")));
+  }
+  EXPECT_EQ(fields,
+            (std::vector<std::string>{"FORM_TYPE=urn:xmpp:http:upload:0", "max-file-size=1024"}));
+  // The server's own disco#info, which no entity describes, gets the empty result as before.
+  client.Write(
+      "<iq type='get' id='i3' from='agent.localhost' to='localhost'>"
+      "<query xmlns='http://jabber.org/protocol/disco#info'/></iq>");
+  std::unique_ptr<XmlElement> own = client.NextStanza();
+  ASSERT_NE(own, nullptr);
+  EXPECT_EQ(own->Attr("id"), "i3");
+  EXPECT_EQ(own->Attr("type"), "result");
+  EXPECT_EQ(own->FirstChildElement(), nullptr);
 }
 
 TEST(FakeXmppServerTest, StalledConnectionAnswersOnlyOnceResumed) {

@@ -174,6 +174,15 @@ max_spans = 100
 otlp_endpoint = "http://127.0.0.1:4318/v1/traces"
 export_interval_seconds = 10
 
+[attachments]
+enabled = false
+max_bytes = 2097152
+max_per_message = 2
+timeout_seconds = 10
+text_budget_bytes = 8192
+max_pdf_pages = 5
+allow_hosts = ["files.corp.example"]
+
 [[webhooks.in]]
 name = "ci"
 secret = "a-webhook-secret-of-some-length"

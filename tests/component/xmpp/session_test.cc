@@ -1103,6 +1103,78 @@ TEST(SessionTest, AnUnansweredDiscoveryTrustsNoRelayedInvitation) {
   EXPECT_FALSE(session.WaitForEvent<RoomInvite>(absl::Seconds(2)).has_value());
 }
 
+// --- HTTP upload service discovery (XEP-0363) ----------------------------------------------
+
+TEST(SessionTest, FindsTheServersHttpUploadServiceOnEveryStream) {
+  FakeXmppServerOptions server_options;
+  server_options.disco_entities = {{.jid = "conference.localhost",
+                                    .category = "conference",
+                                    .type = "text",
+                                    .features = {ns::kMuc}},
+                                   {.jid = "upload.localhost",
+                                    .features = {ns::kHttpUpload},
+                                    .form_type = ns::kHttpUpload,
+                                    .form_fields = {{"max-file-size", "10485760"}}}};
+  auto server = StartServer(server_options);
+  SessionUnderTest session(ComponentOptions(*server));
+  std::optional<UploadServiceFound> found = session.WaitForEvent<UploadServiceFound>();
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->jid.ToString(), "upload.localhost");
+  EXPECT_EQ(found->max_file_size, 10485760u);
+  // The queries came from the component, to the server's domain and then to its items.
+  auto info = server->WaitForStanza(DiscoQueryTo("upload.localhost", ns::kDiscoInfo), kWait);
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(info->Attr("from"), "agent.localhost");
+  // A new stream may lead to another server: it is asked again.
+  server->DropConnection();
+  ASSERT_TRUE(server->WaitForAuthenticatedSessions(2, kWait));
+  found = session.WaitForEvent<UploadServiceFound>();
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->jid.ToString(), "upload.localhost");
+}
+
+TEST(SessionTest, ClientFindsAnUploadServiceOnItsAccountsDomainItself) {
+  FakeXmppServerOptions server_options;
+  server_options.disco_entities = {
+      {.jid = "localhost", .category = "server", .type = "im", .features = {ns::kHttpUpload}}};
+  auto server = StartClientServer(server_options);
+  SessionUnderTest session(ClientOptions(*server));
+  std::optional<UploadServiceFound> found = session.WaitForEvent<UploadServiceFound>();
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->jid.ToString(), "localhost");
+  EXPECT_FALSE(found->max_file_size.has_value());
+}
+
+TEST(SessionTest, AnUploadServiceThatAnswersLateIsFoundWhenTheDiscoveryGivesUp) {
+  // The server lists two items; only the second answers. The first in order would win if it
+  // said it is one, so the session waits for it until upload_discovery_timeout.
+  auto server = StartServer({.answer_disco_items = false});
+  SessionOptions options = ComponentOptions(*server);
+  options.upload_discovery_timeout = absl::Milliseconds(300);
+  SessionUnderTest session(options);
+  // The MUC discovery asks first; then the upload discovery asks for the same items.
+  auto muc_items = server->WaitForStanza(DiscoQueryTo("localhost", ns::kDiscoItems), kWait);
+  auto items = server->WaitForStanza(DiscoQueryTo("localhost", ns::kDiscoItems), kWait);
+  ASSERT_NE(muc_items, nullptr);
+  ASSERT_NE(items, nullptr);
+  server->Send(absl::StrCat("<iq type='result' from='localhost' to='agent.localhost' id='",
+                            std::string(items->Attr("id")), "'>",
+                            "<query xmlns='http://jabber.org/protocol/disco#items'>",
+                            "<item jid='silent.localhost'/><item jid='upload.localhost'/>",
+                            "</query></iq>"));
+  auto silent = server->WaitForStanza(DiscoQueryTo("silent.localhost", ns::kDiscoInfo), kWait);
+  auto upload = server->WaitForStanza(DiscoQueryTo("upload.localhost", ns::kDiscoInfo), kWait);
+  ASSERT_NE(silent, nullptr);
+  ASSERT_NE(upload, nullptr);
+  server->Send(absl::StrCat("<iq type='result' from='upload.localhost' to='agent.localhost' id='",
+                            std::string(upload->Attr("id")),
+                            "'><query xmlns='http://jabber.org/protocol/disco#info'>"
+                            "<feature var='urn:xmpp:http:upload:0'/></query></iq>"));
+  std::optional<UploadServiceFound> found = session.WaitForEvent<UploadServiceFound>();
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->jid.ToString(), "upload.localhost");
+}
+
 // --- Oversized stanzas, in and out (issue 16, findings 6 and 9) ----------------------------
 
 TEST(SessionTest, SkipsAnOversizedStanzaTellsItsSenderAndKeepsTheStream) {

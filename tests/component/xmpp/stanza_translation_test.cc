@@ -1369,5 +1369,91 @@ TEST(IsChatStateTest, KnowsTheFiveStatesOfXep0085) {
   for (const char* state : {"", "typing", "Active"}) EXPECT_FALSE(IsChatState(state)) << state;
 }
 
+// --- Attachments (XEP-0066) ---
+
+TEST(TranslateMessageTest, AFileSentAsConversationsDoesIsAnAttachmentWhoseUrlIsTheBody) {
+  InboundMessage in = TranslateMessage(
+      One("<message from='alice@localhost/phone' to='herald.localhost' type='chat' id='m1'>"
+          "<body>https://upload.localhost/x1/cat.jpg</body>"
+          "<x xmlns='jabber:x:oob'><url>https://upload.localhost/x1/cat.jpg</url></x>"
+          "<request xmlns='urn:xmpp:receipts'/></message>"),
+      kOwnJid);
+  const auto* chat = As<ChatMessage>(in.event);
+  ASSERT_NE(chat, nullptr);
+  ASSERT_EQ(chat->attachments.size(), 1u);
+  EXPECT_EQ(chat->attachments[0].url, "https://upload.localhost/x1/cat.jpg");
+  EXPECT_EQ(chat->attachments[0].description, "");
+  EXPECT_TRUE(chat->body_is_attachment_url);
+  EXPECT_EQ(chat->body, "https://upload.localhost/x1/cat.jpg");  // left as it came
+  EXPECT_TRUE(chat->receipt_requested);
+}
+
+TEST(TranslateMessageTest, TextBesideAnAttachmentIsAMessageAboutIt) {
+  InboundMessage in = TranslateMessage(
+      One("<message from='alice@localhost/phone' to='herald.localhost' type='chat'>"
+          "<body>What is in this picture?</body>"
+          "<x xmlns='jabber:x:oob'><url>https://upload.localhost/x1/cat.jpg</url>"
+          "<desc>my cat</desc></x></message>"),
+      kOwnJid);
+  const auto* chat = As<ChatMessage>(in.event);
+  ASSERT_NE(chat, nullptr);
+  ASSERT_EQ(chat->attachments.size(), 1u);
+  EXPECT_EQ(chat->attachments[0].description, "my cat");
+  EXPECT_FALSE(chat->body_is_attachment_url);
+  EXPECT_EQ(chat->body, "What is in this picture?");
+}
+
+TEST(TranslateMessageTest, AnAttachmentWithoutABodyIsStillAMessage) {
+  InboundMessage in = TranslateMessage(
+      One("<message from='alice@localhost/phone' to='herald.localhost' type='chat'>"
+          "<x xmlns='jabber:x:oob'><url>https://example.org/report.pdf</url></x></message>"),
+      kOwnJid);
+  const auto* chat = As<ChatMessage>(in.event);
+  ASSERT_NE(chat, nullptr);
+  EXPECT_EQ(chat->body, "");
+  ASSERT_EQ(chat->attachments.size(), 1u);
+  EXPECT_EQ(chat->attachments[0].url, "https://example.org/report.pdf");
+  EXPECT_FALSE(chat->body_is_attachment_url);
+  // Without a body, an attachment Herald does not keep leaves nothing to answer.
+  EXPECT_FALSE(TranslateMessage(
+                   One("<message from='alice@localhost/phone' to='herald.localhost' type='chat'>"
+                       "<x xmlns='jabber:x:oob'><url>file:///etc/passwd</url></x></message>"),
+                   kOwnJid)
+                   .event.has_value());
+}
+
+TEST(TranslateMessageTest, AMessageWithoutOobDataHasNoAttachments) {
+  InboundMessage in = TranslateMessage(
+      One("<message from='alice@localhost/phone' to='herald.localhost' type='chat'>"
+          "<body>https://example.org/a.jpg</body></message>"),
+      kOwnJid);
+  const auto* chat = As<ChatMessage>(in.event);
+  ASSERT_NE(chat, nullptr);
+  EXPECT_TRUE(chat->attachments.empty());
+  EXPECT_FALSE(chat->body_is_attachment_url);
+}
+
+TEST(TranslateMessageTest, AGroupMessageCarriesItsAttachments) {
+  InboundMessage in = TranslateMessage(
+      One("<message from='lobby@conference.localhost/alice' to='herald.localhost' "
+          "type='groupchat' id='g1'><body>https://upload.localhost/x2/plan.pdf</body>"
+          "<x xmlns='jabber:x:oob'><url>https://upload.localhost/x2/plan.pdf</url></x>"
+          "<x xmlns='jabber:x:oob'><url>https://upload.localhost/x2/notes.txt</url></x>"
+          "</message>"),
+      kOwnJid);
+  const auto* group = As<GroupMessage>(in.event);
+  ASSERT_NE(group, nullptr);
+  ASSERT_EQ(group->attachments.size(), 2u);
+  EXPECT_EQ(group->attachments[1].url, "https://upload.localhost/x2/notes.txt");
+  EXPECT_TRUE(group->body_is_attachment_url);
+  // The room announcing a file is still the room speaking, not a turn.
+  EXPECT_FALSE(TranslateMessage(One("<message from='lobby@conference.localhost' "
+                                    "to='herald.localhost' type='groupchat'>"
+                                    "<x xmlns='jabber:x:oob'><url>https://e.example/f</url></x>"
+                                    "</message>"),
+                                kOwnJid)
+                   .event.has_value());
+}
+
 }  // namespace
 }  // namespace herald::xmpp

@@ -80,6 +80,49 @@ TEST(AnthropicRequestTest, LeavesOutEmptyTextAndTheSystemWhenThereIsNone) {
                              "input": {}}])"));
 }
 
+TEST(AnthropicRequestTest, SendsAUserMessagesImagesAsBase64BlocksBeforeItsText) {
+  LlmRequest request;
+  request.messages.push_back(
+      {.role = LlmMessage::Role::kUser,
+       .text = "What is in these?",
+       .images = {ImagePart::FromBytes("image/png", "\x89PNG"),
+                  ImagePart::FromBytes("image/jpeg", std::string("\xff\xd8\xff\x00", 4))}});
+  const json body = BuildAnthropicRequest(request);
+  EXPECT_EQ(body["messages"], json::parse(R"([{"role": "user", "content": [
+    {"type": "image",
+     "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw=="}},
+    {"type": "image",
+     "source": {"type": "base64", "media_type": "image/jpeg", "data": "/9j/AA=="}},
+    {"type": "text", "text": "What is in these?"}
+  ]}])"))
+      << body.dump(2);
+}
+
+TEST(AnthropicRequestTest, SendsAnImageWithoutTextAsAnImageBlockAlone) {
+  LlmRequest request;
+  request.messages.push_back({.role = LlmMessage::Role::kTool,
+                              .tool_results = {{"toolu_1", "screenshot", "taken", false}}});
+  request.messages.push_back(
+      {.role = LlmMessage::Role::kUser, .images = {ImagePart::FromBytes("image/gif", "GIF89a")}});
+  const json body = BuildAnthropicRequest(request);
+  // One user turn: the tool result, then the image, and no empty text block.
+  EXPECT_EQ(body["messages"], json::parse(R"([{"role": "user", "content": [
+    {"type": "tool_result", "tool_use_id": "toolu_1", "content": "taken"},
+    {"type": "image",
+     "source": {"type": "base64", "media_type": "image/gif", "data": "R0lGODlh"}}
+  ]}])"))
+      << body.dump(2);
+}
+
+TEST(AnthropicRequestTest, EncodesAMessageWithoutImagesAsOneTextBlock) {
+  LlmRequest request;
+  request.model = "claude-sonnet-4-5";
+  request.messages.push_back({.role = LlmMessage::Role::kUser, .text = "hi"});
+  EXPECT_EQ(DumpJson(BuildAnthropicRequest(request)),
+            R"({"max_tokens":1024,"messages":[{"content":[{"text":"hi","type":"text"}],)"
+            R"("role":"user"}],"model":"claude-sonnet-4-5","stream":false})");
+}
+
 TEST(AnthropicRequestTest, SendsTheKeyAndVersionHeaders) {
   EXPECT_THAT(AnthropicHeaders("sk-ant-test"),
               ElementsAre(std::pair<std::string, std::string>{"x-api-key", "sk-ant-test"},

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "component/base/hex.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/fake_llm_server.h"
@@ -104,6 +105,26 @@ TEST_F(OllamaProviderTest, CompletesAToolCallRoundTrip) {
   EXPECT_EQ(sent.body["messages"][3]["tool_name"], "current_time");
   EXPECT_EQ(sent.body["messages"][2]["tool_calls"][0]["function"]["arguments"],
             json({{"zone", "UTC"}}));
+}
+
+TEST_F(OllamaProviderTest, SendsImagesTheServerDecodesToTheSameBytes) {
+  // A PNG signature and some bytes: every byte value base64 must carry, '+' and '/' included.
+  std::string png = "\x89PNG\r\n\x1a\n";
+  for (int i = 0; i < 256; ++i) png.push_back(static_cast<char>(i));
+  LlmRequest request = UserAsks("what is this?", /*stream=*/true);
+  request.messages[0].images = {ImagePart::FromBytes("image/png", png),
+                                ImagePart::FromBytes("image/jpeg", "\xff\xd8\xff")};
+  CallResult result = harness_.Call(*provider_, request);
+  ASSERT_TRUE(result.response.ok()) << result.response.status();
+
+  const RecordedLlmRequest recorded = server_->requests()[0];
+  EXPECT_EQ(recorded.LastUserText(), "what is this?");
+  ASSERT_EQ(recorded.images.size(), 2u);
+  EXPECT_EQ(recorded.images[0].media_type, "");
+  EXPECT_EQ(recorded.images[0].size, png.size());
+  EXPECT_EQ(recorded.images[0].sha256, base::Sha256Hex(png));
+  EXPECT_EQ(recorded.images[1].size, 3u);
+  EXPECT_EQ(recorded.images[1].sha256, base::Sha256Hex("\xff\xd8\xff"));
 }
 
 TEST_F(OllamaProviderTest, WaitsOutA429AndThenSucceeds) {

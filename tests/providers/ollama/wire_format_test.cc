@@ -44,6 +44,28 @@ TEST(OllamaRequestTest, BuildsAChatBodyWithToolCallsAndToolMessages) {
   EXPECT_EQ(body, expected) << body.dump(2);
 }
 
+TEST(OllamaRequestTest, SendsAUserMessagesImagesAsPlainBase64BesideItsText) {
+  LlmRequest request;
+  request.messages.push_back(
+      {.role = LlmMessage::Role::kUser,
+       .text = "What is in these?",
+       .images = {ImagePart::FromBytes("image/png", "\x89PNG"),
+                  ImagePart::FromBytes("image/jpeg", std::string("\xff\xd8\xff\x00", 4))}});
+  const json body = BuildOllamaRequest(request);
+  EXPECT_EQ(body["messages"], json::parse(R"([{"role": "user", "content": "What is in these?",
+                                               "images": ["iVBORw==", "/9j/AA=="]}])"))
+      << body.dump(2);
+}
+
+TEST(OllamaRequestTest, EncodesAMessageWithoutImagesWithoutAnImagesField) {
+  LlmRequest request;
+  request.model = "llama3.2-vision";
+  request.messages.push_back({.role = LlmMessage::Role::kUser, .text = "hi"});
+  EXPECT_EQ(DumpJson(BuildOllamaRequest(request)),
+            R"({"messages":[{"content":"hi","role":"user"}],"model":"llama3.2-vision",)"
+            R"("options":{"num_predict":1024},"stream":false})");
+}
+
 TEST(OllamaRequestTest, AddsASchemeToAHostWithoutOne) {
   EXPECT_EQ(OllamaChatUrl("localhost:11434"), "http://localhost:11434/api/chat");
   EXPECT_EQ(OllamaChatUrl("https://ollama.example/"), "https://ollama.example/api/chat");

@@ -56,6 +56,40 @@ TEST(OpenAiRequestTest, BuildsAChatCompletionsBodyWithToolCallsAndToolMessages) 
   EXPECT_EQ(body, expected) << body.dump(2);
 }
 
+TEST(OpenAiRequestTest, SendsAUserMessagesImagesAsDataUrlsAfterItsText) {
+  LlmRequest request;
+  request.messages.push_back(
+      {.role = LlmMessage::Role::kUser,
+       .text = "What is in these?",
+       .images = {ImagePart::FromBytes("image/png", "\x89PNG"),
+                  ImagePart::FromBytes("image/jpeg", std::string("\xff\xd8\xff\x00", 4))}});
+  const json body = BuildOpenAiRequest(request);
+  EXPECT_EQ(body["messages"], json::parse(R"([{"role": "user", "content": [
+    {"type": "text", "text": "What is in these?"},
+    {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw=="}},
+    {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/AA=="}}
+  ]}])"))
+      << body.dump(2);
+}
+
+TEST(OpenAiRequestTest, SendsAnImageWithoutTextAsAnImagePartAlone) {
+  LlmRequest request;
+  request.messages.push_back(
+      {.role = LlmMessage::Role::kUser, .images = {ImagePart::FromBytes("image/gif", "GIF89a")}});
+  EXPECT_EQ(BuildOpenAiRequest(request)["messages"][0]["content"],
+            json::parse(R"([{"type": "image_url",
+                             "image_url": {"url": "data:image/gif;base64,R0lGODlh"}}])"));
+}
+
+TEST(OpenAiRequestTest, EncodesAMessageWithoutImagesAsAString) {
+  LlmRequest request;
+  request.model = "gpt-4o-mini";
+  request.messages.push_back({.role = LlmMessage::Role::kUser, .text = "hi"});
+  EXPECT_EQ(DumpJson(BuildOpenAiRequest(request)),
+            R"({"max_tokens":1024,"messages":[{"content":"hi","role":"user"}],)"
+            R"("model":"gpt-4o-mini","stream":false})");
+}
+
 TEST(OpenAiRequestTest, AsksForUsageInTheStreamOnlyWhenStreaming) {
   EXPECT_EQ(BuildOpenAiRequest(ToolRoundTripRequest(true))["stream_options"],
             json({{"include_usage", true}}));

@@ -95,6 +95,19 @@ TEST(ScriptedProviderTest, CountsWordsAsTokens) {
   EXPECT_EQ(response.usage.output_tokens, 3);
 }
 
+TEST(ScriptedProviderTest, IgnoresImages) {
+  absl::StatusOr<std::unique_ptr<ScriptedProvider>> provider =
+      ScriptedProvider::Create(ScriptedProviderOptions{});
+  ASSERT_TRUE(provider.ok()) << provider.status();
+  LlmRequest with_image = UserSays("hello");
+  with_image.messages[0].images.push_back(
+      ImagePart::FromBytes("image/png", "pretend these are the many words of an image"));
+  const LlmResponse plain = (*provider)->Answer(UserSays("hello"));
+  const LlmResponse seen = (*provider)->Answer(with_image);
+  EXPECT_EQ(seen.text, plain.text);
+  EXPECT_EQ(seen.usage.input_tokens, plain.usage.input_tokens);
+}
+
 TEST(ScriptedProviderTest, CutsAReplyAtMaxTokensWords) {
   ScriptedProvider provider(*ScriptedRules::Parse("[[rule]]\nreply = \"a b c d e f\"\n", "rules"),
                             {});
