@@ -21,8 +21,8 @@
 #include "component/agent/agent.h"
 #include "component/agent/agent_calls.h"
 #include "component/agent/agent_protocol.h"
-#include "component/agent/attachments.h"
 #include "component/agent/delegate_skill.h"
+#include "component/agent/media_services.h"
 #include "component/agent/rooms.h"
 #include "component/agent/runtime.h"
 #include "component/agent/schedule_skill.h"
@@ -250,14 +250,6 @@ int Serve(const std::string& path) {
     return base::kExitConfig;
   }
 
-  // The files people send ([attachments]): downloaded through the SSRF guard.
-  absl::StatusOr<std::unique_ptr<agent::AttachmentReader>> attachments =
-      agent::AttachmentReader::Create(io, **http, config::AttachmentOptionsFrom(*config));
-  if (!attachments.ok()) {
-    std::cerr << "herald: [attachments] " << attachments.status().message() << "\n";
-    return base::kExitConfig;
-  }
-
   // External skills (manifests in [skills] path) run in the sandbox; a broken manifest
   // disables only its own skill.
   skills::sandbox::SandboxRunner::Options sandbox_options;
@@ -338,8 +330,23 @@ int Serve(const std::string& path) {
     std::cerr << "herald: " << path << ": " << delegate_client.status().message() << "\n";
     return base::kExitConfig;
   }
+  // Files both ways and voice ([attachments], [voice], [skills.image_generate]).
+  absl::StatusOr<agent::MediaServices> media = agent::MediaServices::Create(
+      io, workers, **http, act,
+      {.attachments = config::AttachmentOptionsFrom(*config),
+       .voice = config::VoiceOptionsFrom(config->voice),
+       .images = config::ImageGenerationOptionsFrom(config->skills.image_generate),
+       .llm = config->llm});
+  if (!media.ok()) {
+    std::cerr << "herald: " << path << ": " << media.status().message() << "\n";
+    return base::kExitConfig;
+  }
   absl::Status registered = skills::RegisterBuiltins(registry, io, workers, memory_search, **http,
                                                      config::BuiltinOptionsFrom(config->skills));
+  if (std::unique_ptr<skills::Skill> images = media->ImageGenerateSkill(io);
+      registered.ok() && images) {
+    registered = registry.Register(std::move(images));
+  }
   if (registered.ok() && scheduler != nullptr) {
     registered = registry.Register(std::make_unique<agent::ScheduleSkill>(io, *scheduler));
   }
@@ -416,7 +423,7 @@ int Serve(const std::string& path) {
                                   .tool_search = tool_search->get(),
                                   .http_tools = http_tools->get()};
   services.scheduler = scheduler.get();
-  services.attachments = attachments->get();
+  media->AttachTo(services);
   // Hooks programs attach over the control plane (HookService); a rewrite is bounded like a
   // message.
   agent::TurnHooks turn_hooks(io, static_cast<size_t>(turn_options.max_message_bytes));

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,6 +23,7 @@
 #include "component/base/conversation_ref.h"
 #include "nlohmann/json.hpp"
 #include "providers/provider.h"
+#include "skills/file_outbox.h"
 
 namespace herald::skills {
 
@@ -46,6 +48,9 @@ struct SkillContext {
   // agent (the delegate skill) carries both along.
   int hops = 0;
   absl::Time deadline = absl::InfiniteFuture();
+  // Where the run's tools put files for the person it answers (file_outbox.h); null when the
+  // run cannot send files (a program's run, a delegated one).
+  std::shared_ptr<FileOutbox> files;
 };
 
 // A secret a skill needs (S8): asked for by name when the run's owner has not stored it.

@@ -133,6 +133,30 @@ struct AttachmentOptions {
   // Exempt from the private-address refusal (url_fetch's forms).
   std::vector<std::string> allow_hosts;
   bool vision = false;  // [llm.tiers] vision is set: pictures can be shown to a model
+  // Files out (file_sender.h): what one run may send, and one upload's time.
+  size_t send_max_files = 4;
+  size_t send_max_bytes = 10 << 20;
+  absl::Duration send_timeout = absl::Seconds(60);
+};
+
+// [skills.image_generate] (image_skill.h): the `image_generate` skill exists when a model is set.
+struct ImageGenerationOptions {
+  std::string model;  // "openai:<model>" (/v1/images/generations of [llm.openai]); "" = none
+  std::string size = "1024x1024";
+};
+
+// [voice] (voice.h, docs/media.md): voice messages as text, and answers spoken.
+struct VoiceOptions {
+  // "local" (PocketSphinx on this machine), "openai:<model>" (/v1/audio/transcriptions of
+  // [llm.openai]) or "off".
+  std::string transcription = "local";
+  // "local" (espeak-ng on this machine), "openai:<model>" (/v1/audio/speech) or "off".
+  std::string speech = "local";
+  // The provider's voice ("alloy") or espeak-ng's ("en-us"); "" for each one's default.
+  std::string voice;
+  bool show_transcript = true;      // a voice message's transcript is said back to the sender
+  bool answer_voice_notes = false;  // a voice message is answered with a spoken answer too
+  int max_seconds = 120;            // the longest voice message read, and answer spoken
 };
 
 // What a turn needs beyond [agent]: the limits of each model call ([llm]), which tool runs wait

@@ -9,10 +9,14 @@
 #include "absl/strings/str_format.h"
 #include "component/agent/blocking_work.h"
 #include "component/agent/conversation.h"
+#include "component/agent/file_sender.h"
+#include "component/agent/quota_gate.h"
+#include "component/agent/voice.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/utf8.h"
 #include "component/media/document_text.h"
 #include "component/media/media_type.h"
+#include "component/media/speech.h"
 #include "glog/logging.h"
 #include "skills/web/address_policy.h"
 
@@ -27,21 +31,9 @@ struct Handled {
   media::AttachmentKind kind = media::AttachmentKind::kUnsupported;
   std::string file;  // where it is kept, relative to the conversation's folder; "" if not
   std::optional<media::DocumentText> document;
-  absl::Status status;  // keeping it or reading its text failed
+  std::optional<media::Transcript> transcript;  // a voice message, as heard
+  absl::Status status;                          // keeping it or reading its text failed
 };
-
-std::string ExtensionOf(std::string_view media_type) {
-  static constexpr std::pair<std::string_view, std::string_view> kExtensions[] = {
-      {"image/png", "png"},   {"image/jpeg", "jpg"},        {"image/gif", "gif"},
-      {"image/webp", "webp"}, {"text/plain", "txt"},        {"text/markdown", "md"},
-      {"text/csv", "csv"},    {"application/json", "json"}, {"application/pdf", "pdf"},
-      {"audio/ogg", "ogg"},   {"audio/mp4", "m4a"},         {"audio/aac", "aac"},
-      {"audio/wav", "wav"}};
-  for (const auto& [type, extension] : kExtensions) {
-    if (type == media_type) return std::string(extension);
-  }
-  return "bin";
-}
 
 // The file's name as the link says it (its last path segment), for the model to refer to:
 // printable, at most 80 bytes; "" when there is none.
@@ -64,20 +56,32 @@ std::string Size(size_t bytes) {
 }
 
 // The worker's part: sniff, keep, read.
+// `speech` is null when voice messages are not transcribed here (a provider does, or none).
 Handled Handle(memory::MemoryStore& store, const base::ConversationRef& ref,
                const std::string& bytes, const std::string& name, absl::Time now,
-               const media::TextLimits& limits) {
+               const media::TextLimits& limits, const media::SpeechLimits* speech) {
   Handled handled;
   handled.media_type = media::SniffMediaType(bytes, name);
   handled.kind = media::KindOf(handled.media_type);
   if (handled.kind == media::AttachmentKind::kUnsupported) return handled;
   absl::StatusOr<std::string> kept =
-      store.SaveAttachment(ref, bytes, ExtensionOf(handled.media_type), now);
+      store.SaveAttachment(ref, bytes, std::string(ExtensionFor(handled.media_type)), now);
   if (!kept.ok()) {
     handled.status = kept.status();
     return handled;
   }
   handled.file = *std::move(kept);
+  if (handled.kind == media::AttachmentKind::kAudio) {
+    if (speech == nullptr) return handled;
+    absl::StatusOr<media::Transcript> heard =
+        media::TranscribeLocally(bytes, handled.media_type, *speech);
+    if (heard.ok()) {
+      handled.transcript = *std::move(heard);
+    } else {
+      handled.status = heard.status();
+    }
+    return handled;
+  }
   if (handled.kind == media::AttachmentKind::kDocument && limits.max_bytes > 0) {
     absl::StatusOr<media::DocumentText> text =
         media::ExtractText(bytes, handled.media_type, limits);
@@ -108,6 +112,7 @@ constexpr char kProbeRequest[] = "attachments-probe";
 
 void OnUploadService(RuntimeServices& services, const xmpp::UploadServiceFound& found,
                      const xmpp::Jid& own) {
+  if (services.file_sender != nullptr) services.file_sender->OnUploadService(found, own);
   if (services.attachments == nullptr || !services.attachments->options().enabled) return;
   services.act(xmpp::RequestUploadSlot{.request_id = kProbeRequest,
                                        .service = found.jid,
@@ -118,6 +123,7 @@ void OnUploadService(RuntimeServices& services, const xmpp::UploadServiceFound& 
 }
 
 void OnUploadSlot(RuntimeServices& services, const xmpp::UploadSlot& slot) {
+  if (services.file_sender != nullptr && services.file_sender->OnUploadSlot(slot)) return;
   if (slot.request_id != kProbeRequest || services.attachments == nullptr) return;
   if (!slot.condition.empty()) {
     LOG(WARNING) << "attachments: the upload service " << slot.service.ToString()
@@ -236,6 +242,8 @@ asio::awaitable<ReadAttachments> ReadMessageAttachments(
                                   links.size() - count, " I left alone."));
   }
   memory::MemoryStore* store = &services.memory;
+  Voice* voice =
+      services.voice != nullptr && services.voice->transcribes() ? services.voice : nullptr;
   for (size_t i = 0; i < count; ++i) {
     const xmpp::OobAttachment& link = links[i];
     const std::string name = NameInUrl(link.url);
@@ -261,8 +269,13 @@ asio::awaitable<ReadAttachments> ReadMessageAttachments(
       continue;
     }
     const media::TextLimits limits{.max_bytes = budget, .max_pdf_pages = options.max_pdf_pages};
-    auto work = [store, &ref, bytes = std::move(page->body), name, now, limits]() mutable {
-      Handled handled = Handle(*store, ref, bytes, name, now, limits);
+    const bool local_speech = voice != nullptr && voice->transcribes_locally();
+    const media::SpeechLimits speech{
+        .max_seconds = voice == nullptr ? 0 : static_cast<double>(voice->options().max_seconds)};
+    auto work = [store, &ref, bytes = std::move(page->body), name, now, limits, speech,
+                 local_speech]() mutable {
+      Handled handled =
+          Handle(*store, ref, bytes, name, now, limits, local_speech ? &speech : nullptr);
       return std::make_pair(std::move(handled), std::move(bytes));
     };
     auto [handled, bytes] = co_await Offload(files, std::move(work));
@@ -271,6 +284,24 @@ asio::awaitable<ReadAttachments> ReadMessageAttachments(
     const std::string kept = handled.file.empty() ? "" : absl::StrCat(", kept as ", handled.file);
     if (!handled.status.ok() && handled.kind != media::AttachmentKind::kDocument) {
       LOG(WARNING) << "conversation " << log_tag << ": attachment: " << handled.status;
+    }
+    if (handled.kind == media::AttachmentKind::kAudio && voice != nullptr &&
+        !voice->transcribes_locally() && handled.status.ok()) {
+      // The provider's transcription, on the loop's HTTP client. The lambda captures nothing
+      // that needs destroying: g++ 12 frees such captures of an awaited initiation wrongly.
+      const auto audio = std::make_shared<const std::string>(bytes);
+      const std::string& type = handled.media_type;
+      absl::StatusOr<std::string> text = co_await AwaitCallback<absl::StatusOr<std::string>>(
+          [voice, &audio, &type](Voice::Done done) {
+            voice->Transcribe(audio, type, std::move(done));
+          });
+      RecordMediaCall(services, PayerOf(ref), voice->transcription_model());
+      if (text.ok()) {
+        handled.transcript = media::Transcript{.text = *std::move(text)};
+      } else {
+        LOG(WARNING) << "conversation " << log_tag << ": transcription: " << text.status();
+        handled.status = absl::UnavailableError("the transcription service failed");
+      }
     }
     switch (handled.kind) {
       case media::AttachmentKind::kImage:
@@ -315,11 +346,35 @@ asio::awaitable<ReadAttachments> ReadMessageAttachments(
                     text.truncated ? "\n[The text was cut here: the rest was not read.]" : ""));
         break;
       }
-      case media::AttachmentKind::kAudio:
-        AddNote(read, absl::StrCat("[The user sent a voice message or audio file ", described, kept,
-                                   "; audio cannot be listened to here yet.]"));
-        AddProblem(read, "I can't listen to voice messages or audio here yet.");
+      case media::AttachmentKind::kAudio: {
+        if (voice == nullptr) {
+          AddNote(read, absl::StrCat("[The user sent a voice message ", described, kept,
+                                     "; voice messages are not transcribed here.]"));
+          AddProblem(read, "I can't listen to voice messages here; please write instead.");
+          break;
+        }
+        const bool local = voice->transcribes_locally();
+        if (!handled.transcript.has_value() || handled.transcript->text.empty()) {
+          const std::string why = handled.status.ok() ? "no words were heard in it"
+                                                      : std::string(handled.status.message());
+          AddNote(read, absl::StrCat("[The user sent a voice message ", described, kept,
+                                     "; it could not be transcribed: ", why, ".]"));
+          AddProblem(read, absl::StrCat("I couldn't make out your voice message: ", why, "."));
+          break;
+        }
+        // What they said is their message; they see what was heard, as a machine heard it.
+        const std::string& words = handled.transcript->text;
+        read.voice_note = true;
+        AddNote(read,
+                absl::StrCat("[The user sent a voice message ", described, kept,
+                             local ? "; transcribed on this machine, so words may be wrong:]\n"
+                                   : "; transcribed:]\n",
+                             words));
+        if (voice->options().show_transcript) {
+          AddProblem(read, absl::StrCat("I heard: \u201c", words, "\u201d"));
+        }
         break;
+      }
       case media::AttachmentKind::kUnsupported:
         AddNote(read, absl::StrCat("[The user sent ", described,
                                    ", a kind of file that is not read here.]"));

@@ -12,7 +12,9 @@
 //   - a document (text, Markdown, CSV, JSON, PDF) is read as text, within one budget for
 //     the message, marked as the document's content and not instructions, and kept in
 //     history.md with the message so that later questions can reach it;
-//   - anything else (audio included, for now) gets a plain answer that it is not read here.
+//   - a voice message (Ogg Opus, AAC/M4A, WAV) is transcribed (voice.h) and what was heard
+//     becomes the message, said back to the sender when [voice] show_transcript is set;
+//   - anything else gets a plain answer that it is not read here.
 //
 // The XMPP server's own upload service serves its files from wherever it is, often a private
 // address; the URLs of its slots (TrustUploadUrl) are exempt from the private-address refusal,
@@ -51,6 +53,7 @@ struct ReadAttachments {
   std::string for_model;              // notes and documents' text, after the message's own text
   std::string for_memory;             // the same without the pictures' bytes, for history.md
   std::vector<std::string> problems;  // said to the sender at once (each once per message)
+  bool voice_note = false;            // a voice message was heard
 };
 
 class AttachmentReader {
@@ -91,12 +94,13 @@ class AttachmentReader {
   std::vector<skills::web::WebUrl> upload_prefixes_;  // url holds the path prefix
 };
 
-// The server's upload service was found (a new stream): asks it for one slot, whose download
-// URL says where its files are served from (AttachmentReader::TrustUploadUrl). `own` is
-// Herald's address on the stream. On the loop.
+// The server's upload service was found (a new stream): the file sender sends through it from
+// now on, and it is asked for one slot, whose download URL says where its files are served from
+// (AttachmentReader::TrustUploadUrl). `own` is Herald's address on the stream. On the loop.
 void OnUploadService(RuntimeServices& services, const xmpp::UploadServiceFound& found,
                      const xmpp::Jid& own);
-// The answer to a slot request: the probe's URL is trusted; other requests are not the reader's.
+// The answer to a slot request: the file sender's go on to their upload; the probe's URL is
+// trusted.
 void OnUploadSlot(RuntimeServices& services, const xmpp::UploadSlot& slot);
 
 // The message's text with what its attachments became after it (either may be "").

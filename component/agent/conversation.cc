@@ -17,6 +17,8 @@
 #include "component/agent/registry_tools.h"
 #include "component/agent/system_prompt.h"
 #include "component/agent/tool_call.h"
+#include "component/agent/turn_media.h"
+#include "component/agent/voice.h"
 #include "glog/logging.h"
 #include "skills/approvals/pending_actions.h"
 
@@ -379,6 +381,12 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   std::string model;
   int rounds = 0;
   std::vector<MemoryEntry> tool_entries;
+  // Files the run's tools make for the person (turn_media.h), sent after the answer.
+  std::shared_ptr<skills::FileOutbox> outbox;
+  if (services_.file_sender != nullptr && services_.attachments != nullptr && !message.sink) {
+    const AttachmentOptions& limits = services_.attachments->options();
+    outbox = std::make_shared<skills::FileOutbox>(limits.send_max_files, limits.send_max_bytes);
+  }
   const ToolCallTurn tool_turn{
       .services = services_,
       .ref = ref_,
@@ -393,7 +401,8 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
                                                              .text = message.body},
                         .may_write_shared_memory = message.shared_memory_writer,
                         .hops = message.hops,
-                        .deadline = message.deadline},
+                        .deadline = message.deadline,
+                        .files = outbox},
       .emit = emit,
       .say =
           [this, &message](std::string text) {
@@ -607,6 +616,13 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   if (writing != nullptr) {
     writing->Finish(answer);
     RememberSent(writing->message_id(), answer, /*question=*/false);
+    const bool speak =
+        services_.voice != nullptr && services_.voice->speaks() &&
+        (voice || (attached.voice_note && services_.voice->options().answer_voice_notes));
+    SendTurnMedia(services_, payer, ReplyTo(message, "", /*active=*/false),
+                  {.files = outbox ? outbox->Take() : std::vector<skills::OutgoingFile>{},
+                   .spoken = speak ? answer : ""},
+                  turn_id);
   }
   mark({});  // the answer says it all now
   if (!streamed) emit(RunEvent{.kind = RunEvent::Kind::kTextDelta, .text = answer});

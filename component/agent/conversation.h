@@ -54,6 +54,8 @@ class PendingActions;
 namespace herald::agent {
 
 class AttachmentReader;
+class FileSender;
+class Voice;
 
 // What every conversation shares. Owned by the binary; outlives every conversation.
 struct RuntimeServices {
@@ -115,6 +117,10 @@ struct RuntimeServices {
   TurnHooks* hooks = nullptr;
   // Reads the files people send (attachments.h); null: files are not read.
   AttachmentReader* attachments = nullptr;
+  // Sends the files runs make (file_sender.h); null: files are not sent.
+  FileSender* file_sender = nullptr;
+  // Voice messages both ways ([voice], voice.h); null: voice messages are not read.
+  Voice* voice = nullptr;
 };
 
 struct IncomingMessage {
@@ -208,6 +214,8 @@ class Conversation {
 
   // /debug: append model, rounds, tokens and time after each answer.
   bool debug = false;
+  // /voice on: each answer is spoken too (voice.h).
+  bool voice = false;
 
  private:
   asio::awaitable<void> Drain();

@@ -106,6 +106,14 @@ void RecordCall(RuntimeServices& services, const std::string& payer,
   });
 }
 
+void RecordMediaCall(RuntimeServices& services, const std::string& payer, std::string_view model) {
+  providers::LlmResponse call;
+  const size_t colon = model.find(':');
+  call.provider = std::string(model.substr(0, colon));
+  call.model = colon == std::string_view::npos ? "" : std::string(model.substr(colon + 1));
+  RecordCall(services, payer, call);
+}
+
 std::string LimitMessage(const ledger::LimitState& state) {
   std::string what =
       state.limit.model.empty()

@@ -37,6 +37,10 @@ std::optional<ledger::LimitState> AdmitCall(RuntimeServices& services, const std
 void RecordCall(RuntimeServices& services, const std::string& payer,
                 const providers::LlmResponse& response);
 
+// A call to a provider that is not a chat (a transcription, speech, an image; "openai:tts-1"):
+// counted in the ledger as one call of `model`, without tokens.
+void RecordMediaCall(RuntimeServices& services, const std::string& payer, std::string_view model);
+
 // What the user reads when a limit stops a call: which limit, how much was used, when it
 // resets. Names no internals.
 std::string LimitMessage(const ledger::LimitState& state);

@@ -8,6 +8,7 @@
 #include "component/agent/session_commands.h"
 #include "component/agent/tool_commands.h"
 #include "component/agent/usage_report.h"
+#include "component/agent/voice.h"
 #include "component/base/absl_string_view.h"
 #include "component/xmpp/raw_stanza.h"
 #include "glog/logging.h"
@@ -42,6 +43,21 @@ std::string Debug(const CommandContext& context) {
   Conversation& conversation = context.conversation;
   conversation.debug = !conversation.debug;
   return conversation.debug ? "Debug notes on." : "Debug notes off.";
+}
+
+std::string VoiceCommand(const CommandContext& context) {
+  Conversation& conversation = context.conversation;
+  const std::string& args = context.command.args;
+  if (args == "on" || args == "off") {
+    if (args == "on" && (context.services.voice == nullptr || !context.services.voice->speaks())) {
+      return "Spoken answers are not available here: the operator turned speech off.";
+    }
+    conversation.voice = args == "on";
+  } else if (!args.empty()) {
+    return "Usage: /voice [on|off]";
+  }
+  return conversation.voice ? "Spoken answers on: each answer comes as a voice message too."
+                            : "Spoken answers off.";
 }
 
 std::string Raw(const CommandContext& context) {
@@ -86,6 +102,8 @@ constexpr CommandEntry kCommands[] = {
      "registry tools loaded in every run here, or never", &ToolsCommand},
     {"schedules", Who::kAnyone, "[cancel <id>]", "your reminders and recurring tasks here",
      &SchedulesCommand},
+    {"voice", Who::kAnyone, "[on|off]", "send each answer as a voice message too, or stop",
+     &VoiceCommand},
     {"timezone", Who::kAnyone, "[Area/City]", "the time zone your schedules are read in",
      &TimeZoneCommand},
     {"pending", Who::kAdmin, "", "every tool run waiting for an answer, whoever's it is",

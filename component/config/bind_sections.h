@@ -40,6 +40,7 @@ void BindControl(Binder& b, const Section& root, ControlConfig& control);
 void BindHttp(Binder& b, const Section& root, HttpConfig& http);
 void BindTraces(Binder& b, const Section& root, TracesConfig& traces);
 void BindAttachments(Binder& b, const Section& root, AttachmentsConfig& attachments);
+void BindVoice(Binder& b, const Section& root, VoiceConfig& voice);
 // "allow_hosts" of `s`: host names, "*.domain", addresses and networks (bind_skills.cc).
 void BindAllowHosts(Binder& b, const Section& s, std::vector<std::string>& allow_hosts);
 void BindWebhooks(Binder& b, const Section& root, const HttpConfig& http, WebhooksConfig& webhooks);

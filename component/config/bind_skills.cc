@@ -59,6 +59,31 @@ bool IsAllowHostEntry(std::string_view text) {
   return IsIpAddress(std::string(text)) || IsValidDomain(text);
 }
 
+void BindImageGenerate(Binder& b, const Section& skills, ImageGenerateConfig& images) {
+  Section s = b.Sub(skills, "image_generate");
+  std::string model;
+  if (b.Has(s, "model") && b.String(s, "model", &model)) {
+    if (!model.empty() && !(model.starts_with("openai:") && model.size() > 7)) {
+      b.MustBe(s, "model", "\"openai:<model>\" or \"\"");
+    } else {
+      images.model = std::move(model);
+    }
+  }
+  std::string size;
+  if (b.Has(s, "size") && b.String(s, "size", &size)) {
+    const size_t x = size.find('x');
+    const bool valid = x != std::string::npos && x > 0 && x + 1 < size.size() && x <= 5 &&
+                       size.size() - x - 1 <= 5 &&
+                       size.find_first_not_of("0123456789x") == std::string::npos &&
+                       size.find('x', x + 1) == std::string::npos;
+    if (!valid) {
+      b.MustBe(s, "size", "\"<width>x<height>\" (\"1024x1024\")");
+    } else {
+      images.size = std::move(size);
+    }
+  }
+}
+
 void BindUrlFetch(Binder& b, const Section& skills, UrlFetchConfig& url_fetch) {
   Section s = b.Sub(skills, "url_fetch");
   b.Integer(s, "max_bytes", &url_fetch.max_bytes);
@@ -282,6 +307,13 @@ void BindSkills(Binder& b, const Section& root, SkillsConfig& skills) {
   const bool web_search_enabled =
       std::find(skills.enabled.begin(), skills.enabled.end(), "web_search") != skills.enabled.end();
   BindUrlFetch(b, s, skills.url_fetch);
+  BindImageGenerate(b, s, skills.image_generate);
+  if (skills.image_generate.model.empty() && std::find(skills.enabled.begin(), skills.enabled.end(),
+                                                       "image_generate") != skills.enabled.end()) {
+    b.Error(s, "enabled",
+            "skills.enabled lists image_generate, which needs a model: set "
+            "[skills.image_generate] model (\"openai:<model>\")");
+  }
   BindHttpTools(b, s, skills.http_tools);
   BindWebSearch(b, s, web_search_enabled, skills.web_search);
   BindMcpServers(b, s, skills.mcp);

@@ -44,6 +44,7 @@ void Bind(Binder& b, const toml::table& document, Config& config) {
   BindHttp(b, root, config.http);
   BindTraces(b, root, config.traces);
   BindAttachments(b, root, config.attachments);
+  BindVoice(b, root, config.voice);
   BindWebhooks(b, root, config.http, config.webhooks);
   BindSchedules(b, root, config.schedules);
   BindPubsub(b, document, config.rooms, config.agent.pubsub);

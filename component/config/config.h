@@ -107,6 +107,14 @@ struct QuotaConfig {
   friend bool operator==(const QuotaConfig&, const QuotaConfig&) = default;
 };
 
+// [skills.image_generate]: the image_generate skill (E2; docs/media.md), there when a model is.
+struct ImageGenerateConfig {
+  std::string model;  // "openai:<model>"; "" = no image_generate skill
+  std::string size = "1024x1024";
+
+  friend bool operator==(const ImageGenerateConfig&, const ImageGenerateConfig&) = default;
+};
+
 // [skills.url_fetch]: the url_fetch builtin (S4; docs/web-skills.md).
 struct UrlFetchConfig {
   int64_t max_bytes = 1 << 20;        // of a response body; a longer page is cut there
@@ -156,6 +164,7 @@ struct SkillsConfig {
   std::vector<std::string> sandbox_require = {"users", "seccomp", "landlock", "network_namespace",
                                               "ipc_namespace"};
   UrlFetchConfig url_fetch;
+  ImageGenerateConfig image_generate;
   HttpToolsConfig http_tools;
   WebSearchConfig web_search;
   std::vector<skills::mcp::McpServerOptions> mcp;  // [[skills.mcp]]
@@ -227,8 +236,24 @@ struct AttachmentsConfig {
   // Exempt from the private-address refusal, like [skills.url_fetch] allow_hosts; the XMPP
   // server's own upload service needs no entry.
   std::vector<std::string> allow_hosts;
+  // Files out: what one run may send through the server's upload service.
+  int64_t send_max_files = 4;
+  int64_t send_max_bytes = 10 << 20;
+  int64_t send_timeout_seconds = 60;
 
   friend bool operator==(const AttachmentsConfig&, const AttachmentsConfig&) = default;
+};
+
+// [voice]: voice messages as text, and answers spoken (V1; docs/media.md).
+struct VoiceConfig {
+  std::string transcription = "local";  // "local" | "openai:<model>" | "off"
+  std::string speech = "local";         // "local" | "openai:<model>" | "off"
+  std::string voice;                    // the provider's or espeak-ng's voice; "" = default
+  bool show_transcript = true;
+  bool answer_voice_notes = false;
+  int64_t max_seconds = 120;
+
+  friend bool operator==(const VoiceConfig&, const VoiceConfig&) = default;
 };
 
 // [traces]: every run as a trace of spans (component/trace/tracer.h, docs/operations.md).
@@ -314,6 +339,7 @@ struct Config {
   HttpConfig http;
   TracesConfig traces;
   AttachmentsConfig attachments;
+  VoiceConfig voice;
   WebhooksConfig webhooks;
   SchedulesConfig schedules;
   agent::AgentProtocolOptions agent_protocol;

@@ -23,6 +23,7 @@ std::vector<ConfigKey> Declare() {
   declare::DeclareHttpKeys(keys);
   declare::DeclareTraceKeys(keys);
   declare::DeclareAttachmentKeys(keys);
+  declare::DeclareVoiceKeys(keys);
   declare::DeclareWebhookKeys(keys);
   declare::DeclareScheduleKeys(keys);
   declare::DeclareAgentProtocolKeys(keys);

@@ -104,6 +104,7 @@ void DeclareControlKeys(std::vector<ConfigKey>& keys);
 void DeclareHttpKeys(std::vector<ConfigKey>& keys);
 void DeclareTraceKeys(std::vector<ConfigKey>& keys);
 void DeclareAttachmentKeys(std::vector<ConfigKey>& keys);
+void DeclareVoiceKeys(std::vector<ConfigKey>& keys);
 void DeclareWebhookKeys(std::vector<ConfigKey>& keys);
 void DeclareScheduleKeys(std::vector<ConfigKey>& keys);
 void DeclareAgentProtocolKeys(std::vector<ConfigKey>& keys);

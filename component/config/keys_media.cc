@@ -1,4 +1,5 @@
-// The keys of [attachments]: the files people send (docs/media.md).
+// The keys of [attachments] and [voice]: the files people send and Herald sends, voice messages
+// (docs/media.md).
 //
 // Declared as key_declarations.h says; docs/configuration.md's key tables are made from
 // these (`bazel run //tools/config:config_reference`).
@@ -42,6 +43,53 @@ void DeclareAttachmentKeys(std::vector<ConfigKey>& keys) {
                "hosts exempt from the private-address refusal, in `url_fetch`'s forms (host "
                "name, `\"*.domain\"`, address, network). The XMPP server's own upload service "
                "(XEP-0363) is allowed without an entry. Cloud-metadata addresses stay refused"),
+      Part("attachments.send_max_files", K::kInteger)
+          .Range(0, 16)
+          .Doc("`4`",
+               "files one run may send (a skill's output, a generated picture, a spoken "
+               "answer) through the server's upload service (XEP-0363); `0`: none are sent"),
+      Part("attachments.send_max_bytes", K::kInteger)
+          .Range(1024, 256 << 20)
+          .Doc("`10485760` (10 MiB)",
+               "the largest file sent; the upload service's own limit applies too"),
+      Part("attachments.send_timeout_seconds", K::kInteger)
+          .Range(1, 600)
+          .Doc("`60`", "one upload of a file sent"),
+  };
+  for (ConfigKey& key : declared) keys.push_back(std::move(key));
+}
+
+void DeclareVoiceKeys(std::vector<ConfigKey>& keys) {
+  std::vector<ConfigKey> declared = {
+      Restart(
+          "voice", K::kTable, [](auto& c) -> auto& { return c.voice; }),
+      Part("voice.transcription", K::kString)
+          .Type("string: `\"local\"`, `\"openai:<model>\"` or `\"off\"`")
+          .Doc("`\"local\"`",
+               "how voice messages become text: on this machine with PocketSphinx and Debian's "
+               "English model, through `[llm.openai]`'s `/audio/transcriptions` with that model "
+               "(`\"openai:whisper-1\"`), or not at all"),
+      Part("voice.speech", K::kString)
+          .Type("string: `\"local\"`, `\"openai:<model>\"` or `\"off\"`")
+          .Doc("`\"local\"`",
+               "how answers are spoken (`/voice on`, `answer_voice_notes`): on this machine "
+               "with espeak-ng, through `[llm.openai]`'s `/audio/speech` with that model "
+               "(`\"openai:tts-1\"`), or not at all"),
+      Part("voice.voice", K::kString)
+          .Doc("`\"\"`",
+               "the voice answers are spoken in: the provider's (`\"alloy\"`, its default) or "
+               "espeak-ng's (`\"en-us\"`, the default; `espeak-ng --voices` lists them)"),
+      Part("voice.show_transcript", K::kBoolean)
+          .Doc("`true`", "say back what was heard in a voice message before answering it"),
+      Part("voice.answer_voice_notes", K::kBoolean)
+          .Doc("`false`",
+               "answer a voice message with a spoken answer too (as if its sender had said "
+               "`/voice on` for that answer)"),
+      Part("voice.max_seconds", K::kInteger)
+          .Range(5, 600)
+          .Doc("`120`",
+               "the longest voice message transcribed (refused before it is decoded when it "
+               "claims more) and the longest answer spoken (a longer one is cut, saying so)"),
   };
   for (ConfigKey& key : declared) keys.push_back(std::move(key));
 }

@@ -72,6 +72,18 @@ void DeclareSkillKeys(std::vector<ConfigKey>& keys) {
                "the configuration. Read at start; a change takes a restart"),
       // The builtins take these options when they are registered, at start.
       Restart(
+          "skills.image_generate", K::kTable,
+          [](auto& c) -> auto& { return c.skills.image_generate; }),
+      Part("skills.image_generate.model", K::kString)
+          .Type("string: `\"openai:<model>\"`")
+          .Doc("`\"\"`",
+               "the model of `[llm.openai]`'s `/images/generations` the `image_generate` skill "
+               "makes pictures with (`\"openai:gpt-image-1\"`); `\"\"`: there is no such skill. "
+               "Its pictures are sent as files ([media.md](media.md)) and each call is counted "
+               "in the usage ledger under the model"),
+      Part("skills.image_generate.size", K::kString)
+          .Doc("`\"1024x1024\"`", "the size asked for, `<width>x<height>`"),
+      Restart(
           "skills.url_fetch", K::kTable, [](auto& c) -> auto& { return c.skills.url_fetch; }),
       Part("skills.url_fetch.max_bytes", K::kInteger)
           .Range(1024, 64 << 20)

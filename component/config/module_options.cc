@@ -96,7 +96,23 @@ agent::AttachmentOptions AttachmentOptionsFrom(const Config& config) {
           .text_budget_bytes = static_cast<size_t>(attachments.text_budget_bytes),
           .max_pdf_pages = static_cast<int>(attachments.max_pdf_pages),
           .allow_hosts = attachments.allow_hosts,
-          .vision = config.llm.tiers.contains("vision")};
+          .vision = config.llm.tiers.contains("vision"),
+          .send_max_files = static_cast<size_t>(attachments.send_max_files),
+          .send_max_bytes = static_cast<size_t>(attachments.send_max_bytes),
+          .send_timeout = absl::Seconds(attachments.send_timeout_seconds)};
+}
+
+agent::VoiceOptions VoiceOptionsFrom(const VoiceConfig& voice) {
+  return {.transcription = voice.transcription,
+          .speech = voice.speech,
+          .voice = voice.voice,
+          .show_transcript = voice.show_transcript,
+          .answer_voice_notes = voice.answer_voice_notes,
+          .max_seconds = static_cast<int>(voice.max_seconds)};
+}
+
+agent::ImageGenerationOptions ImageGenerationOptionsFrom(const ImageGenerateConfig& images) {
+  return {.model = images.model, .size = images.size};
 }
 
 std::optional<providers::EmbeddingsOptions> EmbeddingsOptionsFrom(const Config& config) {

@@ -39,6 +39,10 @@ skills::HttpToolOptions HttpToolOptionsFrom(const HttpToolsConfig& http_tools);
 
 // [attachments], and whether [llm.tiers] has a vision model.
 agent::AttachmentOptions AttachmentOptionsFrom(const Config& config);
+// [voice].
+agent::VoiceOptions VoiceOptionsFrom(const VoiceConfig& voice);
+// [skills.image_generate].
+agent::ImageGenerationOptions ImageGenerationOptionsFrom(const ImageGenerateConfig& images);
 
 // Memory search's embeddings provider from [memory] embeddings_model and the [llm] provider
 // it names; nullopt when it is "" (keyword search only).

@@ -316,6 +316,10 @@ struct SendMessage {
   // XEP-0334 <no-store/>: archives (XEP-0313) and offline storage skip it. For the
   // intermediate corrections of a streamed answer, of which only the last is worth keeping.
   bool no_store = false;
+  // XEP-0066: a file sent as a link (<x xmlns='jabber:x:oob'><url/><desc/></x>), "" for none.
+  // Clients show the file inline when the body is the URL itself, as Conversations sends it.
+  std::string oob_url;
+  std::string oob_desc;
 };
 
 // XEP-0444: Herald's reactions to the message `id` (in a room, the room's stanza-id), which

@@ -425,7 +425,8 @@ void AppendReference(std::string_view name, std::string_view xmlns, const Jid* t
 
 // One <message/> of `message` carrying `body`, as AppendXml would write it in the stream's
 // content namespace: to, type, id (message.id for the first part), from; <body/>, <thread/>;
-// the reply and correction references if `first`; <no-store/>; then the chat state if `last`.
+// the reply and correction references and the out-of-band link if `first`; <no-store/>; then
+// the chat state if `last`.
 void AppendChatMessage(const SendMessage& message, std::string_view body, bool first, bool last,
                        const OutboundContext& context, std::string& out) {
   out.append("<message to='");
@@ -452,6 +453,14 @@ void AppendChatMessage(const SendMessage& message, std::string_view body, bool f
   }
   if (first && !message.replace_id.empty()) {
     AppendReference("replace", ns::kMessageCorrect, nullptr, message.replace_id, out);
+  }
+  if (first && !message.oob_url.empty()) {
+    out.append("<x xmlns='");
+    out.append(ns::kOob);
+    out.append("'>");
+    AppendTextElement("url", message.oob_url, out);
+    if (!message.oob_desc.empty()) AppendTextElement("desc", message.oob_desc, out);
+    out.append("</x>");
   }
   if (message.no_store) {
     out.append("<no-store xmlns='");

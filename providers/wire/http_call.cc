@@ -34,6 +34,8 @@ struct StreamState {
   }
 };
 
+}  // namespace
+
 absl::Status WithContext(const absl::Status& status, std::string_view provider,
                          std::string_view secret) {
   std::string message(status.message());
@@ -42,8 +44,6 @@ absl::Status WithContext(const absl::Status& status, std::string_view provider,
   }
   return absl::Status(status.code(), Redact(message, secret));
 }
-
-}  // namespace
 
 HttpCallOptions HttpCallOptionsFrom(const LlmOptions& llm) {
   HttpCallOptions options;

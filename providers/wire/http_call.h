@@ -57,6 +57,11 @@ struct LlmCall {
 void SendLlmCall(HttpClient& http, LlmCall call, const HttpCallOptions& options,
                  LlmProvider::OnText on_text, LlmProvider::Done done);
 
+// `status` with its message prefixed by `provider` (unless it already starts with it) and every
+// occurrence of `secret` replaced by "[redacted]": how every provider error leaves this module.
+absl::Status WithContext(const absl::Status& status, std::string_view provider,
+                         std::string_view secret);
+
 // True for "http://..." and "https://..." (any case), what a provider's base URL must be.
 bool IsHttpUrl(std::string_view url);
 

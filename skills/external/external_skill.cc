@@ -130,6 +130,7 @@ std::shared_ptr<sandbox::RunHandle> ExternalSkill::Run(const nlohmann::json& arg
   return runner_.Run(
       std::move(request), [parser](std::string_view chunk) { parser->Feed(chunk); },
       [name, limits, parser, secrets, stream, log_id = context.conversation_id,
+       outbox = context.files,
        done_unredacted = std::move(done)](absl::StatusOr<sandbox::SandboxResult> result) {
         auto done = [&](absl::StatusOr<std::string> outcome) {
           if (stream != nullptr) stream->Flush();  // what was held back, before the end
@@ -180,6 +181,21 @@ std::shared_ptr<sandbox::RunHandle> ExternalSkill::Run(const nlohmann::json& arg
                     << " reported an error: " << error;
           done(absl::AbortedError(absl::StrCat("the skill '", name, "' failed: ", error)));
           return;
+        }
+        // Its files go to the person after the answer; the model reads which did. A run that
+        // holds credentials sends none: its bytes cannot be checked for them.
+        for (OutgoingFile& file : reply->files) {
+          const std::string what =
+              absl::StrCat("\n[file ", file.name, ", ", file.bytes->size(), " bytes: ");
+          absl::Status kept =
+              outbox == nullptr
+                  ? absl::FailedPreconditionError("files cannot be sent in this conversation")
+              : !secrets->empty()
+                  ? absl::FailedPreconditionError("a run that holds credentials sends no files")
+                  : outbox->Add(std::move(file));
+          absl::StrAppend(&reply->text, what,
+                          kept.ok() ? "sent to the user as a file after your answer]"
+                                    : absl::StrCat("not sent: ", kept.message(), "]"));
         }
         done(std::move(reply->text));
       });

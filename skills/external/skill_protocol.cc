@@ -1,6 +1,10 @@
 #include "skills/external/skill_protocol.h"
 
+#include <limits>
+#include <memory>
+
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
 
@@ -54,10 +58,15 @@ void SkillOutputParser::Line(std::string_view line) {
     return;
   }
   const auto type = message.find("type");
+  if (type != message.end() && *type == "file") {
+    File(message);
+    return;
+  }
   const bool is_output = type != message.end() && *type == "output";
   const bool is_result = type == message.end() || *type == "result";
   if (!is_output && !is_result) {
-    Fail(absl::StrCat("line ", line_number_, " has a type other than \"output\" or \"result\""));
+    Fail(absl::StrCat("line ", line_number_,
+                      " has a type other than \"output\", \"file\" or \"result\""));
     return;
   }
   if (is_output) {
@@ -87,7 +96,7 @@ void SkillOutputParser::Line(std::string_view line) {
         output != message.end() ? output->get_ref<const std::string&>() : empty;
     text_.append(chunk);
     // After reply_ is set: has_result() then tells on_text_ that nothing follows.
-    reply_ = SkillReply{.ok = true, .text = std::move(text_)};
+    reply_ = SkillReply{.ok = true, .text = std::move(text_), .files = std::move(files_)};
     if (on_text_ && !chunk.empty()) on_text_(chunk);
     return;
   }
@@ -99,6 +108,37 @@ void SkillOutputParser::Line(std::string_view line) {
   }
   // Whole: the caller redacts it before cutting it to what the model reads.
   reply_ = SkillReply{.ok = false, .text = error->get<std::string>()};
+}
+
+void SkillOutputParser::File(const nlohmann::json& message) {
+  auto string_field = [&](const char* key, size_t max_bytes, bool required,
+                          std::string* out) -> bool {
+    const auto it = message.find(key);
+    if (it == message.end() && !required) return true;
+    if (it == message.end() || !it->is_string() ||
+        it->get_ref<const std::string&>().size() > max_bytes) {
+      Fail(absl::StrCat("line ", line_number_, ": a file needs \"", key, "\", a string of at most ",
+                        max_bytes, " bytes"));
+      return false;
+    }
+    *out = it->get<std::string>();
+    return true;
+  };
+  OutgoingFile file;
+  std::string data;
+  if (!string_field("name", 200, true, &file.name) ||
+      !string_field("media_type", 100, false, &file.media_type) ||
+      !string_field("caption", 500, false, &file.caption) ||
+      !string_field("data", std::numeric_limits<size_t>::max(), true, &data)) {
+    return;
+  }
+  std::string bytes;
+  if (!absl::Base64Unescape(data, &bytes) || bytes.empty()) {
+    Fail(absl::StrCat("line ", line_number_, ": a file's \"data\" must be non-empty base64"));
+    return;
+  }
+  file.bytes = std::make_shared<const std::string>(std::move(bytes));
+  files_.push_back(std::move(file));
 }
 
 absl::StatusOr<SkillReply> SkillOutputParser::Finish() {

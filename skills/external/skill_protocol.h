@@ -6,6 +6,9 @@
 //           {"arguments": {...}, "context": {"skill": "word_count", "conversation": "direct:a@b"}}
 //   stdout  JSON objects, one per line: any number of
 //             {"type": "output", "text": "partial text"}        streamed as it comes
+//           and any number of files for the person the run answers (docs/media.md)
+//             {"type": "file", "name": "chart.png", "media_type": "image/png",
+//              "data": "<base64>", "caption": "Sales by week"}   (media_type, caption optional)
 //           then exactly one result
 //             {"type": "result", "ok": true, "output": "the rest"}   ("type" may be left out)
 //             {"type": "result", "ok": false, "error": "what went wrong, for the model"}
@@ -22,9 +25,11 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "skills/file_outbox.h"
 
 namespace herald::skills {
 
@@ -35,6 +40,7 @@ std::string EncodeSkillInput(std::string_view skill, const nlohmann::json& argum
 struct SkillReply {
   bool ok = false;
   std::string text;  // ok: all the output; !ok: the skill's error, whole (redact, then cut it)
+  std::vector<OutgoingFile> files;  // ok: the files it wrote, in order
 };
 
 class SkillOutputParser {
@@ -56,12 +62,14 @@ class SkillOutputParser {
 
  private:
   void Line(std::string_view line);
+  void File(const nlohmann::json& message);
   void Fail(std::string message);
 
   OnText on_text_;
   std::string pending_;  // an incomplete line
   size_t line_number_ = 0;
-  std::string text_;  // streamed output so far
+  std::string text_;                 // streamed output so far
+  std::vector<OutgoingFile> files_;  // files so far
   std::optional<SkillReply> reply_;
   std::string error_;  // the first protocol error
 };

@@ -152,14 +152,15 @@ void McpClient::ListPage(std::string cursor, int page, std::shared_ptr<ToolList>
 }
 
 void McpClient::CallTool(const std::string& name, const nlohmann::json& arguments,
-                         std::function<void(absl::StatusOr<std::string>)> done) {
+                         std::function<void(absl::StatusOr<std::string>)> done,
+                         std::shared_ptr<FileOutbox> files) {
   SendRequest("tools/call", {{"name", name}, {"arguments", arguments}},
-              [done = std::move(done)](absl::StatusOr<nlohmann::json> result) {
+              [done = std::move(done), files](absl::StatusOr<nlohmann::json> result) {
                 if (!result.ok()) {
                   done(result.status());
                   return;
                 }
-                done(ToolResultText(*result));
+                done(ToolResultText(*result, files.get()));
               });
 }
 

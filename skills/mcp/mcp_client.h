@@ -67,11 +67,13 @@ class McpClient : public std::enable_shared_from_this<McpClient> {
   // in `refused`, and so are names that collide after mapping.
   void ListTools(std::function<void(absl::StatusOr<ToolList>)> done);
 
-  // The text the model reads (ToolResultText). Errors: Unavailable (the transport failed:
-  // worth retrying), DeadlineExceeded (no answer in time), Unknown (the tool or server
-  // reported an error; its message is for the model).
+  // The text the model reads (ToolResultText; the files the result carries go to `files`
+  // when it is not null). Errors: Unavailable (the transport failed: worth retrying),
+  // DeadlineExceeded (no answer in time), Unknown (the tool or server reported an error; its
+  // message is for the model).
   void CallTool(const std::string& name, const nlohmann::json& arguments,
-                std::function<void(absl::StatusOr<std::string>)> done);
+                std::function<void(absl::StatusOr<std::string>)> done,
+                std::shared_ptr<FileOutbox> files = nullptr);
 
   // Ends the session; requests in flight fail with Cancelled. No handler runs afterwards.
   void Close();

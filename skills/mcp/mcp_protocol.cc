@@ -1,7 +1,10 @@
 #include "skills/mcp/mcp_protocol.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/base/absl_string_view.h"
@@ -24,8 +27,46 @@ std::string StringField(const nlohmann::json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::string DescribeItem(const nlohmann::json& item) {
+// The file an image, audio or binary resource item carries ("data" or "resource.blob": base64,
+// with its "mimeType"), for the person; nullopt when it carries none that decodes.
+std::optional<OutgoingFile> ItemFile(const nlohmann::json& item) {
   const std::string type = StringField(item, "type");
+  const nlohmann::json* holder = &item;
+  const char* field = "data";
+  if (type == "resource") {
+    const auto resource = item.find("resource");
+    if (resource == item.end() || !resource->is_object()) return std::nullopt;
+    holder = &*resource;
+    field = "blob";
+  } else if (type != "image" && type != "audio") {
+    return std::nullopt;
+  }
+  const auto data = holder->find(field);
+  if (data == holder->end() || !data->is_string()) return std::nullopt;
+  std::string bytes;
+  if (!absl::Base64Unescape(data->get_ref<const std::string&>(), &bytes) || bytes.empty()) {
+    return std::nullopt;
+  }
+  std::string name = StringField(*holder, "uri");
+  const size_t slash = name.find_last_of('/');
+  if (slash != std::string::npos) name = name.substr(slash + 1);
+  if (name.empty()) name = type == "audio" ? "audio" : (type == "image" ? "image" : "file");
+  return OutgoingFile{.name = CutUtf8(name, 100),
+                      .media_type = CutUtf8(StringField(*holder, "mimeType"), 100),
+                      .bytes = std::make_shared<const std::string>(std::move(bytes))};
+}
+
+std::string DescribeItem(const nlohmann::json& item, FileOutbox* files) {
+  const std::string type = StringField(item, "type");
+  if (files != nullptr) {
+    if (std::optional<OutgoingFile> file = ItemFile(item)) {
+      const std::string what =
+          absl::StrCat("[", type, ": ", file->media_type, ", ", file->bytes->size(), " bytes: ");
+      absl::Status kept = files->Add(*std::move(file));
+      return kept.ok() ? absl::StrCat(what, "sent to the user as a file after your answer]")
+                       : absl::StrCat(what, "not sent: ", kept.message(), "]");
+    }
+  }
   if (type == "image" || type == "audio") {
     const auto data = item.find("data");
     const size_t size =
@@ -159,8 +200,11 @@ nlohmann::json InitializeParams(std::string_view client_version) {
           {"clientInfo", {{"name", "herald"}, {"version", std::string(client_version)}}}};
 }
 
-absl::StatusOr<std::string> ToolResultText(const nlohmann::json& result) {
+absl::StatusOr<std::string> ToolResultText(const nlohmann::json& result, FileOutbox* files) {
   if (!result.is_object()) return absl::InvalidArgumentError("the tool result is not an object");
+  const auto is_error = result.find("isError");
+  const bool failed = is_error != result.end() && is_error->is_boolean() && is_error->get<bool>();
+  if (failed) files = nullptr;  // a failed call sends nothing
   std::vector<std::string> parts;
   const auto content = result.find("content");
   if (content != result.end() && content->is_array()) {
@@ -169,7 +213,7 @@ absl::StatusOr<std::string> ToolResultText(const nlohmann::json& result) {
       if (StringField(item, "type") == "text") {
         parts.push_back(StringField(item, "text"));
       } else {
-        parts.push_back(DescribeItem(item));
+        parts.push_back(DescribeItem(item, files));
       }
     }
   }
@@ -182,8 +226,7 @@ absl::StatusOr<std::string> ToolResultText(const nlohmann::json& result) {
     text = absl::StrCat(CutUtf8(text, kMaxResultTextBytes), "\n[cut: the result was ", text.size(),
                         " bytes]");
   }
-  const auto is_error = result.find("isError");
-  if (is_error != result.end() && is_error->is_boolean() && is_error->get<bool>()) {
+  if (failed) {
     return absl::UnknownError(text.empty() ? "the tool failed without saying why" : text);
   }
   return text;

@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "skills/file_outbox.h"
 
 namespace herald::skills::mcp {
 
@@ -70,8 +71,11 @@ nlohmann::json InitializeParams(std::string_view client_version);
 
 // What the model reads of a tools/call result: the text items joined by newlines, other items
 // described briefly ("[image: image/png, 2048 bytes of base64]"), cut at kMaxResultTextBytes.
-// With "isError": true, an error (Unknown) carrying that text.
-absl::StatusOr<std::string> ToolResultText(const nlohmann::json& result);
+// With "isError": true, an error (Unknown) carrying that text. With `files`, a successful
+// result's images, audio and binary resources (base64 that decodes) go there, to be sent to the
+// person (file_outbox.h), and the model reads that they will be, or why not.
+absl::StatusOr<std::string> ToolResultText(const nlohmann::json& result,
+                                           FileOutbox* files = nullptr);
 
 // A JSON-RPC error object as words: "code -32601: Method not found".
 std::string DescribeRpcError(const nlohmann::json& error);

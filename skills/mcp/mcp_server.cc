@@ -222,7 +222,8 @@ std::string McpServer::UnavailableMessage() const {
 }
 
 void McpServer::Call(const std::string& remote_name, const std::string& registry_name,
-                     const nlohmann::json& arguments, Skill::Done done) {
+                     const nlohmann::json& arguments, Skill::Done done,
+                     std::shared_ptr<FileOutbox> files) {
   if (stopped_) {
     done(absl::UnavailableError(absl::StrCat("the MCP server ", options_.name, " was stopped; ",
                                              registry_name, " cannot be used now")));
@@ -236,6 +237,7 @@ void McpServer::Call(const std::string& remote_name, const std::string& registry
                    .registry_name = registry_name,
                    .arguments = arguments,
                    .done = std::move(done),
+                   .files = std::move(files),
                    .deadline = absl::Now() + options_.request_timeout});
 }
 
@@ -287,7 +289,9 @@ void McpServer::Send(WaitingCall call) {
           return;
         }
         shared->done(std::move(result));  // the tool's or the server's own error, for the model
-      });
+      },
+      // Files pass unredacted: none are taken from a server that holds secrets.
+      secrets_->empty() ? shared->files : nullptr);
 }
 
 void McpServer::FlushWaiting() {

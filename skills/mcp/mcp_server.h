@@ -70,8 +70,10 @@ class McpServer : public std::enable_shared_from_this<McpServer> {
 
   // Runs a tools/call for one of its tools (McpToolSkill calls this); `done` runs once, on
   // the loop.
+  // The files its result carries go to `files` (the run's outbox; may be null).
   void Call(const std::string& remote_name, const std::string& registry_name,
-            const nlohmann::json& arguments, Skill::Done done);
+            const nlohmann::json& arguments, Skill::Done done,
+            std::shared_ptr<FileOutbox> files = nullptr);
 
   const std::string& name() const { return options_.name; }
   // Connected and its tools are in the registry.
@@ -88,6 +90,7 @@ class McpServer : public std::enable_shared_from_this<McpServer> {
     std::string registry_name;
     nlohmann::json arguments;
     Skill::Done done;
+    std::shared_ptr<FileOutbox> files;
     int attempts = 0;
     absl::Time deadline;
   };

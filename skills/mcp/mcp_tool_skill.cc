@@ -24,7 +24,7 @@ void McpToolSkill::Execute(const nlohmann::json& arguments, const SkillContext& 
                                              spec_.name, " cannot be used now")));
     return;
   }
-  server->Call(remote_name_, spec_.name, arguments, std::move(done));
+  server->Call(remote_name_, spec_.name, arguments, std::move(done), context.files);
 }
 
 }  // namespace herald::skills::mcp

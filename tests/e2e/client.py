@@ -304,6 +304,31 @@ class Client:
         msg.send()
         self._run(self._written(), 10, "send")
 
+    def chats_with_links(self, peer, within, until_link=True):
+        """(body, oob_url, oob_desc) of chat messages with a body from peer's bare JID within
+        `within` seconds; oob_url is the XEP-0066 link the message carries, or None. Stops after
+        the first message with a link when `until_link`."""
+        return self._run(self._chats_with_links(peer, within, until_link), within + 5,
+                         "wait for a file")
+
+    async def _chats_with_links(self, peer, within, until_link):
+        found = []
+        async for msg in self._chats_from(peer, within):
+            if not msg["body"]:
+                continue
+            oob = msg.xml.find(f"{{{OOB}}}x")
+            url = oob.findtext(f"{{{OOB}}}url") if oob is not None else None
+            desc = oob.findtext(f"{{{OOB}}}desc") if oob is not None else None
+            found.append((msg["body"], url, desc))
+            if url is not None and until_link:
+                break
+        return found
+
+    def download(self, url, timeout=15.0):
+        """The bytes at `url` (a file someone sent as a link), by a plain HTTP GET."""
+        with urllib.request.urlopen(url, timeout=timeout) as answer:
+            return answer.read()
+
     def send_marked(self, to, body, msg_id, receipt=True, markable=True):
         """Sends a chat message with the id `msg_id` that asks for a delivery receipt
         (XEP-0184 <request/>) and is markable (XEP-0333), as Conversations sends them."""

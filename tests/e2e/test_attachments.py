@@ -20,6 +20,8 @@ a slot Herald asked for named them), sniffs its type from the bytes and:
 import hashlib
 import os
 import struct
+import subprocess
+import tempfile
 import time
 import unittest
 import zlib
@@ -186,6 +188,26 @@ class AttachmentsTest:
         replies = self.alice.replies_from(self.herald, within=ANSWER, count=2)
         self.assertTrue(any("couldn't download" in r and "loopback" in r for r in replies),
                         f"{replies}\n{self.diagnosis()}")
+
+    def test_a_voice_note_is_transcribed_and_answered_as_what_alice_said(self):
+        self.start_herald()
+        with tempfile.TemporaryDirectory() as folder:
+            wav = os.path.join(folder, "note.wav")
+            ogg = os.path.join(folder, "note.ogg")
+            subprocess.run(["espeak-ng", "-v", "en-us+f2", "-s", "140", "-w", wav,
+                            "hello what is the weather today"],
+                           check=True, capture_output=True, timeout=30)
+            subprocess.run(["opusenc", "--quiet", wav, ogg], check=True, capture_output=True,
+                           timeout=30)
+            with open(ogg, "rb") as f:
+                note = f.read()
+        _, replies = self.send_file(note, "voice-message.ogg", "audio/ogg", replies=2)
+        heard = [r for r in replies if r.startswith("I heard:")]
+        self.assertEqual(len(heard), 1, f"{replies}\n{self.diagnosis()}")
+        self.assertIn("weather", heard[0])
+        request = self.llm.requests()[-1]
+        self.assertIn("weather", request["last_user_text"])
+        self.assertEqual(request["images"], [])
 
     def test_without_a_vision_model_alice_is_told_plainly(self):
         self.start_herald(vision=False)

@@ -8,15 +8,22 @@
 //
 //   fake_llm_main --format=anthropic --port_file=/tmp/x/port --request_log=/tmp/x/requests
 //                 [--slow_seconds=5] [--require_api_key=KEY] [--embeddings_log=F]
+//                 [--transcript="what is the weather in paris"]
 //
 // In the OpenAI and Ollama formats it also serves embeddings (fake_embeddings.h), logging
-// each request as {"texts": [...]} in --embeddings_log.
+// each request as {"texts": [...]} in --embeddings_log. In the OpenAI format it also serves
+// /v1/audio/transcriptions (answering --transcript), /v1/audio/speech and
+// /v1/images/generations (fake_media_endpoints.h), logging each request's summary with
+// "kind": "media" in --request_log.
 //
 // Answers (the "e2e" behaviour, chosen so each test can predict what Herald says):
 //   - the last message is a memory search's result ("... match ...") → "Memory says: <result>"
+//   - the last message is image_generate's result → "Here is your picture."
 //   - the last message is another tool result → "The time is <result>."
 //   - the user writes "recall: <query>", memory_search offered → a call of memory_search
 //                                                with {"query": "<query>", "limit": 10}
+//   - the user writes "draw: <prompt>", image_generate offered → a call of image_generate
+//                                                with {"prompt": "<prompt>"}
 //   - the user mentions "time", tools offered → a call of current_time with {}
 //   - the user mentions "slow"               → "you said: <text>" after --slow_seconds
 //   - the user mentions "stream"             → "you said: <text>. " + kStreamTail, one word
@@ -58,6 +65,8 @@ ABSL_FLAG(std::string, embeddings_log, "",
 ABSL_FLAG(int, slow_seconds, 5, "How long a message that mentions \"slow\" waits for its answer.");
 ABSL_FLAG(std::string, require_api_key, "",
           "When set, requests without this key (x-api-key or a bearer token) get 401.");
+ABSL_FLAG(std::string, transcript, herald::fakes::kDefaultFakeTranscript,
+          "What /v1/audio/transcriptions answers (the OpenAI format).");
 
 namespace herald::fakes {
 namespace {
@@ -132,6 +141,20 @@ class RequestLog {
         {"received_at", absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch())},
         {"kind", Kind(request)},
     };
+    Write(line);
+  }
+
+  // A media request (fake_media_endpoints.h): its summary, with "kind": "media".
+  void Append(const RecordedMediaRequest& request) {
+    if (path_.empty()) return;
+    nlohmann::json line = request.summary;
+    line["kind"] = "media";
+    line["received_at"] = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+    Write(line);
+  }
+
+ private:
+  void Write(const nlohmann::json& line) {
     std::lock_guard<std::mutex> lock(mu_);
     std::ofstream out(path_, std::ios::app | std::ios::binary);
     // Replace invalid UTF-8 instead of throwing: the text comes from a chat user.
@@ -139,7 +162,6 @@ class RequestLog {
     out.flush();
   }
 
- private:
   std::string path_;
   std::mutex mu_;
 };
@@ -155,6 +177,8 @@ FakeLlmServer::Handler E2eHandler(RequestLog& log, absl::Duration slow) {
     if (std::optional<std::string> result = request.LastToolResult()) {
       if (result->find(" match") != std::string::npos)
         return Answer::Text("Memory says: " + *result);
+      if (result->find("picture was made") != std::string::npos)
+        return Answer::Text("Here is your picture.");
       return Answer::Text("The time is " + *result + ".");
     }
     const std::string text = request.LastUserText();
@@ -178,6 +202,11 @@ FakeLlmServer::Handler E2eHandler(RequestLog& log, absl::Duration slow) {
         std::find(tools.begin(), tools.end(), "memory_search") != tools.end();
     if (lower.rfind("recall:", 0) == 0 && offers_memory) {
       return Answer::ToolCall("memory_search", {{"query", text.substr(7)}, {"limit", 10}});
+    }
+    const bool offers_images =
+        std::find(tools.begin(), tools.end(), "image_generate") != tools.end();
+    if (lower.rfind("draw:", 0) == 0 && offers_images) {
+      return Answer::ToolCall("image_generate", {{"prompt", text.substr(5)}});
     }
     const bool offers_clock = std::find(tools.begin(), tools.end(), "current_time") != tools.end();
     if (lower.find("time") != std::string::npos && offers_clock) {
@@ -228,6 +257,8 @@ int Run() {
   }
   RequestLog log(absl::GetFlag(FLAGS_request_log));
   (*server)->SetHandler(E2eHandler(log, absl::Seconds(absl::GetFlag(FLAGS_slow_seconds))));
+  (*server)->SetTranscript(absl::GetFlag(FLAGS_transcript));
+  (*server)->OnMedia([&log](const RecordedMediaRequest& request) { log.Append(request); });
   if (!absl::GetFlag(FLAGS_require_api_key).empty()) {
     (*server)->RequireApiKey(absl::GetFlag(FLAGS_require_api_key));
   }

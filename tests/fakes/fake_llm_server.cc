@@ -460,22 +460,6 @@ std::vector<std::string> OpenAiEvents(const Resolved& r, const RecordedLlmReques
   return events;
 }
 
-json OpenAiErrorBody(int status, const std::string& message) {
-  json error = {{"message", message}, {"param", nullptr}, {"code", nullptr}};
-  if (status == 401) {
-    error["type"] = "invalid_request_error";
-    error["code"] = "invalid_api_key";
-  } else if (status == 429) {
-    error["type"] = "requests";
-    error["code"] = "rate_limit_exceeded";
-  } else if (status >= 500) {
-    error["type"] = "server_error";
-  } else {
-    error["type"] = "invalid_request_error";
-  }
-  return {{"error", std::move(error)}};
-}
-
 // --- Ollama /api/chat ---
 
 const char* OllamaDone(StopReason reason) {
@@ -736,7 +720,39 @@ struct FakeLlmServer::State {
                                               : "";
   }
   FakeHttpResponse ServeEmbeddings(const FakeHttpRequest& http);
+
+  std::string transcript = kDefaultFakeTranscript;
+  std::deque<Answer> media_script;
+  std::vector<RecordedMediaRequest> media_requests;
+  std::function<void(const RecordedMediaRequest&)> media_observer;
+  FakeHttpResponse ServeMediaRequest(const FakeHttpRequest& http);
 };
+
+FakeHttpResponse FakeLlmServer::State::ServeMediaRequest(const FakeHttpRequest& http) {
+  MediaSettings settings;
+  std::optional<Answer> scripted;
+  std::function<void(const RecordedMediaRequest&)> observer;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    settings.api_key = api_key;
+    settings.transcript = transcript;
+    if (!media_script.empty()) {
+      scripted = std::move(media_script.front());
+      media_script.pop_front();
+    }
+    observer = media_observer;
+  }
+  if (scripted.has_value()) settings.scripted = &*scripted;
+  RecordedMediaRequest record;
+  FakeHttpResponse response = ServeMedia(http, settings, &record);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    media_requests.push_back(record);
+  }
+  arrived.notify_all();
+  if (observer) observer(record);
+  return response;
+}
 
 FakeHttpResponse FakeLlmServer::State::ServeEmbeddings(const FakeHttpRequest& http) {
   RecordedLlmRequest request = Record(http);
@@ -823,7 +839,7 @@ FakeHttpResponse FakeLlmServer::State::ErrorResponse(
                 {"error", {{"type", AnthropicErrorType(status)}, {"message", message}}}});
       break;
     case LlmWireFormat::kOpenAi:
-      response.body = Dump(OpenAiErrorBody(status, message));
+      response.body = Dump(OpenAiErrorJson(status, message));
       break;
     case LlmWireFormat::kOllama:
       response.body = Dump({{"error", message}});
@@ -942,6 +958,7 @@ FakeHttpResponse FakeLlmServer::State::Render(const Answer& answer,
 }
 
 FakeHttpResponse FakeLlmServer::State::Serve(const FakeHttpRequest& http) {
+  if (format == LlmWireFormat::kOpenAi && IsMediaPath(http.path)) return ServeMediaRequest(http);
   if (!EmbeddingsPath().empty() && http.path == EmbeddingsPath()) return ServeEmbeddings(http);
   RecordedLlmRequest request = Record(http);
   absl::StatusOr<std::vector<RecordedImage>> images = ReadImages(format, request.body);
@@ -1055,6 +1072,26 @@ bool FakeLlmServer::WaitForRequests(size_t count, absl::Duration timeout) const 
   std::unique_lock<std::mutex> lock(state_->mu);
   return state_->arrived.wait_for(lock, absl::ToChronoNanoseconds(timeout),
                                   [&] { return state_->requests.size() >= count; });
+}
+
+void FakeLlmServer::SetTranscript(std::string text) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->transcript = std::move(text);
+}
+
+void FakeLlmServer::EnqueueMedia(Answer answer) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->media_script.push_back(std::move(answer));
+}
+
+std::vector<RecordedMediaRequest> FakeLlmServer::media_requests() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->media_requests;
+}
+
+void FakeLlmServer::OnMedia(std::function<void(const RecordedMediaRequest&)> observer) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->media_observer = std::move(observer);
 }
 
 FakeLlmServer::Handler FakeLlmServer::Echo() {

@@ -9,7 +9,8 @@
 // text. It checks what a real server checks first (path, JSON body, required fields, the API
 // key when told to, images: base64 that decodes, a media type the API takes) and records every
 // request, parsed, so tests can assert what Herald sent — the images too, decoded to their
-// size and SHA-256.
+// size and SHA-256. In the OpenAI format it also serves the audio and image endpoints
+// (fake_media_endpoints.h), recorded apart in media_requests().
 //
 //   auto server = FakeLlmServer::Start(FakeLlmServer::Format::kAnthropic);
 //   (*server)->Enqueue(Answer::ToolCall("current_time", {{"zone", "UTC"}}));
@@ -41,6 +42,7 @@
 #include "nlohmann/json.hpp"
 #include "providers/provider.h"
 #include "tests/fakes/fake_http_server.h"
+#include "tests/fakes/fake_media_endpoints.h"
 
 namespace herald::fakes {
 
@@ -176,6 +178,15 @@ class FakeLlmServer {
   void OnEmbeddings(std::function<void(const RecordedLlmRequest&)> observer);
   size_t request_count() const;
   bool WaitForRequests(size_t count, absl::Duration timeout) const;
+
+  // The media endpoints of the OpenAI format (fake_media_endpoints.h): the text transcriptions
+  // answer (kDefaultFakeTranscript unless set); the answers of the next media requests, one
+  // each (Error, RateLimited, Malformed, Hang, WithDelay; Text for a transcript); every media
+  // request so far; an observer called (on the server's thread) with each as it is answered.
+  void SetTranscript(std::string text);
+  void EnqueueMedia(Answer answer);
+  std::vector<RecordedMediaRequest> media_requests() const;
+  void OnMedia(std::function<void(const RecordedMediaRequest&)> observer);
 
   // Answers "echo: <last user text>", or "tool said: <result>" after a tool result.
   static Handler Echo();

@@ -64,6 +64,7 @@ TEST(SlashCommandsTest, HelpTextListsEveryCommandInTableOrder) {
             "  /tools [pin|unpin|block|unblock <id>]  registry tools loaded in every run here, or "
             "never\n"
             "  /schedules [cancel <id>]  your reminders and recurring tasks here\n"
+            "  /voice [on|off]  send each answer as a voice message too, or stop\n"
             "  /timezone [Area/City]  the time zone your schedules are read in\n"
             "Anything else goes to the model.");
   EXPECT_EQ(HelpText(true, false),
@@ -89,6 +90,7 @@ TEST(SlashCommandsTest, HelpTextListsEveryCommandInTableOrder) {
             "  /tools [pin|unpin|block|unblock <id>]  registry tools loaded in every run here, or "
             "never\n"
             "  /schedules [cancel <id>]  your reminders and recurring tasks here\n"
+            "  /voice [on|off]  send each answer as a voice message too, or stop\n"
             "  /timezone [Area/City]  the time zone your schedules are read in\n"
             "  /debug  toggle model, token and timing notes after each answer\n"
             "  /raw <xml>  send a raw stanza\n"

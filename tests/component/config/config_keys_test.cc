@@ -135,6 +135,10 @@ require = ["seccomp"]
 [skills.url_fetch]
 timeout_seconds = 21
 
+[skills.image_generate]
+model = "openai:gpt-image-1"
+size = "512x512"
+
 [skills.http_tools]
 timeout_seconds = 22
 
@@ -182,6 +186,17 @@ timeout_seconds = 10
 text_budget_bytes = 8192
 max_pdf_pages = 5
 allow_hosts = ["files.corp.example"]
+send_max_files = 2
+send_max_bytes = 65536
+send_timeout_seconds = 20
+
+[voice]
+transcription = "openai:whisper-1"
+speech = "off"
+voice = "nova"
+show_transcript = false
+answer_voice_notes = true
+max_seconds = 60
 
 [[webhooks.in]]
 name = "ci"

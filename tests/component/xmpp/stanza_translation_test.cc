@@ -782,6 +782,11 @@ std::string TreeBuilt(const SendMessage& message, const OutboundContext& context
   if (!message.replace_id.empty()) {
     stanza.AddChild("replace", ns::kMessageCorrect).SetAttr("id", message.replace_id);
   }
+  if (!message.oob_url.empty()) {
+    XmlElement& oob = stanza.AddChild("x", ns::kOob);
+    oob.AddChild("url").AddText(message.oob_url);
+    if (!message.oob_desc.empty()) oob.AddChild("desc").AddText(message.oob_desc);
+  }
   if (message.no_store) stanza.AddChild("no-store", ns::kHints);
   if (IsChatState(message.chat_state)) stanza.AddChild(message.chat_state, ns::kChatStates);
   std::string xml;
@@ -819,6 +824,14 @@ TEST(SerializeActionTest, AMessageIsWrittenByteForByteAsTheTreeWouldWriteIt) {
                   .id = "s-2 <'&\">",
                   .replace_id = "s-1 <'&\">",
                   .no_store = true},
+      // A file a skill made, as a link (XEP-0066) whose body is the URL.
+      SendMessage{.to = J("alice@localhost/phone"),
+                  .body = "https://upload.localhost/s/chart.png?a=1&b='2'",
+                  .oob_url = "https://upload.localhost/s/chart.png?a=1&b='2'",
+                  .oob_desc = "A chart <of> the week & more"},
+      SendMessage{.to = J("alice@localhost/phone"),
+                  .body = "https://upload.localhost/s/answer.ogg",
+                  .oob_url = "https://upload.localhost/s/answer.ogg"},
   };
   for (SessionMode mode : {SessionMode::kComponent, SessionMode::kClient}) {
     Outbound out(mode);

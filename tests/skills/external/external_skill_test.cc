@@ -127,6 +127,33 @@ TEST_F(ExternalSkillTest, CredentialsReachTheSkillThroughItsEnvironment) {
   EXPECT_EQ(nlohmann::json::parse(*outcome.text)["token"], "tok");
 }
 
+TEST_F(ExternalSkillTest, AFileTheSkillWroteGoesToTheRunsOutbox) {
+  std::unique_ptr<ExternalSkill> skill = Load("echo", "echo_skill.py");
+  ASSERT_NE(skill, nullptr);
+  context_.files = std::make_shared<FileOutbox>(4, 1000);
+  Outcome outcome = Execute(*skill, {{"mode", "file"}, {"text", "remember the milk"}});
+  ASSERT_TRUE(outcome.text.ok()) << outcome.text.status();
+  EXPECT_EQ(*outcome.text,
+            "wrote a note\n[file note.txt, 17 bytes: sent to the user as a file after your "
+            "answer]");
+  std::vector<OutgoingFile> files = context_.files->Take();
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].name, "note.txt");
+  EXPECT_EQ(files[0].caption, "a note");
+  EXPECT_EQ(*files[0].bytes, "remember the milk");
+
+  // A run that holds credentials sends none; neither does one that cannot send files.
+  outcome = Execute(*skill, {{"mode", "file"}, {"text", "x"}},
+                    {.environment = {{"EXAMPLE_TOKEN", "tok"}}});
+  ASSERT_TRUE(outcome.text.ok()) << outcome.text.status();
+  EXPECT_THAT(*outcome.text, HasSubstr("not sent: a run that holds credentials sends no files"));
+  EXPECT_TRUE(context_.files->Take().empty());
+  context_.files = nullptr;
+  outcome = Execute(*skill, {{"mode", "file"}, {"text", "x"}});
+  ASSERT_TRUE(outcome.text.ok()) << outcome.text.status();
+  EXPECT_THAT(*outcome.text, HasSubstr("not sent: files cannot be sent in this conversation"));
+}
+
 TEST_F(ExternalSkillTest, StreamsOutputAsTheSkillWritesIt) {
   std::unique_ptr<ExternalSkill> skill = Load("echo", "echo_skill.py");
   ASSERT_NE(skill, nullptr);

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -33,6 +34,33 @@ TEST(SkillProtocolTest, ReadsASingleResultLine) {
   EXPECT_TRUE(parsed.reply->ok);
   EXPECT_EQ(parsed.reply->text, "42 words");
   EXPECT_THAT(parsed.streamed, ElementsAre("42 words"));
+}
+
+TEST(SkillProtocolTest, ReadsFilesBeforeTheResult) {
+  Parsed parsed = Parse(
+      "{\"type\":\"file\",\"name\":\"a.txt\",\"data\":\"aGk=\",\"caption\":\"hi\"}\n"
+      "{\"type\":\"file\",\"name\":\"b.png\",\"media_type\":\"image/png\",\"data\":\"iVBO\"}\n"
+      "{\"ok\": true, \"output\": \"two files\"}\n",
+      /*chunk=*/7);
+  ASSERT_TRUE(parsed.reply.ok()) << parsed.reply.status();
+  EXPECT_EQ(parsed.reply->text, "two files");
+  ASSERT_EQ(parsed.reply->files.size(), 2u);
+  EXPECT_EQ(parsed.reply->files[0].name, "a.txt");
+  EXPECT_EQ(*parsed.reply->files[0].bytes, "hi");
+  EXPECT_EQ(parsed.reply->files[0].caption, "hi");
+  EXPECT_EQ(parsed.reply->files[1].media_type, "image/png");
+  EXPECT_EQ(parsed.reply->files[1].bytes->size(), 3u);
+}
+
+TEST(SkillProtocolTest, AMalformedFileIsAProtocolErrorNamingTheLine) {
+  for (const char* line : {"{\"type\":\"file\",\"data\":\"aGk=\"}",
+                           "{\"type\":\"file\",\"name\":\"a\",\"data\":\"not base64!\"}",
+                           "{\"type\":\"file\",\"name\":\"a\",\"data\":\"\"}",
+                           "{\"type\":\"file\",\"name\":7,\"data\":\"aGk=\"}"}) {
+    Parsed parsed = Parse(absl::StrCat(line, "\n{\"ok\": true}\n"));
+    ASSERT_FALSE(parsed.reply.ok()) << line;
+    EXPECT_THAT(parsed.reply.status().message(), ::testing::HasSubstr("line 1: a file")) << line;
+  }
 }
 
 TEST(SkillProtocolTest, StreamsOutputLinesThenTheResult) {
@@ -74,7 +102,8 @@ TEST(SkillProtocolTest, NamesTheLineThatBreaksTheProtocol) {
   const std::vector<Case> cases = {
       {"{\"type\":\"output\",\"text\":\"a\"}\nplain text\n", "line 2 is not a JSON object"},
       {"[1, 2]\n", "line 1 is not a JSON object"},
-      {"{\"type\":\"progress\"}\n", "line 1 has a type other than \"output\" or \"result\""},
+      {"{\"type\":\"progress\"}\n",
+       "line 1 has a type other than \"output\", \"file\" or \"result\""},
       {"{\"type\":\"output\"}\n", "line 1: an output needs \"text\", a string"},
       {"{\"type\":\"output\",\"text\":7}\n", "line 1: an output needs \"text\", a string"},
       {"{\"output\":\"x\"}\n", "line 1: a result needs \"ok\", true or false"},

@@ -59,6 +59,39 @@ TEST(McpProtocolTest, JoinsTextAndDescribesOtherContent) {
       "one\n[audio: audio/wav, 4 bytes of base64 not shown]\n[resource link: file:///a]\ntwo");
 }
 
+TEST(McpProtocolTest, ImagesAudioAndBinaryResourcesGoToTheRunsOutboxAsFiles) {
+  // "iVBORw==" is base64 of the PNG signature's first bytes; "aGk=" is "hi".
+  json result = {
+      {"content",
+       {{{"type", "text"}, {"text", "made it"}},
+        {{"type", "image"}, {"data", "iVBORw=="}, {"mimeType", "image/png"}},
+        {{"type", "resource"},
+         {"resource",
+          {{"uri", "file:///out/report.csv"}, {"mimeType", "text/csv"}, {"blob", "aGk="}}}},
+        {{"type", "audio"}, {"data", "not base64!"}, {"mimeType", "audio/ogg"}}}}};
+  FileOutbox outbox(/*max_files=*/4, /*max_bytes=*/1000);
+  EXPECT_EQ(*ToolResultText(result, &outbox),
+            "made it\n[image: image/png, 4 bytes: sent to the user as a file after your answer]\n"
+            "[resource: text/csv, 2 bytes: sent to the user as a file after your answer]\n"
+            "[audio: audio/ogg, 11 bytes of base64 not shown]");
+  std::vector<OutgoingFile> files = outbox.Take();
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].name, "image");
+  EXPECT_EQ(*files[0].bytes, "\x89PNG");
+  EXPECT_EQ(files[1].name, "report.csv");
+  EXPECT_EQ(files[1].media_type, "text/csv");
+  EXPECT_EQ(*files[1].bytes, "hi");
+
+  // Past the outbox's limits the model reads why; a failed call sends nothing.
+  FileOutbox none(/*max_files=*/0, /*max_bytes=*/1000);
+  EXPECT_THAT(*ToolResultText(result, &none),
+              HasSubstr("[image: image/png, 4 bytes: not sent: files cannot be sent"));
+  result["isError"] = true;
+  FileOutbox unused(4, 1000);
+  EXPECT_FALSE(ToolResultText(result, &unused).ok());
+  EXPECT_TRUE(unused.Take().empty());
+}
+
 TEST(McpProtocolTest, AnErrorResultIsAnError) {
   absl::StatusOr<std::string> text = ToolResultText(
       {{"isError", true}, {"content", {{{"type", "text"}, {"text", "no such file"}}}}});

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """A well-behaved external skill for the tests: it speaks Herald's skill protocol
 (docs/skills.md) and does what its "mode" argument says."""
+import base64
 import json
 import os
 import sys
@@ -22,6 +23,11 @@ def main():
         for part in arguments["parts"]:
             reply({"type": "output", "text": part})
         reply({"type": "result", "ok": True})
+    elif mode == "file":
+        reply({"type": "file", "name": "note.txt", "media_type": "text/plain",
+               "data": base64.b64encode(arguments["text"].encode()).decode(),
+               "caption": "a note"})
+        reply({"type": "result", "ok": True, "output": "wrote a note"})
     elif mode == "stderr":
         sys.stderr.write(arguments["stderr"])
         sys.exit(3)
