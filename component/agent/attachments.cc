@@ -6,13 +6,13 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "component/agent/blocking_work.h"
 #include "component/agent/conversation.h"
 #include "component/agent/file_sender.h"
 #include "component/agent/quota_gate.h"
 #include "component/agent/voice.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/byte_size.h"
 #include "component/base/utf8.h"
 #include "component/media/document_text.h"
 #include "component/media/media_type.h"
@@ -47,12 +47,6 @@ std::string NameInUrl(std::string_view url) {
              name.end());
   base::TruncateUtf8(name, 80);
   return name;
-}
-
-std::string Size(size_t bytes) {
-  if (bytes < 1024) return absl::StrCat(bytes, " bytes");
-  if (bytes < 1024 * 1024) return absl::StrCat(bytes / 1024, " KiB");
-  return absl::StrFormat("%.1f MiB", static_cast<double>(bytes) / (1024 * 1024));
 }
 
 // The worker's part: sniff, keep, read.
@@ -263,9 +257,11 @@ asio::awaitable<ReadAttachments> ReadMessageAttachments(
     }
     if (page->truncated) {
       AddNote(read, absl::StrCat("[The user sent ", called, ", larger than the ",
-                                 Size(options.max_bytes), " files may have here; not read.]"));
-      AddProblem(read, absl::StrCat(called, " is larger than the ", Size(options.max_bytes),
-                                    " I read; I left it alone."));
+                                 base::HumanBytes(options.max_bytes),
+                                 " files may have here; not read.]"));
+      AddProblem(read,
+                 absl::StrCat(called, " is larger than the ", base::HumanBytes(options.max_bytes),
+                              " I read; I left it alone."));
       continue;
     }
     const media::TextLimits limits{.max_bytes = budget, .max_pdf_pages = options.max_pdf_pages};
@@ -280,7 +276,7 @@ asio::awaitable<ReadAttachments> ReadMessageAttachments(
     };
     auto [handled, bytes] = co_await Offload(files, std::move(work));
     const std::string described =
-        absl::StrCat(called, " (", handled.media_type, ", ", Size(bytes.size()), ")");
+        absl::StrCat(called, " (", handled.media_type, ", ", base::HumanBytes(bytes.size()), ")");
     const std::string kept = handled.file.empty() ? "" : absl::StrCat(", kept as ", handled.file);
     if (!handled.status.ok() && handled.kind != media::AttachmentKind::kDocument) {
       LOG(WARNING) << "conversation " << log_tag << ": attachment: " << handled.status;

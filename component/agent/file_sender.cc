@@ -8,17 +8,13 @@
 #include "absl/strings/str_cat.h"
 #include "asio.hpp"
 #include "component/base/absl_string_view.h"
+#include "component/base/byte_size.h"
 #include "glog/logging.h"
 
 namespace herald::agent {
 namespace {
 
 constexpr char kRequestPrefix[] = "file-";
-
-std::string Size(size_t bytes) {
-  if (bytes < 1024 * 1024) return absl::StrCat(bytes / 1024, " KiB");
-  return absl::StrCat(bytes / (1024 * 1024), " MiB");
-}
 
 }  // namespace
 
@@ -86,9 +82,9 @@ void FileSender::Send(skills::OutgoingFile file, xmpp::SendMessage message, Sent
   const uint64_t service_limit = service_->max_file_size.value_or(UINT64_MAX);
   if (size > options_.max_bytes || size > service_limit) {
     const uint64_t limit = std::min<uint64_t>(options_.max_bytes, service_limit);
-    Fail(std::move(sent),
-         absl::ResourceExhaustedError(absl::StrCat("the file is ", Size(size), ", more than the ",
-                                                   Size(limit), " a file sent here may have")));
+    Fail(std::move(sent), absl::ResourceExhaustedError(absl::StrCat(
+                              "the file is ", base::HumanBytes(size), ", more than the ",
+                              base::HumanBytes(limit), " a file sent here may have")));
     return;
   }
   std::string id = absl::StrCat(kRequestPrefix, next_request_++);

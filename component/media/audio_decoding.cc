@@ -22,9 +22,9 @@ extern "C" {
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/byte_size.h"
 #include "component/media/resampler.h"
 #include "glog/logging.h"
 
@@ -57,20 +57,6 @@ const Spelling* FindFormat(std::string_view media_type) {
 }
 
 constexpr int kOpusRate = 48'000;
-
-std::string HumanBytes(size_t bytes) {
-  constexpr size_t kKiB = 1024;
-  constexpr size_t kMiB = 1024 * kKiB;
-  if (bytes >= kMiB) {
-    if (bytes % kMiB == 0) return absl::StrCat(bytes / kMiB, " MiB");
-    return absl::StrFormat("%.1f MiB", static_cast<double>(bytes) / kMiB);
-  }
-  if (bytes >= kKiB) {
-    if (bytes % kKiB == 0) return absl::StrCat(bytes / kKiB, " KiB");
-    return absl::StrFormat("%.1f KiB", static_cast<double>(bytes) / kKiB);
-  }
-  return absl::StrCat(bytes, bytes == 1 ? " byte" : " bytes");
-}
 
 // "2 minutes", "90 seconds", "1 minute".
 std::string HumanSeconds(double seconds) {
@@ -530,9 +516,10 @@ absl::StatusOr<SpeechAudio> DecodeSpeechAudio(std::string_view bytes, std::strin
                                                    " is not a voice message Herald transcribes"));
   }
   if (bytes.size() > limits.max_input_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the voice message is ", HumanBytes(bytes.size()),
-        "; Herald transcribes voice messages of at most ", HumanBytes(limits.max_input_bytes)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the voice message is ", base::HumanBytes(bytes.size()),
+                     "; Herald transcribes voice messages of at most ",
+                     base::HumanBytes(limits.max_input_bytes)));
   }
   switch (spelling->format) {
     case Format::kOggOpus:

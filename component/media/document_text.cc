@@ -14,8 +14,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/byte_size.h"
 #include "component/media/media_type.h"
 #include "component/media/pdf_preflight.h"
 #include "component/media/text_decoding.h"
@@ -43,20 +43,6 @@ void SilencePoppler() {
   (void)silenced;
 }
 
-std::string HumanBytes(size_t bytes) {
-  constexpr size_t kKiB = 1024;
-  constexpr size_t kMiB = 1024 * kKiB;
-  if (bytes >= kMiB) {
-    if (bytes % kMiB == 0) return absl::StrCat(bytes / kMiB, " MiB");
-    return absl::StrFormat("%.1f MiB", static_cast<double>(bytes) / kMiB);
-  }
-  if (bytes >= kKiB) {
-    if (bytes % kKiB == 0) return absl::StrCat(bytes / kKiB, " KiB");
-    return absl::StrFormat("%.1f KiB", static_cast<double>(bytes) / kKiB);
-  }
-  return absl::StrCat(bytes, bytes == 1 ? " byte" : " bytes");
-}
-
 // `text` without the white space that ends it (poppler ends every line with a newline).
 std::string_view TrimEnd(std::string_view text) {
   size_t end = text.size();
@@ -79,7 +65,7 @@ absl::StatusOr<DocumentText> FromPdf(std::string_view bytes, const TextLimits& l
   const int64_t claimed = ClaimedPdfObjects(bytes);
   if (claimed > kObjectsAlways + static_cast<int64_t>(bytes.size()) / kBytesPerObject) {
     return absl::InvalidArgumentError(absl::StrCat("the PDF is damaged: it claims ", claimed,
-                                                   " objects in ", HumanBytes(bytes.size())));
+                                                   " objects in ", base::HumanBytes(bytes.size())));
   }
 
   SilencePoppler();
@@ -143,9 +129,9 @@ absl::StatusOr<DocumentText> ExtractText(std::string_view bytes, std::string_vie
                                                    " is not a document Herald reads as text"));
   }
   if (bytes.size() > limits.max_input_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat("the document is ", HumanBytes(bytes.size()),
-                                                   "; Herald reads documents of at most ",
-                                                   HumanBytes(limits.max_input_bytes)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the document is ", base::HumanBytes(bytes.size()), "; Herald reads documents of at most ",
+        base::HumanBytes(limits.max_input_bytes)));
   }
   // Of the document types only PDF starts so (KindOf ignores case, parameters and space).
   const absl::string_view type = absl::StripLeadingAsciiWhitespace(AbslView(media_type));

@@ -22,17 +22,15 @@ import os
 import struct
 import subprocess
 import tempfile
-import time
 import unittest
 import zlib
 
-from agent import Agent, agent_program, component_config, runtime_sections
-from client import Client
-from fake_llm import FakeLlm, fake_llm_program
+from agent import component_config, runtime_sections
+from fake_llm import FakeLlm
 from memory_files import read_history, user_folder
-from servers import Ejabberd, Prosody, free_port, tail
+from servers import Ejabberd, Prosody, free_port
+from uploads import UploadServiceCase
 
-ONLINE = 20.0   # Herald started, online, and its upload service trusted
 ANSWER = 20.0   # a download, the file's handling and one turn through the fake LLM
 VISION_MODEL = "fake-vision"
 
@@ -74,59 +72,17 @@ def pdf(lines):
     return out
 
 
-class AttachmentsTest:
+class AttachmentsTest(UploadServiceCase):
     """The tests, for a class whose `server_class` is a server of servers.py."""
 
-    server_class = None
-
-    @classmethod
-    def setUpClass(cls):
-        if os.environ.get("HERALD_E2E_AGENT") == "echo":
-            raise unittest.SkipTest("the echo stand-in reads no attachments")
-        agent_program()
-        fake_llm_program()
-        cls.server = cls.server_class()
-        cls.server.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-
-    @property
-    def herald(self):
-        return self.server.component_domain
-
     def start_herald(self, vision=True):
-        self.llm = FakeLlm("anthropic")
-        self.addCleanup(self.llm.stop)
+        llm = FakeLlm("anthropic")
         llm_keys = {"default": "anthropic:fake", "max_retries": 0,
                     "connect_timeout_seconds": 2, "request_timeout_seconds": 20,
-                    "anthropic": {"base_url": self.llm.base_url, "api_key": "e2e-not-a-secret"}}
+                    "anthropic": {"base_url": llm.base_url, "api_key": "e2e-not-a-secret"}}
         if vision:
             llm_keys["tiers"] = {"vision": f"anthropic:{VISION_MODEL}"}
-        config = component_config(self.server) + runtime_sections(llm=llm_keys)
-        self.agent = Agent.start(config, secret=self.server.component_secret)
-        self.addCleanup(self.agent.stop)
-        self.alice = Client(self.server, "alice")
-        self.alice.connect()
-        self.addCleanup(self.alice.close)
-        deadline = time.monotonic() + ONLINE
-        while time.monotonic() < deadline:
-            if self.agent.exit_code() is not None:
-                self.fail(f"herald exited with {self.agent.exit_code()}\n{self.diagnosis()}")
-            if ("files under http://localhost:" in self.agent.log()
-                    and self.alice.ask(self.herald, "/ping", timeout=1.0) is not None):
-                self.alice.discard_pending()
-                return
-            time.sleep(0.1)
-        self.fail(f"herald was not online with its upload service trusted within "
-                  f"{ONLINE:.0f}s\n{self.diagnosis()}")
-
-    def diagnosis(self):
-        return "\n".join([f"--- the agent's log ---\n{self.agent.log()}",
-                          f"--- the fake LLM's requests ---\n{self.llm.requests()}",
-                          f"--- tail of {self.server.name}'s log ---\n"
-                          f"{tail(self.server.log_file, 15)}"])
+        super().start_herald(component_config(self.server) + runtime_sections(llm=llm_keys), llm)
 
     def send_file(self, data, filename, content_type, replies=1):
         """Uploads `data` as alice and sends it to Herald; Herald's first `replies` replies."""

@@ -21,15 +21,13 @@ import hashlib
 import os
 import subprocess
 import tempfile
-import time
 import unittest
 
-from agent import Agent, agent_program, component_config, runtime_sections
-from client import Client
-from fake_llm import FakeLlm, fake_llm_program
-from servers import Ejabberd, Prosody, tail
+from agent import component_config, runtime_sections
+from fake_llm import FakeLlm
+from servers import Ejabberd, Prosody
+from uploads import UploadServiceCase
 
-ONLINE = 20.0   # Herald started, online, and its upload service known
 ANSWER = 30.0   # a turn with a tool call, then an upload (or a synthesis) and the link
 
 
@@ -37,59 +35,17 @@ def media_requests(llm, endpoint):
     return [r for r in llm.requests() if r.get("kind") == "media" and r["endpoint"] == endpoint]
 
 
-class MediaOutTest:
+class MediaOutTest(UploadServiceCase):
     """The tests, for a class whose `server_class` is a server of servers.py."""
 
-    server_class = None
-
-    @classmethod
-    def setUpClass(cls):
-        if os.environ.get("HERALD_E2E_AGENT") == "echo":
-            raise unittest.SkipTest("the echo stand-in sends no files")
-        agent_program()
-        fake_llm_program()
-        cls.server = cls.server_class()
-        cls.server.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-
-    @property
-    def herald(self):
-        return self.server.component_domain
-
     def start_herald(self, extra="", skills=("current_time",)):
-        self.llm = FakeLlm("openai")
-        self.addCleanup(self.llm.stop)
+        llm = FakeLlm("openai")
         llm_keys = {"default": "openai:fake", "max_retries": 0,
                     "connect_timeout_seconds": 2, "request_timeout_seconds": 20,
-                    "openai": {"base_url": self.llm.base_url, "api_key": "e2e-not-a-secret"}}
+                    "openai": {"base_url": llm.base_url, "api_key": "e2e-not-a-secret"}}
         config = (component_config(self.server)
-                  + runtime_sections(llm=llm_keys, skills=skills)
-                  + extra)
-        self.agent = Agent.start(config, secret=self.server.component_secret)
-        self.addCleanup(self.agent.stop)
-        self.alice = Client(self.server, "alice")
-        self.alice.connect()
-        self.addCleanup(self.alice.close)
-        deadline = time.monotonic() + ONLINE
-        while time.monotonic() < deadline:
-            if self.agent.exit_code() is not None:
-                self.fail(f"herald exited with {self.agent.exit_code()}\n{self.diagnosis()}")
-            if ("files under http://localhost:" in self.agent.log()
-                    and self.alice.ask(self.herald, "/ping", timeout=1.0) is not None):
-                self.alice.discard_pending()
-                return
-            time.sleep(0.1)
-        self.fail(f"herald was not online with its upload service known within "
-                  f"{ONLINE:.0f}s\n{self.diagnosis()}")
-
-    def diagnosis(self):
-        return "\n".join([f"--- the agent's log ---\n{self.agent.log()}",
-                          f"--- the fake LLM's requests ---\n{self.llm.requests()}",
-                          f"--- tail of {self.server.name}'s log ---\n"
-                          f"{tail(self.server.log_file, 15)}"])
+                  + runtime_sections(llm=llm_keys, skills=skills) + extra)
+        super().start_herald(config, llm)
 
     def file_from_herald(self):
         """The messages up to the first one carrying a link, and that link's bytes."""
