@@ -88,13 +88,14 @@ void Voice::Speak(std::string_view text, Done done) {
   if (!options_.voice.empty()) synthesis.voice = options_.voice;
   const media::SynthesisLimits limits{.max_text_bytes = max_bytes + 200,
                                       .max_seconds = static_cast<double>(options_.max_seconds)};
-  asio::post(workers_, [this, speakable = std::move(speakable), synthesis, limits,
+  // The worker holds only the loop (which outlives the pool's work), not the Voice.
+  asio::post(workers_, [io = &io_, speakable = std::move(speakable), synthesis, limits,
                         done = std::move(done)]() mutable {
     absl::StatusOr<media::SpokenAudio> spoken =
         media::SynthesizeLocally(speakable, synthesis, limits);
     absl::StatusOr<std::string> ogg =
         spoken.ok() ? absl::StatusOr<std::string>(std::move(spoken->ogg_opus)) : spoken.status();
-    asio::post(io_,
+    asio::post(*io,
                [done = std::move(done), ogg = std::move(ogg)]() mutable { done(std::move(ogg)); });
   });
 }
