@@ -332,7 +332,7 @@ int Serve(const std::string& path) {
   }
   // Files both ways and voice ([attachments], [voice], [skills.image_generate]).
   absl::StatusOr<agent::MediaServices> media = agent::MediaServices::Create(
-      io, workers, **http, act,
+      io, **http, act,
       {.attachments = config::AttachmentOptionsFrom(*config),
        .voice = config::VoiceOptionsFrom(config->voice),
        .images = config::ImageGenerationOptionsFrom(config->skills.image_generate),

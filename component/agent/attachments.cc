@@ -50,10 +50,9 @@ std::string NameInUrl(std::string_view url) {
 }
 
 // The worker's part: sniff, keep, read.
-// `speech` is null when voice messages are not transcribed here (a provider does, or none).
 Handled Handle(memory::MemoryStore& store, const base::ConversationRef& ref,
                const std::string& bytes, const std::string& name, absl::Time now,
-               const media::TextLimits& limits, const media::SpeechLimits* speech) {
+               const media::TextLimits& limits) {
   Handled handled;
   handled.media_type = media::SniffMediaType(bytes, name);
   handled.kind = media::KindOf(handled.media_type);
@@ -65,17 +64,6 @@ Handled Handle(memory::MemoryStore& store, const base::ConversationRef& ref,
     return handled;
   }
   handled.file = *std::move(kept);
-  if (handled.kind == media::AttachmentKind::kAudio) {
-    if (speech == nullptr) return handled;
-    absl::StatusOr<media::Transcript> heard =
-        media::TranscribeLocally(bytes, handled.media_type, *speech);
-    if (heard.ok()) {
-      handled.transcript = *std::move(heard);
-    } else {
-      handled.status = heard.status();
-    }
-    return handled;
-  }
   if (handled.kind == media::AttachmentKind::kDocument && limits.max_bytes > 0) {
     absl::StatusOr<media::DocumentText> text =
         media::ExtractText(bytes, handled.media_type, limits);
@@ -265,13 +253,8 @@ asio::awaitable<ReadAttachments> ReadMessageAttachments(
       continue;
     }
     const media::TextLimits limits{.max_bytes = budget, .max_pdf_pages = options.max_pdf_pages};
-    const bool local_speech = voice != nullptr && voice->transcribes_locally();
-    const media::SpeechLimits speech{
-        .max_seconds = voice == nullptr ? 0 : static_cast<double>(voice->options().max_seconds)};
-    auto work = [store, &ref, bytes = std::move(page->body), name, now, limits, speech,
-                 local_speech]() mutable {
-      Handled handled =
-          Handle(*store, ref, bytes, name, now, limits, local_speech ? &speech : nullptr);
+    auto work = [store, &ref, bytes = std::move(page->body), name, now, limits]() mutable {
+      Handled handled = Handle(*store, ref, bytes, name, now, limits);
       return std::make_pair(std::move(handled), std::move(bytes));
     };
     auto [handled, bytes] = co_await Offload(files, std::move(work));
@@ -281,19 +264,22 @@ asio::awaitable<ReadAttachments> ReadMessageAttachments(
     if (!handled.status.ok() && handled.kind != media::AttachmentKind::kDocument) {
       LOG(WARNING) << "conversation " << log_tag << ": attachment: " << handled.status;
     }
-    if (handled.kind == media::AttachmentKind::kAudio && voice != nullptr &&
-        !voice->transcribes_locally() && handled.status.ok()) {
-      // The provider's transcription, on the loop's HTTP client. The lambda captures nothing
+    if (handled.kind == media::AttachmentKind::kAudio && voice != nullptr && handled.status.ok()) {
+      // On the Voice's own thread or by the provider (voice.h). The lambda captures nothing
       // that needs destroying: g++ 12 frees such captures of an awaited initiation wrongly.
-      const auto audio = std::make_shared<const std::string>(bytes);
+      const auto audio = std::make_shared<const std::string>(std::move(bytes));  // not read after
       const std::string& type = handled.media_type;
       absl::StatusOr<std::string> text = co_await AwaitCallback<absl::StatusOr<std::string>>(
           [voice, &audio, &type](Voice::Done done) {
             voice->Transcribe(audio, type, std::move(done));
           });
-      RecordMediaCall(services, PayerOf(ref), voice->transcription_model());
+      if (!voice->transcription_model().empty()) {
+        RecordMediaCall(services, PayerOf(ref), voice->transcription_model());
+      }
       if (text.ok()) {
         handled.transcript = media::Transcript{.text = *std::move(text)};
+      } else if (voice->transcribes_locally()) {
+        handled.status = text.status();  // said to the sender: "longer than 2 minutes", ...
       } else {
         LOG(WARNING) << "conversation " << log_tag << ": transcription: " << text.status();
         handled.status = absl::UnavailableError("the transcription service failed");

@@ -11,7 +11,6 @@
 namespace herald::agent {
 
 absl::StatusOr<MediaServices> MediaServices::Create(asio::io_context& io,
-                                                    asio::thread_pool& workers,
                                                     providers::HttpClient& http,
                                                     FileSender::Act act, MediaOptions options) {
   MediaServices media;
@@ -42,7 +41,7 @@ absl::StatusOr<MediaServices> MediaServices::Create(asio::io_context& io,
   media.attachments = *std::move(reader);
   media.files = std::make_unique<FileSender>(io, http, std::move(act), sending);
   absl::StatusOr<std::unique_ptr<Voice>> voice =
-      Voice::Create(io, workers, std::move(options.voice), media.api.get());
+      Voice::Create(io, std::move(options.voice), media.api.get());
   if (!voice.ok()) return voice.status();
   media.voice = *std::move(voice);
   return media;

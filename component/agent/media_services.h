@@ -6,7 +6,7 @@
 // [skills.image_generate] name a provider model, the client of [llm.openai]'s audio and image
 // endpoints they share. The binary owns it and points RuntimeServices at its parts.
 //
-//   absl::StatusOr<MediaServices> media = MediaServices::Create(io, workers, http, act, options);
+//   absl::StatusOr<MediaServices> media = MediaServices::Create(io, http, act, options);
 //   if (auto skill = media->ImageGenerateSkill(io)) registry.Register(std::move(skill));
 //   media->AttachTo(services);
 #pragma once
@@ -38,9 +38,8 @@ struct MediaOptions {
 
 struct MediaServices {
   // Fails naming the section whose setting is wrong ("[voice] speech ...").
-  static absl::StatusOr<MediaServices> Create(asio::io_context& io, asio::thread_pool& workers,
-                                              providers::HttpClient& http, FileSender::Act act,
-                                              MediaOptions options);
+  static absl::StatusOr<MediaServices> Create(asio::io_context& io, providers::HttpClient& http,
+                                              FileSender::Act act, MediaOptions options);
 
   // The `image_generate` skill, when [skills.image_generate] names a model; otherwise null.
   // For the registry; it runs once AttachTo gave it the services.

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/utf8.h"
+#include "component/media/speech.h"
 #include "component/media/speech_synthesis.h"
 
 namespace herald::agent {
@@ -37,20 +38,17 @@ absl::Status CheckChoice(std::string_view key, std::string_view choice,
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Voice>> Voice::Create(asio::io_context& io,
-                                                     asio::thread_pool& workers,
-                                                     VoiceOptions options,
+absl::StatusOr<std::unique_ptr<Voice>> Voice::Create(asio::io_context& io, VoiceOptions options,
                                                      providers::OpenAiMediaApi* api) {
   if (absl::Status ok = CheckChoice("transcription", options.transcription, api); !ok.ok()) {
     return ok;
   }
   if (absl::Status ok = CheckChoice("speech", options.speech, api); !ok.ok()) return ok;
-  return std::unique_ptr<Voice>(new Voice(io, workers, std::move(options), api));
+  return std::unique_ptr<Voice>(new Voice(io, std::move(options), api));
 }
 
-Voice::Voice(asio::io_context& io, asio::thread_pool& workers, VoiceOptions options,
-             providers::OpenAiMediaApi* api)
-    : io_(io), workers_(workers), options_(std::move(options)), api_(api) {
+Voice::Voice(asio::io_context& io, VoiceOptions options, providers::OpenAiMediaApi* api)
+    : io_(io), options_(std::move(options)), api_(api) {
   if (OpenAiModel(options_.transcription).has_value()) {
     transcription_model_ = options_.transcription;
   }
@@ -59,14 +57,27 @@ Voice::Voice(asio::io_context& io, asio::thread_pool& workers, VoiceOptions opti
 
 void Voice::Transcribe(std::shared_ptr<const std::string> audio, std::string media_type,
                        Done done) {
-  std::optional<std::string> model = OpenAiModel(options_.transcription);
-  if (!model.has_value() || api_ == nullptr) {
+  if (std::optional<std::string> model = OpenAiModel(options_.transcription);
+      model.has_value() && api_ != nullptr) {
+    api_->Transcribe(*std::move(model), std::move(audio), std::move(media_type), std::move(done));
+    return;
+  }
+  if (!transcribes_locally()) {
     asio::post(io_, [done = std::move(done)] {
-      done(absl::FailedPreconditionError("no transcription provider is configured"));
+      done(absl::FailedPreconditionError("voice messages are not transcribed here"));
     });
     return;
   }
-  api_->Transcribe(*std::move(model), std::move(audio), std::move(media_type), std::move(done));
+  const media::SpeechLimits limits{.max_seconds = static_cast<double>(options_.max_seconds)};
+  // The thread holds only the loop (which outlives its work), not the Voice.
+  asio::post(local_, [io = &io_, audio = std::move(audio), media_type = std::move(media_type),
+                      limits, done = std::move(done)]() mutable {
+    absl::StatusOr<media::Transcript> heard = media::TranscribeLocally(*audio, media_type, limits);
+    absl::StatusOr<std::string> text =
+        heard.ok() ? absl::StatusOr<std::string>(std::move(heard->text)) : heard.status();
+    asio::post(
+        *io, [done = std::move(done), text = std::move(text)]() mutable { done(std::move(text)); });
+  });
 }
 
 void Voice::Speak(std::string_view text, Done done) {
@@ -88,9 +99,9 @@ void Voice::Speak(std::string_view text, Done done) {
   if (!options_.voice.empty()) synthesis.voice = options_.voice;
   const media::SynthesisLimits limits{.max_text_bytes = max_bytes + 200,
                                       .max_seconds = static_cast<double>(options_.max_seconds)};
-  // The worker holds only the loop (which outlives the pool's work), not the Voice.
-  asio::post(workers_, [io = &io_, speakable = std::move(speakable), synthesis, limits,
-                        done = std::move(done)]() mutable {
+  // The thread holds only the loop (which outlives its work), not the Voice.
+  asio::post(local_, [io = &io_, speakable = std::move(speakable), synthesis, limits,
+                      done = std::move(done)]() mutable {
     absl::StatusOr<media::SpokenAudio> spoken =
         media::SynthesizeLocally(speakable, synthesis, limits);
     absl::StatusOr<std::string> ogg =

@@ -5,12 +5,15 @@
 // PocketSphinx (component/media/speech.h) — and an answer becomes speech when the person asked
 // for it (/voice on) or sent a voice message and [voice] answer_voice_notes is set: through the
 // provider's /v1/audio/speech, or on this machine with espeak-ng (speech_synthesis.h), as Ogg
-// Opus, which the runtime sends like any file (file_sender.h). Local work runs on the worker
-// pool; provider calls on the I/O loop's HTTP client. Calls to a provider are recorded in the
-// usage ledger by the caller, under `transcription_model()` / `speech_model()`.
+// Opus, which the runtime sends like any file (file_sender.h). Local work runs on the Voice's own
+// thread, one message at a time: reading a two-minute message takes some 35 CPU seconds, which
+// must not hold up the worker pool that every conversation's memory and the ledger use (on two
+// cores, one thread for voice leaves the other for everything else). Provider calls run on the
+// I/O loop's HTTP client. Calls to a provider are recorded in the usage ledger by the caller,
+// under `transcription_model()` / `speech_model()`.
 //
-//   Voice voice(io, workers, options, media_api.get());
-//   voice.Speak(answer, [](absl::StatusOr<std::string> ogg) { ... });
+//   auto voice = Voice::Create(io, options, media_api.get());
+//   (*voice)->Speak(answer, [](absl::StatusOr<std::string> ogg) { ... });
 #pragma once
 
 #include <functional>
@@ -31,9 +34,7 @@ class Voice {
 
   // InvalidArgument when a provider is named that is not "openai:<model>", or when one is named
   // and `api` is null. `api` (may be null) outlives the Voice.
-  static absl::StatusOr<std::unique_ptr<Voice>> Create(asio::io_context& io,
-                                                       asio::thread_pool& workers,
-                                                       VoiceOptions options,
+  static absl::StatusOr<std::unique_ptr<Voice>> Create(asio::io_context& io, VoiceOptions options,
                                                        providers::OpenAiMediaApi* api);
 
   const VoiceOptions& options() const { return options_; }
@@ -44,17 +45,18 @@ class Voice {
   const std::string& transcription_model() const { return transcription_model_; }
   const std::string& speech_model() const { return speech_model_; }
 
-  // The provider's transcript of `audio` (when !transcribes_locally()); on the loop.
+  // What is said in `audio` (of `media_type`, as SniffMediaType spells it): on this machine or
+  // by the provider, as [voice] transcription says; `done` runs on the loop. The errors of
+  // TranscribeLocally (speech.h), whose messages the sender may read, or the provider's.
   void Transcribe(std::shared_ptr<const std::string> audio, std::string media_type, Done done);
   // `text` spoken, as Ogg Opus bytes; `done` runs on the loop.
   void Speak(std::string_view text, Done done);
 
  private:
-  Voice(asio::io_context& io, asio::thread_pool& workers, VoiceOptions options,
-        providers::OpenAiMediaApi* api);
+  Voice(asio::io_context& io, VoiceOptions options, providers::OpenAiMediaApi* api);
 
   asio::io_context& io_;
-  asio::thread_pool& workers_;
+  asio::thread_pool local_{1};  // transcription and speech on this machine
   VoiceOptions options_;
   providers::OpenAiMediaApi* api_;
   std::string transcription_model_;  // "openai:<model>" or ""

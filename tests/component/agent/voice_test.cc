@@ -16,18 +16,16 @@ using ::testing::Not;
 
 TEST(VoiceTest, AProviderNeedsAnApiAndAnythingElseIsRefusedNamingTheKey) {
   asio::io_context io;
-  asio::thread_pool workers(1);
-  EXPECT_TRUE(Voice::Create(io, workers, {}, nullptr).ok());
-  EXPECT_TRUE(Voice::Create(io, workers, {.transcription = "off", .speech = "off"}, nullptr).ok());
+  EXPECT_TRUE(Voice::Create(io, {}, nullptr).ok());
+  EXPECT_TRUE(Voice::Create(io, {.transcription = "off", .speech = "off"}, nullptr).ok());
   absl::StatusOr<std::unique_ptr<Voice>> provider =
-      Voice::Create(io, workers, {.transcription = "openai:whisper-1"}, nullptr);
+      Voice::Create(io, {.transcription = "openai:whisper-1"}, nullptr);
   ASSERT_FALSE(provider.ok());
   EXPECT_THAT(provider.status().message(), HasSubstr("[voice] transcription"));
   absl::StatusOr<std::unique_ptr<Voice>> other =
-      Voice::Create(io, workers, {.speech = "anthropic:voice"}, nullptr);
+      Voice::Create(io, {.speech = "anthropic:voice"}, nullptr);
   ASSERT_FALSE(other.ok());
   EXPECT_THAT(other.status().message(), HasSubstr("[voice] speech"));
-  workers.join();
 }
 
 TEST(VoiceTest, MarkdownCodeAndLinksAreNotReadAloud) {
@@ -52,8 +50,7 @@ TEST(VoiceTest, ALongAnswerIsCutAfterASentenceSayingTheRestIsInTheText) {
 TEST(VoiceTest, AnAnswerIsSpokenOnThisMachineAsOggOpus) {
   asio::io_context io;
   asio::executor_work_guard<asio::io_context::executor_type> work(io.get_executor());
-  asio::thread_pool workers(1);
-  absl::StatusOr<std::unique_ptr<Voice>> voice = Voice::Create(io, workers, {}, nullptr);
+  absl::StatusOr<std::unique_ptr<Voice>> voice = Voice::Create(io, {}, nullptr);
   ASSERT_TRUE(voice.ok()) << voice.status();
   std::optional<absl::StatusOr<std::string>> spoken;
   (*voice)->Speak("**Hello** there.", [&](absl::StatusOr<std::string> ogg) { spoken = ogg; });
@@ -65,7 +62,40 @@ TEST(VoiceTest, AnAnswerIsSpokenOnThisMachineAsOggOpus) {
   ASSERT_TRUE(spoken->ok()) << spoken->status();
   EXPECT_EQ((*spoken)->substr(0, 4), "OggS");
   EXPECT_THAT(**spoken, HasSubstr("OpusHead"));
-  workers.join();
+}
+
+TEST(VoiceTest, ItsOwnSpeechIsHeardBackOnThisMachine) {
+  asio::io_context io;
+  asio::executor_work_guard<asio::io_context::executor_type> work(io.get_executor());
+  absl::StatusOr<std::unique_ptr<Voice>> voice = Voice::Create(io, {}, nullptr);
+  ASSERT_TRUE(voice.ok()) << voice.status();
+  auto wait = [&io](const auto& result) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(60);
+    while (!result.has_value() && absl::Now() < deadline) {
+      io.run_one_for(std::chrono::milliseconds(20));
+    }
+  };
+  std::optional<absl::StatusOr<std::string>> spoken;
+  (*voice)->Speak("The meeting starts at three in the afternoon.",
+                  [&](absl::StatusOr<std::string> ogg) { spoken = ogg; });
+  wait(spoken);
+  ASSERT_TRUE(spoken.has_value() && spoken->ok());
+  std::optional<absl::StatusOr<std::string>> heard;
+  (*voice)->Transcribe(std::make_shared<const std::string>(**spoken), "audio/ogg",
+                       [&](absl::StatusOr<std::string> text) { heard = text; });
+  wait(heard);
+  ASSERT_TRUE(heard.has_value());
+  ASSERT_TRUE(heard->ok()) << heard->status();
+  EXPECT_THAT(**heard, HasSubstr("meeting"));
+  EXPECT_THAT(**heard, HasSubstr("afternoon"));
+
+  // Not audio: the decoder's refusal, in words the sender can read.
+  heard.reset();
+  (*voice)->Transcribe(std::make_shared<const std::string>("not audio"), "audio/ogg",
+                       [&](absl::StatusOr<std::string> text) { heard = text; });
+  wait(heard);
+  ASSERT_TRUE(heard.has_value());
+  EXPECT_EQ(heard->status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
