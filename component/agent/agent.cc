@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "component/agent/attachments.h"
+#include "component/agent/file_sender.h"
 #include "component/agent/pending_answers.h"
 #include "component/agent/slash_commands.h"
 #include "component/base/absl_string_view.h"
@@ -355,14 +356,9 @@ void Agent::OnSessionOnline(const xmpp::SessionOnline& online) {
   own_jid_ = online.own_jid;
   const AgentOptions& options = services_.options;
   // [[pubsub]]: (re)subscribe on every new stream; a service keeps one subscription per JID.
-  if (!online.resumed) {
-    for (const PubsubFeed& feed : options.pubsub) {
-      absl::StatusOr<xmpp::Jid> service = xmpp::Jid::Parse(feed.service);
-      if (!service.ok()) continue;
-      services_.act(xmpp::SubscribeNode{
-          .service = *std::move(service), .node = feed.node, .from = online.own_jid.Bare()});
-    }
-  }
+  if (!online.resumed) SubscribeFeeds(online.own_jid.Bare());
+  // Files go through this stream's upload service, once discovery names one.
+  if (services_.file_sender != nullptr) services_.file_sender->OnSessionOnline();
   // A component has no archive of its own: only a client account catches up, and only then
   // are live message ids worth remembering.
   catch_up_ = !online.own_jid.resource().empty() && options.catch_up != "off";

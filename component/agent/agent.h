@@ -124,7 +124,9 @@ class Agent {
   // An allowed contact's resource came online or went offline; coming online runs what waited.
   void OnContactPresence(const xmpp::ContactPresence& presence);
   void StartScheduledTurn(const schedule::Schedule& due, const xmpp::Jid& own);
-  // [[pubsub]]: a subscribed node's new items are said, or become turns, where it says.
+  // [[pubsub]]: subscribes `own` to every configured node (a new stream's first step), and
+  // says a subscribed node's new items, or makes them turns, where the feed says.
+  void SubscribeFeeds(const xmpp::Jid& own);
   void OnPubsubItems(const xmpp::PubsubItems& notified);
   // A turn nobody typed (a schedule's, a greeting, a feed's item): `body` to `ref`'s
   // conversation on the light tier, answered from `own` (a room's: its bare JID); `what` names

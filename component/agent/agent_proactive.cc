@@ -51,6 +51,15 @@ void Agent::OnContactPresence(const xmpp::ContactPresence& presence) {
   for (DeferredRun& run : runs) StartScheduledTurn(run.due, run.own);
 }
 
+void Agent::SubscribeFeeds(const xmpp::Jid& own) {
+  for (const PubsubFeed& feed : services_.options.pubsub) {
+    absl::StatusOr<xmpp::Jid> service = xmpp::Jid::Parse(feed.service);
+    if (!service.ok()) continue;
+    services_.act(
+        xmpp::SubscribeNode{.service = *std::move(service), .node = feed.node, .from = own});
+  }
+}
+
 void Agent::OnPubsubItems(const xmpp::PubsubItems& notified) {
   const std::string service = notified.service.BareString();
   const auto& feeds = services_.options.pubsub;

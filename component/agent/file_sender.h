@@ -12,7 +12,8 @@
 // FailedPrecondition, whose message can be said to the person as it is.
 //
 //   FileSender sender(io, http, act, {.max_bytes = 10 << 20});
-//   sender.OnUploadService(found, own);                  // each new stream
+//   sender.OnSessionOnline();                            // each new stream, then
+//   sender.OnUploadService(found, own);                  // when its discovery names one
 //   sender.Send(file, reply_template, [](absl::Status sent) { ... });
 //   if (sender.OnUploadSlot(slot)) return;               // the answer to one of its requests
 #pragma once
@@ -47,6 +48,8 @@ class FileSender {
   // `io` and `http` outlive the sender.
   FileSender(asio::io_context& io, providers::HttpClient& http, Act act, FileSendOptions options);
 
+  // A new stream: no upload service is known until its discovery names one (events.h).
+  void OnSessionOnline() { service_.reset(); }
   // The upload service of the stream that just came up (`own`: Herald's address on it).
   void OnUploadService(const xmpp::UploadServiceFound& found, const xmpp::Jid& own);
   // The answer to a slot request: true when it was one of this sender's (it is then handled).

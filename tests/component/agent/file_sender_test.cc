@@ -98,6 +98,16 @@ TEST_F(FileSenderTest, WithoutAnUploadServiceASendFailsAtOnceSayingSo) {
   EXPECT_EQ(sent->code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(sent->message(), HasSubstr("no file upload service"));
   EXPECT_TRUE(actions_.empty());
+
+  // A new stream forgets the last one's service until its own discovery names one.
+  sender_->OnUploadService({.jid = J("upload.localhost")}, J("herald.localhost"));
+  sender_->OnSessionOnline();
+  sent.reset();
+  sender_->Send(File("png bytes"), ToAlice(), [&](absl::Status s) { sent = s; });
+  RunUntil(sent);
+  ASSERT_TRUE(sent.has_value());
+  EXPECT_EQ(sent->code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(actions_.empty());
 }
 
 TEST_F(FileSenderTest, AFileIsPutWithTheSlotsHeadersAndItsLinkSentAsOutOfBandData) {
