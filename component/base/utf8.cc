@@ -56,4 +56,14 @@ bool IsDroppedControl(uint32_t cp) {
   return (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F);
 }
 
+bool IsValidUtf8(std::string_view text) {
+  uint32_t code_point = 0;
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = DecodeUtf8At(text, i, &code_point);
+    if (length == 0) return false;
+    i += length;
+  }
+  return true;
+}
+
 }  // namespace herald::base

@@ -29,6 +29,10 @@ bool TruncateUtf8(std::string& text, size_t max_bytes);
 // valid — overlong, a surrogate, past U+10FFFF, or cut short (then `*code_point` is unset).
 size_t DecodeUtf8At(std::string_view text, size_t i, uint32_t* code_point);
 
+// True when `text` is well-formed UTF-8 (RFC 3629: no overlong forms, surrogates or values
+// past U+10FFFF).
+bool IsValidUtf8(std::string_view text);
+
 // A control character text for people and models does without: C0 but tab and newline, DEL,
 // and C1.
 bool IsDroppedControl(uint32_t code_point);

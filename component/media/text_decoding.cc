@@ -113,15 +113,4 @@ DecodedText DecodeText(std::string_view bytes, size_t max_bytes) {
   return std::move(writer).Take();
 }
 
-bool IsValidUtf8(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    uint32_t cp;
-    const size_t length = base::DecodeUtf8At(text, i, &cp);
-    if (length == 0) return false;
-    i += length;
-  }
-  return true;
-}
-
 }  // namespace herald::media

@@ -30,8 +30,4 @@ struct DecodedText {
 // `bytes` decoded as above, at most `max_bytes` of it.
 DecodedText DecodeText(std::string_view bytes, size_t max_bytes);
 
-// True when `text` is well-formed UTF-8 (RFC 3629: no overlong forms, surrogates or values
-// past U+10FFFF).
-bool IsValidUtf8(std::string_view text);
-
 }  // namespace herald::media

@@ -120,16 +120,6 @@ std::string Multipart(const std::vector<FormPart>& parts, std::string_view bound
   return body;
 }
 
-bool IsValidUtf8(std::string_view text) {
-  uint32_t code_point = 0;
-  for (size_t i = 0; i < text.size();) {
-    const size_t length = base::DecodeUtf8At(text, i, &code_point);
-    if (length == 0) return false;
-    i += length;
-  }
-  return true;
-}
-
 absl::StatusOr<json> ParseObject(std::string_view body, std::string_view what) {
   absl::StatusOr<json> parsed = ParseJson(body, what);
   if (!parsed.ok()) return absl::InternalError(parsed.status().message());
@@ -148,7 +138,7 @@ absl::StatusOr<std::string> ParseTranscript(std::string_view body) {
     return Unreadable(kWhat,
                       absl::StrCat("transcript longer than ", kMaxTranscriptBytes >> 10, " KiB"));
   }
-  if (!IsValidUtf8(*text)) return Unreadable(kWhat, "transcript is not valid UTF-8");
+  if (!base::IsValidUtf8(*text)) return Unreadable(kWhat, "transcript is not valid UTF-8");
   return *text;
 }
 
@@ -193,7 +183,7 @@ absl::StatusOr<OpenAiMediaApi::GeneratedImage> ParseImage(std::string_view body)
   }
   if (!IsImage(image.bytes)) return Unreadable(kWhat, "b64_json is not a PNG, JPEG, WebP or GIF");
   if (const std::string* revised = FindString(first, "revised_prompt")) {
-    if (!IsValidUtf8(*revised)) return Unreadable(kWhat, "revised_prompt is not valid UTF-8");
+    if (!base::IsValidUtf8(*revised)) return Unreadable(kWhat, "revised_prompt is not valid UTF-8");
     image.revised_prompt = *revised;
     base::TruncateUtf8(image.revised_prompt, kMaxRevisedPromptBytes);
   }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/utf8.h"
 #include "glog/logging.h"
 #include "skills/web/text_encoding.h"
 
@@ -55,7 +56,7 @@ std::string SniffMediaType(std::string_view body) {
   absl::string_view start = absl::StripLeadingAsciiWhitespace(AbslView(body.substr(0, 512)));
   if (absl::StartsWith(start, "<")) return "text/html";
   if (absl::StartsWith(start, "{") || absl::StartsWith(start, "[")) return "application/json";
-  if (body.find('\0') == std::string_view::npos && IsValidUtf8(body.substr(0, 4096))) {
+  if (body.find('\0') == std::string_view::npos && base::IsValidUtf8(body.substr(0, 4096))) {
     return "text/plain";
   }
   return "application/octet-stream";

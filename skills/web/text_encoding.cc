@@ -90,15 +90,4 @@ std::string DecodeToUtf8(std::string_view bytes, std::string_view charset) {
   return ToCleanUtf8(out);
 }
 
-bool IsValidUtf8(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    uint32_t cp = 0;
-    const size_t length = base::DecodeUtf8At(text, i, &cp);
-    if (length == 0) return false;
-    i += length;
-  }
-  return true;
-}
-
 }  // namespace herald::skills::web

@@ -32,8 +32,4 @@ std::string DecodeToUtf8(std::string_view bytes, std::string_view charset);
 // the five bytes it leaves undefined. HTML maps numeric references &#128;-&#159; the same way.
 uint32_t Windows1252CodePoint(uint8_t byte);
 
-// True when `text` is well-formed UTF-8 (RFC 3629: no overlongs, surrogates or values past
-// U+10FFFF).
-bool IsValidUtf8(std::string_view text);
-
 }  // namespace herald::skills::web

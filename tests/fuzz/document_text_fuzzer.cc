@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "component/base/utf8.h"
 #include "component/media/document_text.h"
 #include "component/media/media_type.h"
 #include "component/media/text_decoding.h"
@@ -56,7 +57,7 @@ const DocumentText* CheckOne(std::string_view input, std::string_view type,
     return nullptr;
   }
   const DocumentText& doc = *result;
-  if (!IsValidUtf8(doc.text)) Fail("not valid UTF-8", input, type, doc.text);
+  if (!base::IsValidUtf8(doc.text)) Fail("not valid UTF-8", input, type, doc.text);
   if (HasForbiddenControl(doc.text)) Fail("a control character in the text", input, type, doc.text);
   if (doc.text.size() > limits.max_bytes) Fail("over the byte budget", input, type, doc.text);
   if (doc.pages_read > limits.max_pdf_pages) Fail("more pages read than allowed", input, type, "");

@@ -22,6 +22,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "component/base/utf8.h"
 #include "skills/web/html_text.h"
 #include "skills/web/text_encoding.h"
 
@@ -46,7 +47,8 @@ bool HasForbiddenControl(std::string_view text, bool allow_line_end) {
 }
 
 void CheckPage(std::string_view input, const HtmlText& page, size_t max_links) {
-  if (!IsValidUtf8(page.title) || !IsValidUtf8(page.text)) Fail("not valid UTF-8", input, page);
+  if (!base::IsValidUtf8(page.title) || !base::IsValidUtf8(page.text))
+    Fail("not valid UTF-8", input, page);
   if (HasForbiddenControl(page.title, false)) Fail("a control character in the title", input, page);
   if (HasForbiddenControl(page.text, true)) Fail("a control character in the text", input, page);
   if (page.text.size() > 8 * input.size() + 64) Fail("the text outgrew the input", input, page);
@@ -58,7 +60,7 @@ void CheckPage(std::string_view input, const HtmlText& page, size_t max_links) {
         !absl::StartsWithIgnoreCase(link, "https://")) {
       Fail("a listed link is not http(s)", input, page);
     }
-    if (!IsValidUtf8(link)) Fail("a listed link is not valid UTF-8", input, page);
+    if (!base::IsValidUtf8(link)) Fail("a listed link is not valid UTF-8", input, page);
     if (!seen.insert(link).second) Fail("a link listed twice", input, page);
     if (!absl::StrContains(page.text, absl::StrCat("[", i + 1, "]"))) {
       Fail("a listed link has no marker in the text", input, page);
@@ -75,7 +77,7 @@ void Check(std::string_view input) {
   CheckPage(input, HtmlToText(input, few), few.max_links);
 
   const std::string decoded = DecodeToUtf8(input, SniffHtmlCharset(input));
-  if (!IsValidUtf8(decoded)) Fail("DecodeToUtf8 gave invalid UTF-8", input, page);
+  if (!base::IsValidUtf8(decoded)) Fail("DecodeToUtf8 gave invalid UTF-8", input, page);
 }
 
 }  // namespace

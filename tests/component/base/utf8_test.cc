@@ -38,5 +38,13 @@ TEST(Utf8Test, BrokenInputCostsAtMostThreeBytes) {
   EXPECT_EQ(Utf8Boundary(continuation, 2), 0u);
 }
 
+TEST(IsValidUtf8Test, TellsWellFormedUtf8FromTheRest) {
+  EXPECT_TRUE(IsValidUtf8(""));
+  EXPECT_TRUE(IsValidUtf8("Grüße 👍"));
+  EXPECT_FALSE(IsValidUtf8("caf\xE9"));
+  EXPECT_FALSE(IsValidUtf8("\xC0\xAF"));
+  EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));
+}
+
 }  // namespace
 }  // namespace herald::base

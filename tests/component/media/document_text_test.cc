@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "component/base/utf8.h"
 #include "component/media/text_decoding.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -48,7 +49,7 @@ TEST(ExtractTextTest, MakesBrokenTextValidUtf8) {
       ExtractText(std::string("caf\xE9\r\nnul\0here\x1B[31m\n", 20), "text/plain", {});
   ASSERT_TRUE(doc.ok()) << doc.status();
   EXPECT_EQ(doc->text, "caf\uFFFD\nnulhere[31m\n");
-  EXPECT_TRUE(IsValidUtf8(doc->text));
+  EXPECT_TRUE(base::IsValidUtf8(doc->text));
 }
 
 TEST(ExtractTextTest, PassesJsonAndCsvAsText) {

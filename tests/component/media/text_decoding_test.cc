@@ -61,13 +61,5 @@ TEST(DecodeTextTest, WhatIsDroppedDoesNotCountAsCut) {
   EXPECT_FALSE(decoded.truncated);
 }
 
-TEST(IsValidUtf8Test, TellsWellFormedUtf8FromTheRest) {
-  EXPECT_TRUE(IsValidUtf8(""));
-  EXPECT_TRUE(IsValidUtf8("Grüße 👍"));
-  EXPECT_FALSE(IsValidUtf8("caf\xE9"));
-  EXPECT_FALSE(IsValidUtf8("\xC0\xAF"));
-  EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));
-}
-
 }  // namespace
 }  // namespace herald::media

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "component/base/utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "skills/web/text_encoding.h"
@@ -143,8 +144,8 @@ TEST(HtmlTextTest, SurvivesBrokenHtml) {
 
 TEST(HtmlTextTest, AlwaysReturnsCleanUtf8) {
   HtmlText page = HtmlToText("<title>t\xff</title><p>a\x01\xc3</p>");
-  EXPECT_TRUE(IsValidUtf8(page.title));
-  EXPECT_TRUE(IsValidUtf8(page.text));
+  EXPECT_TRUE(base::IsValidUtf8(page.title));
+  EXPECT_TRUE(base::IsValidUtf8(page.text));
   EXPECT_EQ(page.text.find('\x01'), std::string::npos);
 }
 

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "component/base/utf8.h"
 #include "gtest/gtest.h"
 
 namespace herald::skills::web {
@@ -32,7 +33,7 @@ TEST(TextEncodingTest, ReplacesInvalidUtf8WithTheReplacementCharacter) {
   EXPECT_EQ(ToCleanUtf8("\xc0\xaf"), "\ufffd\ufffd");            // an overlong '/'
   EXPECT_EQ(ToCleanUtf8("\xed\xa0\x80"), "\ufffd\ufffd\ufffd");  // a surrogate
   EXPECT_EQ(ToCleanUtf8("\xe2\x82"), "\ufffd\ufffd");            // cut short
-  EXPECT_TRUE(IsValidUtf8(ToCleanUtf8("\xf5\x80\x80\x80 \xf4\x90\x80\x80")));
+  EXPECT_TRUE(base::IsValidUtf8(ToCleanUtf8("\xf5\x80\x80\x80 \xf4\x90\x80\x80")));
 }
 
 TEST(TextEncodingTest, DropsControlCharactersButKeepsTabsAndLineEnds) {
