@@ -15,12 +15,17 @@
 #include <string>
 #include <vector>
 
+#include "providers/http/http_version.h"
+
 namespace herald::providers {
 
 // [llm.anthropic] and [llm.openai] (any OpenAI-compatible Chat Completions server).
 struct HostedProviderOptions {
   std::string api_key;  // a secret: never logged
   std::string base_url;
+  // http2 = "auto" (HTTP/2 when the TLS server offers it) or "off" (HTTP/1.1 only).
+  HttpVersion http_version = HttpVersion::kAuto;
+  std::string tls_ca_file;  // PEM CAs trusted instead of the system's; "" = the system's
 
   friend bool operator==(const HostedProviderOptions&, const HostedProviderOptions&) = default;
 };

@@ -92,6 +92,11 @@ void BindHostedProvider(Binder& b, const Section& llm, std::string_view key,
             absl::StrCat(Binder::Path(s, "base_url"), " must be an http:// or https:// URL; got ",
                          b.Shown(b.Node(s, "base_url"))));
   }
+  b.Enum<providers::HttpVersion>(
+      s, "http2",
+      {{"auto", providers::HttpVersion::kAuto}, {"off", providers::HttpVersion::kHttp1}},
+      &provider.http_version);
+  b.String(s, "tls_ca_file", &provider.tls_ca_file);
 }
 
 // The scripted provider reads its rules when it starts; a file that cannot be used is reported

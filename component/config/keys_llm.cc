@@ -3,11 +3,34 @@
 // Declared as key_declarations.h says; docs/configuration.md's key tables are made from
 // these (`bazel run //tools/config:config_reference`).
 
+#include <string_view>
 #include <vector>
 
 #include "component/config/key_declarations.h"
 
 namespace herald::config::declare {
+
+namespace {
+
+// [llm.anthropic] and [llm.openai] reach their servers the same way. A key's path is kept as a
+// view, so it is a literal.
+ConfigKey Http2Key(std::string_view path) {
+  return Part(path, K::kString)
+      .Doc("`\"auto\"`",
+           "`\"auto\"`: HTTP/2 when the TLS server offers it (ALPN), so that calls at the same "
+           "time share a few connections instead of one each; `\"off\"`: HTTP/1.1 only. Over "
+           "`http://` it is always HTTP/1.1 (libcurl 7.88 cannot reuse h2c connections)");
+}
+
+ConfigKey TlsCaFileKey(std::string_view path) {
+  return Part(path, K::kString)
+      .Type("string, path")
+      .Doc("`\"\"` (system trust store)",
+           "a PEM file of CA certificates to trust instead of the system's, for a server behind "
+           "a private CA");
+}
+
+}  // namespace
 
 void DeclareLogLlmAndMemoryKeys(std::vector<ConfigKey>& keys) {
   std::vector<ConfigKey> declared = {
@@ -50,6 +73,8 @@ void DeclareLogLlmAndMemoryKeys(std::vector<ConfigKey>& keys) {
       Part("llm.anthropic.base_url", K::kString)
           .Type("string, http(s) URL")
           .Doc("`\"https://api.anthropic.com\"`", "tests point it at a local fake"),
+      Http2Key("llm.anthropic.http2"),
+      TlsCaFileKey("llm.anthropic.tls_ca_file"),
       Restart(
           "llm.openai", K::kTable, [](auto& c) -> auto& { return c.llm.openai; }),
       Part("llm.openai.api_key", K::kString, kSecret)
@@ -57,6 +82,8 @@ void DeclareLogLlmAndMemoryKeys(std::vector<ConfigKey>& keys) {
       Part("llm.openai.base_url", K::kString)
           .Type("string, http(s) URL")
           .Doc("`\"https://api.openai.com/v1\"`", ""),
+      Http2Key("llm.openai.http2"),
+      TlsCaFileKey("llm.openai.tls_ca_file"),
       Restart(
           "llm.ollama", K::kTable, [](auto& c) -> auto& { return c.llm.ollama; }),
       Part("llm.ollama.host", K::kString)

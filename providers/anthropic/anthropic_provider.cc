@@ -20,8 +20,9 @@ absl::StatusOr<std::unique_ptr<AnthropicProvider>> AnthropicProvider::Create(
   if (!IsHttpUrl(config.base_url)) {
     return absl::InvalidArgumentError("base_url must start with http:// or https://");
   }
-  return std::unique_ptr<AnthropicProvider>(new AnthropicProvider(
-      http, JoinUrl(config.base_url, kAnthropicMessagesPath), config.api_key, options));
+  return std::unique_ptr<AnthropicProvider>(
+      new AnthropicProvider(http, JoinUrl(config.base_url, kAnthropicMessagesPath), config.api_key,
+                            ForProvider(options, config)));
 }
 
 AnthropicProvider::AnthropicProvider(HttpClient* http, std::string url, std::string api_key,

@@ -3,11 +3,14 @@
 // HttpClient is Herald's one asynchronous HTTP client: libcurl's multi interface driven by
 // the Asio I/O loop (curl's sockets are watched by Asio, curl's timer is an Asio timer), so
 // any number of requests are in flight on one thread and a slow provider never delays
-// another request. It applies connect and total timeouts, retries 429 and 5xx answers and
-// transport failures with exponential backoff and jitter (honouring Retry-After), and can
-// stream a response body chunk by chunk (for SSE). It never follows redirects. For fetching
-// what a model asked for (url_fetch), a request can be pinned to one checked address, cut
-// off at a size limit, and stopped early when its content type is not wanted.
+// another request. Requests to one server share connections: over HTTP/2 (HttpVersion) many
+// go at once on one connection, a new request waiting for a connection being opened rather
+// than opening its own; over HTTP/1.1 each request in flight holds a connection. It applies
+// connect and total timeouts, retries 429 and 5xx answers and transport failures with
+// exponential backoff and jitter (honouring Retry-After), and can stream a response body
+// chunk by chunk (for SSE). It never follows redirects. For fetching what a model asked for
+// (url_fetch), a request can be pinned to one checked address, cut off at a size limit, and
+// stopped early when its content type is not wanted.
 //
 //   absl::StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Create(io);
 //   HttpRequest request{.url = "http://127.0.0.1:8080/v1/messages", .body = json};
@@ -26,6 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "providers/http/http_version.h"
 
 namespace herald::providers {
 
@@ -45,6 +49,9 @@ struct HttpRequest {
   absl::Duration connect_timeout = absl::Seconds(10);
   absl::Duration total_timeout = absl::Seconds(120);  // per attempt
   RetryPolicy retry;
+  HttpVersion http_version = HttpVersion::kAuto;
+  // A PEM file of the CAs that TLS trusts instead of the system's; "" = the system's.
+  std::string ca_file;
   // When set, a 2xx response body is delivered here chunk by chunk as it arrives (on the I/O
   // loop), and HttpResponse::body stays empty. Once a chunk was delivered, the request is
   // no longer retried.
@@ -65,6 +72,7 @@ struct HttpRequest {
   // that is not kept for reuse and not through any proxy; a socket to any other address is
   // refused. TLS still verifies the certificate against the URL's host. The caller resolved
   // and checked the address (url_fetch's SSRF guard), so DNS cannot swap it afterwards.
+  // Such a request never shares its connection, whatever its HTTP version.
   std::string connect_to_address;
 };
 

@@ -199,7 +199,7 @@ absl::StatusOr<std::unique_ptr<OpenAiMediaApi>> OpenAiMediaApi::Create(
     return absl::InvalidArgumentError("base_url must start with http:// or https://");
   }
   return std::unique_ptr<OpenAiMediaApi>(
-      new OpenAiMediaApi(http, config.base_url, config.api_key, options));
+      new OpenAiMediaApi(http, config.base_url, config.api_key, ForProvider(options, config)));
 }
 
 OpenAiMediaApi::OpenAiMediaApi(HttpClient* http, std::string base_url, std::string api_key,
@@ -214,6 +214,8 @@ void OpenAiMediaApi::Send(HttpRequest request, size_t max_body_bytes,
   request.connect_timeout = options_.connect_timeout;
   request.total_timeout = options_.total_timeout;
   request.retry = options_.retry;
+  request.http_version = options_.http_version;
+  request.ca_file = options_.ca_file;
   request.max_body_bytes = max_body_bytes;
   http_->Send(std::move(request), [secret = api_key_, max_body_bytes,
                                    done = std::move(done)](absl::StatusOr<HttpResponse> response) {

@@ -18,7 +18,8 @@ absl::StatusOr<std::unique_ptr<OpenAiProvider>> OpenAiProvider::Create(
     return absl::InvalidArgumentError("base_url must start with http:// or https://");
   }
   return std::unique_ptr<OpenAiProvider>(
-      new OpenAiProvider(http, JoinUrl(config.base_url, kOpenAiChatPath), config.api_key, options));
+      new OpenAiProvider(http, JoinUrl(config.base_url, kOpenAiChatPath), config.api_key,
+                         ForProvider(options, config)));
 }
 
 OpenAiProvider::OpenAiProvider(HttpClient* http, std::string url, std::string api_key,

@@ -53,6 +53,12 @@ HttpCallOptions HttpCallOptionsFrom(const LlmOptions& llm) {
   return options;
 }
 
+HttpCallOptions ForProvider(HttpCallOptions options, const HostedProviderOptions& provider) {
+  options.http_version = provider.http_version;
+  options.ca_file = provider.tls_ca_file;
+  return options;
+}
+
 bool IsHttpUrl(std::string_view url) {
   const absl::string_view u = AbslView(url);
   return (absl::StartsWithIgnoreCase(u, "http://") && u.size() > 7) ||
@@ -71,6 +77,8 @@ void SendLlmCall(HttpClient& http, LlmCall call, const HttpCallOptions& options,
   request.connect_timeout = options.connect_timeout;
   request.total_timeout = options.total_timeout;
   request.retry = options.retry;
+  request.http_version = options.http_version;
+  request.ca_file = options.ca_file;
 
   std::shared_ptr<StreamState> stream;
   if (call.make_decoder) {

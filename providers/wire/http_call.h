@@ -35,9 +35,15 @@ struct HttpCallOptions {
   absl::Duration connect_timeout = absl::Seconds(10);
   absl::Duration total_timeout = absl::Seconds(120);  // per attempt
   RetryPolicy retry;
+  // Not from [llm]: each hosted provider sets its own (HostedProviderOptions).
+  HttpVersion http_version = HttpVersion::kAuto;
+  std::string ca_file;
 };
 
 HttpCallOptions HttpCallOptionsFrom(const LlmOptions& llm);
+
+// `options` with what the hosted provider's own section adds (HTTP version, CA file).
+HttpCallOptions ForProvider(HttpCallOptions options, const HostedProviderOptions& provider);
 
 struct LlmCall {
   std::string provider;  // "anthropic": set on the response and prefixed to errors

@@ -63,13 +63,16 @@ def fake_llm_program():
 
 class FakeLlm:
     def __init__(self, wire_format="anthropic", slow_seconds=5, api_key=None,
-                 start_timeout=10.0):
+                 start_timeout=10.0, tls=False):
+        """tls: serve TLS (HTTP/2 when the client offers it by ALPN) on a self-signed
+        certificate, whose PEM is then at self.certificate (Herald's tls_ca_file)."""
         self.format = wire_format
         self.dir = tempfile.mkdtemp(prefix=f"herald-e2e-llm-{wire_format}-")
         self.port_file = os.path.join(self.dir, "port")
         self.request_log = os.path.join(self.dir, "requests.jsonl")
         self.embeddings_log = os.path.join(self.dir, "embeddings.jsonl")
         self.output = os.path.join(self.dir, "console")
+        self.certificate = os.path.join(self.dir, "certificate.pem") if tls else None
         self.port = None
         self.proc = None
         program = fake_llm_program()
@@ -78,7 +81,8 @@ class FakeLlm:
                 [program, f"--format={wire_format}", f"--port_file={self.port_file}",
                  f"--request_log={self.request_log}", f"--embeddings_log={self.embeddings_log}",
                  f"--slow_seconds={slow_seconds}"]
-                + ([f"--require_api_key={api_key}"] if api_key else []),
+                + ([f"--require_api_key={api_key}"] if api_key else [])
+                + ([f"--tls_certificate_out={self.certificate}"] if tls else []),
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                 start_new_session=True, cwd=self.dir)
         _LIVE.add(self)
@@ -105,7 +109,7 @@ class FakeLlm:
     @property
     def base_url(self):
         """Anthropic's and Ollama's base URL, or OpenAI's (with /v1)."""
-        url = f"http://127.0.0.1:{self.port}"
+        url = f"{'https' if self.certificate else 'http'}://127.0.0.1:{self.port}"
         return url + "/v1" if self.format == "openai" else url
 
     def requests(self):

@@ -70,8 +70,8 @@ class _ConversationBase:
         return f"{ROOM_NAME}-{test}@{self.server.muc_domain}"
 
     # Starting things; each is stopped when the test ends, whatever happens.
-    def fake_llm(self, wire_format="anthropic"):
-        llm = FakeLlm(wire_format, slow_seconds=SLOW)
+    def fake_llm(self, wire_format="anthropic", tls=False):
+        llm = FakeLlm(wire_format, slow_seconds=SLOW, tls=tls)
         self.addCleanup(llm.stop)
         self.llm = llm
         return llm

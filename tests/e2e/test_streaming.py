@@ -90,6 +90,22 @@ class _StreamingTests(_ConversationBase):
         self.assertEqual(got[-1][2], first_id, got)  # the answer replaces the progress line
         self.assertNotIn("running", got[-1][1], got)
 
+    def test_an_answer_streams_over_http2_from_a_provider_behind_a_private_ca(self):
+        llm = self.fake_llm(tls=True)  # TLS on a self-signed certificate, HTTP/2 by ALPN
+        keys = self.llm_keys(llm)
+        keys[llm.format]["tls_ca_file"] = llm.certificate
+        agent = self.start_agent(keys)
+        alice = self.client("alice", plugins=("xep_0308",))
+        self.wait_online(alice, agent)
+
+        alice.send(self.herald, "stream over h2")
+        final = streamed_answer("stream over h2")
+        got = alice.corrections_from(self.herald, within=ANSWER + 10, until=final)
+        self.assertGreaterEqual(len(got), 3, f"{got}\n{self.diagnosis()}")
+        self.assertEqual(got[-1][1], final, got)
+        versions = {r["http_version"] for r in llm.requests() if r.get("kind") != "media"}
+        self.assertEqual(versions, {"HTTP/2"}, llm.requests())
+
     def test_a_client_that_does_not_show_corrections_gets_the_whole_answer_once(self):
         llm = self.fake_llm()
         agent = self.start_agent(self.llm_keys(llm))

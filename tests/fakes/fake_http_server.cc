@@ -1,6 +1,9 @@
 #include "tests/fakes/fake_http_server.h"
 
+#include <openssl/ssl.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -15,12 +18,16 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "asio.hpp"
+#include "asio/ssl.hpp"
 #include "component/base/absl_string_view.h"
+#include "tests/fakes/fake_http2_connection.h"
+#include "tests/fakes/self_signed_certificate.h"
 
 namespace herald::fakes {
 namespace {
 
 using Tcp = asio::ip::tcp;
+using TlsStream = asio::ssl::stream<Tcp::socket>;
 
 // A fake still refuses what no test needs, so that a client bug cannot make it eat memory.
 constexpr size_t kMaxHeaderBytes = 64 * 1024;
@@ -98,6 +105,7 @@ std::optional<FakeHttpRequest> ParseHead(std::string_view head) {
   FakeHttpRequest request;
   request.method = std::string(parts[0]);
   request.path = std::string(parts[1]);
+  request.version = std::string(parts[2]);
   for (size_t i = 1; i < lines.size(); ++i) {
     const size_t colon = lines[i].find(':');
     if (colon == absl::string_view::npos || colon == 0) return std::nullopt;
@@ -119,11 +127,15 @@ std::string FakeHttpRequest::Header(std::string_view name) const {
 }
 
 struct FakeHttpServer::State {
+  // Set at start with TLS, and kept until every connection is gone.
+  std::unique_ptr<SelfSignedCertificate> certificate;
+  std::optional<asio::ssl::context> tls;
   asio::io_context io;
   asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
   Tcp::acceptor acceptor{io};
   std::thread thread;
   uint16_t port = 0;
+  std::atomic<size_t> connections{0};
 
   mutable std::mutex mu;
   mutable std::condition_variable arrived;
@@ -131,28 +143,84 @@ struct FakeHttpServer::State {
   std::vector<FakeHttpRequest> requests;  // guarded by mu
 
   asio::awaitable<void> AcceptLoop();
-  asio::awaitable<void> Serve(std::shared_ptr<Tcp::socket> socket);
-  // Reads one request from `socket`, `buffer` holding bytes already received; nullopt when
+  asio::awaitable<void> Serve(Tcp::socket socket);
+  // Records a complete request (HTTP/1.1 or HTTP/2) and returns the handler's answer.
+  FakeHttpResponse Dispatch(const FakeHttpRequest& request);
+  // Reads one request from `stream`, `buffer` holding bytes already received; nullopt when
   // the connection ended or the request is malformed (the connection is then closed).
-  asio::awaitable<std::optional<FakeHttpRequest>> ReadRequest(Tcp::socket& socket,
+  asio::awaitable<std::optional<FakeHttpRequest>> ReadRequest(FakeHttpStream& stream,
                                                               std::string& buffer);
   // Answers one request; false when the connection must not be reused.
-  asio::awaitable<bool> Respond(Tcp::socket& socket, const FakeHttpRequest& request,
+  asio::awaitable<bool> Respond(FakeHttpStream& stream, const FakeHttpRequest& request,
                                 const FakeHttpResponse& response);
 };
 
 namespace {
 
+// A connection's bytes through an Asio stream: Tcp::socket, or TlsStream over one.
+template <typename AsioStream>
+class AsioFakeHttpStream final : public FakeHttpStream {
+ public:
+  template <typename... Args>
+  explicit AsioFakeHttpStream(Args&&... args) : stream_(std::forward<Args>(args)...) {}
+
+  asio::awaitable<size_t> ReadSome(asio::mutable_buffer buffer, asio::error_code& ec) override {
+    co_return co_await stream_.async_read_some(buffer,
+                                               asio::redirect_error(asio::use_awaitable, ec));
+  }
+  asio::awaitable<void> Write(asio::const_buffer bytes, asio::error_code& ec) override {
+    co_await asio::async_write(stream_, bytes, asio::redirect_error(asio::use_awaitable, ec));
+  }
+  Tcp::socket::lowest_layer_type& tcp() override { return stream_.lowest_layer(); }
+
+  AsioStream& stream() { return stream_; }
+
+ private:
+  AsioStream stream_;
+};
+
+// ALPN (RFC 7301): "h2" when the client offers it, else "http/1.1" when offered, else none
+// (the connection then speaks HTTP/1.1 all the same). `in` is the client's list, each name
+// after its length byte.
+int SelectAlpn(SSL*, const unsigned char** out, unsigned char* out_length, const unsigned char* in,
+               unsigned int in_length, void*) {
+  for (const std::string_view wanted : {std::string_view("h2"), std::string_view("http/1.1")}) {
+    for (unsigned int at = 0; at < in_length;) {
+      const unsigned int length = in[at];
+      if (length > in_length - at - 1) break;
+      if (std::string_view(reinterpret_cast<const char*>(in + at + 1), length) == wanted) {
+        *out = in + at + 1;
+        *out_length = static_cast<unsigned char>(length);
+        return SSL_TLSEXT_ERR_OK;
+      }
+      at += 1 + length;
+    }
+  }
+  return SSL_TLSEXT_ERR_NOACK;
+}
+
+// TLS 1.2 or later on `certificate`, with SelectAlpn.
+absl::StatusOr<asio::ssl::context> MakeTlsContext(const SelfSignedCertificate& certificate) {
+  asio::ssl::context context(asio::ssl::context::tls_server);
+  if (SSL_CTX_set_min_proto_version(context.native_handle(), TLS1_2_VERSION) != 1) {
+    return absl::InternalError("fake HTTP server: cannot require TLS 1.2");
+  }
+  asio::error_code ec;
+  context.use_certificate_chain_file(certificate.certificate_path(), ec);
+  if (!ec) context.use_private_key_file(certificate.key_path(), asio::ssl::context::pem, ec);
+  if (ec) return absl::InternalError(absl::StrCat("fake HTTP server: TLS setup: ", ec.message()));
+  SSL_CTX_set_alpn_select_cb(context.native_handle(), &SelectAlpn, nullptr);
+  return context;
+}
+
 // Reads until `buffer` holds at least `size` bytes.
-asio::awaitable<bool> FillTo(Tcp::socket& socket, std::string& buffer, size_t size) {
+asio::awaitable<bool> FillTo(FakeHttpStream& stream, std::string& buffer, size_t size) {
   while (buffer.size() < size) {
     asio::error_code ec;
     const size_t wanted = std::min<size_t>(size - buffer.size(), 64 * 1024);
     const size_t old_size = buffer.size();
     buffer.resize(old_size + wanted);
-    const size_t got =
-        co_await socket.async_read_some(asio::buffer(buffer.data() + old_size, wanted),
-                                        asio::redirect_error(asio::use_awaitable, ec));
+    const size_t got = co_await stream.ReadSome(asio::buffer(buffer.data() + old_size, wanted), ec);
     buffer.resize(old_size + got);
     if (ec) co_return false;
   }
@@ -160,7 +228,7 @@ asio::awaitable<bool> FillTo(Tcp::socket& socket, std::string& buffer, size_t si
 }
 
 // Reads until `buffer` contains `delimiter`; returns its offset.
-asio::awaitable<std::optional<size_t>> FillUntil(Tcp::socket& socket, std::string& buffer,
+asio::awaitable<std::optional<size_t>> FillUntil(FakeHttpStream& stream, std::string& buffer,
                                                  std::string_view delimiter, size_t max_bytes) {
   size_t searched = 0;
   for (;;) {
@@ -168,81 +236,133 @@ asio::awaitable<std::optional<size_t>> FillUntil(Tcp::socket& socket, std::strin
     if (at != std::string::npos) co_return at;
     if (buffer.size() > max_bytes) co_return std::nullopt;
     searched = buffer.size() >= delimiter.size() ? buffer.size() - delimiter.size() + 1 : 0;
-    if (!co_await FillTo(socket, buffer, buffer.size() + 1)) co_return std::nullopt;
+    if (!co_await FillTo(stream, buffer, buffer.size() + 1)) co_return std::nullopt;
   }
 }
 
-asio::awaitable<void> Sleep(Tcp::socket& socket, absl::Duration duration) {
+asio::awaitable<void> Sleep(FakeHttpStream& stream, absl::Duration duration) {
   if (duration <= absl::ZeroDuration()) co_return;
-  asio::steady_timer timer(socket.get_executor(), ToChrono(duration));
+  asio::steady_timer timer(stream.executor(), ToChrono(duration));
   asio::error_code ignored;
   co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
 }
 
-asio::awaitable<bool> WriteAll(Tcp::socket& socket, std::string_view bytes) {
+enum class Protocol { kHttp1, kHttp2, kClosed };
+
+// Reads until the first bytes either are the HTTP/2 client preface or cannot be: a slow
+// HTTP/1.1 client may send fewer bytes than the preface has, so each read is compared as it
+// comes. What was read stays in `buffer`.
+asio::awaitable<Protocol> Sniff(FakeHttpStream& stream, std::string& buffer) {
+  for (;;) {
+    const size_t common = std::min(buffer.size(), kHttp2ClientPreface.size());
+    if (std::string_view(buffer).substr(0, common) != kHttp2ClientPreface.substr(0, common)) {
+      co_return Protocol::kHttp1;
+    }
+    if (common == kHttp2ClientPreface.size()) co_return Protocol::kHttp2;
+    char chunk[4096];
+    asio::error_code ec;
+    const size_t got = co_await stream.ReadSome(asio::buffer(chunk), ec);
+    if (ec) co_return Protocol::kClosed;
+    buffer.append(chunk, got);
+  }
+}
+
+asio::awaitable<bool> WriteAll(FakeHttpStream& stream, std::string_view bytes) {
   asio::error_code ec;
-  co_await asio::async_write(socket, asio::buffer(bytes.data(), bytes.size()),
-                             asio::redirect_error(asio::use_awaitable, ec));
+  co_await stream.Write(asio::buffer(bytes.data(), bytes.size()), ec);
   co_return !ec;
+}
+
+// What the TLS handshake chose by ALPN.
+Protocol NegotiatedProtocol(TlsStream& stream) {
+  const unsigned char* name = nullptr;
+  unsigned int length = 0;
+  SSL_get0_alpn_selected(stream.native_handle(), &name, &length);
+  return std::string_view(reinterpret_cast<const char*>(name), length) == "h2" ? Protocol::kHttp2
+                                                                               : Protocol::kHttp1;
 }
 
 }  // namespace
 
 asio::awaitable<void> FakeHttpServer::State::AcceptLoop() {
   while (acceptor.is_open()) {
-    auto socket = std::make_shared<Tcp::socket>(io);
+    Tcp::socket socket(io);
     asio::error_code ec;
-    co_await acceptor.async_accept(*socket, asio::redirect_error(asio::use_awaitable, ec));
+    co_await acceptor.async_accept(socket, asio::redirect_error(asio::use_awaitable, ec));
     if (ec) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
       continue;
     }
-    asio::co_spawn(io, Serve(socket), asio::detached);
+    connections.fetch_add(1);
+    asio::co_spawn(io, Serve(std::move(socket)), asio::detached);
   }
 }
 
-asio::awaitable<void> FakeHttpServer::State::Serve(std::shared_ptr<Tcp::socket> socket) {
+asio::awaitable<void> FakeHttpServer::State::Serve(Tcp::socket socket) {
+  std::shared_ptr<FakeHttpStream> stream;
   std::string buffer;
-  for (;;) {
-    std::optional<FakeHttpRequest> request = co_await ReadRequest(*socket, buffer);
+  Protocol protocol = Protocol::kClosed;
+  if (tls.has_value()) {
+    auto tls_stream = std::make_shared<AsioFakeHttpStream<TlsStream>>(std::move(socket), *tls);
+    asio::error_code ec;
+    co_await tls_stream->stream().async_handshake(asio::ssl::stream_base::server,
+                                                  asio::redirect_error(asio::use_awaitable, ec));
+    if (!ec) protocol = NegotiatedProtocol(tls_stream->stream());
+    stream = std::move(tls_stream);
+  } else {
+    stream = std::make_shared<AsioFakeHttpStream<Tcp::socket>>(std::move(socket));
+    protocol = co_await Sniff(*stream, buffer);
+  }
+  if (protocol == Protocol::kHttp2) {
+    // It closes the stream itself, once its last bytes are written.
+    co_await ServeFakeHttp2Connection(
+        std::move(stream), std::move(buffer),
+        FakeHttp2Options{
+            .dispatch = [this](const FakeHttpRequest& request) { return Dispatch(request); },
+            .max_header_bytes = kMaxHeaderBytes,
+            .max_body_bytes = kMaxBodyBytes});
+    co_return;
+  }
+  while (protocol == Protocol::kHttp1) {
+    std::optional<FakeHttpRequest> request = co_await ReadRequest(*stream, buffer);
     if (!request.has_value()) break;
-    Handler current;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      requests.push_back(*request);
-      current = handler;
-    }
-    arrived.notify_all();
-    FakeHttpResponse response;
-    if (current) {
-      response = current(*request);
-    } else {
-      response.status = 500;
-      response.body = "no handler";
-    }
-    const bool keep_alive = co_await Respond(*socket, *request, response);
+    const FakeHttpResponse response = Dispatch(*request);
+    const bool keep_alive = co_await Respond(*stream, *request, response);
     if (!keep_alive) break;
   }
-  asio::error_code ignored;
-  socket->shutdown(Tcp::socket::shutdown_both, ignored);
-  socket->close(ignored);
+  stream->Close();
+}
+
+FakeHttpResponse FakeHttpServer::State::Dispatch(const FakeHttpRequest& request) {
+  Handler current;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    requests.push_back(request);
+    current = handler;
+  }
+  arrived.notify_all();
+  if (current) return current(request);
+  FakeHttpResponse response;
+  response.status = 500;
+  response.body = "no handler";
+  return response;
 }
 
 asio::awaitable<std::optional<FakeHttpRequest>> FakeHttpServer::State::ReadRequest(
-    Tcp::socket& socket, std::string& buffer) {
-  std::optional<size_t> head_end = co_await FillUntil(socket, buffer, "\r\n\r\n", kMaxHeaderBytes);
+    FakeHttpStream& stream, std::string& buffer) {
+  std::optional<size_t> head_end = co_await FillUntil(stream, buffer, "\r\n\r\n", kMaxHeaderBytes);
   if (!head_end.has_value()) co_return std::nullopt;
   std::optional<FakeHttpRequest> request = ParseHead(std::string_view(buffer).substr(0, *head_end));
   buffer.erase(0, *head_end + 4);
   if (!request.has_value()) co_return std::nullopt;
 
   if (absl::EqualsIgnoreCase(AbslView(request->Header("expect")), "100-continue")) {
-    if (!co_await WriteAll(socket, "HTTP/1.1 100 Continue\r\n\r\n")) co_return std::nullopt;
+    if (!co_await WriteAll(stream, "HTTP/1.1 100 Continue\r\n\r\n")) co_return std::nullopt;
   }
 
   if (absl::EqualsIgnoreCase(AbslView(request->Header("transfer-encoding")), "chunked")) {
     for (;;) {
-      std::optional<size_t> line_end = co_await FillUntil(socket, buffer, "\r\n", 1024);
+      std::optional<size_t> line_end = co_await FillUntil(stream, buffer, "\r\n", 1024);
       if (!line_end.has_value()) co_return std::nullopt;
       // Chunk extensions (";name=value") are allowed and ignored.
       absl::string_view size_text = AbslView(std::string_view(buffer).substr(0, *line_end));
@@ -256,14 +376,14 @@ asio::awaitable<std::optional<FakeHttpRequest>> FakeHttpServer::State::ReadReque
       if (size == 0) {
         // Trailers, if any, end with an empty line.
         for (;;) {
-          std::optional<size_t> trailer_end = co_await FillUntil(socket, buffer, "\r\n", 8192);
+          std::optional<size_t> trailer_end = co_await FillUntil(stream, buffer, "\r\n", 8192);
           if (!trailer_end.has_value()) co_return std::nullopt;
           buffer.erase(0, *trailer_end + 2);
           if (*trailer_end == 0) break;
         }
         break;
       }
-      if (!co_await FillTo(socket, buffer, size + 2)) co_return std::nullopt;
+      if (!co_await FillTo(stream, buffer, size + 2)) co_return std::nullopt;
       if (buffer.compare(size, 2, "\r\n") != 0) co_return std::nullopt;
       request->body.append(buffer, 0, size);
       buffer.erase(0, size + 2);
@@ -273,14 +393,14 @@ asio::awaitable<std::optional<FakeHttpRequest>> FakeHttpServer::State::ReadReque
     if (!absl::SimpleAtoi(AbslView(length_text), &length) || length > kMaxBodyBytes) {
       co_return std::nullopt;
     }
-    if (!co_await FillTo(socket, buffer, length)) co_return std::nullopt;
+    if (!co_await FillTo(stream, buffer, length)) co_return std::nullopt;
     request->body = buffer.substr(0, length);
     buffer.erase(0, length);
   }
   co_return request;
 }
 
-asio::awaitable<bool> FakeHttpServer::State::Respond(Tcp::socket& socket,
+asio::awaitable<bool> FakeHttpServer::State::Respond(FakeHttpStream& stream,
                                                      const FakeHttpRequest& request,
                                                      const FakeHttpResponse& response) {
   if (response.hang) {
@@ -289,12 +409,11 @@ asio::awaitable<bool> FakeHttpServer::State::Respond(Tcp::socket& socket,
     char sink[4096];
     for (;;) {
       asio::error_code ec;
-      co_await socket.async_read_some(asio::buffer(sink),
-                                      asio::redirect_error(asio::use_awaitable, ec));
+      co_await stream.ReadSome(asio::buffer(sink), ec);
       if (ec) co_return false;
     }
   }
-  co_await Sleep(socket, response.delay);
+  co_await Sleep(stream, response.delay);
 
   const bool body_allowed = HasBody(response.status, request.method);
   const bool chunked = body_allowed && !response.chunks.empty();
@@ -321,38 +440,52 @@ asio::awaitable<bool> FakeHttpServer::State::Respond(Tcp::socket& socket,
   head += "\r\n";
 
   if (!body_allowed) {
-    co_return co_await WriteAll(socket, head) && !close_after;
+    co_return co_await WriteAll(stream, head) && !close_after;
   }
   if (!chunked) {
     if (response.close_mid_body) {
       // Content-Length announces the whole body; only half of it comes.
       head.append(response.body, 0, response.body.size() / 2);
-      co_await WriteAll(socket, head);
+      co_await WriteAll(stream, head);
       co_return false;
     }
     head += response.body;
-    co_return co_await WriteAll(socket, head) && !close_after;
+    co_return co_await WriteAll(stream, head) && !close_after;
   }
 
-  if (!co_await WriteAll(socket, head)) co_return false;
+  if (!co_await WriteAll(stream, head)) co_return false;
   // Cut off mid-body: the first half of the chunks (at least one), never the final chunk.
   const size_t count =
       response.close_mid_body ? (response.chunks.size() + 1) / 2 : response.chunks.size();
   for (size_t i = 0; i < count; ++i) {
-    if (i > 0) co_await Sleep(socket, response.chunk_interval);
+    if (i > 0) co_await Sleep(stream, response.chunk_interval);
     const std::string& chunk = response.chunks[i];
     // An empty chunk would end the body early, so it is skipped.
     if (chunk.empty()) continue;
     std::string frame = absl::StrCat(absl::Hex(chunk.size()), "\r\n", chunk, "\r\n");
-    if (!co_await WriteAll(socket, frame)) co_return false;
+    if (!co_await WriteAll(stream, frame)) co_return false;
   }
   if (response.close_mid_body) co_return false;
-  co_return co_await WriteAll(socket, "0\r\n\r\n") && !close_after;
+  co_return co_await WriteAll(stream, "0\r\n\r\n") && !close_after;
 }
 
 absl::StatusOr<std::unique_ptr<FakeHttpServer>> FakeHttpServer::Start(Handler handler) {
+  return Start(std::move(handler), FakeHttpServerOptions{});
+}
+
+absl::StatusOr<std::unique_ptr<FakeHttpServer>> FakeHttpServer::Start(
+    Handler handler, FakeHttpServerOptions options) {
   auto state = std::make_unique<State>();
   state->handler = std::move(handler);
+  if (options.tls) {
+    absl::StatusOr<std::unique_ptr<SelfSignedCertificate>> certificate =
+        SelfSignedCertificate::Create({"127.0.0.1", "localhost"});
+    if (!certificate.ok()) return certificate.status();
+    state->certificate = *std::move(certificate);
+    absl::StatusOr<asio::ssl::context> context = MakeTlsContext(*state->certificate);
+    if (!context.ok()) return context.status();
+    state->tls.emplace(*std::move(context));
+  }
   asio::error_code ec;
   const Tcp::endpoint endpoint(asio::ip::make_address_v4("127.0.0.1"), 0);
   state->acceptor.open(endpoint.protocol(), ec);
@@ -380,7 +513,11 @@ FakeHttpServer::~FakeHttpServer() {
 uint16_t FakeHttpServer::port() const { return state_->port; }
 
 std::string FakeHttpServer::base_url() const {
-  return absl::StrCat("http://127.0.0.1:", state_->port);
+  return absl::StrCat(state_->tls.has_value() ? "https" : "http", "://127.0.0.1:", state_->port);
+}
+
+std::string FakeHttpServer::certificate_path() const {
+  return state_->certificate != nullptr ? state_->certificate->certificate_path() : "";
 }
 
 std::vector<FakeHttpRequest> FakeHttpServer::requests() const {
@@ -398,6 +535,8 @@ bool FakeHttpServer::WaitForRequests(size_t count, absl::Duration timeout) const
   return state_->arrived.wait_for(lock, ToChrono(timeout),
                                   [&] { return state_->requests.size() >= count; });
 }
+
+size_t FakeHttpServer::connection_count() const { return state_->connections.load(); }
 
 void FakeHttpServer::SetHandler(Handler handler) {
   std::lock_guard<std::mutex> lock(state_->mu);

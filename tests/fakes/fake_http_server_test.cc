@@ -3,10 +3,14 @@
 #include <poll.h>
 
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "asio.hpp"
 #include "gtest/gtest.h"
@@ -93,6 +97,8 @@ TEST(FakeHttpServerTest, RecordsARequestAndAnswersWithContentLength) {
   EXPECT_EQ(requests[0].Header("x-token"), "abc");
   EXPECT_EQ(requests[0].Header("X-TOKEN"), "abc");
   EXPECT_EQ(requests[0].body, "hello");
+  EXPECT_EQ(requests[0].version, "HTTP/1.1");
+  EXPECT_EQ((*server)->connection_count(), 1u);
 }
 
 TEST(FakeHttpServerTest, ServesSeveralRequestsOnOneKeptAliveConnection) {
@@ -210,5 +216,84 @@ TEST(FakeHttpServerTest, StopsWithAConnectionStillHanging) {
   EXPECT_TRUE(client.ReadToEof());
 }
 
+std::string Frame(int type, int flags, int stream_id, std::string_view payload) {
+  const size_t size = payload.size();
+  std::string frame = {static_cast<char>(size >> 16),
+                       static_cast<char>(size >> 8),
+                       static_cast<char>(size),
+                       static_cast<char>(type),
+                       static_cast<char>(flags),
+                       0,
+                       0,
+                       0,
+                       static_cast<char>(stream_id)};
+  return frame.append(payload);
+}
+
+// An HPACK field literal, not indexed, not Huffman-coded (RFC 7541 §6.2.2), with its name
+// spelled out: a string's length is an integer with a 7-bit prefix (§5.1).
+std::string HpackLiteral(std::string_view name, std::string_view value) {
+  auto encode = [](std::string_view text) {
+    std::string out;
+    if (text.size() < 127) {
+      out += static_cast<char>(text.size());
+    } else {
+      out += '\x7f';
+      for (size_t rest = text.size() - 127;; rest /= 128) {
+        if (rest < 128) {
+          out += static_cast<char>(rest);
+          break;
+        }
+        out += static_cast<char>(rest % 128 + 128);
+      }
+    }
+    return out.append(text);
+  };
+  return std::string(1, '\0') + encode(name) + encode(value);
+}
+
+TEST(FakeHttpServerHttp2Test, ResetsAStreamWithTooLargeAHeaderBlockAndServesTheNext) {
+  auto server = FakeHttpServer::Start([](const FakeHttpRequest&) { return FakeHttpResponse{}; });
+  ASSERT_TRUE(server.ok());
+  // libcurl's nghttp2 refuses to send so large a block, so this client writes its own frames:
+  // GET http://x/ with two fields of 35,000 bytes (over the 64 KiB the fake takes), then
+  // GET http://x/next. 0x82 and 0x86 are :method GET and :scheme http from HPACK's table.
+  const std::string request = "\x82\x86" + HpackLiteral(":authority", "x");
+  const std::string block = request + HpackLiteral(":path", "/") +
+                            HpackLiteral("x-one", std::string(35000, 'a')) +
+                            HpackLiteral("x-two", std::string(35000, 'a'));
+  std::string bytes = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + Frame(4, 0, 0, "");
+  for (size_t at = 0; at < block.size(); at += 16384) {
+    const bool last = at + 16384 >= block.size();
+    // HEADERS with END_STREAM, then CONTINUATIONs; END_HEADERS on the last.
+    bytes += Frame(at == 0 ? 1 : 9, (at == 0 ? 0x1 : 0) | (last ? 0x4 : 0), 1,
+                   std::string_view(block).substr(at, 16384));
+  }
+  bytes += Frame(1, 0x1 | 0x4, 3, request + HpackLiteral(":path", "/next"));
+  RawClient client((*server)->port());
+  client.Write(bytes);
+  // RST_STREAM on stream 1 with ENHANCE_YOUR_CALM (0xb), and stream 3's empty body ending it.
+  EXPECT_TRUE(client.ReadUntil(Frame(3, 0, 1, std::string("\0\0\0\x0b", 4))));
+  EXPECT_TRUE(client.ReadUntil(Frame(0, 0x1, 3, "")));
+  ASSERT_EQ((*server)->request_count(), 1u);
+  EXPECT_EQ((*server)->requests()[0].path, "/next");
+}
+
+TEST(FakeHttpServerHttp2Test, ServesAnHttp11ClientWhoseFirstBytesLookLikeThePreface) {
+  auto server =
+      FakeHttpServer::Start([](const FakeHttpRequest&) { return FakeHttpResponse{.body = "put"}; });
+  ASSERT_TRUE(server.ok());
+  RawClient client((*server)->port());
+  client.Write("P");  // as an HTTP/2 preface begins
+  EXPECT_FALSE(client.ReadSome(absl::Milliseconds(100)));
+  client.Write("UT / HTTP/1.0\r\nContent-Length: 0\r\n\r\n");
+  ASSERT_TRUE(client.ReadToEof());
+  EXPECT_TRUE(absl::StartsWith(client.received(), "HTTP/1.1 200 OK\r\n"));
+  ASSERT_EQ((*server)->request_count(), 1u);
+  EXPECT_EQ((*server)->requests()[0].method, "PUT");
+  EXPECT_EQ((*server)->requests()[0].version, "HTTP/1.0");
+}
+
+// Over TLS, as Herald speaks HTTP/2: chosen by ALPN, the certificate verified.
 }  // namespace
 }  // namespace herald::fakes

@@ -9,6 +9,11 @@
 //   fake_llm_main --format=anthropic --port_file=/tmp/x/port --request_log=/tmp/x/requests
 //                 [--slow_seconds=5] [--require_api_key=KEY] [--embeddings_log=F]
 //                 [--transcript="what is the weather in paris"]
+//                 [--tls_certificate_out=/tmp/x/ca.pem]
+//
+// With --tls_certificate_out it serves TLS (HTTP/2 when the client offers it by ALPN) on a
+// self-signed certificate for 127.0.0.1, whose PEM it copies there before it announces its
+// port; a client trusts that file as its CA file.
 //
 // In the OpenAI and Ollama formats it also serves embeddings (fake_embeddings.h), logging
 // each request as {"texts": [...]} in --embeddings_log. In the OpenAI format it also serves
@@ -39,6 +44,7 @@
 #include <cctype>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -67,6 +73,9 @@ ABSL_FLAG(std::string, require_api_key, "",
           "When set, requests without this key (x-api-key or a bearer token) get 401.");
 ABSL_FLAG(std::string, transcript, herald::fakes::kDefaultFakeTranscript,
           "What /v1/audio/transcriptions answers (the OpenAI format).");
+ABSL_FLAG(std::string, tls_certificate_out, "",
+          "When set, serve TLS and copy the certificate's PEM here before announcing the port "
+          "(written whole: a reader never sees part).");
 
 namespace herald::fakes {
 namespace {
@@ -130,6 +139,7 @@ class RequestLog {
     }
     nlohmann::json line = {
         {"path", request.http.path},
+        {"http_version", request.http.version},
         {"model", request.model},
         {"stream", request.stream},
         {"messages", request.MessageCount()},
@@ -222,6 +232,18 @@ FakeLlmServer::Handler E2eHandler(RequestLog& log, absl::Duration slow) {
   };
 }
 
+// Copies the certificate to `path` by way of a partial file, as WritePortFile writes.
+absl::Status CopyCertificate(const std::string& from, const std::string& path) {
+  const std::string partial = path + ".partial";
+  std::error_code ec;
+  std::filesystem::copy_file(from, partial, std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec) return absl::UnavailableError("cannot copy the certificate to " + partial);
+  if (std::rename(partial.c_str(), path.c_str()) != 0) {
+    return absl::UnavailableError("cannot rename " + partial + " to " + path);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status WritePortFile(const std::string& path, uint16_t port) {
   const std::string partial = path + ".partial";
   {
@@ -250,7 +272,9 @@ int Run() {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  absl::StatusOr<std::unique_ptr<FakeLlmServer>> server = FakeLlmServer::Start(*format);
+  const std::string certificate_out = absl::GetFlag(FLAGS_tls_certificate_out);
+  absl::StatusOr<std::unique_ptr<FakeLlmServer>> server =
+      FakeLlmServer::Start(*format, FakeHttpServerOptions{.tls = !certificate_out.empty()});
   if (!server.ok()) {
     std::cerr << "fake_llm_main: " << server.status() << "\n";
     return 1;
@@ -275,6 +299,13 @@ int Run() {
     });
   }
 
+  if (!certificate_out.empty()) {
+    absl::Status copied = CopyCertificate((*server)->certificate_path(), certificate_out);
+    if (!copied.ok()) {
+      std::cerr << "fake_llm_main: " << copied << "\n";
+      return 1;
+    }
+  }
   if (!absl::GetFlag(FLAGS_port_file).empty()) {
     absl::Status written = WritePortFile(absl::GetFlag(FLAGS_port_file), (*server)->port());
     if (!written.ok()) {

@@ -992,10 +992,15 @@ FakeHttpResponse FakeLlmServer::State::Serve(const FakeHttpRequest& http) {
 }
 
 absl::StatusOr<std::unique_ptr<FakeLlmServer>> FakeLlmServer::Start(Format format) {
+  return Start(format, FakeHttpServerOptions{});
+}
+
+absl::StatusOr<std::unique_ptr<FakeLlmServer>> FakeLlmServer::Start(
+    Format format, FakeHttpServerOptions http_options) {
   auto state = std::make_unique<State>(format);
   State* raw = state.get();
-  absl::StatusOr<std::unique_ptr<FakeHttpServer>> http =
-      FakeHttpServer::Start([raw](const FakeHttpRequest& request) { return raw->Serve(request); });
+  absl::StatusOr<std::unique_ptr<FakeHttpServer>> http = FakeHttpServer::Start(
+      [raw](const FakeHttpRequest& request) { return raw->Serve(request); }, http_options);
   if (!http.ok()) return http.status();
   return std::unique_ptr<FakeLlmServer>(new FakeLlmServer(std::move(state), *std::move(http)));
 }
@@ -1012,6 +1017,10 @@ uint16_t FakeLlmServer::port() const { return http_->port(); }
 std::string FakeLlmServer::base_url() const {
   return state_->format == Format::kOpenAi ? http_->base_url() + "/v1" : http_->base_url();
 }
+
+std::string FakeLlmServer::certificate_path() const { return http_->certificate_path(); }
+
+size_t FakeLlmServer::connection_count() const { return http_->connection_count(); }
 
 void FakeLlmServer::Enqueue(Answer answer) {
   std::lock_guard<std::mutex> lock(state_->mu);

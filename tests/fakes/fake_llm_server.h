@@ -10,7 +10,10 @@
 // key when told to, images: base64 that decodes, a media type the API takes) and records every
 // request, parsed, so tests can assert what Herald sent — the images too, decoded to their
 // size and SHA-256. In the OpenAI format it also serves the audio and image endpoints
-// (fake_media_endpoints.h), recorded apart in media_requests().
+// (fake_media_endpoints.h), recorded apart in media_requests(). It speaks what its
+// FakeHttpServer speaks: by default cleartext HTTP/1.1 (or h2c with prior knowledge); started
+// with FakeHttpServerOptions{.tls = true}, TLS on a self-signed certificate that a client
+// trusts through certificate_path(), HTTP/2 when the client offers it by ALPN.
 //
 //   auto server = FakeLlmServer::Start(FakeLlmServer::Format::kAnthropic);
 //   (*server)->Enqueue(Answer::ToolCall("current_time", {{"zone", "UTC"}}));
@@ -24,6 +27,10 @@
 //
 //   // An answer computed from each request: a tool-call loop that ends with the result.
 //   (*server)->SetHandler(FakeLlmServer::ToolLoop("current_time", {}));
+//
+//   // Over TLS: base_url() is https://127.0.0.1:P..., trusted through the CA file.
+//   auto tls = FakeLlmServer::Start(FakeLlmServer::Format::kOpenAi, {.tls = true});
+//   request.ca_file = (*tls)->certificate_path();
 //
 // The handler runs on the server's thread, one request at a time; keep it quick (delays are
 // Answer::WithDelay, which do not block other connections).
@@ -144,14 +151,22 @@ class FakeLlmServer {
 
   static constexpr char kDefaultText[] = "This is the fake LLM's default answer.";
 
+  // In cleartext.
   static absl::StatusOr<std::unique_ptr<FakeLlmServer>> Start(Format format);
+  // With TLS when `http_options` say so.
+  static absl::StatusOr<std::unique_ptr<FakeLlmServer>> Start(Format format,
+                                                              FakeHttpServerOptions http_options);
   ~FakeLlmServer();  // stops the server (a hanging answer is dropped)
 
   Format format() const;
   uint16_t port() const;
   // What to configure: Anthropic's base_url ("http://127.0.0.1:P"), OpenAI's base_url
-  // ("http://127.0.0.1:P/v1") or Ollama's host ("http://127.0.0.1:P").
+  // ("http://127.0.0.1:P/v1") or Ollama's host ("http://127.0.0.1:P"); "https://..." with TLS.
   std::string base_url() const;
+  // The PEM file a client trusts as its CA file with TLS (FakeHttpServer's); "" without.
+  std::string certificate_path() const;
+  // TCP connections accepted so far (over HTTP/2 many requests share one).
+  size_t connection_count() const;
 
   // Appends to the script; each request takes the next answer.
   void Enqueue(Answer answer);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "component/base/hex.h"
 #include "gmock/gmock.h"
@@ -25,8 +26,9 @@ using json = nlohmann::json;
 // Posts raw requests to the fake, so that the test controls every byte Herald would send.
 class FakeLlmServerTest : public ::testing::Test {
  protected:
-  void Start(LlmWireFormat format) {
-    absl::StatusOr<std::unique_ptr<FakeLlmServer>> server = FakeLlmServer::Start(format);
+  void Start(LlmWireFormat format, FakeHttpServerOptions http_options = {}) {
+    absl::StatusOr<std::unique_ptr<FakeLlmServer>> server =
+        FakeLlmServer::Start(format, http_options);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
     absl::StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Create(io_);
@@ -41,6 +43,7 @@ class FakeLlmServerTest : public ::testing::Test {
     request.body = body.dump();
     request.headers = std::move(headers);
     request.retry.max_retries = 0;
+    request.ca_file = server_->certificate_path();  // "" in cleartext: no matter
     absl::StatusOr<HttpResponse> result = absl::UnknownError("no answer");
     bool done = false;
     io_.restart();
@@ -109,6 +112,20 @@ TEST_F(FakeLlmServerTest, RecordsTheRequestReadInTheFormatsTerms) {
   EXPECT_THAT(request.ToolNames(), ElementsAre("current_time"));
   EXPECT_FALSE(request.stream);
   EXPECT_TRUE(request.images.empty());
+}
+
+TEST_F(FakeLlmServerTest, AnswersOverTlsToAClientThatTrustsItsCertificate) {
+  Start(LlmWireFormat::kAnthropic, {.tls = true});
+  ASSERT_FALSE(server_->certificate_path().empty());
+  EXPECT_EQ(server_->base_url(), absl::StrCat("https://127.0.0.1:", server_->port()));
+  HttpResponse response = Post(server_->base_url() + "/v1/messages", kAnthropicBody,
+                               {{"anthropic-version", "2023-06-01"}});
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(json::parse(response.body)["content"][0]["text"], FakeLlmServer::kDefaultText);
+  ASSERT_EQ(server_->request_count(), 1u);
+  EXPECT_EQ(server_->requests()[0].model, "claude-x");
+  // Herald's client offers HTTP/2 by ALPN over TLS.
+  EXPECT_EQ(server_->requests()[0].http.version, "HTTP/2");
 }
 
 // "abc" in base64, and its SHA-256.

@@ -1,11 +1,7 @@
 #include "tests/fakes/fake_xmpp_server.h"
 
 #include <openssl/evp.h>
-#include <openssl/pem.h>
 #include <openssl/rand.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <array>
@@ -13,7 +9,6 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
-#include <filesystem>
 #include <future>
 #include <limits>
 #include <mutex>
@@ -37,6 +32,7 @@
 #include "component/xmpp/stream_parser.h"
 #include "component/xmpp/xml_writer.h"
 #include "tests/fakes/scram_server.h"
+#include "tests/fakes/self_signed_certificate.h"
 
 namespace herald::fakes {
 namespace {
@@ -96,92 +92,11 @@ bool IsElementName(std::string_view name) {
   return true;
 }
 
-// A DNS name safe to put in an OpenSSL extension string ("," would start another name).
-bool IsPlainDnsName(std::string_view name) {
-  if (name.empty()) return false;
-  for (char c : name) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') return false;
-  }
-  return true;
-}
-
 std::string Attribute(std::string_view name, std::string_view value) {
   std::string out = absl::StrCat(" ", AbslView(name), "='");
   xmpp::AppendEscapedAttribute(value, out);
   out += "'";
   return out;
-}
-
-struct PkeyDeleter {
-  void operator()(EVP_PKEY* key) const { EVP_PKEY_free(key); }
-};
-struct X509Deleter {
-  void operator()(X509* cert) const { X509_free(cert); }
-};
-struct BioDeleter {
-  void operator()(BIO* bio) const { BIO_free_all(bio); }
-};
-
-absl::Status AddExtension(X509* cert, int nid, const std::string& value) {
-  X509V3_CTX ctx;
-  X509V3_set_ctx_nodb(&ctx);
-  X509V3_set_ctx(&ctx, cert, cert, nullptr, nullptr, 0);
-  X509_EXTENSION* extension = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value.c_str());
-  if (extension == nullptr) return absl::InternalError("cannot build certificate extension");
-  int added = X509_add_ext(cert, extension, -1);
-  X509_EXTENSION_free(extension);
-  if (added != 1) return absl::InternalError("cannot add certificate extension");
-  return absl::OkStatus();
-}
-
-// Writes a self-signed P-256 certificate for localhost (and `domain`) and its key as PEM.
-absl::Status WriteSelfSignedCertificate(const std::string& domain, const std::string& cert_path,
-                                        const std::string& key_path) {
-  std::unique_ptr<EVP_PKEY, PkeyDeleter> key(EVP_EC_gen("P-256"));
-  if (key == nullptr) return absl::InternalError("cannot generate a P-256 key");
-  std::unique_ptr<X509, X509Deleter> cert(X509_new());
-  if (cert == nullptr) return absl::InternalError("cannot allocate a certificate");
-
-  uint64_t serial = 0;
-  RAND_bytes(reinterpret_cast<unsigned char*>(&serial), sizeof(serial));
-  if (X509_set_version(cert.get(), 2) != 1 ||
-      ASN1_INTEGER_set_uint64(X509_get_serialNumber(cert.get()), serial >> 1) != 1 ||
-      X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600) == nullptr ||
-      X509_gmtime_adj(X509_getm_notAfter(cert.get()), 24 * 3600) == nullptr ||
-      X509_set_pubkey(cert.get(), key.get()) != 1) {
-    return absl::InternalError("cannot fill in the certificate");
-  }
-  X509_NAME* name = X509_get_subject_name(cert.get());
-  if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                                 reinterpret_cast<const unsigned char*>("localhost"), -1, -1,
-                                 0) != 1 ||
-      X509_set_issuer_name(cert.get(), name) != 1) {
-    return absl::InternalError("cannot name the certificate");
-  }
-  std::string names = "DNS:localhost";
-  if (domain != "localhost" && IsPlainDnsName(domain)) absl::StrAppend(&names, ",DNS:", domain);
-  if (absl::Status s = AddExtension(cert.get(), NID_subject_alt_name, names); !s.ok()) return s;
-  if (absl::Status s = AddExtension(cert.get(), NID_basic_constraints, "critical,CA:FALSE");
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = AddExtension(cert.get(), NID_subject_key_identifier, "hash"); !s.ok()) {
-    return s;
-  }
-  if (X509_sign(cert.get(), key.get(), EVP_sha256()) == 0) {
-    return absl::InternalError("cannot sign the certificate");
-  }
-
-  std::unique_ptr<BIO, BioDeleter> cert_file(BIO_new_file(cert_path.c_str(), "w"));
-  if (cert_file == nullptr || PEM_write_bio_X509(cert_file.get(), cert.get()) != 1) {
-    return absl::InternalError(absl::StrCat("cannot write ", cert_path));
-  }
-  std::unique_ptr<BIO, BioDeleter> key_file(BIO_new_file(key_path.c_str(), "w"));
-  if (key_file == nullptr || PEM_write_bio_PrivateKey(key_file.get(), key.get(), nullptr, nullptr,
-                                                      0, nullptr, nullptr) != 1) {
-    return absl::InternalError(absl::StrCat("cannot write ", key_path));
-  }
-  return absl::OkStatus();
 }
 
 // Parks a coroutine until the timer is cancelled (the owner's state changed) or closed.
@@ -209,9 +124,7 @@ struct FakeXmppServer::State {
   // Everything below the io_context is used only on the io thread, except what `mu` guards.
   asio::io_context io;
   FakeXmppServerOptions options;
-  std::string temp_dir;
-  std::string cert_path;
-  std::string key_path;
+  std::unique_ptr<SelfSignedCertificate> certificate;  // set before the server serves
   asio::ssl::context tls;
   Tcp::acceptor acceptor;
   uint16_t port = 0;
@@ -871,30 +784,25 @@ absl::StatusOr<std::unique_ptr<FakeXmppServer>> FakeXmppServer::Start(
     FakeXmppServerOptions options) {
   auto state = std::make_unique<State>(std::move(options));
 
-  const char* tmp = getenv("TEST_TMPDIR");
-  std::string pattern =
-      absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/fake_xmpp_server_XXXXXX");
-  if (mkdtemp(pattern.data()) == nullptr) {
-    return absl::InternalError(absl::StrCat("cannot create a folder like ", pattern));
-  }
-  state->temp_dir = pattern;
-  state->cert_path = state->temp_dir + "/cert.pem";
-  state->key_path = state->temp_dir + "/key.pem";
   // From here on the server's destructor cleans up, whatever fails.
   std::unique_ptr<FakeXmppServer> server(new FakeXmppServer(std::move(state)));
   State& s = *server->state_;
 
-  if (absl::Status status = WriteSelfSignedCertificate(s.options.domain, s.cert_path, s.key_path);
-      !status.ok()) {
-    return status;
+  std::vector<std::string> names = {"localhost"};
+  if (s.options.domain != "localhost" && IsCertificateName(s.options.domain)) {
+    names.push_back(s.options.domain);
   }
+  absl::StatusOr<std::unique_ptr<SelfSignedCertificate>> certificate =
+      SelfSignedCertificate::Create(names);
+  if (!certificate.ok()) return certificate.status();
+  s.certificate = *std::move(certificate);
   asio::error_code ec;
   s.tls.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
                         asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
                         asio::ssl::context::no_tlsv1_1,
                     ec);
-  if (!ec) s.tls.use_certificate_chain_file(s.cert_path, ec);
-  if (!ec) s.tls.use_private_key_file(s.key_path, asio::ssl::context::pem, ec);
+  if (!ec) s.tls.use_certificate_chain_file(s.certificate->certificate_path(), ec);
+  if (!ec) s.tls.use_private_key_file(s.certificate->key_path(), asio::ssl::context::pem, ec);
   if (ec) return absl::InternalError(absl::StrCat("TLS setup: ", ec.message()));
 
   if (absl::Status status = s.OpenAcceptor(); !status.ok()) return status;
@@ -920,15 +828,13 @@ FakeXmppServer::~FakeXmppServer() {
     s.work.reset();
     s.thread.join();
   }
-  if (!s.temp_dir.empty()) {
-    std::error_code ignored;
-    std::filesystem::remove_all(s.temp_dir, ignored);
-  }
 }
 
 uint16_t FakeXmppServer::port() const { return state_->port; }
 
-const std::string& FakeXmppServer::certificate_path() const { return state_->cert_path; }
+const std::string& FakeXmppServer::certificate_path() const {
+  return state_->certificate->certificate_path();
+}
 
 int FakeXmppServer::authenticated_sessions() const {
   std::lock_guard<std::mutex> lock(state_->mu);

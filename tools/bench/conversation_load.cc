@@ -73,6 +73,12 @@ ABSL_FLAG(std::string, memory_root, "",
           "Folder under which Herald's [memory] path is made (e.g. /dev/shm to take the disk "
           "out); default $TMPDIR or /tmp.");
 ABSL_FLAG(std::string, llm_format, "openai", "Fake LLM wire format: openai | anthropic.");
+ABSL_FLAG(bool, tls, false,
+          "The fake LLM speaks TLS (HTTP/2 when offered by ALPN) and Herald trusts its "
+          "certificate; default: cleartext HTTP/1.1.");
+ABSL_FLAG(std::string, http2, "auto",
+          "Herald's [llm.<provider>] http2: auto (over --tls, the waiting calls multiplexed over a "
+          "few connections) | off (HTTP/1.1, a connection per waiting call).");
 ABSL_FLAG(int, timeout_seconds, 600, "Give up waiting for a phase's replies after this long.");
 ABSL_FLAG(int, herald_open_files, 0,
           "Start herald with this soft limit of open files (e.g. 1024, a common default); "
@@ -130,7 +136,8 @@ absl::StatusOr<std::string> MakeTempDir(const std::string& root, const std::stri
 }
 
 std::string HeraldConfig(uint16_t xmpp_port, const fakes::FakeLlmServer& llm,
-                         const std::string& memory) {
+                         const std::string& memory, const std::string& http2) {
+  const std::string ca_file = llm.certificate_path();
   const bool openai = llm.format() == fakes::LlmWireFormat::kOpenAi;
   const std::string provider = openai ? "openai" : "anthropic";
   return absl::StrCat(R"([server]
@@ -160,6 +167,10 @@ request_timeout_seconds = 600
 api_key = "fake-key"
 base_url = ")",
                       llm.base_url(), R"("
+http2 = ")",
+                      http2, R"("
+tls_ca_file = ")",
+                      ca_file, R"("
 
 [memory]
 path = ")",
@@ -206,8 +217,14 @@ int Main(const char* argv0) {
     std::cerr << "conversation_load: --llm_format is openai or anthropic\n";
     return kExitSetup;
   }
+  const std::string http2 = absl::GetFlag(FLAGS_http2);
+  if (http2 != "off" && http2 != "auto") {
+    std::cerr << "conversation_load: --http2 is auto or off\n";
+    return kExitSetup;
+  }
   absl::StatusOr<std::unique_ptr<fakes::FakeLlmServer>> llm = fakes::FakeLlmServer::Start(
-      format == "openai" ? fakes::LlmWireFormat::kOpenAi : fakes::LlmWireFormat::kAnthropic);
+      format == "openai" ? fakes::LlmWireFormat::kOpenAi : fakes::LlmWireFormat::kAnthropic,
+      {.tls = absl::GetFlag(FLAGS_tls)});
   if (!server.ok() || !llm.ok()) {
     std::cerr << "conversation_load: " << (server.ok() ? llm.status() : server.status()).message()
               << "\n";
@@ -219,7 +236,7 @@ int Main(const char* argv0) {
 
   const std::string config_path = *work + "/herald.toml";
   const std::string log_path = *work + "/herald.log";
-  std::ofstream(config_path) << HeraldConfig((*server)->port(), **llm, *memory);
+  std::ofstream(config_path) << HeraldConfig((*server)->port(), **llm, *memory, http2);
   absl::StatusOr<std::unique_ptr<HeraldProcess>> process =
       SpawnWithOpenFiles(absl::GetFlag(FLAGS_herald_open_files), *herald, config_path, log_path);
   if (!process.ok()) {
@@ -244,6 +261,8 @@ int Main(const char* argv0) {
   report["herald_open_files_limit"] = OpenFilesLimitOf(env.herald->pid());
   report["memory_path"] = *memory;
   report["llm_format"] = format;
+  report["llm_tls"] = absl::GetFlag(FLAGS_tls);
+  report["http2"] = http2;
 
   int missing = 0;
   for (absl::string_view phase :
@@ -263,6 +282,7 @@ int Main(const char* argv0) {
     }
     missing += result["missing"].get<int>() + result["not_the_answer"].get<int>();
   }
+  report["llm_connections"] = (*llm)->connection_count();
   const bool died = !env.herald->Running();
   const int exit_status = env.herald->Stop();
   auto [problems, first] = LogProblems(log_path);
@@ -290,7 +310,8 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Measures Herald under conversation load against in-process fake XMPP and LLM servers.\n"
       "  conversation_load [--conversations=1000] [--llm_delay_ms=2000] [--rate=1000]\n"
-      "                    [--rate_seconds=10] [--memory_root=/dev/shm] [--json]");
+      "                    [--rate_seconds=10] [--memory_root=/dev/shm] [--tls] [--http2=off] "
+      "[--json]");
   absl::ParseCommandLine(argc, argv);
   return herald::bench::Main(argv[0]);
 }

@@ -46,6 +46,10 @@ void PrintTable(const json& report) {
             << " CPUs; open files limit " << report["herald_open_files_limit"].get<int64_t>()
             << " in herald, " << report["machine"]["open_files_limit"].get<int64_t>()
             << " here; memory under " << report["memory_path"].get<std::string>() << ")\n";
+  std::cout << "LLM " << report["llm_format"].get<std::string>()
+            << (report["llm_tls"].get<bool>() ? " over TLS" : " in cleartext")
+            << ", http2 = " << report["http2"].get<std::string>() << ": "
+            << report["llm_connections"].get<int64_t>() << " connections to the fake LLM\n";
   if (report.contains("concurrent")) {
     const json& r = report["concurrent"];
     std::cout << absl::StrFormat(

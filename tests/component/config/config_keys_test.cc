@@ -86,9 +86,13 @@ light = "ollama:llama3.1:8b"
 
 [llm.anthropic]
 api_key = "anthropic key"
+http2 = "off"
+tls_ca_file = "/etc/ssl/certs/ca-certificates.crt"
 
 [llm.openai]
 api_key = "openai key"
+http2 = "auto"
+tls_ca_file = "/etc/ssl/certs/ca-certificates.crt"
 
 [llm.ollama]
 host = "http://127.0.0.1:11435"

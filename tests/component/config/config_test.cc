@@ -458,6 +458,21 @@ TEST(ConfigTest, AcceptsAZeroDailyQuotaAsUnlimited) {
   EXPECT_EQ(config->quota.daily_tokens, 0);
 }
 
+TEST(ConfigTest, ReadsEachHostedProvidersHttpVersion) {
+  absl::StatusOr<Config> config =
+      Load(WithServer("[llm.anthropic]\nhttp2 = \"off\"\n[llm.openai]\nhttp2 = \"auto\"\n"
+                      "tls_ca_file = \"/srv/ca.pem\"\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->llm.anthropic.http_version, providers::HttpVersion::kHttp1);
+  EXPECT_EQ(config->llm.openai.http_version, providers::HttpVersion::kAuto);
+  EXPECT_EQ(config->llm.openai.tls_ca_file, "/srv/ca.pem");
+  EXPECT_EQ(config->llm.anthropic.tls_ca_file, "");
+  absl::StatusOr<Config> defaults = Load(WithServer(""));
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->llm.anthropic.http_version, providers::HttpVersion::kAuto);
+  EXPECT_EQ(defaults->llm.openai.http_version, providers::HttpVersion::kAuto);
+}
+
 TEST(ConfigTest, RefusesUnknownWordsForEveryEnumeratedKey) {
   EXPECT_EQ(ErrorOf("[server]\nmode = \"compnent\"\n"),
             "herald.toml:2: server.mode must be one of \"component\", \"client\"; got "
@@ -468,6 +483,8 @@ TEST(ConfigTest, RefusesUnknownWordsForEveryEnumeratedKey) {
   EXPECT_EQ(ErrorOf(WithServer("[agent]\nunallowed = \"bounce\"\n")),
             "herald.toml:5: agent.unallowed must be one of \"silent\", \"reply\"; got "
             "\"bounce\"");
+  EXPECT_EQ(ErrorOf(WithServer("[llm.openai]\nhttp2 = \"always\"\n")),
+            "herald.toml:5: llm.openai.http2 must be one of \"auto\", \"off\"; got \"always\"");
   EXPECT_EQ(ErrorOf(WithServer("[log]\nlevel = \"verbose\"\n")),
             "herald.toml:5: log.level must be one of \"debug\", \"info\", \"warning\", "
             "\"error\"; got \"verbose\"");

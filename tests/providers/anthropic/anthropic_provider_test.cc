@@ -72,6 +72,27 @@ TEST_F(AnthropicProviderTest, AnswersWithTextAndUsageAndSendsTheMessagesRequest)
   EXPECT_FALSE(request.stream);
 }
 
+// Over TLS the call goes out as HTTP/2 (ALPN), trusting [llm.anthropic] tls_ca_file, and streams.
+TEST_F(AnthropicProviderTest, SpeaksHttp2OverTlsTrustingItsCaFile) {
+  absl::StatusOr<std::unique_ptr<FakeLlmServer>> tls_server =
+      FakeLlmServer::Start(FakeLlmServer::Format::kAnthropic, {.tls = true});
+  ASSERT_TRUE(tls_server.ok()) << tls_server.status();
+  absl::StatusOr<std::unique_ptr<AnthropicProvider>> provider =
+      AnthropicProvider::Create(harness_.http(),
+                                {.api_key = kKey,
+                                 .base_url = (*tls_server)->base_url(),
+                                 .tls_ca_file = (*tls_server)->certificate_path()},
+                                FastOptions());
+  ASSERT_TRUE(provider.ok()) << provider.status();
+  (*tls_server)->Enqueue(Answer::Text("one two").WithChunkInterval(absl::Milliseconds(5)));
+  CallResult result = harness_.Call(**provider, UserAsks("count", /*stream=*/true));
+  ASSERT_TRUE(result.response.ok()) << result.response.status();
+  EXPECT_EQ(result.response->text, "one two");
+  EXPECT_THAT(result.deltas, ElementsAre("one", " two"));
+  ASSERT_EQ((*tls_server)->request_count(), 1u);
+  EXPECT_EQ((*tls_server)->requests()[0].http.version, "HTTP/2");
+}
+
 TEST_F(AnthropicProviderTest, StreamsTextDeltasInOrder) {
   server_->Enqueue(Answer::Text("one two three four").WithChunkInterval(absl::Milliseconds(5)));
   CallResult result = harness_.Call(*provider_, UserAsks("count", /*stream=*/true));

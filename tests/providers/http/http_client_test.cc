@@ -13,6 +13,7 @@
 #include "asio.hpp"
 #include "gtest/gtest.h"
 #include "tests/fakes/fake_http_server.h"
+#include "tests/providers/http/http_client_fixture.h"
 
 namespace herald::providers {
 namespace {
@@ -20,59 +21,7 @@ namespace {
 using fakes::FakeHttpRequest;
 using fakes::FakeHttpResponse;
 using fakes::FakeHttpServer;
-
-// Retries that do not slow the suite down.
-RetryPolicy QuickRetries(int max_retries) {
-  return RetryPolicy{.max_retries = max_retries,
-                     .initial_backoff = absl::Milliseconds(10),
-                     .max_backoff = absl::Milliseconds(50)};
-}
-
-// Everything on the test's own thread: the client's loop is this io_context.
-class HttpClientTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    absl::StatusOr<std::unique_ptr<HttpClient>> client = HttpClient::Create(io_);
-    ASSERT_TRUE(client.ok()) << client.status();
-    client_ = std::move(*client);
-  }
-
-  std::unique_ptr<FakeHttpServer> StartServer(FakeHttpServer::Handler handler) {
-    absl::StatusOr<std::unique_ptr<FakeHttpServer>> server =
-        FakeHttpServer::Start(std::move(handler));
-    EXPECT_TRUE(server.ok()) << server.status();
-    return server.ok() ? std::move(*server) : nullptr;
-  }
-
-  // Runs the loop until `condition` holds; false on timeout.
-  bool RunUntil(const std::function<bool()>& condition,
-                absl::Duration timeout = absl::Seconds(20)) {
-    const absl::Time deadline = absl::Now() + timeout;
-    while (!condition()) {
-      if (absl::Now() >= deadline) return false;
-      io_.run_one_for(std::chrono::milliseconds(20));
-    }
-    return true;
-  }
-
-  void RunFor(absl::Duration duration) { io_.run_for(absl::ToChronoMilliseconds(duration)); }
-
-  // Sends `request` and runs the loop until its callback ran.
-  absl::StatusOr<HttpResponse> SendAndWait(HttpRequest request) {
-    std::optional<absl::StatusOr<HttpResponse>> result;
-    client_->Send(std::move(request), [&result](absl::StatusOr<HttpResponse> response) {
-      result = std::move(response);
-    });
-    if (!RunUntil([&] { return result.has_value(); })) {
-      return absl::DeadlineExceededError("test: no callback within 20 s");
-    }
-    return std::move(*result);
-  }
-
-  asio::io_context io_;
-  asio::executor_work_guard<asio::io_context::executor_type> work_{io_.get_executor()};
-  std::unique_ptr<HttpClient> client_;
-};
+using HttpClientTest = HttpClientFixture;
 
 TEST_F(HttpClientTest, RoundTripsAPostWithHeadersAndBody) {
   auto server = StartServer([](const FakeHttpRequest& request) {
