@@ -28,36 +28,44 @@ IqQueries::IqQueries(asio::io_context& io, absl::Duration timeout, EventSink on_
 
 void IqQueries::Track(std::string id, Kind kind, Jid to) {
   DCHECK(OnLoop()) << kLoopOnly;
-  pending_[std::move(id)] =
-      Pending{.kind = kind, .to = std::move(to), .deadline = absl::Now() + timeout_};
-  ArmTimer();
+  Add(std::move(id),
+      Pending{.kind = kind, .to = std::move(to), .deadline = absl::Now() + timeout_});
 }
 
 void IqQueries::TrackArchive(std::string id, const QueryArchive& query, const Jid& account) {
   DCHECK(OnLoop()) << kLoopOnly;
-  pending_[std::move(id)] = Pending{.kind = Kind::kArchive,
-                                    .to = query.room.Bare(),
-                                    .deadline = absl::Now() + timeout_,
-                                    .archive = ArchiveReader(query, account)};
-  ArmTimer();
+  Add(std::move(id), Pending{.kind = Kind::kArchive,
+                             .to = query.room.Bare(),
+                             .deadline = absl::Now() + timeout_,
+                             .archive = ArchiveReader(query, account)});
 }
 
 void IqQueries::TrackAgentCall(std::string id, const CallAgent& call) {
   DCHECK(OnLoop()) << kLoopOnly;
-  pending_[std::move(id)] = Pending{.kind = Kind::kAgentCall,
-                                    .to = call.to,
-                                    .deadline = absl::Now() + call.timeout,
-                                    .call_id = call.call_id};
-  ArmTimer();
+  Add(std::move(id), Pending{.kind = Kind::kAgentCall,
+                             .to = call.to,
+                             .deadline = absl::Now() + call.timeout,
+                             .call_id = call.call_id});
 }
 
 void IqQueries::TrackUploadSlot(std::string id, const RequestUploadSlot& request) {
   DCHECK(OnLoop()) << kLoopOnly;
-  pending_[std::move(id)] = Pending{.kind = Kind::kUploadSlot,
-                                    .to = request.service,
-                                    .deadline = absl::Now() + timeout_,
-                                    .call_id = request.request_id};
+  Add(std::move(id), Pending{.kind = Kind::kUploadSlot,
+                             .to = request.service,
+                             .deadline = absl::Now() + timeout_,
+                             .call_id = request.request_id});
+}
+
+void IqQueries::Add(std::string id, Pending query) {
+  if (auto it = pending_.find(id); it != pending_.end()) Erase(it);
+  deadlines_.emplace(query.deadline, id);
+  pending_.emplace(std::move(id), std::move(query));
   ArmTimer();
+}
+
+void IqQueries::Erase(std::map<std::string, Pending>::iterator it) {
+  deadlines_.erase({it->second.deadline, it->first});
+  pending_.erase(it);
 }
 
 void IqQueries::ReportUnsent(const CallAgent& call) {
@@ -119,7 +127,9 @@ bool IqQueries::OnAnswer(const XmlElement& iq) {
     event = *std::move(result);
   }
   if (!event.has_value()) return false;
-  pending_.erase(it);
+  // The timer stays armed for an earlier deadline than the next one (it then finds nothing to
+  // expire and re-arms), unless nothing is left to wait for.
+  Erase(it);
   ArmTimer();
   if (on_event_) on_event_(*std::move(event));
   return true;
@@ -138,6 +148,7 @@ void IqQueries::FailAll(std::string_view condition) {
   DCHECK(OnLoop()) << kLoopOnly;
   std::map<std::string, Pending> failed;
   failed.swap(pending_);
+  deadlines_.clear();
   ArmTimer();
   for (auto& [id, query] : failed) Report(std::move(query), condition);
 }
@@ -165,27 +176,28 @@ void IqQueries::Report(Pending query, std::string_view condition) {
 
 void IqQueries::Expire() {
   DCHECK(OnLoop()) << kLoopOnly;
+  armed_for_ = absl::InfiniteFuture();
   const absl::Time now = absl::Now();
   std::vector<Pending> expired;
-  for (auto it = pending_.begin(); it != pending_.end();) {
-    if (it->second.deadline <= now) {
-      expired.push_back(std::move(it->second));
-      it = pending_.erase(it);
-    } else {
-      ++it;
-    }
+  while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
+    auto it = pending_.find(deadlines_.begin()->second);
+    deadlines_.erase(deadlines_.begin());
+    expired.push_back(std::move(it->second));
+    pending_.erase(it);
   }
   ArmTimer();
   for (Pending& query : expired) Report(std::move(query), "timeout");
 }
 
 void IqQueries::ArmTimer() {
-  if (pending_.empty()) {
-    timer_.cancel();
+  if (deadlines_.empty()) {
+    if (armed_for_ != absl::InfiniteFuture()) timer_.cancel();
+    armed_for_ = absl::InfiniteFuture();
     return;
   }
-  absl::Time next = absl::InfiniteFuture();
-  for (const auto& [id, query] : pending_) next = std::min(next, query.deadline);
+  const absl::Time next = deadlines_.begin()->first;
+  if (next >= armed_for_) return;  // the timer fires by then; Expire re-arms it
+  armed_for_ = next;
   timer_.expires_after(ToChrono(next - absl::Now()));
   timer_.async_wait([this](const std::error_code& error) {
     if (error == asio::error::operation_aborted) return;  // re-armed, or the session is gone

@@ -119,6 +119,37 @@ TEST_F(IqQueriesAgentCallTest, ACallUnansweredWithinItsOwnTimeoutIsReportedAsATi
   EXPECT_EQ(answers_.size(), 1u);
 }
 
+// The timer waits for the earliest deadline even when a later one was armed first.
+TEST_F(IqQueriesAgentCallTest, AShorterCallTrackedAfterALongOneTimesOutOnItsOwnDeadline) {
+  OnLoop([&] { queries_.TrackAgentCall("q5", Call("d5", absl::Hours(2))); });
+  OnLoop([&] { queries_.TrackAgentCall("q6", Call("d6", absl::Milliseconds(20))); });
+  io_.restart();
+  const absl::Time give_up = absl::Now() + absl::Seconds(10);
+  while (answers_.empty() && absl::Now() < give_up) io_.run_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(answers_.size(), 1u);
+  EXPECT_EQ(answers_[0].call_id, "d6");
+  EXPECT_EQ(answers_[0].condition, "timeout");
+}
+
+// Once nothing waits for an answer no timer is left behind, so a loop with nothing else to do
+// ends at once (a session that stops is not held up by a deadline an hour away).
+TEST_F(IqQueriesAgentCallTest, AnsweringTheLastCallLeavesNoTimerBehind) {
+  OnLoop([&] {
+    queries_.TrackAgentCall("q7", Call("d7", absl::Minutes(30)));
+    queries_.TrackAgentCall("q8", Call("d8", absl::Minutes(20)));
+  });
+  OneStanza first("<iq type='result' id='q8' from='research.example.org'/>");
+  OneStanza second("<iq type='result' id='q7' from='research.example.org'/>");
+  OnLoop([&] { EXPECT_TRUE(queries_.OnAnswer(first.get())); });
+  OnLoop([&] { EXPECT_TRUE(queries_.OnAnswer(second.get())); });
+  ASSERT_EQ(answers_.size(), 2u);
+  EXPECT_TRUE(queries_.empty());
+  io_.restart();
+  const absl::Time start = absl::Now();
+  io_.run_for(std::chrono::seconds(20));  // returns as soon as the loop has no work
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+}
+
 TEST_F(IqQueriesAgentCallTest, TheConnectionGoingDownFailsEveryPendingCall) {
   OnLoop([&] {
     queries_.TrackAgentCall("q5", Call("d5"));
