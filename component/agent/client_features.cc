@@ -17,17 +17,22 @@ bool ClientFeatureCache::StartQuery(const xmpp::Jid& client, absl::Time now) {
   if (it != clients_.end()) {
     const absl::Duration age = now - it->second.at;
     if (age < (it->second.corrections.has_value() ? kFreshFor : kAskAgainAfter)) return false;
-    it->second = Entry{.at = now};
+    Set(it, Entry{.at = now});
     return true;
   }
-  if (clients_.size() >= kMaxClients) {
-    auto oldest =
-        std::min_element(clients_.begin(), clients_.end(),
-                         [](const auto& a, const auto& b) { return a.second.at < b.second.at; });
-    clients_.erase(oldest);
+  if (clients_.size() >= kMaxClients && !by_age_.empty()) {
+    clients_.erase(by_age_.begin()->second);
+    by_age_.erase(by_age_.begin());
   }
   clients_.emplace(key, Entry{.at = now});
+  by_age_.emplace(now, key);
   return true;
+}
+
+void ClientFeatureCache::Set(Clients::iterator it, Entry entry) {
+  by_age_.erase({it->second.at, it->first});
+  by_age_.emplace(entry.at, it->first);
+  it->second = entry;
 }
 
 void ClientFeatureCache::Record(const xmpp::ClientFeatures& answer, absl::Time now) {
@@ -37,7 +42,7 @@ void ClientFeatureCache::Record(const xmpp::ClientFeatures& answer, absl::Time n
   const bool corrections =
       answer.answered && std::find(answer.features.begin(), answer.features.end(),
                                    xmpp::ns::kMessageCorrect) != answer.features.end();
-  it->second = Entry{.at = now, .corrections = corrections};
+  Set(it, Entry{.at = now, .corrections = corrections});
 }
 
 std::optional<bool> ClientFeatureCache::ShowsCorrections(const xmpp::Jid& client) const {

@@ -14,7 +14,9 @@
 
 #include <cstddef>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
@@ -47,7 +49,15 @@ class ClientFeatureCache {
     absl::Time at;                    // asked, or answered
     std::optional<bool> corrections;  // nullopt while the question is open
   };
-  absl::flat_hash_map<std::string, Entry> clients_;  // by full JID
+  using Clients = absl::flat_hash_map<std::string, Entry>;
+
+  // Gives the client `it` points at `entry`, keeping by_age_ in step.
+  void Set(Clients::iterator it, Entry entry);
+
+  Clients clients_;  // by full JID
+  // (Entry::at, full JID) of every client, oldest first: which one goes when the cache is full,
+  // found without walking the others (a burst of 10,000 new senders asks 10,000 clients).
+  std::set<std::pair<absl::Time, std::string>> by_age_;
 };
 
 }  // namespace herald::agent

@@ -69,5 +69,26 @@ TEST(ClientFeatureCacheTest, ItHoldsAtMostTheLimitDroppingTheOldest) {
   EXPECT_TRUE(cache.StartQuery(J("user@localhost/r0"), kStart + absl::Hours(2)));  // it was dropped
 }
 
+// The oldest is the one asked or answered longest ago: an answer makes a client young again.
+TEST(ClientFeatureCacheTest, AClientThatAnsweredLatelyOutlivesOnesAskedAfterIt) {
+  ClientFeatureCache cache;
+  const size_t n = ClientFeatureCache::kMaxClients;
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_TRUE(
+        cache.StartQuery(J(absl::StrCat("user@localhost/r", i)), kStart + absl::Seconds(i)));
+  }
+  const xmpp::Jid first = J("user@localhost/r0");
+  cache.Record(xmpp::ClientFeatures{.of = first, .answered = true, .features = {}},
+               kStart + absl::Seconds(n));
+  ASSERT_TRUE(cache.StartQuery(J("user@localhost/new"), kStart + absl::Seconds(n + 1)));
+  EXPECT_EQ(cache.size(), n);
+  EXPECT_EQ(cache.ShowsCorrections(first), false);  // kept: r1 went instead
+  // r1 is forgotten, so an answer from it is not taken.
+  const xmpp::Jid second = J("user@localhost/r1");
+  cache.Record(xmpp::ClientFeatures{.of = second, .answered = true, .features = {}},
+               kStart + absl::Seconds(n + 2));
+  EXPECT_FALSE(cache.ShowsCorrections(second).has_value());
+}
+
 }  // namespace
 }  // namespace herald::agent

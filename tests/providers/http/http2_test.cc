@@ -135,6 +135,23 @@ TEST_F(Http2Test, CallsWaitingAtOnceShareAFewConnections) {
   }
 }
 
+// A body much larger than the upload buffer (16 KiB) goes out whole, in order.
+TEST_F(Http2Test, SendsABodyLargerThanTheUploadBuffer) {
+  auto server = StartTlsServer([](const FakeHttpRequest& request) {
+    return FakeHttpResponse{.body = absl::StrCat(request.body.size())};
+  });
+  std::string body;
+  for (int i = 0; body.size() < 3 * 1024 * 1024; ++i) absl::StrAppend(&body, i, ",");
+  HttpRequest request = To(*server, "/upload");
+  request.body = body;
+  absl::StatusOr<HttpResponse> response = SendAndWait(std::move(request));
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->body, absl::StrCat(body.size()));
+  ASSERT_EQ(server->request_count(), 1u);
+  EXPECT_EQ(server->requests()[0].body, body);
+  EXPECT_EQ(server->requests()[0].version, "HTTP/2");
+}
+
 TEST_F(Http2Test, StreamsABodyChunkByChunk) {
   auto server = StartTlsServer([](const FakeHttpRequest&) {
     return FakeHttpResponse{.headers = {{"content-type", "text/event-stream"}},
