@@ -83,6 +83,38 @@ std::string ModelReferenceRule() {
                       absl::StrJoin(providers, ", "));
 }
 
+// A file Herald reads later (the scripted rules, a CA file) that cannot be used is reported now,
+// beside the config's other problems, rather than when the first message needs it. `path` is
+// set when `key` names a readable regular file; unset or empty leaves it as it is.
+void BindReadableFile(Binder& b, const Section& s, std::string_view key, std::string* path) {
+  std::string value;
+  if (!b.String(s, key, &value) || value.empty()) return;
+  const std::string prefix = absl::StrCat(Binder::Path(s, key), " ", b.Shown(b.Node(s, key)));
+  if (value.find('\0') != std::string::npos) {
+    b.Error(s, key, absl::StrCat(prefix, " must not contain a NUL byte"));
+    return;
+  }
+  // stat first: opening a device or a FIFO, even to check it, can have effects of its own.
+  struct stat info;
+  if (stat(value.c_str(), &info) != 0) {
+    int error = errno;
+    b.Error(s, key, absl::StrCat(prefix, " cannot be used: ", ErrnoText(error)));
+    return;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    b.Error(s, key, absl::StrCat(prefix, " is not a regular file"));
+    return;
+  }
+  int fd = open(value.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    int error = errno;
+    b.Error(s, key, absl::StrCat(prefix, " cannot be read: ", ErrnoText(error)));
+    return;
+  }
+  close(fd);
+  *path = std::move(value);
+}
+
 void BindHostedProvider(Binder& b, const Section& llm, std::string_view key,
                         providers::HostedProviderOptions& provider) {
   Section s = b.Sub(llm, key);
@@ -96,40 +128,7 @@ void BindHostedProvider(Binder& b, const Section& llm, std::string_view key,
       s, "http2",
       {{"auto", providers::HttpVersion::kAuto}, {"off", providers::HttpVersion::kHttp1}},
       &provider.http_version);
-  b.String(s, "tls_ca_file", &provider.tls_ca_file);
-}
-
-// The scripted provider reads its rules when it starts; a file that cannot be used is reported
-// now, beside the config's other problems, rather than when the first message arrives.
-void BindScripted(Binder& b, const Section& llm, providers::ScriptedProviderOptions& scripted) {
-  Section s = b.Sub(llm, "scripted");
-  std::string path;
-  if (!b.String(s, "rules_file", &path) || path.empty()) return;  // empty: the built-in rules
-  const std::string prefix =
-      absl::StrCat(Binder::Path(s, "rules_file"), " ", b.Shown(b.Node(s, "rules_file")));
-  if (path.find('\0') != std::string::npos) {
-    b.Error(s, "rules_file", absl::StrCat(prefix, " must not contain a NUL byte"));
-    return;
-  }
-  // stat first: opening a device or a FIFO, even to check it, can have effects of its own.
-  struct stat info;
-  if (stat(path.c_str(), &info) != 0) {
-    int error = errno;
-    b.Error(s, "rules_file", absl::StrCat(prefix, " cannot be used: ", ErrnoText(error)));
-    return;
-  }
-  if (!S_ISREG(info.st_mode)) {
-    b.Error(s, "rules_file", absl::StrCat(prefix, " is not a regular file"));
-    return;
-  }
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) {
-    int error = errno;
-    b.Error(s, "rules_file", absl::StrCat(prefix, " cannot be read: ", ErrnoText(error)));
-    return;
-  }
-  close(fd);
-  scripted.rules_file = std::move(path);
+  BindReadableFile(b, s, "tls_ca_file", &provider.tls_ca_file);
 }
 
 }  // namespace
@@ -169,7 +168,7 @@ void BindLlm(Binder& b, const Section& root, providers::LlmOptions& llm) {
             absl::StrCat("llm.ollama.host must be an http:// or https:// URL; got ",
                          b.Shown(b.Node(ollama, "host"))));
   }
-  BindScripted(b, s, llm.scripted);
+  BindReadableFile(b, b.Sub(s, "scripted"), "rules_file", &llm.scripted.rules_file);
 
   b.Integer(s, "max_tokens", &llm.max_tokens);
   b.Bool(s, "stream", &llm.stream);

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "component/base/absl_string_view.h"
 #include "providers/http/http_syntax.h"
 
 namespace herald::providers::http_internal {
@@ -22,6 +23,11 @@ constexpr size_t kMaxHeaderBytes = 64 * 1024;
 long ToCurlMilliseconds(absl::Duration d) {
   return static_cast<long>(
       absl::ToInt64Milliseconds(std::clamp(d, absl::Milliseconds(1), kMaxTimeout)));
+}
+
+bool MayMultiplex(const HttpRequest& request) {
+  return request.http_version != HttpVersion::kHttp1 && request.connect_to_address.empty() &&
+         absl::StartsWithIgnoreCase(AbslView(request.url), "https://");
 }
 
 long CurlHttpVersion(HttpVersion version) {
@@ -180,9 +186,10 @@ absl::Status ConfigureTransfer(CurlTransfer& transfer, curl_closesocket_callback
   set(curl_easy_setopt(easy, CURLOPT_UPLOAD_BUFFERSIZE, 16384L));
   // A request that may multiplex waits for a TLS connection being opened to the same server
   // (until ALPN says whether it is HTTP/2) instead of opening one of its own: 10,000 calls at
-  // once then open a few connections, not 10,000. Over http:// curl knows it cannot
-  // multiplex and does not wait.
-  if (request.connect_to_address.empty()) set(curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L));
+  // once then open a few connections, not 10,000. Only then: on http://, curl 7.88 would make
+  // a request wait for another one's connection until that one's response headers say it is
+  // HTTP/1.1, so a quick call would wait behind a slow one.
+  if (MayMultiplex(request)) set(curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L));
   set(curl_easy_setopt(easy, CURLOPT_HTTPHEADER, transfer.header_list));
   set(curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer.error));
   set(curl_easy_setopt(easy, CURLOPT_PRIVATE,

@@ -87,18 +87,18 @@ light = "ollama:llama3.1:8b"
 [llm.anthropic]
 api_key = "anthropic key"
 http2 = "off"
-tls_ca_file = "/etc/ssl/certs/ca-certificates.crt"
+tls_ca_file = "READABLE_FILE"
 
 [llm.openai]
 api_key = "openai key"
 http2 = "auto"
-tls_ca_file = "/etc/ssl/certs/ca-certificates.crt"
+tls_ca_file = "READABLE_FILE"
 
 [llm.ollama]
 host = "http://127.0.0.1:11435"
 
 [llm.scripted]
-rules_file = "RULES_FILE"
+rules_file = "READABLE_FILE"
 
 [memory]
 path = "./elsewhere/memory"
@@ -315,12 +315,17 @@ TEST(ConfigKeysTest, EveryKeyIsInExactlyOneReloadUnit) {
   }
 }
 
-// kEverythingSet with a rules file that exists (the loader checks that it can be read).
+// kEverythingSet with a file that exists where it names one (the loader checks that the
+// scripted rules and the CA files can be read).
 std::string EverythingSet() {
-  const std::string rules = std::string(std::getenv("TEST_TMPDIR")) + "/rules.toml";
-  std::ofstream(rules) << "";
+  const std::string file = std::string(std::getenv("TEST_TMPDIR")) + "/readable.txt";
+  std::ofstream(file) << "";
   std::string text(kEverythingSet);
-  text.replace(text.find("RULES_FILE"), 10, rules);
+  constexpr std::string_view kPlaceholder = "READABLE_FILE";
+  for (size_t at = text.find(kPlaceholder); at != std::string::npos;
+       at = text.find(kPlaceholder, at + file.size())) {
+    text.replace(at, kPlaceholder.size(), file);
+  }
   return text;
 }
 

@@ -458,21 +458,6 @@ TEST(ConfigTest, AcceptsAZeroDailyQuotaAsUnlimited) {
   EXPECT_EQ(config->quota.daily_tokens, 0);
 }
 
-TEST(ConfigTest, ReadsEachHostedProvidersHttpVersion) {
-  absl::StatusOr<Config> config =
-      Load(WithServer("[llm.anthropic]\nhttp2 = \"off\"\n[llm.openai]\nhttp2 = \"auto\"\n"
-                      "tls_ca_file = \"/srv/ca.pem\"\n"));
-  ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_EQ(config->llm.anthropic.http_version, providers::HttpVersion::kHttp1);
-  EXPECT_EQ(config->llm.openai.http_version, providers::HttpVersion::kAuto);
-  EXPECT_EQ(config->llm.openai.tls_ca_file, "/srv/ca.pem");
-  EXPECT_EQ(config->llm.anthropic.tls_ca_file, "");
-  absl::StatusOr<Config> defaults = Load(WithServer(""));
-  ASSERT_TRUE(defaults.ok()) << defaults.status();
-  EXPECT_EQ(defaults->llm.anthropic.http_version, providers::HttpVersion::kAuto);
-  EXPECT_EQ(defaults->llm.openai.http_version, providers::HttpVersion::kAuto);
-}
-
 TEST(ConfigTest, RefusesUnknownWordsForEveryEnumeratedKey) {
   EXPECT_EQ(ErrorOf("[server]\nmode = \"compnent\"\n"),
             "herald.toml:2: server.mode must be one of \"component\", \"client\"; got "
@@ -1735,6 +1720,36 @@ TEST(ConfigFileTest, RefusesARulesFilePathWithANulByte) {
   WriteFile(path, "# rules\n");
   EXPECT_THAT(ErrorOf(RulesFileConfig(path + "\\u0000.txt")),
               testing::EndsWith("must not contain a NUL byte"));
+}
+
+TEST(ConfigFileTest, ReadsEachHostedProvidersHttpVersionAndCaFile) {
+  const std::string ca = TempPath("ca.pem");
+  WriteFile(ca, "-----BEGIN CERTIFICATE-----\n");
+  absl::StatusOr<Config> config =
+      Load(WithServer(absl::StrCat("[llm.anthropic]\nhttp2 = \"off\"\n[llm.openai]\n",
+                                   "http2 = \"auto\"\ntls_ca_file = \"", ca, "\"\n")));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->llm.anthropic.http_version, providers::HttpVersion::kHttp1);
+  EXPECT_EQ(config->llm.openai.http_version, providers::HttpVersion::kAuto);
+  EXPECT_EQ(config->llm.openai.tls_ca_file, ca);
+  EXPECT_EQ(config->llm.anthropic.tls_ca_file, "");
+  absl::StatusOr<Config> defaults = Load(WithServer(""));
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->llm.anthropic.http_version, providers::HttpVersion::kAuto);
+  EXPECT_EQ(defaults->llm.openai.http_version, providers::HttpVersion::kAuto);
+}
+
+// Like the rules file: a CA file that cannot be read is refused when the config is loaded, not
+// when the first call needs it.
+TEST(ConfigFileTest, RefusesACaFileThatDoesNotExistOrIsNotAFile) {
+  EXPECT_EQ(ErrorOf(WithServer("[llm.anthropic]\ntls_ca_file = \"/nonexistent/ca.pem\"\n")),
+            "herald.toml:5: llm.anthropic.tls_ca_file \"/nonexistent/ca.pem\" cannot be used: No "
+            "such file or directory");
+  std::string directory = TempPath("ca_dir");
+  mkdir(directory.c_str(), 0700);
+  EXPECT_THAT(
+      ErrorOf(WithServer(absl::StrCat("[llm.openai]\ntls_ca_file = \"", directory, "\"\n"))),
+      testing::EndsWith("\" is not a regular file"));
 }
 
 }  // namespace

@@ -200,6 +200,37 @@ TEST_F(Http2Test, AStreamResetWithoutRetriesFailsAsUnavailable) {
   EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable) << response.status();
 }
 
+// Over HTTP/1.1 a call waiting for a slow answer holds its connection, so a second call to
+// the same server opens another at once rather than waiting for the first to be free: in
+// cleartext (where curl would learn the first connection's version only from its response)
+// and over TLS with http2 = "off".
+TEST_F(Http2Test, OverHttp1AQuickCallDoesNotWaitBehindASlowOne) {
+  for (bool tls : {false, true}) {
+    SCOPED_TRACE(tls ? "TLS, HTTP/1.1" : "cleartext");
+    FakeHttpServer::Handler handler = [](const FakeHttpRequest& request) {
+      FakeHttpResponse response = Echo(request);
+      if (request.path == "/slow") response.delay = absl::Seconds(3);
+      return response;
+    };
+    auto server = tls ? StartTlsServer(handler) : StartServer(handler);
+    std::vector<std::string> order;
+    auto send = [&](const char* path) {
+      HttpRequest request = To(*server, path, tls ? HttpVersion::kHttp1 : HttpVersion::kAuto);
+      request.method = "GET";
+      client_->Send(std::move(request), [&order, path](absl::StatusOr<HttpResponse> response) {
+        order.push_back(response.ok() ? path : "failed");
+      });
+    };
+    send("/slow");
+    // The slow call is on the wire before the quick one is made.
+    ASSERT_TRUE(RunUntil([&] { return server->request_count() == 1; }));
+    send("/quick");
+    ASSERT_TRUE(RunUntil([&] { return order.size() == 2; }));
+    EXPECT_EQ(order, (std::vector<std::string>{"/quick", "/slow"}));
+    EXPECT_EQ(server->connection_count(), 2u);
+  }
+}
+
 // A slow call does not hold up a quick one that shares its connection.
 TEST_F(Http2Test, ASlowStreamDoesNotDelayAQuickOne) {
   auto server = StartTlsServer([](const FakeHttpRequest& request) {
