@@ -182,6 +182,8 @@ void IqQueries::Expire() {
   while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
     auto it = pending_.find(deadlines_.begin()->second);
     deadlines_.erase(deadlines_.begin());
+    DCHECK(it != pending_.end()) << "a deadline without its query";
+    if (it == pending_.end()) continue;
     expired.push_back(std::move(it->second));
     pending_.erase(it);
   }

@@ -216,14 +216,12 @@ TEST(FakeHttpServerHttp2Test, AnswersAnHttp2RequestAndRecordsIt) {
   EXPECT_EQ(requests[0].body, "hello");
 }
 
-TEST(FakeHttpServerHttp2Test, MultiplexesFiftyRequestsOnOneConnection) {
-  auto server = FakeHttpServer::Start(
-      [](const FakeHttpRequest& request) { return FakeHttpResponse{.body = request.path}; });
-  ASSERT_TRUE(server.ok());
-  Multi multi;
+// 50 requests at once through `multi` (PIPEWAIT): every one answered over HTTP/2, all on one
+// connection. `server` answers each with its path.
+void ExpectFiftyOnOneConnection(FakeHttpServer& server, Multi& multi) {
   std::vector<Transfer*> transfers;
   for (int i = 0; i < 50; ++i) {
-    transfers.push_back(multi.Add(absl::StrCat((*server)->base_url(), "/n/", i)));
+    transfers.push_back(multi.Add(absl::StrCat(server.base_url(), "/n/", i)));
   }
   ASSERT_TRUE(multi.RunAll());
   for (int i = 0; i < 50; ++i) {
@@ -231,8 +229,16 @@ TEST(FakeHttpServerHttp2Test, MultiplexesFiftyRequestsOnOneConnection) {
     EXPECT_EQ(transfers[i]->http_version(), CURL_HTTP_VERSION_2_0) << i;
     EXPECT_EQ(transfers[i]->body(), absl::StrCat("/n/", i));
   }
-  EXPECT_EQ((*server)->request_count(), 50u);
-  EXPECT_EQ((*server)->connection_count(), 1u);
+  EXPECT_EQ(server.request_count(), 50u);
+  EXPECT_EQ(server.connection_count(), 1u);
+}
+
+TEST(FakeHttpServerHttp2Test, MultiplexesFiftyRequestsOnOneConnection) {
+  auto server = FakeHttpServer::Start(
+      [](const FakeHttpRequest& request) { return FakeHttpResponse{.body = request.path}; });
+  ASSERT_TRUE(server.ok());
+  Multi multi;
+  ExpectFiftyOnOneConnection(**server, multi);
 }
 
 TEST(FakeHttpServerHttp2Test, SendsChunksApartAsSeparateWrites) {
@@ -419,18 +425,7 @@ TEST(FakeHttpServerTlsTest, MultiplexesFiftyRequestsOnOneConnection) {
   ASSERT_TRUE(server.ok()) << server.status();
   const std::string ca_file = (*server)->certificate_path();
   Multi multi([&](Transfer& transfer) { transfer.UseTls(ca_file, CURL_HTTP_VERSION_2TLS); });
-  std::vector<Transfer*> transfers;
-  for (int i = 0; i < 50; ++i) {
-    transfers.push_back(multi.Add(absl::StrCat((*server)->base_url(), "/n/", i)));
-  }
-  ASSERT_TRUE(multi.RunAll());
-  for (int i = 0; i < 50; ++i) {
-    EXPECT_EQ(transfers[i]->result(), CURLE_OK) << i;
-    EXPECT_EQ(transfers[i]->http_version(), CURL_HTTP_VERSION_2_0) << i;
-    EXPECT_EQ(transfers[i]->body(), absl::StrCat("/n/", i));
-  }
-  EXPECT_EQ((*server)->request_count(), 50u);
-  EXPECT_EQ((*server)->connection_count(), 1u);
+  ExpectFiftyOnOneConnection(**server, multi);
 }
 
 // What h2c with prior knowledge cannot do in libcurl 7.88.1 (see Multi).
