@@ -27,7 +27,9 @@ ConfigKey TlsCaFileKey(std::string_view path) {
       .Type("string, path")
       .Doc("`\"\"` (system trust store)",
            "a PEM file of CA certificates to trust instead of the system's, for a server behind "
-           "a private CA. A relative path is taken from the directory Herald starts in; the "
+           "a private CA; with `http2`, it applies to every call to this server (for OpenAI "
+           "also embeddings, audio and images). A relative path is taken from the directory Herald "
+           "starts in; the "
            "file must be readable when the config is loaded");
 }
 

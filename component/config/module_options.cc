@@ -126,6 +126,8 @@ std::optional<providers::EmbeddingsOptions> EmbeddingsOptionsFrom(const Config& 
   } else {
     options.base_url = config.llm.openai.base_url;
     options.api_key = config.llm.openai.api_key;
+    options.http_version = config.llm.openai.http_version;
+    options.ca_file = config.llm.openai.tls_ca_file;
   }
   options.timeout = absl::Seconds(config.llm.request_timeout_seconds);
   options.max_retries = config.llm.max_retries;

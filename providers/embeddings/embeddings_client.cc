@@ -124,6 +124,8 @@ void EmbeddingsClient::Embed(std::vector<std::string> texts,
   }
   request.body = EmbeddingsRequestBody(options_, texts);
   request.total_timeout = options_.timeout;
+  request.http_version = options_.http_version;
+  request.ca_file = options_.ca_file;
   request.retry.max_retries = options_.max_retries;
   const std::string provider = IsOllama(options_) ? "ollama embeddings" : "openai embeddings";
   http_.Send(std::move(request), [this, expected, provider,

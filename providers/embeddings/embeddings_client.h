@@ -28,6 +28,9 @@ struct EmbeddingsOptions {
   // OpenAI: the API's base URL, e.g. "https://api.openai.com/v1"; Ollama: its host.
   std::string base_url;
   std::string api_key;  // OpenAI's bearer token; a secret, never logged
+  // OpenAI: what [llm.openai] says of reaching its server (HostedProviderOptions).
+  HttpVersion http_version = HttpVersion::kAuto;
+  std::string ca_file;
   absl::Duration timeout = absl::Seconds(30);
   int max_retries = 2;
 

@@ -125,6 +125,32 @@ TEST_P(EmbeddingsClientTest, EmbedsABatchInOneRequest) {
   EXPECT_EQ(server_->request_count(), 0u);  // no chat call
 }
 
+// [llm.openai]'s server behind a private CA: the embeddings trust its tls_ca_file as the chat
+// calls do, and go over HTTP/2.
+TEST(EmbeddingsOverTlsTest, TrustTheCaFileAndSpeakHttp2) {
+  auto server = fakes::FakeLlmServer::Start(fakes::LlmWireFormat::kOpenAi, {.tls = true});
+  ASSERT_TRUE(server.ok()) << server.status();
+  asio::io_context io;
+  auto http = HttpClient::Create(io);
+  ASSERT_TRUE(http.ok());
+  EmbeddingsClient client(**http, EmbeddingsOptions{.provider = "openai",
+                                                    .model = "fake-embed",
+                                                    .base_url = (*server)->base_url(),
+                                                    .ca_file = (*server)->certificate_path(),
+                                                    .max_retries = 0});
+  std::optional<absl::StatusOr<Embeddings>> result;
+  client.Embed({"my cat"}, [&](absl::StatusOr<Embeddings> got) {
+    result = std::move(got);
+    io.stop();
+  });
+  io.run_for(std::chrono::seconds(10));
+  ASSERT_TRUE(result.has_value());
+  ASSERT_TRUE(result->ok()) << result->status();
+  EXPECT_EQ((**result)[0], fakes::FakeEmbedding("my cat"));
+  ASSERT_EQ((*server)->embedding_requests().size(), 1u);
+  EXPECT_EQ((*server)->embedding_requests()[0].http.version, "HTTP/2");
+}
+
 TEST_P(EmbeddingsClientTest, ReportsAFailingServerWithoutItsKey) {
   server_->FailEmbeddings(401);
   auto vectors = Embed({"x"});
