@@ -37,6 +37,7 @@
 #include "component/memory/folder_watcher.h"
 #include "component/memory/memory_store.h"
 #include "component/schedule/scheduler.h"
+#include "component/storage/stores.h"
 #include "component/trace/tracer.h"
 #include "component/xmpp/session.h"
 #include "component/xmpp/session_error.h"
@@ -170,12 +171,15 @@ int Serve(const std::string& path) {
     std::cerr << "herald: " << path << ": " << router.status().message() << "\n";
     return base::kExitConfig;
   }
-  absl::StatusOr<std::unique_ptr<ledger::UsageLedger>> usage = ledger::UsageLedger::Open(
-      config->quota.path, config::PriceTableFrom(config->quota), config->quota.daily_tokens);
-  if (!usage.ok()) {
-    std::cerr << "herald: [quota] path: " << usage.status().message() << "\n";
-    return base::kExitConfig;
+  // [storage]: this host's files, or the PostgreSQL database several instances share.
+  absl::StatusOr<storage::Stores> stores = storage::OpenStores(*config);
+  if (!stores.ok()) {
+    std::cerr << "herald: " << stores.status().message() << "\n";
+    // A database that is down or refuses Herald is not a mistake in the file.
+    return stores.status().code() == absl::StatusCode::kUnavailable ? base::kExitFailure
+                                                                    : base::kExitConfig;
   }
+  ledger::UsageLedger* const usage = stores->usage.get();
   absl::StatusOr<std::unique_ptr<ledger::AuditLog>> audit =
       ledger::AuditLog::Open(config->control.audit_path);
   if (!audit.ok()) {
@@ -416,7 +420,7 @@ int Serve(const std::string& path) {
                                   .connection = connection,
                                   .events = &events,
                                   .tracer = tracer.get(),
-                                  .ledger = usage->get(),
+                                  .ledger = usage,
                                   .audit = audit->get(),
                                   .pending_actions = &pending_actions,
                                   .credentials = credentials.get(),
@@ -461,7 +465,7 @@ int Serve(const std::string& path) {
       .agent = agent,
       .rooms = rooms,
       .memory = **store,
-      .ledger = **usage,
+      .ledger = *usage,
       .audit = **audit,
       .skills = registry,
       .events = events,

@@ -48,6 +48,21 @@ void BindQuota(Binder& b, const Section& root, QuotaConfig& quota) {
   }
 }
 
+void BindStorage(Binder& b, const Section& root, StorageConfig& storage) {
+  Section s = b.Sub(root, "storage");
+  b.Enum<StorageBackend>(
+      s, "backend",
+      {{"sqlite", StorageBackend::kSqlite}, {"postgresql", StorageBackend::kPostgresql}},
+      &storage.backend);
+  b.NonEmptyString(s, "postgresql", &storage.postgresql);
+  b.Integer(s, "pool_size", &storage.pool_size);
+  if (storage.backend == StorageBackend::kPostgresql && storage.postgresql.empty()) {
+    b.Error(s, "backend",
+            "storage.backend = \"postgresql\" needs storage.postgresql, a libpq connection "
+            "string such as \"host=/run/postgresql dbname=herald\"");
+  }
+}
+
 void BindHttp(Binder& b, const Section& root, HttpConfig& http) {
   Section s = b.Sub(root, "http");
   b.NonEmptyString(s, "tls_cert", &http.tls_cert);

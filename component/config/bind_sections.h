@@ -34,6 +34,7 @@ void BindMcpServers(Binder& b, const Section& skills,
                     std::vector<skills::mcp::McpServerOptions>& servers);
 
 void BindQuota(Binder& b, const Section& root, QuotaConfig& quota);
+void BindStorage(Binder& b, const Section& root, StorageConfig& storage);
 // [memory]; shared_writers lands in `agent` (the runtime checks it).
 void BindMemory(Binder& b, const Section& root, MemoryConfig& memory, agent::AgentOptions& agent);
 void BindControl(Binder& b, const Section& root, ControlConfig& control);

@@ -39,6 +39,7 @@ void Bind(Binder& b, const toml::table& document, Config& config) {
   BindMemory(b, root, config.memory, config.agent);
   BindRooms(b, document, config.rooms);
   BindQuota(b, root, config.quota);
+  BindStorage(b, root, config.storage);
   BindSkills(b, root, config.skills);
   BindControl(b, root, config.control);
   BindHttp(b, root, config.http);

@@ -107,6 +107,17 @@ struct QuotaConfig {
   friend bool operator==(const QuotaConfig&, const QuotaConfig&) = default;
 };
 
+// [storage]: where the state several instances would share is kept (D1; docs/scale-out.md).
+enum class StorageBackend { kSqlite, kPostgresql };
+
+struct StorageConfig {
+  StorageBackend backend = StorageBackend::kSqlite;  // SQLite files and markdown on this host
+  std::string postgresql;  // a libpq connection string; may hold a password (a secret)
+  int pool_size = 4;       // connections to PostgreSQL, shared by the stores
+
+  friend bool operator==(const StorageConfig&, const StorageConfig&) = default;
+};
+
 // [skills.image_generate]: the image_generate skill (E2; docs/media.md), there when a model is.
 struct ImageGenerateConfig {
   std::string model;  // "openai:<model>"; "" = no image_generate skill
@@ -334,6 +345,7 @@ struct Config {
   MemoryConfig memory;
   std::vector<agent::RoomSettings> rooms;
   QuotaConfig quota;
+  StorageConfig storage;
   SkillsConfig skills;
   ControlConfig control;
   HttpConfig http;

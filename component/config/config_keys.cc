@@ -18,6 +18,7 @@ std::vector<ConfigKey> Declare() {
   declare::DeclareLogLlmAndMemoryKeys(keys);
   declare::DeclareRoomKeys(keys);
   declare::DeclareQuotaKeys(keys);
+  declare::DeclareStorageKeys(keys);
   declare::DeclareSkillKeys(keys);
   declare::DeclareControlKeys(keys);
   declare::DeclareHttpKeys(keys);

@@ -100,6 +100,7 @@ void DeclareLogLlmAndMemoryKeys(std::vector<ConfigKey>& keys);
 void DeclareRoomKeys(std::vector<ConfigKey>& keys);
 void DeclareSkillKeys(std::vector<ConfigKey>& keys);
 void DeclareQuotaKeys(std::vector<ConfigKey>& keys);
+void DeclareStorageKeys(std::vector<ConfigKey>& keys);
 void DeclareControlKeys(std::vector<ConfigKey>& keys);
 void DeclareHttpKeys(std::vector<ConfigKey>& keys);
 void DeclareTraceKeys(std::vector<ConfigKey>& keys);

@@ -1,4 +1,5 @@
-// The keys of [quota] (token limits, prices) and [control] (the gRPC control plane).
+// The keys of [quota] (token limits, prices), [storage] (SQLite or PostgreSQL) and [control]
+// (the gRPC control plane).
 //
 // Declared as key_declarations.h says; docs/configuration.md's key tables are made from
 // these (`bazel run //tools/config:config_reference`).
@@ -36,6 +37,35 @@ void DeclareQuotaKeys(std::vector<ConfigKey>& keys) {
       Part("quota.prices.output_per_mtok", K::kNumber)
           .Type("number ≥ 0")
           .Doc("`0`", "USD per million output tokens, as `input_per_mtok`"),
+  };
+  for (ConfigKey& key : declared) keys.push_back(std::move(key));
+}
+
+void DeclareStorageKeys(std::vector<ConfigKey>& keys) {
+  std::vector<ConfigKey> declared = {
+      Part("storage", K::kTable),
+      Restart(
+          "storage.backend", K::kString, [](auto& c) -> auto& { return c.storage.backend; })
+          .Type("string, `\"sqlite\"` or `\"postgresql\"`")
+          .Doc("`\"sqlite\"`",
+               "where the token ledger and limits are kept: `\"sqlite\"`, the file `quota.path` "
+               "on this host, or `\"postgresql\"`, the database `storage.postgresql` names, "
+               "which several instances share ([scale-out.md](scale-out.md) says what is "
+               "shared so far)"),
+      Restart(
+          "storage.postgresql", K::kString, [](auto& c) -> auto& { return c.storage.postgresql; },
+          kSecret)
+          .Type("string, libpq connection string, secret")
+          .Doc("unset",
+               "the database, as `\"host=/run/postgresql dbname=herald\"` or "
+               "`\"postgresql://herald@db.example.org/herald\"`; required with `backend = "
+               "\"postgresql\"`. It may hold a password, so it is never logged or shown; "
+               "prefer `${VAR}` or libpq's password file. Herald creates and migrates its "
+               "tables at start and refuses a database written by a newer Herald"),
+      Restart(
+          "storage.pool_size", K::kInteger, [](auto& c) -> auto& { return c.storage.pool_size; })
+          .Range(1, 64)
+          .Doc("`4`", "connections Herald keeps open to PostgreSQL, shared by its stores"),
   };
   for (ConfigKey& key : declared) keys.push_back(std::move(key));
 }

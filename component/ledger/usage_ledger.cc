@@ -1,77 +1,20 @@
 #include "component/ledger/usage_ledger.h"
 
-#include <openssl/rand.h>
-
 #include <algorithm>
 #include <tuple>
 #include <utility>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
-#include "component/base/private_files.h"
+#include "component/ledger/sqlite_usage_store.h"
 
 namespace herald::ledger {
 namespace {
 
-// The schema this code reads and writes (PRAGMA user_version).
-constexpr int kSchemaVersion = 1;
 constexpr size_t kMaxNameBytes = 3071;  // a JID's longest; models are much shorter
 constexpr int64_t kMaxTokensPerCall = int64_t{1} << 40;
 constexpr int kDefaultPageSize = 100;
 constexpr int kMaxPageSize = 1000;
-constexpr char kPageTokenKeyName[] = "page_token_key";
-
-constexpr char kSchema[] = R"sql(
-CREATE TABLE IF NOT EXISTS usage (
-  window TEXT NOT NULL,              -- 'day' | 'week' | 'month' | 'lifetime'
-  window_start INTEGER NOT NULL,     -- Unix seconds, UTC; 0 for lifetime
-  jid TEXT NOT NULL,
-  model TEXT NOT NULL,
-  input_tokens INTEGER NOT NULL,
-  output_tokens INTEGER NOT NULL,
-  calls INTEGER NOT NULL,
-  cost_usd REAL NOT NULL,
-  unpriced_calls INTEGER NOT NULL,
-  PRIMARY KEY (window, window_start, jid, model)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS limits (
-  jid TEXT NOT NULL,                 -- '' = every JID
-  model TEXT NOT NULL,               -- '' = every model
-  window TEXT NOT NULL,
-  max_tokens INTEGER NOT NULL,
-  mode TEXT NOT NULL,                -- 'block' | 'warn'
-  PRIMARY KEY (jid, model, window)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS meta (
-  key TEXT PRIMARY KEY,
-  value BLOB NOT NULL
-) WITHOUT ROWID;
-)sql";
-
-constexpr char kAddUsage[] = R"sql(
-INSERT INTO usage (window, window_start, jid, model, input_tokens, output_tokens, calls,
-                   cost_usd, unpriced_calls)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?8)
-ON CONFLICT (window, window_start, jid, model) DO UPDATE SET
-  input_tokens = input_tokens + excluded.input_tokens,
-  output_tokens = output_tokens + excluded.output_tokens,
-  calls = calls + 1,
-  cost_usd = cost_usd + excluded.cost_usd,
-  unpriced_calls = unpriced_calls + excluded.unpriced_calls
-)sql";
-
-// The usage page query for each combination of filters: bit 0 = jid set, bit 1 = model set.
-// Values are always bound: ?1 window, ?2 window_start, ?3 jid, ?4 model, ?5/?6 the cursor,
-// ?7 the number of rows.
-std::string UsagePageSql(int filters) {
-  return absl::StrCat(
-      "SELECT jid, model, input_tokens, output_tokens, calls, cost_usd, unpriced_calls "
-      "FROM usage WHERE window = ?1 AND window_start = ?2",
-      (filters & 1) ? " AND jid = ?3" : "", (filters & 2) ? " AND model = ?4" : "",
-      " AND (jid, model) > (?5, ?6) ORDER BY jid, model LIMIT ?7");
-}
-
 absl::Status CheckName(std::string_view field, std::string_view value) {
   if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(AbslView(field), " is empty"));
   if (value.size() > kMaxNameBytes) {
@@ -115,10 +58,6 @@ bool LimitOrder(const Limit& a, const Limit& b) {
   return std::tie(a.jid, a.model, a.window) < std::tie(b.jid, b.model, b.window);
 }
 
-absl::Status BadDatabase(const std::string& path, std::string_view what) {
-  return absl::DataLossError(absl::StrCat("ledger ", path, ": ", AbslView(what)));
-}
-
 }  // namespace
 
 std::string_view LimitModeName(LimitMode mode) {
@@ -131,10 +70,10 @@ std::optional<LimitMode> ParseLimitMode(std::string_view name) {
   return std::nullopt;
 }
 
-UsageLedger::UsageLedger(std::unique_ptr<base::SqliteDatabase> db, PriceTable prices,
+UsageLedger::UsageLedger(std::unique_ptr<UsageStore> store, PriceTable prices,
                          int64_t default_daily_tokens, std::string page_token_key)
     : page_tokens_(std::move(page_token_key)),
-      db_(std::move(db)),
+      store_(std::move(store)),
       default_daily_tokens_(std::max<int64_t>(0, default_daily_tokens)),
       prices_(std::move(prices)) {}
 
@@ -143,104 +82,31 @@ UsageLedger::~UsageLedger() = default;
 absl::StatusOr<std::unique_ptr<UsageLedger>> UsageLedger::Open(const std::string& path,
                                                                PriceTable prices,
                                                                int64_t default_daily_tokens) {
-  // A commit is one sequential append, not fsynced (checkpoints are): a power cut can lose
-  // the last moments of usage, never corrupt the database. Limits are written with FULL.
-  absl::StatusOr<std::unique_ptr<base::SqliteDatabase>> db = base::OpenPrivateDatabase(
-      path, {.what = "ledger", .schema_version = kSchemaVersion, .schema = kSchema});
-  if (!db.ok()) return db.status();
-  base::SqliteDatabase& sql = **db;
+  absl::StatusOr<std::unique_ptr<SqliteUsageStore>> store = SqliteUsageStore::Open(path);
+  if (!store.ok()) return store.status();
+  return Open(*std::move(store), std::move(prices), default_daily_tokens);
+}
 
-  // The page-token key: made once, kept so that tokens outlive a restart.
-  std::string key;
-  {
-    absl::StatusOr<base::SqliteStatement> select =
-        sql.Prepare("SELECT value FROM meta WHERE key = ?1");
-    if (!select.ok()) return select.status();
-    if (absl::Status s = select->BindText(1, kPageTokenKeyName); !s.ok()) return s;
-    absl::StatusOr<bool> row = select->Step();
-    if (!row.ok()) return row.status();
-    if (*row) key = select->ColumnBlob(0);
-  }
-  if (key.size() < 16) {
-    key.resize(32);
-    if (RAND_bytes(reinterpret_cast<unsigned char*>(key.data()), static_cast<int>(key.size())) !=
-        1) {
-      return absl::InternalError("ledger: no random bytes for the page-token key");
-    }
-    absl::StatusOr<base::SqliteStatement> insert =
-        sql.Prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)");
-    if (!insert.ok()) return insert.status();
-    if (absl::Status s = insert->BindText(1, kPageTokenKeyName); !s.ok()) return s;
-    if (absl::Status s = insert->BindBlob(2, key); !s.ok()) return s;
-    if (absl::Status s = insert->Run(); !s.ok()) return s;
-  }
-
+absl::StatusOr<std::unique_ptr<UsageLedger>> UsageLedger::Open(std::unique_ptr<UsageStore> store,
+                                                               PriceTable prices,
+                                                               int64_t default_daily_tokens) {
+  absl::StatusOr<std::string> key = store->PageTokenKey();
+  if (!key.ok()) return key.status();
   std::unique_ptr<UsageLedger> ledger(
-      new UsageLedger(std::move(*db), std::move(prices), default_daily_tokens, std::move(key)));
-  if (absl::Status s = ledger->PrepareStatements(); !s.ok()) return s;
-  if (absl::Status s = ledger->LoadLimits(); !s.ok()) return s;
-  if (absl::Status s = ledger->LoadCounters(); !s.ok()) return s;
+      new UsageLedger(std::move(store), std::move(prices), default_daily_tokens, *std::move(key)));
+  if (absl::Status s = ledger->Load(); !s.ok()) return s;
   return ledger;
 }
 
-absl::Status UsageLedger::PrepareStatements() {
-  base::MutexLock lock(&db_mu_);
-  for (auto [statement, sql] : {std::pair{&begin_, "BEGIN IMMEDIATE"},
-                                std::pair{&commit_, "COMMIT"}, std::pair{&rollback_, "ROLLBACK"}}) {
-    absl::StatusOr<base::SqliteStatement> prepared = db_->Prepare(sql);
-    if (!prepared.ok()) return prepared.status();
-    statement->emplace(std::move(*prepared));
-  }
-  absl::StatusOr<base::SqliteStatement> add = db_->Prepare(kAddUsage);
-  if (!add.ok()) return add.status();
-  add_usage_.emplace(std::move(*add));
-  for (int filters = 0; filters < 4; ++filters) {
-    absl::StatusOr<base::SqliteStatement> page = db_->Prepare(UsagePageSql(filters));
-    if (!page.ok()) return page.status();
-    usage_pages_[filters].emplace(std::move(*page));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status UsageLedger::LoadLimits() {
-  base::MutexLock db_lock(&db_mu_);
-  absl::StatusOr<base::SqliteStatement> select =
-      db_->Prepare("SELECT jid, model, window, max_tokens, mode FROM limits ORDER BY jid, model");
-  if (!select.ok()) return select.status();
-  base::MutexLock state_lock(&state_mu_);
-  for (;;) {
-    absl::StatusOr<bool> row = select->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    const std::optional<Window> window = ParseWindow(select->ColumnText(2));
-    const std::optional<LimitMode> mode = ParseLimitMode(select->ColumnText(4));
-    if (!window || !mode) return BadDatabase(db_->path(), "a limit has an unknown window or mode");
-    StoreLimitInMemory(Limit{.jid = select->ColumnText(0),
-                             .model = select->ColumnText(1),
-                             .window = *window,
-                             .max_tokens = select->ColumnInt64(3),
-                             .mode = *mode});
-  }
-  return absl::OkStatus();
-}
-
-absl::Status UsageLedger::LoadCounters() {
-  base::MutexLock db_lock(&db_mu_);
-  // SQLite takes the bare columns of a MAX() aggregate from the row holding the maximum: this
-  // is each (jid, model)'s latest window of each kind, which is all Check needs.
-  absl::StatusOr<base::SqliteStatement> select = db_->Prepare(
-      "SELECT window, jid, model, MAX(window_start), input_tokens + output_tokens "
-      "FROM usage GROUP BY window, jid, model");
-  if (!select.ok()) return select.status();
-  base::MutexLock state_lock(&state_mu_);
-  for (;;) {
-    absl::StatusOr<bool> row = select->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    const std::optional<Window> window = ParseWindow(select->ColumnText(0));
-    if (!window) return BadDatabase(db_->path(), "a usage row has an unknown window");
-    counters_.AddToWindow(select->ColumnText(1), select->ColumnText(2), *window,
-                          absl::FromUnixSeconds(select->ColumnInt64(3)), select->ColumnInt64(4));
+absl::Status UsageLedger::Load() {
+  absl::StatusOr<std::vector<Limit>> limits = store_->ReadLimits();
+  if (!limits.ok()) return limits.status();
+  absl::StatusOr<std::vector<UsageStore::LatestWindow>> latest = store_->ReadLatestWindows();
+  if (!latest.ok()) return latest.status();
+  base::MutexLock lock(&state_mu_);
+  for (const Limit& limit : *limits) StoreLimitInMemory(limit);
+  for (const UsageStore::LatestWindow& window : *latest) {
+    counters_.AddToWindow(window.jid, window.model, window.window, window.start, window.tokens);
   }
   return absl::OkStatus();
 }
@@ -263,45 +129,11 @@ absl::Status UsageLedger::Record(const UsageRecord& record) {
     base::MutexLock lock(&state_mu_);
     cost = prices_.Cost(record.model, record.input_tokens, record.output_tokens);
   }
-  {
-    base::MutexLock lock(&db_mu_);
-    if (absl::Status s = WriteRecord(record, cost); !s.ok()) return s;
-  }
+  if (absl::Status s = store_->Add(record, cost); !s.ok()) return s;
   // Counters only ever hold committed usage. Adding is order-independent, so two Records
   // that commit in one order and count in the other leave the same totals.
   base::MutexLock lock(&state_mu_);
   counters_.Add(record.jid, record.model, record.time, record.input_tokens + record.output_tokens);
-  return absl::OkStatus();
-}
-
-absl::Status UsageLedger::WriteRecord(const UsageRecord& record, const PriceTable::Estimate& cost) {
-  const auto run = [](base::SqliteStatement& statement) {
-    absl::Status s = statement.Run();
-    statement.Reset();
-    return s;
-  };
-  if (absl::Status s = run(*begin_); !s.ok()) return s;
-  for (Window window : kAllWindows) {
-    base::SqliteStatement& add = *add_usage_;
-    absl::Status s = add.BindText(1, WindowName(window));
-    if (s.ok()) s = add.BindInt64(2, absl::ToUnixSeconds(WindowStart(window, record.time)));
-    if (s.ok()) s = add.BindText(3, record.jid);
-    if (s.ok()) s = add.BindText(4, record.model);
-    if (s.ok()) s = add.BindInt64(5, record.input_tokens);
-    if (s.ok()) s = add.BindInt64(6, record.output_tokens);
-    if (s.ok()) s = add.BindDouble(7, cost.usd);
-    if (s.ok()) s = add.BindInt64(8, cost.known ? 0 : 1);
-    if (s.ok()) s = add.Run();
-    add.Reset();
-    if (!s.ok()) {
-      (void)run(*rollback_);
-      return s;
-    }
-  }
-  if (absl::Status s = run(*commit_); !s.ok()) {
-    (void)run(*rollback_);
-    return s;
-  }
   return absl::OkStatus();
 }
 
@@ -336,63 +168,30 @@ absl::StatusOr<UsagePage> UsageLedger::Usage(const UsageQuery& query) const {
     cursor = *std::move(previous);
   }
 
+  absl::StatusOr<std::vector<UsageRow>> rows =
+      store_->ReadPage({.window = query.window,
+                        .window_start = cursor.window_start,
+                        .jid = query.jid,
+                        .model = query.model,
+                        .after_jid = cursor.after_jid,
+                        .after_model = cursor.after_model,
+                        .limit = page_size + 1});
+  if (!rows.ok()) return rows.status();
   UsagePage page;
-  base::MutexLock lock(&db_mu_);
-  base::SqliteStatement& select =
-      *usage_pages_[(query.jid.empty() ? 0 : 1) | (query.model.empty() ? 0 : 2)];
-  absl::Cleanup reset = [&select] { select.Reset(); };
-  absl::Status s = select.BindText(1, WindowName(query.window));
-  if (s.ok()) s = select.BindInt64(2, cursor.window_start);
-  if (s.ok()) s = select.BindText(3, query.jid);
-  if (s.ok()) s = select.BindText(4, query.model);
-  if (s.ok()) s = select.BindText(5, cursor.after_jid);
-  if (s.ok()) s = select.BindText(6, cursor.after_model);
-  if (s.ok()) s = select.BindInt64(7, page_size + 1);
-  if (!s.ok()) return s;
-  for (;;) {
-    absl::StatusOr<bool> row = select.Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    if (static_cast<int>(page.rows.size()) == page_size) {
-      // There is more: the token resumes after the last row served.
-      cursor.after_jid = page.rows.back().jid;
-      cursor.after_model = page.rows.back().model;
-      page.next_page_token = page_tokens_.Encode(cursor);
-      break;
-    }
-    page.rows.push_back(UsageRow{.jid = select.ColumnText(0),
-                                 .model = select.ColumnText(1),
-                                 .window = query.window,
-                                 .window_start = window_start,
-                                 .input_tokens = select.ColumnInt64(2),
-                                 .output_tokens = select.ColumnInt64(3),
-                                 .calls = select.ColumnInt64(4),
-                                 .cost_usd = select.ColumnDouble(5),
-                                 .unpriced_calls = select.ColumnInt64(6)});
+  if (static_cast<int>(rows->size()) > page_size) {
+    // There is more: the token resumes after the last row served.
+    rows->resize(page_size);
+    cursor.after_jid = rows->back().jid;
+    cursor.after_model = rows->back().model;
+    page.next_page_token = page_tokens_.Encode(cursor);
   }
+  page.rows = *std::move(rows);
   return page;
 }
 
 absl::Status UsageLedger::SetLimit(const Limit& limit) {
   if (absl::Status s = CheckLimit(limit); !s.ok()) return s;
-  {
-    base::MutexLock lock(&db_mu_);
-    absl::StatusOr<base::SqliteStatement> upsert = db_->Prepare(
-        "INSERT OR REPLACE INTO limits (jid, model, window, max_tokens, mode) "
-        "VALUES (?1, ?2, ?3, ?4, ?5)");
-    if (!upsert.ok()) return upsert.status();
-    absl::Status s = upsert->BindText(1, limit.jid);
-    if (s.ok()) s = upsert->BindText(2, limit.model);
-    if (s.ok()) s = upsert->BindText(3, WindowName(limit.window));
-    if (s.ok()) s = upsert->BindInt64(4, limit.max_tokens);
-    if (s.ok()) s = upsert->BindText(5, LimitModeName(limit.mode));
-    // An operator's change is durable when it is acknowledged: fsync this commit.
-    if (s.ok()) s = db_->Exec("PRAGMA synchronous=FULL");
-    if (s.ok()) s = upsert->Run();
-    const absl::Status restore = db_->Exec("PRAGMA synchronous=NORMAL");
-    if (!s.ok()) return s;
-    if (!restore.ok()) return restore;
-  }
+  if (absl::Status s = store_->PutLimit(limit); !s.ok()) return s;
   base::MutexLock lock(&state_mu_);
   StoreLimitInMemory(limit);
   return absl::OkStatus();
@@ -401,24 +200,11 @@ absl::Status UsageLedger::SetLimit(const Limit& limit) {
 absl::Status UsageLedger::RemoveLimit(const std::string& jid, const std::string& model,
                                       Window window) {
   if (!IsWindow(window)) return absl::InvalidArgumentError("window is not valid");
-  {
-    base::MutexLock lock(&db_mu_);
-    absl::StatusOr<base::SqliteStatement> remove =
-        db_->Prepare("DELETE FROM limits WHERE jid = ?1 AND model = ?2 AND window = ?3");
-    if (!remove.ok()) return remove.status();
-    absl::Status s = remove->BindText(1, jid);
-    if (s.ok()) s = remove->BindText(2, model);
-    if (s.ok()) s = remove->BindText(3, WindowName(window));
-    if (s.ok()) s = db_->Exec("PRAGMA synchronous=FULL");
-    if (s.ok()) s = remove->Run();
-    const absl::Status restore = db_->Exec("PRAGMA synchronous=NORMAL");
-    if (!s.ok()) return s;
-    if (!restore.ok()) return restore;
-    if (db_->Changes() == 0) {
-      return absl::NotFoundError(absl::StrCat("no ", AbslView(WindowName(window)),
-                                              " limit for jid '", jid, "' and model '", model,
-                                              "'"));
-    }
+  absl::StatusOr<bool> removed = store_->DeleteLimit(jid, model, window);
+  if (!removed.ok()) return removed.status();
+  if (!*removed) {
+    return absl::NotFoundError(absl::StrCat("no ", AbslView(WindowName(window)), " limit for jid '",
+                                            jid, "' and model '", model, "'"));
   }
   base::MutexLock lock(&state_mu_);
   EraseLimitInMemory(jid, model, window);

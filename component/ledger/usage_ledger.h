@@ -8,13 +8,14 @@
 // per-JID daily limit ([quota] daily_tokens) applies to every JID without a day limit of its
 // own.
 //
-// Storage is one SQLite database in WAL mode (docs/ledger.md has the schema): per-window
+// Storage is a UsageStore (usage_store.h): one SQLite database in WAL mode by default, or the
+// PostgreSQL database that several instances share (docs/ledger.md has both schemas): per-window
 // totals, the limits, and the key that authenticates page tokens. Figures and limits survive
-// restarts; Check's in-memory counters are rebuilt from the database at Open.
+// restarts; Check's in-memory counters are rebuilt from the store at Open.
 //
 // Threads: every method is thread-safe. Record, Usage, SetLimit and RemoveLimit do blocking
-// SQLite I/O — call them from a worker thread. Check, LimitStates, Limits and
-// SetDefaultDailyTokens touch memory only and may run on the I/O loop.
+// I/O — call them from a worker thread. Check, LimitStates, Limits and SetDefaultDailyTokens
+// touch memory only and may run on the I/O loop.
 //
 //   auto ledger = UsageLedger::Open("./data/ledger.db", prices, /*default_daily_tokens=*/100000);
 //   Decision d = (*ledger)->Check("alice@example.org", "openai:gpt-4o", absl::Now());
@@ -40,42 +41,13 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "component/base/mutex.h"
-#include "component/base/sqlite_database.h"
 #include "component/ledger/page_token.h"
 #include "component/ledger/price_table.h"
 #include "component/ledger/usage_counters.h"
+#include "component/ledger/usage_store.h"
 #include "component/ledger/usage_window.h"
 
 namespace herald::ledger {
-
-enum class LimitMode { kBlock, kWarn };
-
-// "block" | "warn", and back (nullopt for anything else).
-std::string_view LimitModeName(LimitMode mode);
-std::optional<LimitMode> ParseLimitMode(std::string_view name);
-
-// One LLM call.
-struct UsageRecord {
-  std::string jid;  // bare JID of the user (or a room JID, or "api:<name>" for gRPC conversations)
-  std::string model;  // "<provider>:<model>" as the router reports it
-  int64_t input_tokens = 0;
-  int64_t output_tokens = 0;
-  absl::Time time;  // when the call was made; it counts in the windows that contain this time
-};
-
-// The totals of one (jid, model) in one window. Rows are always per (jid, model): a query for
-// every JID or every model returns one row per pair, never a sum.
-struct UsageRow {
-  std::string jid;
-  std::string model;
-  Window window = Window::kDay;
-  absl::Time window_start;
-  int64_t input_tokens = 0, output_tokens = 0, calls = 0;
-  // Estimated with the price table in force at each call; calls to a model without a price
-  // count 0 here and are counted in unpriced_calls (so "$0" can be told from "unknown").
-  double cost_usd = 0;
-  int64_t unpriced_calls = 0;
-};
 
 struct UsageQuery {
   std::string jid;    // "" = every JID
@@ -89,21 +61,6 @@ struct UsageQuery {
 struct UsagePage {
   std::vector<UsageRow> rows;   // ordered by (jid, model), bytewise
   std::string next_page_token;  // "" at the end
-};
-
-// A limit on the tokens (input + output) used in a window. Who is counted:
-//   jid set, model ""    — that JID's calls to every model;
-//   jid set, model set   — that JID's calls to that model;
-//   jid "", model set    — every JID's calls to that model, together (a cap on the model).
-// jid and model cannot both be "". max_tokens 0 blocks (or warns about) every call it covers.
-struct Limit {
-  std::string jid;
-  std::string model;
-  Window window = Window::kDay;  // any window, lifetime included
-  int64_t max_tokens = 0;
-  LimitMode mode = LimitMode::kBlock;
-
-  friend bool operator==(const Limit&, const Limit&) = default;
 };
 
 struct LimitState {
@@ -132,6 +89,10 @@ class UsageLedger {
   static absl::StatusOr<std::unique_ptr<UsageLedger>> Open(const std::string& path,
                                                            PriceTable prices,
                                                            int64_t default_daily_tokens);
+  // The same over any store (a PostgresUsageStore for several instances).
+  static absl::StatusOr<std::unique_ptr<UsageLedger>> Open(std::unique_ptr<UsageStore> store,
+                                                           PriceTable prices,
+                                                           int64_t default_daily_tokens);
   ~UsageLedger();
   UsageLedger(const UsageLedger&) = delete;
   UsageLedger& operator=(const UsageLedger&) = delete;
@@ -140,19 +101,19 @@ class UsageLedger {
   // and to Check's counters. InvalidArgument for an empty or over-long jid or model, one with
   // control characters, negative token counts or more than 2^40 in one call, or an infinite
   // time. Blocking SQLite I/O: call it from a worker thread.
-  absl::Status Record(const UsageRecord& record) ABSL_LOCKS_EXCLUDED(db_mu_, state_mu_);
+  absl::Status Record(const UsageRecord& record) ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // One page of the totals in the window of kind query.window containing query.at, one row per
   // (jid, model), ordered stably by (jid, model). InvalidArgument for a page_token that this
   // ledger did not give for this same query (same jid and model filters, window kind and window).
-  absl::StatusOr<UsagePage> Usage(const UsageQuery& query) const ABSL_LOCKS_EXCLUDED(db_mu_);
+  absl::StatusOr<UsagePage> Usage(const UsageQuery& query) const;
 
   // Limits persist in the database, durably before these return. SetLimit replaces the limit
   // with the same (jid, model, window); InvalidArgument on a bad limit (both jid and model "",
   // negative max_tokens, bad names). RemoveLimit: NotFound if there is none.
-  absl::Status SetLimit(const Limit& limit) ABSL_LOCKS_EXCLUDED(db_mu_, state_mu_);
+  absl::Status SetLimit(const Limit& limit) ABSL_LOCKS_EXCLUDED(state_mu_);
   absl::Status RemoveLimit(const std::string& jid, const std::string& model, Window window)
-      ABSL_LOCKS_EXCLUDED(db_mu_, state_mu_);
+      ABSL_LOCKS_EXCLUDED(state_mu_);
   // The explicit limits (not the default), ordered by (jid, model, window).
   std::vector<Limit> Limits() const ABSL_LOCKS_EXCLUDED(state_mu_);
 
@@ -180,14 +141,10 @@ class UsageLedger {
   int64_t default_daily_tokens() const ABSL_LOCKS_EXCLUDED(state_mu_);
 
  private:
-  UsageLedger(std::unique_ptr<base::SqliteDatabase> db, PriceTable prices,
-              int64_t default_daily_tokens, std::string page_token_key);
+  UsageLedger(std::unique_ptr<UsageStore> store, PriceTable prices, int64_t default_daily_tokens,
+              std::string page_token_key);
 
-  absl::Status LoadLimits() ABSL_LOCKS_EXCLUDED(db_mu_, state_mu_);
-  absl::Status LoadCounters() ABSL_LOCKS_EXCLUDED(db_mu_, state_mu_);
-  absl::Status PrepareStatements() ABSL_LOCKS_EXCLUDED(db_mu_);
-  absl::Status WriteRecord(const UsageRecord& record, const PriceTable::Estimate& cost)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_mu_);
+  absl::Status Load() ABSL_LOCKS_EXCLUDED(state_mu_);
 
   LimitState StateOf(const Limit& limit, absl::Time now, bool is_default) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
@@ -199,16 +156,8 @@ class UsageLedger {
 
   const PageTokenCodec page_tokens_;
 
-  // The SQLite connection and its prepared statements. Taken before state_mu_ when both are
-  // held (LoadLimits, LoadCounters).
-  mutable base::Mutex db_mu_ ABSL_ACQUIRED_BEFORE(state_mu_);
-  std::unique_ptr<base::SqliteDatabase> db_ ABSL_GUARDED_BY(db_mu_);
-  std::optional<base::SqliteStatement> begin_ ABSL_GUARDED_BY(db_mu_);
-  std::optional<base::SqliteStatement> commit_ ABSL_GUARDED_BY(db_mu_);
-  std::optional<base::SqliteStatement> rollback_ ABSL_GUARDED_BY(db_mu_);
-  std::optional<base::SqliteStatement> add_usage_ ABSL_GUARDED_BY(db_mu_);
-  // By filter: bit 0 set when the query names a jid, bit 1 when it names a model.
-  mutable std::optional<base::SqliteStatement> usage_pages_[4] ABSL_GUARDED_BY(db_mu_);
+  // Thread-safe itself; the ledger never holds state_mu_ while it does I/O.
+  const std::unique_ptr<UsageStore> store_;
 
   // What Check reads.
   mutable base::Mutex state_mu_;

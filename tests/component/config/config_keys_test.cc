@@ -120,6 +120,11 @@ path = "./elsewhere/ledger.db"
 model = "openai:gpt-4o"
 input_per_mtok = 2.5
 
+[storage]
+backend = "postgresql"
+postgresql = "host=/run/postgresql dbname=herald"
+pool_size = 8
+
 [skills]
 enabled = ["current_time"]
 path = "./elsewhere/skills.d"

@@ -422,6 +422,33 @@ TEST(ConfigTest, RefusesANegativeDailyQuota) {
             "herald.toml:5: quota.daily_tokens must be 0 or more, got -1");
 }
 
+TEST(ConfigTest, ReadsStorageAndDefaultsToSqlite) {
+  absl::StatusOr<Config> config = Load(WithServer(""));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->storage.backend, StorageBackend::kSqlite);
+  EXPECT_EQ(config->storage.pool_size, 4);
+  config = Load(WithServer(
+      "[storage]\nbackend = \"postgresql\"\npostgresql = \"host=/run/postgresql dbname=herald\"\n"
+      "pool_size = 8\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->storage.backend, StorageBackend::kPostgresql);
+  EXPECT_EQ(config->storage.postgresql, "host=/run/postgresql dbname=herald");
+  EXPECT_EQ(config->storage.pool_size, 8);
+}
+
+TEST(ConfigTest, RefusesStorageItCannotUse) {
+  EXPECT_EQ(ErrorOf(WithServer("[storage]\nbackend = \"postgresql\"\n")),
+            "herald.toml:5: storage.backend = \"postgresql\" needs storage.postgresql, a libpq "
+            "connection string such as \"host=/run/postgresql dbname=herald\"");
+  EXPECT_EQ(ErrorOf(WithServer("[storage]\nbackend = \"mysql\"\n")),
+            "herald.toml:5: storage.backend must be one of \"sqlite\", \"postgresql\"; got "
+            "\"mysql\"");
+  EXPECT_EQ(ErrorOf(WithServer("[storage]\npostgresql = \"dbname=h\"\npool_size = 0\n")),
+            "herald.toml:6: storage.pool_size must be between 1 and 64, got 0");
+  EXPECT_EQ(ErrorOf(WithServer("[storage]\nbakend = \"sqlite\"\n")),
+            "herald.toml:5: unknown key 'bakend' in [storage] (did you mean 'backend'?)");
+}
+
 TEST(ConfigTest, ReadsMemorySearchAndSharedMemory) {
   absl::StatusOr<Config> config = Load(
       WithServer("[memory]\nshared_path = \"/srv/knowledge\"\nshared_writers = [\"admins\", "

@@ -39,7 +39,7 @@ TEST(ConfigSchemaTest, MarksTheSecretKeys) {
 TEST(ConfigSchemaTest, ListsEverySecretKeyName) {
   EXPECT_THAT(SecretKeyNames(), ::testing::UnorderedElementsAre(
                                     "component_secret", "password", "api_key", "token_sha256",
-                                    "environment", "headers", "secret", "token"));
+                                    "environment", "headers", "secret", "token", "postgresql"));
 }
 
 }  // namespace

@@ -10,8 +10,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/civil_time.h"
+#include "component/base/postgres_database.h"
+#include "component/ledger/postgres_usage_store.h"
 #include "gtest/gtest.h"
 #include "tests/component/memory/temp_dir.h"
+#include "tests/support/postgres_server.h"
 
 namespace herald::ledger {
 namespace {
@@ -36,13 +39,6 @@ PriceTable Prices() {
                      {kMini, {.input_per_mtok = 0.15, .output_per_mtok = 0.6}}});
 }
 
-std::unique_ptr<UsageLedger> OpenLedger(const std::string& path, int64_t default_daily = 0) {
-  absl::StatusOr<std::unique_ptr<UsageLedger>> ledger =
-      UsageLedger::Open(path, Prices(), default_daily);
-  EXPECT_TRUE(ledger.ok()) << ledger.status();
-  return ledger.ok() ? *std::move(ledger) : nullptr;
-}
-
 UsageRecord Call(std::string jid, std::string model, int64_t in, int64_t out, absl::Time time) {
   return UsageRecord{.jid = std::move(jid),
                      .model = std::move(model),
@@ -64,14 +60,60 @@ std::vector<UsageRow> AllRows(const UsageLedger& ledger, UsageQuery query) {
   return rows;
 }
 
-class UsageLedgerTest : public ::testing::Test {
+enum class Backend { kSqlite, kPostgres };
+
+// Every test of the ledger runs on both stores: the SQLite file and PostgreSQL.
+class UsageLedgerTest : public ::testing::TestWithParam<Backend> {
  protected:
+  void SetUp() override {
+    if (GetParam() != Backend::kPostgres) return;
+    absl::StatusOr<testing::PostgresServer*> server = testing::SharedPostgresServer();
+    ASSERT_TRUE(server.ok()) << server.status();
+    absl::StatusOr<std::string> conninfo = (*server)->NewDatabase();
+    ASSERT_TRUE(conninfo.ok()) << conninfo.status();
+    conninfo_ = *conninfo;
+  }
+
+  // This test's ledger; opened again, it finds what the last one kept (the same file or
+  // database).
+  std::unique_ptr<UsageLedger> OpenLedger(int64_t default_daily = 0) {
+    absl::StatusOr<std::unique_ptr<UsageLedger>> ledger = OpenOnStore(default_daily);
+    EXPECT_TRUE(ledger.ok()) << ledger.status();
+    return ledger.ok() ? *std::move(ledger) : nullptr;
+  }
+
   std::string Path() const { return dir_.path() + "/data/ledger/usage.db"; }
+
   TempDir dir_;
+
+ private:
+  absl::StatusOr<std::unique_ptr<UsageLedger>> OpenOnStore(int64_t default_daily) {
+    if (GetParam() == Backend::kSqlite) return UsageLedger::Open(Path(), Prices(), default_daily);
+    absl::StatusOr<std::unique_ptr<base::PostgresDatabase>> db =
+        base::PostgresDatabase::Connect({.conninfo = conninfo_, .pool_size = 2, .what = "ledger"});
+    if (!db.ok()) return db.status();
+    absl::StatusOr<std::unique_ptr<PostgresUsageStore>> store =
+        PostgresUsageStore::Open(*std::move(db));
+    if (!store.ok()) return store.status();
+    return UsageLedger::Open(*std::move(store), Prices(), default_daily);
+  }
+
+  std::string conninfo_;
 };
 
-TEST_F(UsageLedgerTest, SumsCallsPerJidAndModelInEachWindow) {
-  auto ledger = OpenLedger(Path());
+INSTANTIATE_TEST_SUITE_P(Stores, UsageLedgerTest,
+                         ::testing::Values(Backend::kSqlite, Backend::kPostgres),
+                         [](const ::testing::TestParamInfo<Backend>& info) {
+                           return info.param == Backend::kSqlite ? "Sqlite" : "Postgres";
+                         });
+
+// What only the SQLite file has: its permissions and its refusal of a foreign file.
+using SqliteUsageLedgerTest = UsageLedgerTest;
+INSTANTIATE_TEST_SUITE_P(Sqlite, SqliteUsageLedgerTest, ::testing::Values(Backend::kSqlite),
+                         [](const ::testing::TestParamInfo<Backend>&) { return "Sqlite"; });
+
+TEST_P(UsageLedgerTest, SumsCallsPerJidAndModelInEachWindow) {
+  auto ledger = OpenLedger();
   ASSERT_TRUE(ledger->Record(Call(kAlice, kSonnet, 1200, 300, kTuesday)).ok());
   ASSERT_TRUE(ledger->Record(Call(kAlice, kSonnet, 800, 200, kTuesday + absl::Hours(1))).ok());
   ASSERT_TRUE(ledger->Record(Call(kAlice, kMini, 10, 5, kTuesday)).ok());
@@ -104,8 +146,8 @@ TEST_F(UsageLedgerTest, SumsCallsPerJidAndModelInEachWindow) {
   }
 }
 
-TEST_F(UsageLedgerTest, FiltersByJidByModelOrNeither) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, FiltersByJidByModelOrNeither) {
+  auto ledger = OpenLedger();
   ASSERT_TRUE(ledger->Record(Call(kAlice, kSonnet, 1, 0, kTuesday)).ok());
   ASSERT_TRUE(ledger->Record(Call(kAlice, kMini, 2, 0, kTuesday)).ok());
   ASSERT_TRUE(ledger->Record(Call(kBob, kSonnet, 3, 0, kTuesday)).ok());
@@ -126,8 +168,8 @@ TEST_F(UsageLedgerTest, FiltersByJidByModelOrNeither) {
   EXPECT_TRUE(bob_mini.empty());
 }
 
-TEST_F(UsageLedgerTest, ACallCountsInTheWindowsContainingItsTimeOnly) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, ACallCountsInTheWindowsContainingItsTimeOnly) {
+  auto ledger = OpenLedger();
   // The last second of Sunday 19 January: week of the 13th, not of the 20th.
   ASSERT_TRUE(ledger->Record(Call(kAlice, kSonnet, 5, 5, Utc(2025, 1, 19, 23, 59, 59))).ok());
   EXPECT_EQ(AllRows(*ledger, {.at = Utc(2025, 1, 19, 12)}).size(), 1u);
@@ -138,8 +180,8 @@ TEST_F(UsageLedgerTest, ACallCountsInTheWindowsContainingItsTimeOnly) {
   EXPECT_EQ(AllRows(*ledger, {.window = Window::kLifetime, .at = Utc(2031, 6, 1)}).size(), 1u);
 }
 
-TEST_F(UsageLedgerTest, CostOfAModelWithoutAPriceIsCountedAsUnpriced) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, CostOfAModelWithoutAPriceIsCountedAsUnpriced) {
+  auto ledger = OpenLedger();
   ASSERT_TRUE(ledger->Record(Call(kAlice, "ollama:llama3", 1000, 1000, kTuesday)).ok());
   std::vector<UsageRow> rows = AllRows(*ledger, {.jid = kAlice, .at = kTuesday});
   ASSERT_EQ(rows.size(), 1u);
@@ -148,8 +190,8 @@ TEST_F(UsageLedgerTest, CostOfAModelWithoutAPriceIsCountedAsUnpriced) {
   EXPECT_EQ(rows[0].calls, 1);
 }
 
-TEST_F(UsageLedgerTest, PagesThroughEveryRowOnceInOrder) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, PagesThroughEveryRowOnceInOrder) {
+  auto ledger = OpenLedger();
   std::set<std::string> expected;
   for (int i = 0; i < 23; ++i) {
     const std::string jid = absl::StrCat("user", i, "@example.org");
@@ -182,8 +224,8 @@ TEST_F(UsageLedgerTest, PagesThroughEveryRowOnceInOrder) {
   EXPECT_EQ(seen, expected);
 }
 
-TEST_F(UsageLedgerTest, PageSizeIsClampedAndDefaulted) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, PageSizeIsClampedAndDefaulted) {
+  auto ledger = OpenLedger();
   for (int i = 0; i < 120; ++i) {
     ASSERT_TRUE(ledger->Record(Call(absl::StrCat("u", i, "@x"), kSonnet, 1, 0, kTuesday)).ok());
   }
@@ -197,8 +239,8 @@ TEST_F(UsageLedgerTest, PageSizeIsClampedAndDefaulted) {
   EXPECT_TRUE(large->next_page_token.empty());
 }
 
-TEST_F(UsageLedgerTest, RefusesGarbledForgedAndForeignPageTokens) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, RefusesGarbledForgedAndForeignPageTokens) {
+  auto ledger = OpenLedger();
   for (int i = 0; i < 5; ++i) {
     ASSERT_TRUE(ledger->Record(Call(absl::StrCat("u", i, "@x"), kSonnet, 1, 0, kTuesday)).ok());
   }
@@ -234,8 +276,8 @@ TEST_F(UsageLedgerTest, RefusesGarbledForgedAndForeignPageTokens) {
   EXPECT_EQ(second->rows.size(), 3u);
 }
 
-TEST_F(UsageLedgerTest, QuotesInNamesAreJustCharacters) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, QuotesInNamesAreJustCharacters) {
+  auto ledger = OpenLedger();
   const std::string odd = "x' OR '1'='1";
   ASSERT_TRUE(ledger->Record(Call(kAlice, kSonnet, 1, 0, kTuesday)).ok());
   EXPECT_TRUE(AllRows(*ledger, {.jid = odd, .at = kTuesday}).empty());
@@ -246,8 +288,8 @@ TEST_F(UsageLedgerTest, QuotesInNamesAreJustCharacters) {
   EXPECT_EQ(AllRows(*ledger, {.at = kTuesday}).size(), 2u);
 }
 
-TEST_F(UsageLedgerTest, RefusesBadRecordsAndQueries) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, RefusesBadRecordsAndQueries) {
+  auto ledger = OpenLedger();
   const auto code = [&](UsageRecord record) { return ledger->Record(record).code(); };
   EXPECT_EQ(code(Call("", kSonnet, 1, 1, kTuesday)), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(code(Call(kAlice, "", 1, 1, kTuesday)), absl::StatusCode::kInvalidArgument);
@@ -269,9 +311,9 @@ TEST_F(UsageLedgerTest, RefusesBadRecordsAndQueries) {
   EXPECT_TRUE(ledger->Record(Call(kAlice, kSonnet, 0, 0, kTuesday)).ok());
 }
 
-TEST_F(UsageLedgerTest, UsageAndLimitsSurviveAReopen) {
+TEST_P(UsageLedgerTest, UsageAndLimitsSurviveAReopen) {
   {
-    auto ledger = OpenLedger(Path());
+    auto ledger = OpenLedger();
     ASSERT_TRUE(ledger->Record(Call(kAlice, kSonnet, 1200, 300, kTuesday)).ok());
     ASSERT_TRUE(ledger->Record(Call(kBob, kMini, 10, 10, kTuesday)).ok());
     ASSERT_TRUE(
@@ -283,7 +325,7 @@ TEST_F(UsageLedgerTest, UsageAndLimitsSurviveAReopen) {
                                 .mode = LimitMode::kWarn})
                     .ok());
   }
-  auto ledger = OpenLedger(Path());
+  auto ledger = OpenLedger();
   std::vector<UsageRow> rows = AllRows(*ledger, {.window = Window::kMonth, .at = kTuesday});
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].jid, kAlice);
@@ -313,14 +355,14 @@ TEST_F(UsageLedgerTest, UsageAndLimitsSurviveAReopen) {
   EXPECT_EQ(bob.warnings[0].used, 20);
 }
 
-TEST_F(UsageLedgerTest, CountersAfterAReopenHoldOnlyTheLatestWindow) {
+TEST_P(UsageLedgerTest, CountersAfterAReopenHoldOnlyTheLatestWindow) {
   {
-    auto ledger = OpenLedger(Path());
+    auto ledger = OpenLedger();
     ASSERT_TRUE(ledger->Record(Call(kAlice, kSonnet, 900, 0, Utc(2025, 1, 13, 12))).ok());
     ASSERT_TRUE(ledger->Record(Call(kAlice, kSonnet, 50, 0, Utc(2025, 1, 14, 12))).ok());
     ASSERT_TRUE(ledger->Record(Call(kAlice, kMini, 70, 0, Utc(2025, 1, 12, 12))).ok());
   }
-  auto ledger = OpenLedger(Path(), /*default_daily=*/100);
+  auto ledger = OpenLedger(/*default_daily=*/100);
   std::vector<LimitState> states = ledger->LimitStates(kAlice, Utc(2025, 1, 14, 13));
   ASSERT_EQ(states.size(), 1u);
   EXPECT_TRUE(states[0].is_default);
@@ -338,8 +380,8 @@ TEST_F(UsageLedgerTest, CountersAfterAReopenHoldOnlyTheLatestWindow) {
   }
 }
 
-TEST_F(UsageLedgerTest, ABlockLimitBlocksOnceReached) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, ABlockLimitBlocksOnceReached) {
+  auto ledger = OpenLedger();
   ASSERT_TRUE(ledger->SetLimit({.jid = kAlice, .window = Window::kDay, .max_tokens = 1000}).ok());
   EXPECT_FALSE(ledger->Check(kAlice, kSonnet, kTuesday).blocked);
   ASSERT_TRUE(ledger->Record(Call(kAlice, kSonnet, 600, 399, kTuesday)).ok());
@@ -358,8 +400,8 @@ TEST_F(UsageLedgerTest, ABlockLimitBlocksOnceReached) {
   EXPECT_FALSE(ledger->Check(kBob, kSonnet, kTuesday).blocked);
 }
 
-TEST_F(UsageLedgerTest, AWarnLimitIsListedAndDoesNotBlock) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, AWarnLimitIsListedAndDoesNotBlock) {
+  auto ledger = OpenLedger();
   ASSERT_TRUE(
       ledger
           ->SetLimit(
@@ -375,8 +417,8 @@ TEST_F(UsageLedgerTest, AWarnLimitIsListedAndDoesNotBlock) {
   EXPECT_EQ(decision.warnings[0].window_start, Utc(2025, 1, 13));
 }
 
-TEST_F(UsageLedgerTest, TheDefaultDailyLimitAppliesToEveryJid) {
-  auto ledger = OpenLedger(Path(), /*default_daily=*/500);
+TEST_P(UsageLedgerTest, TheDefaultDailyLimitAppliesToEveryJid) {
+  auto ledger = OpenLedger(/*default_daily=*/500);
   ASSERT_TRUE(ledger->Record(Call(kBob, kSonnet, 499, 0, kTuesday)).ok());
   EXPECT_FALSE(ledger->Check(kBob, kSonnet, kTuesday).blocked);
   ASSERT_TRUE(ledger->Record(Call(kBob, kMini, 1, 0, kTuesday)).ok());
@@ -397,8 +439,8 @@ TEST_F(UsageLedgerTest, TheDefaultDailyLimitAppliesToEveryJid) {
   EXPECT_EQ(ledger->default_daily_tokens(), 1000);
 }
 
-TEST_F(UsageLedgerTest, AnExplicitDailyLimitForAJidReplacesTheDefault) {
-  auto ledger = OpenLedger(Path(), /*default_daily=*/500);
+TEST_P(UsageLedgerTest, AnExplicitDailyLimitForAJidReplacesTheDefault) {
+  auto ledger = OpenLedger(/*default_daily=*/500);
   ASSERT_TRUE(ledger->Record(Call(kAlice, kSonnet, 800, 0, kTuesday)).ok());
   EXPECT_TRUE(ledger->Check(kAlice, kSonnet, kTuesday).blocked);
   // Higher for Alice: the default no longer applies to her.
@@ -421,8 +463,8 @@ TEST_F(UsageLedgerTest, AnExplicitDailyLimitForAJidReplacesTheDefault) {
   EXPECT_TRUE(ledger->Check(kBob, kSonnet, kTuesday).blocked);
 }
 
-TEST_F(UsageLedgerTest, AModelLimitForEveryJidCountsEveryJidsCalls) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, AModelLimitForEveryJidCountsEveryJidsCalls) {
+  auto ledger = OpenLedger();
   ASSERT_TRUE(
       ledger->SetLimit({.model = kSonnet, .window = Window::kMonth, .max_tokens = 100}).ok());
   ASSERT_TRUE(ledger->Record(Call(kAlice, kSonnet, 60, 0, kTuesday)).ok());
@@ -436,8 +478,8 @@ TEST_F(UsageLedgerTest, AModelLimitForEveryJidCountsEveryJidsCalls) {
   EXPECT_FALSE(ledger->Check("carol@example.org", kMini, kTuesday).blocked);
 }
 
-TEST_F(UsageLedgerTest, AJidAndModelLimitCountsOnlyThatPair) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, AJidAndModelLimitCountsOnlyThatPair) {
+  auto ledger = OpenLedger();
   ASSERT_TRUE(ledger->SetLimit({.jid = kAlice, .model = kSonnet, .max_tokens = 100}).ok());
   ASSERT_TRUE(ledger->Record(Call(kAlice, kMini, 1000, 0, kTuesday)).ok());
   ASSERT_TRUE(ledger->Record(Call(kBob, kSonnet, 1000, 0, kTuesday)).ok());
@@ -448,15 +490,15 @@ TEST_F(UsageLedgerTest, AJidAndModelLimitCountsOnlyThatPair) {
   EXPECT_FALSE(ledger->Check(kBob, kSonnet, kTuesday).blocked);
 }
 
-TEST_F(UsageLedgerTest, AZeroLimitBlocksEveryCallItCovers) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, AZeroLimitBlocksEveryCallItCovers) {
+  auto ledger = OpenLedger();
   ASSERT_TRUE(ledger->SetLimit({.model = "anthropic:claude-opus-4", .max_tokens = 0}).ok());
   EXPECT_TRUE(ledger->Check(kAlice, "anthropic:claude-opus-4", kTuesday).blocked);
   EXPECT_FALSE(ledger->Check(kAlice, kSonnet, kTuesday).blocked);
 }
 
-TEST_F(UsageLedgerTest, CountersRollOverAtTheWindowBoundary) {
-  auto ledger = OpenLedger(Path(), /*default_daily=*/100);
+TEST_P(UsageLedgerTest, CountersRollOverAtTheWindowBoundary) {
+  auto ledger = OpenLedger(/*default_daily=*/100);
   ASSERT_TRUE(ledger->SetLimit({.jid = kAlice, .window = Window::kWeek, .max_tokens = 150}).ok());
   ASSERT_TRUE(ledger->SetLimit({.jid = kAlice, .window = Window::kMonth, .max_tokens = 1000}).ok());
   // Friday 31 January 2025, the last second.
@@ -488,8 +530,8 @@ TEST_F(UsageLedgerTest, CountersRollOverAtTheWindowBoundary) {
   EXPECT_FALSE(ledger->Check(kAlice, kSonnet, Utc(2025, 2, 3)).blocked);
 }
 
-TEST_F(UsageLedgerTest, TheBlockingLimitIsTheOneThatEndsLast) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, TheBlockingLimitIsTheOneThatEndsLast) {
+  auto ledger = OpenLedger();
   ASSERT_TRUE(ledger->SetLimit({.jid = kAlice, .window = Window::kDay, .max_tokens = 10}).ok());
   ASSERT_TRUE(ledger->SetLimit({.jid = kAlice, .window = Window::kMonth, .max_tokens = 10}).ok());
   ASSERT_TRUE(ledger->SetLimit({.jid = kAlice, .window = Window::kWeek, .max_tokens = 10}).ok());
@@ -500,8 +542,8 @@ TEST_F(UsageLedgerTest, TheBlockingLimitIsTheOneThatEndsLast) {
   EXPECT_EQ(decision.blocking->window_end, Utc(2025, 2, 1));
 }
 
-TEST_F(UsageLedgerTest, ManagesLimits) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, ManagesLimits) {
+  auto ledger = OpenLedger();
   EXPECT_EQ(ledger->SetLimit({.max_tokens = 10}).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ledger->SetLimit({.jid = kAlice, .max_tokens = -1}).code(),
             absl::StatusCode::kInvalidArgument);
@@ -530,8 +572,8 @@ TEST_F(UsageLedgerTest, ManagesLimits) {
   EXPECT_EQ(ledger->Limits().size(), 2u);
 }
 
-TEST_F(UsageLedgerTest, LimitStatesListEveryLimitThatCanApply) {
-  auto ledger = OpenLedger(Path(), /*default_daily=*/100);
+TEST_P(UsageLedgerTest, LimitStatesListEveryLimitThatCanApply) {
+  auto ledger = OpenLedger(/*default_daily=*/100);
   ASSERT_TRUE(ledger->SetLimit({.jid = kAlice, .model = kSonnet, .max_tokens = 50}).ok());
   ASSERT_TRUE(ledger->SetLimit({.model = kMini, .window = Window::kWeek, .max_tokens = 70}).ok());
   ASSERT_TRUE(ledger->SetLimit({.jid = kBob, .max_tokens = 5}).ok());
@@ -548,8 +590,8 @@ TEST_F(UsageLedgerTest, LimitStatesListEveryLimitThatCanApply) {
   EXPECT_EQ(states[2].window_end, Utc(2025, 1, 20));
 }
 
-TEST_F(UsageLedgerTest, RecordsFromSeveralThreadsAreAllCounted) {
-  auto ledger = OpenLedger(Path());
+TEST_P(UsageLedgerTest, RecordsFromSeveralThreadsAreAllCounted) {
+  auto ledger = OpenLedger();
   constexpr int kThreads = 4;
   constexpr int kCallsPerThread = 150;
   std::vector<std::thread> threads;
@@ -578,8 +620,8 @@ TEST_F(UsageLedgerTest, RecordsFromSeveralThreadsAreAllCounted) {
             5 * kThreads * kCallsPerThread / 2);
 }
 
-TEST_F(UsageLedgerTest, TheDatabaseIsPrivateToItsOwner) {
-  auto ledger = OpenLedger(Path());
+TEST_P(SqliteUsageLedgerTest, TheDatabaseIsPrivateToItsOwner) {
+  auto ledger = OpenLedger();
   ASSERT_TRUE(ledger->Record(Call(kAlice, kSonnet, 1, 1, kTuesday)).ok());
   struct stat info;
   ASSERT_EQ(::stat(Path().c_str(), &info), 0);
@@ -590,7 +632,7 @@ TEST_F(UsageLedgerTest, TheDatabaseIsPrivateToItsOwner) {
   EXPECT_EQ(info.st_mode & 0777, 0700);
 }
 
-TEST_F(UsageLedgerTest, RefusesAFileThatIsNotALedger) {
+TEST_P(SqliteUsageLedgerTest, RefusesAFileThatIsNotALedger) {
   {
     std::ofstream junk(dir_.path() + "/junk.db");
     junk << std::string(8192, 'x');

@@ -1,0 +1,41 @@
+// component/ledger/postgres_usage_store.h
+//
+// The usage ledger's store in the PostgreSQL database that several Herald instances share
+// ([storage] backend = "postgresql"; docs/scale-out.md, docs/ledger.md has the schema). Every
+// instance adds its calls to the same per-window totals (one atomic upsert of the four windows),
+// reads the same limits and agrees on one page-token key, so a page token from one instance is
+// good at any other. Names compare bytewise (COLLATE "C"), as in SQLite, whatever the
+// database's locale.
+#pragma once
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "component/base/postgres_database.h"
+#include "component/ledger/usage_store.h"
+
+namespace herald::ledger {
+
+class PostgresUsageStore : public UsageStore {
+ public:
+  // Brings the ledger's tables to this Herald's schema (base::ApplySchema) and keeps `db`.
+  static absl::StatusOr<std::unique_ptr<PostgresUsageStore>> Open(
+      std::shared_ptr<base::PostgresDatabase> db);
+
+  absl::StatusOr<std::string> PageTokenKey() override;
+  absl::StatusOr<std::vector<Limit>> ReadLimits() override;
+  absl::StatusOr<std::vector<LatestWindow>> ReadLatestWindows() override;
+  absl::Status Add(const UsageRecord& record, const PriceTable::Estimate& cost) override;
+  absl::StatusOr<std::vector<UsageRow>> ReadPage(const PageRequest& request) override;
+  absl::Status PutLimit(const Limit& limit) override;
+  absl::StatusOr<bool> DeleteLimit(const std::string& jid, const std::string& model,
+                                   Window window) override;
+
+ private:
+  explicit PostgresUsageStore(std::shared_ptr<base::PostgresDatabase> db) : db_(std::move(db)) {}
+
+  // Shared with the other stores of this instance; thread-safe.
+  const std::shared_ptr<base::PostgresDatabase> db_;
+};
+
+}  // namespace herald::ledger

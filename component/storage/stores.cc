@@ -1,0 +1,45 @@
+#include "component/storage/stores.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "component/base/absl_string_view.h"
+#include "component/config/module_options.h"
+#include "component/ledger/postgres_usage_store.h"
+
+namespace herald::storage {
+namespace {
+
+absl::Status Named(std::string_view key, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat(AbslView(key), ": ", status.message()));
+}
+
+}  // namespace
+
+absl::StatusOr<Stores> OpenStores(const config::Config& config) {
+  Stores stores;
+  if (config.storage.backend == config::StorageBackend::kPostgresql) {
+    absl::StatusOr<std::unique_ptr<base::PostgresDatabase>> db =
+        base::PostgresDatabase::Connect({.conninfo = config.storage.postgresql,
+                                         .pool_size = config.storage.pool_size,
+                                         .what = "storage"});
+    if (!db.ok()) return Named("[storage] postgresql", db.status());
+    stores.postgres = *std::move(db);
+
+    absl::StatusOr<std::unique_ptr<ledger::PostgresUsageStore>> usage_store =
+        ledger::PostgresUsageStore::Open(stores.postgres);
+    if (!usage_store.ok()) return Named("[storage] postgresql (ledger)", usage_store.status());
+    absl::StatusOr<std::unique_ptr<ledger::UsageLedger>> usage = ledger::UsageLedger::Open(
+        *std::move(usage_store), config::PriceTableFrom(config.quota), config.quota.daily_tokens);
+    if (!usage.ok()) return Named("[storage] postgresql (ledger)", usage.status());
+    stores.usage = *std::move(usage);
+    return stores;
+  }
+  absl::StatusOr<std::unique_ptr<ledger::UsageLedger>> usage = ledger::UsageLedger::Open(
+      config.quota.path, config::PriceTableFrom(config.quota), config.quota.daily_tokens);
+  if (!usage.ok()) return Named("[quota] path", usage.status());
+  stores.usage = *std::move(usage);
+  return stores;
+}
+
+}  // namespace herald::storage

@@ -1,0 +1,36 @@
+// component/storage/stores.h
+//
+// Opens the stores that [storage] places: on this host (SQLite files, the default and what
+// tools/demo uses), or in the PostgreSQL database that several instances of one component
+// domain share (D1; docs/scale-out.md). Today the token ledger and its limits follow
+// [storage]; the other stores stay on this host whatever it says (docs/scale-out.md lists
+// them).
+//
+// Opening blocks (files, the network): main() calls it before the I/O loop runs.
+//
+//   absl::StatusOr<storage::Stores> stores = storage::OpenStores(*config);
+//   if (!stores.ok()) { std::cerr << "herald: " << stores.status().message(); return ...; }
+//   ... stores->usage.get() ...
+#pragma once
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "component/base/postgres_database.h"
+#include "component/config/config.h"
+#include "component/ledger/usage_ledger.h"
+
+namespace herald::storage {
+
+struct Stores {
+  // The connection pool every PostgreSQL store shares; null with backend "sqlite".
+  std::shared_ptr<base::PostgresDatabase> postgres;
+  std::unique_ptr<ledger::UsageLedger> usage;
+};
+
+// Errors name the key that led to them ("[storage] postgresql: ...", "[quota] path: ...") and
+// never hold the connection string. A database that cannot be reached is Unavailable; one
+// written by a newer Herald is FailedPrecondition.
+absl::StatusOr<Stores> OpenStores(const config::Config& config);
+
+}  // namespace herald::storage

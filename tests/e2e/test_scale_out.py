@@ -1,0 +1,222 @@
+"""End to end: several Heralds on one component domain, sharing PostgreSQL (D1).
+
+Heralds connect to ejabberd as the same XEP-0114 component, each with its own folder and
+control socket, and all with [storage] backend = "postgresql" on one private server
+(postgres.py). ejabberd's domain_balancing (tools/servers/ejabberd-scale-out.yml: bare_source,
+two slots) sends all of one person's stanzas to one instance. What the tests check:
+
+- usage is counted in one ledger: a person served by one instance and then, once it has
+  stopped, by the replacement that took its slot, has both calls in the totals that every
+  instance reports, and those equal the fake model's count;
+- a database restart is survived: the next answer's usage is recorded without restarting
+  Herald;
+- Herald refuses to start without its database, saying which, and Prosody refuses a second
+  instance on one domain with <conflict/> (exit status 5).
+
+    tests/e2e/run bazel-bin/component/herald test_scale_out
+"""
+
+import json
+import os
+import time
+import unittest
+
+from agent import Agent, agent_program, component_config, runtime_sections
+from client import Client
+from fake_llm import FakeLlm, fake_llm_program
+from postgres import Postgres
+from servers import Ejabberd, Prosody, tail, wait_until
+from test_control import SOCKET, TOKEN, control_section, heraldctl_program, run_heraldctl
+
+ONLINE = 30.0
+ANSWER = 15.0
+
+
+def storage_section(conninfo):
+    return f"""
+[storage]
+backend = "postgresql"
+postgresql = "{conninfo}"
+pool_size = 2
+"""
+
+
+class ScaleOutTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if os.environ.get("HERALD_E2E_AGENT") == "echo":
+            raise unittest.SkipTest("the echo stand-in keeps no state")
+        agent_program()
+        fake_llm_program()
+        heraldctl_program()
+        cls.db = Postgres()
+        cls.server = Ejabberd(scale_out=True)
+        cls.server.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+        cls.db.close()
+
+    def setUp(self):
+        self.llm = FakeLlm("anthropic")
+        self.addCleanup(self.llm.stop)
+        self.database = f"herald_{self.id().rsplit('.', 1)[-1][:40]}"
+        self.db.sql("postgres", f"CREATE DATABASE {self.database}")
+        self.agents = []
+
+    def config(self):
+        llm = {"default": "anthropic:fake", "max_retries": 0, "connect_timeout_seconds": 2,
+               "request_timeout_seconds": 20,
+               "anthropic": {"base_url": self.llm.base_url, "api_key": "e2e-not-a-secret"}}
+        return (component_config(self.server, allowed_jids=("alice@localhost", "bob@localhost"))
+                + runtime_sections(llm=llm) + control_section()
+                + storage_section(self.db.conninfo(self.database)))
+
+    def start_agent(self):
+        agent = Agent.start(self.config(), secret=self.server.component_secret)
+        self.addCleanup(agent.stop)
+        self.agents.append(agent)
+        path = os.path.join(agent.dir, SOCKET)
+        ready = wait_until(lambda: agent.exit_code() is not None or (
+            os.path.exists(path) and run_heraldctl(agent.dir, "status").returncode == 0),
+            ONLINE, interval=0.1)
+        if not ready or agent.exit_code() is not None:
+            self.fail(f"herald did not start (exit {agent.exit_code()})\n{self.diagnosis()}")
+        return agent
+
+    def diagnosis(self):
+        parts = [f"--- agent {i} ---\n{a.log()}" for i, a in enumerate(self.agents)]
+        parts.append(f"--- the fake LLM's requests ---\n{self.llm.requests()}")
+        parts.append(f"--- tail of ejabberd's log ---\n{tail(self.server.log_file, 15)}")
+        parts.append(f"--- tail of PostgreSQL's log ---\n{tail(self.db.log_path, 15)}")
+        return "\n".join(parts)
+
+    def client(self, user):
+        c = Client(self.server, user)
+        c.connect()
+        self.addCleanup(c.close)
+        return c
+
+    def ask(self, client, body):
+        reply = client.ask(self.server.component_domain, body, timeout=ANSWER)
+        self.assertIsNotNone(reply, f"no answer to {body!r}\n{self.diagnosis()}")
+        return reply
+
+    def wait_online(self, client):
+        ok = wait_until(lambda: client.ask(self.server.component_domain, "/ping",
+                                           timeout=1.0) is not None, ONLINE)
+        self.assertTrue(ok, f"herald did not answer /ping\n{self.diagnosis()}")
+        client.discard_pending()
+
+    def usage(self, agent, jid):
+        """(calls, input tokens) for jid today, as `heraldctl usage` on `agent` reports them."""
+        result = run_heraldctl(agent.dir, "--json", "usage", "--jid", jid, "--window", "day")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertNotIn(TOKEN, result.stdout + result.stderr)
+        rows = [r for r in json.loads(result.stdout).get("rows", []) if r.get("jid") == jid]
+        return (sum(int(r.get("calls", 0)) for r in rows),
+                sum(int(r.get("input_tokens", 0)) for r in rows))
+
+    def serving(self, jid):
+        """The running agents that hold a session with jid (the one ejabberd routes it to)."""
+        holders = []
+        for agent in self.agents:
+            if agent.exit_code() is not None:
+                continue
+            result = run_heraldctl(agent.dir, "--json", "sessions", "list")
+            if result.returncode == 0 and jid in result.stdout:
+                holders.append(agent)
+        return holders
+
+    # --- the tests ------------------------------------------------------------------------
+
+    def test_instances_count_usage_in_one_ledger(self):
+        self.start_agent()
+        self.start_agent()  # two instances: ejabberd's two slots are taken
+        people = {user: self.client(user) for user in ("alice", "bob")}
+        for client in people.values():
+            self.wait_online(client)
+        for user, client in people.items():
+            self.assertTrue(self.ask(client, f"hello from {user}").startswith("you said:"))
+        holders = self.serving("alice@localhost")
+        self.assertEqual(len(holders), 1, f"alice's session is on {len(holders)} instances\n"
+                                          f"{self.diagnosis()}")
+
+        # The instance that served alice stops; a replacement takes its slot, and with it
+        # alice's next message.
+        holders[0].stop()
+        replacement = self.start_agent()
+        self.wait_online(people["alice"])
+        self.assertTrue(self.ask(people["alice"], "hello again").startswith("you said:"))
+        self.assertEqual(self.serving("alice@localhost"), [replacement])
+
+        # Both of alice's calls are in the one ledger, though two instances made them; every
+        # running instance reports the same totals, and they are the fake model's count.
+        counted = wait_until(lambda: self.usage(replacement, "alice@localhost")[0] == 2,
+                             ANSWER, interval=0.2)
+        self.assertTrue(counted, f"usage: {self.usage(replacement, 'alice@localhost')}\n"
+                                 f"{self.diagnosis()}")
+        for agent in self.agents:
+            if agent.exit_code() is None:
+                self.assertEqual(self.usage(agent, "alice@localhost")[0], 2)
+                self.assertEqual(self.usage(agent, "bob@localhost")[0], 1)
+        self.assertEqual(len(self.llm.requests()), 3)
+        self.assertEqual(
+            self.db.sql(self.database,
+                        "SELECT sum(calls) FROM ledger_usage WHERE time_window = 'day'"), "3")
+
+    def test_a_database_restart_is_survived(self):
+        agent = self.start_agent()
+        self.start_agent()  # both slots taken, so bob has an instance whichever his is
+        bob = self.client("bob")
+        self.wait_online(bob)
+        self.ask(bob, "before the outage")
+        self.assertTrue(wait_until(lambda: self.usage(agent, "bob@localhost")[0] == 1, ANSWER,
+                                   interval=0.2), self.diagnosis())
+
+        self.db.restart(downtime=0.5)
+        # Herald's pooled connections were cut; the next call reconnects by itself.
+        self.ask(bob, "after the outage")
+        self.assertTrue(wait_until(lambda: self.usage(agent, "bob@localhost")[0] == 2, ANSWER,
+                                   interval=0.2),
+                        f"usage: {self.usage(agent, 'bob@localhost')}\n{self.diagnosis()}")
+        self.assertIsNone(agent.exit_code())
+
+    def test_an_unreachable_database_stops_herald_at_start_and_names_it(self):
+        config = self.config().replace(self.db.conninfo(self.database),
+                                       "host=/nonexistent/herald user=herald "
+                                       "password=e2e-db-password dbname=herald")
+        agent = Agent.start(config, secret=self.server.component_secret)
+        self.addCleanup(agent.stop)
+        self.assertEqual(agent.exit_code(timeout=ONLINE), 1, agent.log())
+        self.assertIn("herald: [storage] postgresql: PostgreSQL (storage): cannot connect",
+                      agent.log())
+        self.assertNotIn("e2e-db-password", agent.log())
+
+
+class ProsodyRefusesASecondInstanceTest(unittest.TestCase):
+    """Prosody allows one connection per component domain: the second Herald is refused."""
+
+    def test_the_second_instance_gets_conflict(self):
+        if os.environ.get("HERALD_E2E_AGENT") == "echo":
+            self.skipTest("the echo stand-in has its own exit statuses")
+        with Prosody() as server:
+            config = component_config(server) + runtime_sections()
+            first = Agent.start(config, secret=server.component_secret)
+            self.addCleanup(first.stop)
+            alice = Client(server, "alice")
+            alice.connect()
+            self.addCleanup(alice.close)
+            online = wait_until(lambda: alice.ask(server.component_domain, "/ping",
+                                                  timeout=1.0) is not None, ONLINE)
+            self.assertTrue(online, first.log())
+            second = Agent.start(config, secret=server.component_secret)
+            self.addCleanup(second.stop)
+            self.assertEqual(second.exit_code(timeout=ONLINE), 5, second.log())
+            self.assertIn("conflict", second.log())
+            self.assertIsNone(first.exit_code())
+
+
+if __name__ == "__main__":
+    unittest.main()
