@@ -7,6 +7,7 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@
 #include "component/memory/folder_watcher.h"
 #include "component/memory/memory_store.h"
 #include "component/schedule/scheduler.h"
+#include "component/storage/shared_state_refresh.h"
 #include "component/storage/stores.h"
 #include "component/trace/tracer.h"
 #include "component/xmpp/session.h"
@@ -180,6 +182,8 @@ int Serve(const std::string& path) {
                                                                     : base::kExitConfig;
   }
   ledger::UsageLedger* const usage = stores->usage.get();
+  std::optional<storage::SharedStateRefresh> refresh;  // what other instances change
+  if (stores->postgres != nullptr) refresh.emplace(io, workers, *usage);
   absl::StatusOr<std::unique_ptr<ledger::AuditLog>> audit =
       ledger::AuditLog::Open(config->control.audit_path);
   if (!audit.ok()) {

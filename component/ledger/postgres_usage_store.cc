@@ -69,6 +69,24 @@ absl::Status BadDatabase(std::string_view what) {
   return absl::DataLossError(absl::StrCat("ledger (PostgreSQL): ", AbslView(what)));
 }
 
+// The rows of a (window, jid, model, window_start, tokens) query.
+absl::StatusOr<std::vector<UsageStore::WindowTokens>> ReadWindowTokens(
+    absl::StatusOr<PostgresResult> rows) {
+  if (!rows.ok()) return rows.status();
+  std::vector<UsageStore::WindowTokens> totals;
+  totals.reserve(rows->rows());
+  for (int i = 0; i < rows->rows(); ++i) {
+    const std::optional<Window> window = ParseWindow(rows->Text(i, 0));
+    if (!window) return BadDatabase("a usage row has an unknown window");
+    totals.push_back(UsageStore::WindowTokens{.window = *window,
+                                              .jid = std::string(rows->Text(i, 1)),
+                                              .model = std::string(rows->Text(i, 2)),
+                                              .start = absl::FromUnixSeconds(rows->Int64(i, 3)),
+                                              .tokens = rows->Int64(i, 4)});
+  }
+  return totals;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PostgresUsageStore>> PostgresUsageStore::Open(
@@ -115,24 +133,24 @@ absl::StatusOr<std::vector<Limit>> PostgresUsageStore::ReadLimits() {
   return limits;
 }
 
-absl::StatusOr<std::vector<UsageStore::LatestWindow>> PostgresUsageStore::ReadLatestWindows() {
-  absl::StatusOr<PostgresResult> rows = db_->Exec(
+absl::StatusOr<std::vector<UsageStore::WindowTokens>> PostgresUsageStore::ReadLatestWindows() {
+  return ReadWindowTokens(db_->Exec(
       "SELECT DISTINCT ON (time_window, jid, model) time_window, jid, model, window_start, "
       "input_tokens + output_tokens FROM ledger_usage "
-      "ORDER BY time_window, jid, model, window_start DESC");
-  if (!rows.ok()) return rows.status();
-  std::vector<LatestWindow> latest;
-  latest.reserve(rows->rows());
-  for (int i = 0; i < rows->rows(); ++i) {
-    const std::optional<Window> window = ParseWindow(rows->Text(i, 0));
-    if (!window) return BadDatabase("a usage row has an unknown window");
-    latest.push_back(LatestWindow{.window = *window,
-                                  .jid = std::string(rows->Text(i, 1)),
-                                  .model = std::string(rows->Text(i, 2)),
-                                  .start = absl::FromUnixSeconds(rows->Int64(i, 3)),
-                                  .tokens = rows->Int64(i, 4)});
-  }
-  return latest;
+      "ORDER BY time_window, jid, model, window_start DESC"));
+}
+
+absl::StatusOr<std::vector<UsageStore::WindowTokens>> PostgresUsageStore::ReadWindowsAt(
+    absl::Time at) {
+  return ReadWindowTokens(
+      db_->Exec("SELECT time_window, jid, model, window_start, input_tokens + output_tokens "
+                "FROM ledger_usage WHERE (time_window = 'day' AND window_start = $1) "
+                "OR (time_window = 'week' AND window_start = $2) "
+                "OR (time_window = 'month' AND window_start = $3) OR time_window = 'lifetime'",
+                SqlParams()
+                    .Int64(absl::ToUnixSeconds(WindowStart(Window::kDay, at)))
+                    .Int64(absl::ToUnixSeconds(WindowStart(Window::kWeek, at)))
+                    .Int64(absl::ToUnixSeconds(WindowStart(Window::kMonth, at)))));
 }
 
 absl::Status PostgresUsageStore::Add(const UsageRecord& record, const PriceTable::Estimate& cost) {

@@ -24,7 +24,8 @@ class PostgresUsageStore : public UsageStore {
 
   absl::StatusOr<std::string> PageTokenKey() override;
   absl::StatusOr<std::vector<Limit>> ReadLimits() override;
-  absl::StatusOr<std::vector<LatestWindow>> ReadLatestWindows() override;
+  absl::StatusOr<std::vector<WindowTokens>> ReadLatestWindows() override;
+  absl::StatusOr<std::vector<WindowTokens>> ReadWindowsAt(absl::Time at) override;
   absl::Status Add(const UsageRecord& record, const PriceTable::Estimate& cost) override;
   absl::StatusOr<std::vector<UsageRow>> ReadPage(const PageRequest& request) override;
   absl::Status PutLimit(const Limit& limit) override;

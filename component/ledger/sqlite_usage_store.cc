@@ -148,7 +148,7 @@ absl::StatusOr<std::vector<Limit>> SqliteUsageStore::ReadLimits() {
   return limits;
 }
 
-absl::StatusOr<std::vector<UsageStore::LatestWindow>> SqliteUsageStore::ReadLatestWindows() {
+absl::StatusOr<std::vector<UsageStore::WindowTokens>> SqliteUsageStore::ReadLatestWindows() {
   base::MutexLock lock(&mu_);
   // SQLite takes the bare columns of a MAX() aggregate from the row holding the maximum: this
   // is each (jid, model)'s latest window of each kind.
@@ -156,20 +156,43 @@ absl::StatusOr<std::vector<UsageStore::LatestWindow>> SqliteUsageStore::ReadLate
       "SELECT window, jid, model, MAX(window_start), input_tokens + output_tokens "
       "FROM usage GROUP BY window, jid, model");
   if (!select.ok()) return select.status();
-  std::vector<LatestWindow> latest;
+  return ReadWindowTokens(*select);
+}
+
+absl::StatusOr<std::vector<UsageStore::WindowTokens>> SqliteUsageStore::ReadWindowsAt(
+    absl::Time at) {
+  base::MutexLock lock(&mu_);
+  absl::StatusOr<base::SqliteStatement> select = db_->Prepare(
+      "SELECT window, jid, model, window_start, input_tokens + output_tokens FROM usage "
+      "WHERE (window = 'day' AND window_start = ?1) OR (window = 'week' AND window_start = ?2) "
+      "OR (window = 'month' AND window_start = ?3) OR window = 'lifetime'");
+  if (!select.ok()) return select.status();
+  int index = 1;
+  for (Window window : {Window::kDay, Window::kWeek, Window::kMonth}) {
+    if (absl::Status s = select->BindInt64(index++, absl::ToUnixSeconds(WindowStart(window, at)));
+        !s.ok()) {
+      return s;
+    }
+  }
+  return ReadWindowTokens(*select);
+}
+
+absl::StatusOr<std::vector<UsageStore::WindowTokens>> SqliteUsageStore::ReadWindowTokens(
+    base::SqliteStatement& select) {
+  std::vector<WindowTokens> totals;
   for (;;) {
-    absl::StatusOr<bool> row = select->Step();
+    absl::StatusOr<bool> row = select.Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    const std::optional<Window> window = ParseWindow(select->ColumnText(0));
+    const std::optional<Window> window = ParseWindow(select.ColumnText(0));
     if (!window) return BadDatabase(db_->path(), "a usage row has an unknown window");
-    latest.push_back(LatestWindow{.window = *window,
-                                  .jid = select->ColumnText(1),
-                                  .model = select->ColumnText(2),
-                                  .start = absl::FromUnixSeconds(select->ColumnInt64(3)),
-                                  .tokens = select->ColumnInt64(4)});
+    totals.push_back(WindowTokens{.window = *window,
+                                  .jid = select.ColumnText(1),
+                                  .model = select.ColumnText(2),
+                                  .start = absl::FromUnixSeconds(select.ColumnInt64(3)),
+                                  .tokens = select.ColumnInt64(4)});
   }
-  return latest;
+  return totals;
 }
 
 absl::Status SqliteUsageStore::Add(const UsageRecord& record, const PriceTable::Estimate& cost) {

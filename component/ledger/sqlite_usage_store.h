@@ -26,7 +26,9 @@ class SqliteUsageStore : public UsageStore {
 
   absl::StatusOr<std::string> PageTokenKey() override ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<std::vector<Limit>> ReadLimits() override ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<std::vector<LatestWindow>> ReadLatestWindows() override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<std::vector<WindowTokens>> ReadLatestWindows() override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<std::vector<WindowTokens>> ReadWindowsAt(absl::Time at) override
+      ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status Add(const UsageRecord& record, const PriceTable::Estimate& cost) override
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<std::vector<UsageRow>> ReadPage(const PageRequest& request) override
@@ -39,6 +41,9 @@ class SqliteUsageStore : public UsageStore {
   explicit SqliteUsageStore(std::unique_ptr<base::SqliteDatabase> db) : db_(std::move(db)) {}
 
   absl::Status PrepareStatements() ABSL_LOCKS_EXCLUDED(mu_);
+  // The rows of a (window, jid, model, window_start, tokens) query.
+  absl::StatusOr<std::vector<WindowTokens>> ReadWindowTokens(base::SqliteStatement& select)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Runs `statement` with synchronous=FULL, so that its commit is on disk when it returns.
   absl::Status RunDurably(base::SqliteStatement& statement) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

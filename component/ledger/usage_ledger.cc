@@ -101,14 +101,32 @@ absl::StatusOr<std::unique_ptr<UsageLedger>> UsageLedger::Open(std::unique_ptr<U
 absl::Status UsageLedger::Load() {
   absl::StatusOr<std::vector<Limit>> limits = store_->ReadLimits();
   if (!limits.ok()) return limits.status();
-  absl::StatusOr<std::vector<UsageStore::LatestWindow>> latest = store_->ReadLatestWindows();
+  absl::StatusOr<std::vector<UsageStore::WindowTokens>> latest = store_->ReadLatestWindows();
   if (!latest.ok()) return latest.status();
-  base::MutexLock lock(&state_mu_);
-  for (const Limit& limit : *limits) StoreLimitInMemory(limit);
-  for (const UsageStore::LatestWindow& window : *latest) {
-    counters_.AddToWindow(window.jid, window.model, window.window, window.start, window.tokens);
-  }
+  Replace(*limits, *latest);
   return absl::OkStatus();
+}
+
+absl::Status UsageLedger::Refresh(absl::Time now) {
+  absl::StatusOr<std::vector<Limit>> limits = store_->ReadLimits();
+  if (!limits.ok()) return limits.status();
+  absl::StatusOr<std::vector<UsageStore::WindowTokens>> current = store_->ReadWindowsAt(now);
+  if (!current.ok()) return current.status();
+  Replace(*limits, *current);
+  return absl::OkStatus();
+}
+
+void UsageLedger::Replace(const std::vector<Limit>& limits,
+                          const std::vector<UsageStore::WindowTokens>& windows) {
+  UsageCounters counters;
+  for (const UsageStore::WindowTokens& window : windows) {
+    counters.AddToWindow(window.jid, window.model, window.window, window.start, window.tokens);
+  }
+  base::MutexLock lock(&state_mu_);
+  counters_ = std::move(counters);
+  jid_limits_.clear();
+  model_limits_.clear();
+  for (const Limit& limit : limits) StoreLimitInMemory(limit);
 }
 
 absl::Status UsageLedger::Record(const UsageRecord& record) {

@@ -131,6 +131,14 @@ class UsageLedger {
   std::vector<LimitState> LimitStates(std::string_view jid, absl::Time now) const
       ABSL_LOCKS_EXCLUDED(state_mu_);
 
+  // Re-reads the limits and the totals of the windows containing `now` from the store, for
+  // Check: with a store several instances share, this is how one instance learns of the
+  // calls and the limit changes of the others (main runs it every few seconds). Between two
+  // refreshes an instance counts its own calls at once and the others' at the next one; a
+  // change it makes itself while a refresh reads may be missed until the refresh after.
+  // Blocking I/O: call it from a worker thread.
+  absl::Status Refresh(absl::Time now) ABSL_LOCKS_EXCLUDED(state_mu_);
+
   // Config reload: the [quota] daily_tokens default (0 = none), and the price table used for
   // the cost of calls recorded from now on (stored costs do not change).
   void SetDefaultDailyTokens(int64_t tokens) ABSL_LOCKS_EXCLUDED(state_mu_);
@@ -145,6 +153,9 @@ class UsageLedger {
               std::string page_token_key);
 
   absl::Status Load() ABSL_LOCKS_EXCLUDED(state_mu_);
+  // Check's counters and limits become exactly these.
+  void Replace(const std::vector<Limit>& limits,
+               const std::vector<UsageStore::WindowTokens>& windows) ABSL_LOCKS_EXCLUDED(state_mu_);
 
   LimitState StateOf(const Limit& limit, absl::Time now, bool is_default) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);

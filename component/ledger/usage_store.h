@@ -78,16 +78,20 @@ class UsageStore {
   // Every explicit limit, ordered by (jid, model, window).
   virtual absl::StatusOr<std::vector<Limit>> ReadLimits() = 0;
 
-  // For each (window kind, jid, model), its latest window and the tokens counted in it: all
-  // that the ledger's pre-call check needs.
-  struct LatestWindow {
+  // The tokens (input + output) of one (jid, model) in one window.
+  struct WindowTokens {
     Window window = Window::kDay;
     std::string jid;
     std::string model;
     absl::Time start;
     int64_t tokens = 0;
   };
-  virtual absl::StatusOr<std::vector<LatestWindow>> ReadLatestWindows() = 0;
+  // For each (window kind, jid, model), its latest window: all that the ledger's pre-call
+  // check needs when it opens, whatever the time.
+  virtual absl::StatusOr<std::vector<WindowTokens>> ReadLatestWindows() = 0;
+  // Every (jid, model)'s totals in the four windows that contain `at`: what a running ledger
+  // re-reads to see the calls other instances recorded (an index range each).
+  virtual absl::StatusOr<std::vector<WindowTokens>> ReadWindowsAt(absl::Time at) = 0;
 
   // Adds one call to the totals of the four windows that contain record.time, all or none.
   virtual absl::Status Add(const UsageRecord& record, const PriceTable::Estimate& cost) = 0;

@@ -8,6 +8,8 @@ two slots) sends all of one person's stanzas to one instance. What the tests che
 - usage is counted in one ledger: a person served by one instance and then, once it has
   stopped, by the replacement that took its slot, has both calls in the totals that every
   instance reports, and those equal the fake model's count;
+- a limit set through one instance stops the person another instance serves (each re-reads
+  the shared ledger every 2 s);
 - a database restart is survived: the next answer's usage is recorded without restarting
   Herald;
 - Herald refuses to start without its database, saying which, and Prosody refuses a second
@@ -165,6 +167,33 @@ class ScaleOutTest(unittest.TestCase):
         self.assertEqual(
             self.db.sql(self.database,
                         "SELECT sum(calls) FROM ledger_usage WHERE time_window = 'day'"), "3")
+
+    def test_a_limit_set_through_one_instance_holds_on_the_other(self):
+        first, second = self.start_agent(), self.start_agent()
+        alice = self.client("alice")
+        self.wait_online(alice)
+        self.assertEqual(self.ask(alice, "first"), "you said: first")
+        holders = self.serving("alice@localhost")
+        self.assertEqual(len(holders), 1, self.diagnosis())
+        serving = holders[0]
+        other = second if serving is first else first
+
+        # The operator sets the limit through the instance that does not serve alice.
+        result = run_heraldctl(other.dir, "limits", "set", "--jid", "alice@localhost",
+                               "--window", "day", "--max-tokens", "1", "--mode", "block")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+        def reached_on_serving():
+            out = run_heraldctl(serving.dir, "--json", "limits", "list", "--jid",
+                                "alice@localhost").stdout
+            # The default daily limit (100000) is far off: only the new one can be reached.
+            return any(state.get("reached") for state in json.loads(out or "{}").get("limits", []))
+
+        # The serving instance re-reads the shared ledger every 2 s.
+        self.assertTrue(wait_until(reached_on_serving, ANSWER, interval=0.2), self.diagnosis())
+        before = len(self.llm.requests())
+        self.assertIn("daily limit of 1 tokens", self.ask(alice, "second"))
+        self.assertEqual(len(self.llm.requests()), before, "the blocked message reached the LLM")
 
     def test_a_database_restart_is_survived(self):
         agent = self.start_agent()

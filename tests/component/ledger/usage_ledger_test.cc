@@ -355,6 +355,36 @@ TEST_P(UsageLedgerTest, UsageAndLimitsSurviveAReopen) {
   EXPECT_EQ(bob.warnings[0].used, 20);
 }
 
+// Two instances on one store: each learns the other's calls and limit changes at a Refresh.
+TEST_P(UsageLedgerTest, RefreshReadsWhatAnotherLedgerOnTheStoreRecordedAndChanged) {
+  auto first = OpenLedger();
+  auto second = OpenLedger();
+  ASSERT_TRUE(first->SetLimit({.jid = kAlice, .max_tokens = 1000}).ok());
+  ASSERT_TRUE(first->Record(Call(kAlice, kSonnet, 900, 200, kTuesday)).ok());
+  ASSERT_TRUE(first->Record(Call(kBob, kSonnet, 5, 5, kTuesday - absl::Hours(24 * 40))).ok());
+  EXPECT_FALSE(second->Check(kAlice, kSonnet, kTuesday).blocked);  // not seen yet
+
+  ASSERT_TRUE(second->Refresh(kTuesday + absl::Hours(1)).ok());
+  Decision alice = second->Check(kAlice, kSonnet, kTuesday + absl::Hours(1));
+  EXPECT_TRUE(alice.blocked);
+  ASSERT_TRUE(alice.blocking.has_value());
+  EXPECT_EQ(alice.blocking->used, 1100);
+  EXPECT_EQ(second->Limits(), first->Limits());
+  // Only the windows containing the refresh's time are read: bob's call of 40 days before
+  // counts in his lifetime total alone.
+  ASSERT_TRUE(second->SetLimit({.jid = kBob, .window = Window::kLifetime, .max_tokens = 10}).ok());
+  EXPECT_EQ(second->Check(kBob, kSonnet, kTuesday + absl::Hours(1)).blocking->used, 10);
+  ASSERT_TRUE(second->SetLimit({.jid = kBob, .window = Window::kMonth, .max_tokens = 1}).ok());
+  EXPECT_EQ(second->Check(kBob, kSonnet, kTuesday + absl::Hours(1)).blocking->limit.window,
+            Window::kLifetime);
+
+  // A limit removed through one instance goes from the other at its next refresh.
+  ASSERT_TRUE(first->RemoveLimit(kAlice, "", Window::kDay).ok());
+  ASSERT_TRUE(second->Refresh(kTuesday + absl::Hours(1)).ok());
+  EXPECT_FALSE(second->Check(kAlice, kSonnet, kTuesday + absl::Hours(1)).blocked);
+  EXPECT_EQ(second->Limits().size(), 2u);  // bob's two, set through the second
+}
+
 TEST_P(UsageLedgerTest, CountersAfterAReopenHoldOnlyTheLatestWindow) {
   {
     auto ledger = OpenLedger();
