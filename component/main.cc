@@ -183,7 +183,7 @@ int Serve(const std::string& path) {
   }
   ledger::UsageLedger* const usage = stores->usage.get();
   std::optional<storage::SharedStateRefresh> refresh;  // what other instances change
-  if (stores->postgres != nullptr) refresh.emplace(io, workers, *usage);
+  if (stores->postgres != nullptr) refresh.emplace(io, workers, *usage, stores->instances.get());
   absl::StatusOr<std::unique_ptr<ledger::AuditLog>> audit =
       ledger::AuditLog::Open(config->control.audit_path);
   if (!audit.ok()) {
@@ -488,6 +488,9 @@ int Serve(const std::string& path) {
       .scheduler = scheduler.get(),
       .notices = notices};
   control_services.tracer = tracer.get();
+  if (stores->instances != nullptr) {
+    control_services.instances = [registry = stores->instances.get()] { return registry->Known(); };
+  }
   absl::StatusOr<std::unique_ptr<control::ControlServer>> control =
       control::ControlServer::Start(config->control, control_services);
   if (!control.ok()) {

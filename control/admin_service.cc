@@ -89,6 +89,17 @@ grpc::ServerUnaryReactor* AdminService::GetStatus(grpc::CallbackServerContext* c
     response->set_llm_calls(services.runtime.counters.llm_calls);
     response->set_feedback_positive(services.runtime.counters.feedback_positive);
     response->set_feedback_negative(services.runtime.counters.feedback_negative);
+    if (services.instances) {
+      for (const storage::InstanceInfo& known : services.instances()) {
+        v1::Instance* instance = response->add_instances();
+        instance->set_id(known.id);
+        instance->set_host(known.host);
+        instance->set_pid(known.pid);
+        SetTimestamp(known.started_at, instance->mutable_started_at());
+        SetTimestamp(known.last_seen, instance->mutable_last_seen());
+        instance->set_this_instance(known.this_instance);
+      }
+    }
     if (services.config.llm.default_model.empty()) {
       response->add_notices("no [llm] default model is configured");
     }

@@ -24,6 +24,7 @@
 #include "component/ledger/usage_ledger.h"
 #include "component/memory/memory_store.h"
 #include "component/schedule/scheduler.h"
+#include "component/storage/instance_registry.h"
 #include "component/trace/tracer.h"
 #include "component/xmpp/jid.h"
 #include "component/xmpp/session.h"
@@ -59,6 +60,9 @@ struct ControlServices {
   //   [&] { return session->state(); }   [&] { return session->own_jid(); }
   std::function<xmpp::ConnectionState()> connection_state;
   std::function<xmpp::Jid()> own_jid;
+  // The instances sharing the database, as of the last beat (any thread); null: one instance
+  // on this host's files.
+  std::function<std::vector<storage::InstanceInfo>()> instances;
   // The XMPP streams established since start, and the stanzas the full outbound queue
   // dropped (I/O loop; for /metrics); null: not shown.
   struct StreamCounters {

@@ -6,8 +6,9 @@
 namespace herald::storage {
 
 SharedStateRefresh::SharedStateRefresh(asio::io_context& io, asio::thread_pool& workers,
-                                       ledger::UsageLedger& ledger, absl::Duration interval)
-    : timer_(io), workers_(workers), ledger_(ledger), interval_(interval) {
+                                       ledger::UsageLedger& ledger, InstanceRegistry* instances,
+                                       absl::Duration interval)
+    : timer_(io), workers_(workers), ledger_(ledger), instances_(instances), interval_(interval) {
   Arm();
 }
 
@@ -22,6 +23,14 @@ void SharedStateRefresh::Arm() {
           LOG(WARNING) << "storage: the usage ledger could not be refreshed from the shared "
                           "database (the last view stays in force): "
                        << refreshed;
+        }
+        if (instances_ != nullptr) {
+          absl::Status beat = instances_->Beat();
+          if (!beat.ok()) {
+            LOG(WARNING) << "storage: this instance could not say it is alive in the shared "
+                            "database: "
+                         << beat;
+          }
         }
         reading_ = false;
       });

@@ -4,9 +4,10 @@
 // instances record and change reaches this one's memory here: every two seconds the usage
 // ledger re-reads the limits and the current windows' totals (UsageLedger::Refresh), so that
 // a limit set through any instance, and calls made by all of them, count in this instance's
-// pre-call check. The reads run on the worker pool; at most one at a time (a slow database
-// skips a beat rather than piling reads up). A failed read is logged and tried again at the
-// next beat: the last good view stays in force.
+// pre-call check; and the instance registry beats (this instance is alive, who else is). The reads
+// run on the worker pool; at most one at a time (a slow database skips a beat rather than piling
+// reads up). A failed read is logged and tried again at the next beat: the last good view stays in
+// force.
 //
 // Construct it after the EventLoop whose loop and pool it uses (component/base/event_loop.h)
 // and let it end before the loop does; its timer lives on the loop.
@@ -20,6 +21,7 @@
 
 #include "absl/time/time.h"
 #include "component/ledger/usage_ledger.h"
+#include "component/storage/instance_registry.h"
 
 namespace herald::storage {
 
@@ -27,8 +29,9 @@ class SharedStateRefresh {
  public:
   static constexpr absl::Duration kInterval = absl::Seconds(2);
 
+  // `instances` (may be null) beats with the same timer.
   SharedStateRefresh(asio::io_context& io, asio::thread_pool& workers, ledger::UsageLedger& ledger,
-                     absl::Duration interval = kInterval);
+                     InstanceRegistry* instances, absl::Duration interval = kInterval);
   SharedStateRefresh(const SharedStateRefresh&) = delete;
   SharedStateRefresh& operator=(const SharedStateRefresh&) = delete;
 
@@ -38,6 +41,7 @@ class SharedStateRefresh {
   asio::steady_timer timer_;
   asio::thread_pool& workers_;
   ledger::UsageLedger& ledger_;
+  InstanceRegistry* const instances_;
   const absl::Duration interval_;
   std::atomic<bool> reading_{false};  // a Refresh is running on the pool
 };

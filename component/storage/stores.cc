@@ -1,5 +1,8 @@
 #include "component/storage/stores.h"
 
+#include <unistd.h>
+
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -33,6 +36,13 @@ absl::StatusOr<Stores> OpenStores(const config::Config& config) {
         *std::move(usage_store), config::PriceTableFrom(config.quota), config.quota.daily_tokens);
     if (!usage.ok()) return Named("[storage] postgresql (ledger)", usage.status());
     stores.usage = *std::move(usage);
+
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "unknown");
+    absl::StatusOr<std::unique_ptr<InstanceRegistry>> instances =
+        InstanceRegistry::Join(stores.postgres, host, ::getpid());
+    if (!instances.ok()) return Named("[storage] postgresql (instances)", instances.status());
+    stores.instances = *std::move(instances);
     return stores;
   }
   absl::StatusOr<std::unique_ptr<ledger::UsageLedger>> usage = ledger::UsageLedger::Open(

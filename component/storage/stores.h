@@ -19,6 +19,7 @@
 #include "component/base/postgres_database.h"
 #include "component/config/config.h"
 #include "component/ledger/usage_ledger.h"
+#include "component/storage/instance_registry.h"
 
 namespace herald::storage {
 
@@ -26,6 +27,8 @@ struct Stores {
   // The connection pool every PostgreSQL store shares; null with backend "sqlite".
   std::shared_ptr<base::PostgresDatabase> postgres;
   std::unique_ptr<ledger::UsageLedger> usage;
+  // This instance's row among those sharing the database; null with backend "sqlite".
+  std::unique_ptr<InstanceRegistry> instances;
 };
 
 // Errors name the key that led to them ("[storage] postgresql: ...", "[quota] path: ...") and

@@ -120,6 +120,12 @@ class ScaleOutTest(unittest.TestCase):
         return (sum(int(r.get("calls", 0)) for r in rows),
                 sum(int(r.get("input_tokens", 0)) for r in rows))
 
+    def instances(self, agent):
+        """The instances `heraldctl --json status` on `agent` lists."""
+        result = run_heraldctl(agent.dir, "--json", "status")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return json.loads(result.stdout).get("instances", [])
+
     def serving(self, jid):
         """The running agents that hold a session with jid (the one ejabberd routes it to)."""
         holders = []
@@ -144,6 +150,12 @@ class ScaleOutTest(unittest.TestCase):
         holders = self.serving("alice@localhost")
         self.assertEqual(len(holders), 1, f"alice's session is on {len(holders)} instances\n"
                                           f"{self.diagnosis()}")
+        # Each instance lists both, and itself as the one that answered.
+        for agent in self.agents:
+            self.assertTrue(wait_until(lambda: len(self.instances(agent)) == 2, ANSWER,
+                                       interval=0.2), self.diagnosis())
+            mine = [i for i in self.instances(agent) if i.get("thisInstance")]
+            self.assertEqual(len(mine), 1, self.instances(agent))
 
         # The instance that served alice stops; a replacement takes its slot, and with it
         # alice's next message.

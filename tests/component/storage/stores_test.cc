@@ -31,6 +31,7 @@ TEST(StoresTest, SqliteKeepsTheLedgerInTheQuotaFile) {
   absl::StatusOr<Stores> stores = OpenStores(config);
   ASSERT_TRUE(stores.ok()) << stores.status();
   EXPECT_EQ(stores->postgres, nullptr);
+  EXPECT_EQ(stores->instances, nullptr);
   ASSERT_TRUE(
       stores->usage->Record({.jid = "a@x", .model = "m:1", .input_tokens = 1, .time = kNoon}).ok());
   stores->usage.reset();
@@ -53,6 +54,9 @@ TEST(StoresTest, PostgresqlKeepsTheLedgerInTheSharedDatabase) {
   absl::StatusOr<Stores> second = OpenStores(WithPostgres(*conninfo));
   ASSERT_TRUE(second.ok()) << second.status();
   ASSERT_NE(first->postgres, nullptr);
+  ASSERT_NE(second->instances, nullptr);
+  ASSERT_TRUE(first->instances->Beat().ok());
+  EXPECT_EQ(first->instances->Known().size(), 2u);
   ASSERT_TRUE(
       first->usage->Record({.jid = "a@x", .model = "m:1", .input_tokens = 7, .time = kNoon}).ok());
   absl::StatusOr<ledger::UsagePage> page = second->usage->Usage({.at = kNoon});

@@ -62,6 +62,22 @@ TEST(OutputTest, StatusIsAListOfNamedFields) {
   EXPECT_THAT(text, HasSubstr("default model      -\n"));
 }
 
+TEST(OutputTest, StatusListsTheInstancesSharingTheDatabase) {
+  v1::GetStatusResponse status;
+  EXPECT_THAT(RenderStatus(status), Not(HasSubstr("instance")));
+  for (const char* id : {"host-a:100:0a0b0c0d", "host-b:200:01020304"}) {
+    v1::Instance* instance = status.add_instances();
+    instance->set_id(id);
+    instance->mutable_started_at()->set_seconds(kJan2);
+  }
+  status.mutable_instances(1)->set_this_instance(true);
+  std::string text = RenderStatus(status);
+  EXPECT_THAT(text,
+              HasSubstr("instance           host-a:100:0a0b0c0d, since 2025-01-02 03:04:05 UTC\n"
+                        "instance           host-b:200:01020304, since 2025-01-02 03:04:05 UTC "
+                        "(this one)\n"));
+}
+
 TEST(OutputTest, SessionsAreATableOfConversations) {
   v1::ListSessionsResponse sessions;
   v1::Conversation* busy = sessions.add_conversations();
