@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
 #include "component/ledger/sqlite_usage_store.h"
+#include "glog/logging.h"
 
 namespace herald::ledger {
 namespace {
@@ -15,6 +16,15 @@ constexpr size_t kMaxNameBytes = 3071;  // a JID's longest; models are much shor
 constexpr int64_t kMaxTokensPerCall = int64_t{1} << 40;
 constexpr int kDefaultPageSize = 100;
 constexpr int kMaxPageSize = 1000;
+// Calls kept in memory while the store is away (about 200 bytes each).
+constexpr size_t kMaxKeptRecords = 100000;
+// The store is away (PostgreSQL restarting, the network cut, a full disk), not refusing the
+// call: worth keeping the call for later.
+bool IsOutage(const absl::Status& status) {
+  return absl::IsUnavailable(status) || absl::IsAborted(status) ||
+         absl::IsResourceExhausted(status);
+}
+
 absl::Status CheckName(std::string_view field, std::string_view value) {
   if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(AbslView(field), " is empty"));
   if (value.size() > kMaxNameBytes) {
@@ -108,6 +118,7 @@ absl::Status UsageLedger::Load() {
 }
 
 absl::Status UsageLedger::Refresh(absl::Time now) {
+  if (absl::Status s = RecordKept(); !s.ok()) return s;
   absl::StatusOr<std::vector<Limit>> limits = store_->ReadLimits();
   if (!limits.ok()) return limits.status();
   absl::StatusOr<std::vector<UsageStore::WindowTokens>> current = store_->ReadWindowsAt(now);
@@ -123,6 +134,11 @@ void UsageLedger::Replace(const std::vector<Limit>& limits,
     counters.AddToWindow(window.jid, window.model, window.window, window.start, window.tokens);
   }
   base::MutexLock lock(&state_mu_);
+  // Calls not in the store yet count all the same.
+  for (const KeptRecord& kept : kept_) {
+    counters.Add(kept.record.jid, kept.record.model, kept.record.time,
+                 kept.record.input_tokens + kept.record.output_tokens);
+  }
   counters_ = std::move(counters);
   jid_limits_.clear();
   model_limits_.clear();
@@ -147,12 +163,56 @@ absl::Status UsageLedger::Record(const UsageRecord& record) {
     base::MutexLock lock(&state_mu_);
     cost = prices_.Cost(record.model, record.input_tokens, record.output_tokens);
   }
-  if (absl::Status s = store_->Add(record, cost); !s.ok()) return s;
-  // Counters only ever hold committed usage. Adding is order-independent, so two Records
-  // that commit in one order and count in the other leave the same totals.
+  // Calls kept while the store was away go first, so that they are not overtaken for long.
+  (void)RecordKept();
+  if (absl::Status s = store_->Add(record, cost); !s.ok()) {
+    if (!IsOutage(s)) return s;
+    base::MutexLock lock(&state_mu_);
+    if (kept_.size() >= kMaxKeptRecords) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the ledger's store is away and ", kept_.size(),
+                       " calls already wait for it: ", s.message()));
+    }
+    if (kept_.empty()) {
+      LOG(WARNING) << "ledger: the store is away; calls are counted in memory and recorded "
+                      "when it is back: "
+                   << s;
+    }
+    kept_.push_back(KeptRecord{record, cost});
+    counters_.Add(record.jid, record.model, record.time,
+                  record.input_tokens + record.output_tokens);
+    return absl::OkStatus();
+  }
+  // Adding is order-independent, so two Records that commit in one order and count in the
+  // other leave the same totals.
   base::MutexLock lock(&state_mu_);
   counters_.Add(record.jid, record.model, record.time, record.input_tokens + record.output_tokens);
   return absl::OkStatus();
+}
+
+absl::Status UsageLedger::RecordKept() {
+  for (;;) {
+    KeptRecord next;
+    {
+      base::MutexLock lock(&state_mu_);
+      if (kept_.empty()) return absl::OkStatus();
+      next = std::move(kept_.front());
+      kept_.pop_front();
+    }
+    // Already in the counters since it was kept.
+    if (absl::Status s = store_->Add(next.record, next.cost); !s.ok()) {
+      base::MutexLock lock(&state_mu_);
+      kept_.push_front(std::move(next));
+      return s;
+    }
+    base::MutexLock lock(&state_mu_);
+    if (kept_.empty()) LOG(INFO) << "ledger: the store is back; every kept call is recorded";
+  }
+}
+
+size_t UsageLedger::kept_records() const {
+  base::MutexLock lock(&state_mu_);
+  return kept_.size();
 }
 
 absl::StatusOr<UsagePage> UsageLedger::Usage(const UsageQuery& query) const {

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -100,7 +101,10 @@ class UsageLedger {
   // Adds one call to the totals of the four windows containing record.time (one transaction)
   // and to Check's counters. InvalidArgument for an empty or over-long jid or model, one with
   // control characters, negative token counts or more than 2^40 in one call, or an infinite
-  // time. Blocking SQLite I/O: call it from a worker thread.
+  // time. While the store is away (Unavailable, Aborted, ResourceExhausted: a database
+  // restarting, a full disk) the call is counted and kept in memory, and recorded at the next
+  // Record or Refresh that finds the store back; up to 100,000 calls wait so, after which
+  // Record fails. Blocking I/O: call it from a worker thread.
   absl::Status Record(const UsageRecord& record) ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // One page of the totals in the window of kind query.window containing query.at, one row per
@@ -138,6 +142,8 @@ class UsageLedger {
   // change it makes itself while a refresh reads may be missed until the refresh after.
   // Blocking I/O: call it from a worker thread.
   absl::Status Refresh(absl::Time now) ABSL_LOCKS_EXCLUDED(state_mu_);
+  // Calls kept while the store was away and not recorded yet.
+  size_t kept_records() const ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // Config reload: the [quota] daily_tokens default (0 = none), and the price table used for
   // the cost of calls recorded from now on (stored costs do not change).
@@ -153,6 +159,8 @@ class UsageLedger {
               std::string page_token_key);
 
   absl::Status Load() ABSL_LOCKS_EXCLUDED(state_mu_);
+  // Records the calls kept while the store was away, oldest first, until one fails.
+  absl::Status RecordKept() ABSL_LOCKS_EXCLUDED(state_mu_);
   // Check's counters and limits become exactly these.
   void Replace(const std::vector<Limit>& limits,
                const std::vector<UsageStore::WindowTokens>& windows) ABSL_LOCKS_EXCLUDED(state_mu_);
@@ -173,6 +181,12 @@ class UsageLedger {
   // What Check reads.
   mutable base::Mutex state_mu_;
   UsageCounters counters_ ABSL_GUARDED_BY(state_mu_);
+  // Calls counted while the store was away, waiting to be recorded, with their cost.
+  struct KeptRecord {
+    UsageRecord record;
+    PriceTable::Estimate cost;
+  };
+  std::deque<KeptRecord> kept_ ABSL_GUARDED_BY(state_mu_);
   // Limits with a jid, by jid; limits for a model and every JID.
   absl::flat_hash_map<std::string, std::vector<Limit>> jid_limits_ ABSL_GUARDED_BY(state_mu_);
   std::vector<Limit> model_limits_ ABSL_GUARDED_BY(state_mu_);

@@ -69,6 +69,7 @@ class UsageLedgerTest : public ::testing::TestWithParam<Backend> {
     if (GetParam() != Backend::kPostgres) return;
     absl::StatusOr<testing::PostgresServer*> server = testing::SharedPostgresServer();
     ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *server;
     absl::StatusOr<std::string> conninfo = (*server)->NewDatabase();
     ASSERT_TRUE(conninfo.ok()) << conninfo.status();
     conninfo_ = *conninfo;
@@ -85,6 +86,7 @@ class UsageLedgerTest : public ::testing::TestWithParam<Backend> {
   std::string Path() const { return dir_.path() + "/data/ledger/usage.db"; }
 
   TempDir dir_;
+  testing::PostgresServer* server_ = nullptr;  // with Backend::kPostgres
 
  private:
   absl::StatusOr<std::unique_ptr<UsageLedger>> OpenOnStore(int64_t default_daily) {
@@ -106,6 +108,35 @@ INSTANTIATE_TEST_SUITE_P(Stores, UsageLedgerTest,
                          [](const ::testing::TestParamInfo<Backend>& info) {
                            return info.param == Backend::kSqlite ? "Sqlite" : "Postgres";
                          });
+
+// What only a database server has: going away and coming back.
+using PostgresUsageLedgerTest = UsageLedgerTest;
+INSTANTIATE_TEST_SUITE_P(Postgres, PostgresUsageLedgerTest, ::testing::Values(Backend::kPostgres),
+                         [](const ::testing::TestParamInfo<Backend>&) { return "Postgres"; });
+
+TEST_P(PostgresUsageLedgerTest, CallsMadeWhileTheDatabaseIsAwayAreCountedKeptAndRecordedLater) {
+  auto ledger = OpenLedger();
+  ASSERT_TRUE(ledger->SetLimit({.jid = kAlice, .max_tokens = 100}).ok());
+  ASSERT_TRUE(server_->Stop().ok());
+  EXPECT_TRUE(ledger->Record(Call(kAlice, kSonnet, 60, 60, kTuesday)).ok());
+  EXPECT_TRUE(ledger->Record(Call(kBob, kSonnet, 1, 1, kTuesday)).ok());
+  EXPECT_EQ(ledger->kept_records(), 2u);
+  EXPECT_EQ(ledger->Usage({.at = kTuesday}).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(ledger->Refresh(kTuesday).code(), absl::StatusCode::kUnavailable);
+  // Counted all the same, and a failed refresh keeps the last view.
+  EXPECT_TRUE(ledger->Check(kAlice, kSonnet, kTuesday).blocked);
+
+  ASSERT_TRUE(server_->Start().ok());
+  ASSERT_TRUE(ledger->Refresh(kTuesday).ok());
+  EXPECT_EQ(ledger->kept_records(), 0u);
+  std::vector<UsageRow> rows = AllRows(*ledger, {.at = kTuesday});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].jid, kAlice);
+  EXPECT_EQ(rows[0].input_tokens, 60);
+  EXPECT_EQ(rows[0].calls, 1);
+  // Counted once, not again when recorded.
+  EXPECT_EQ(ledger->Check(kAlice, kSonnet, kTuesday).blocking->used, 120);
+}
 
 // What only the SQLite file has: its permissions and its refusal of a foreign file.
 using SqliteUsageLedgerTest = UsageLedgerTest;
