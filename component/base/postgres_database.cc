@@ -18,6 +18,10 @@
 namespace herald::base {
 namespace {
 
+// Statements prepared on one connection before they are all dropped and prepared afresh (the
+// stores use a few dozen texts; values never go into the text).
+constexpr size_t kMaxPreparedPerConnection = 256;
+
 // Keys the advisory lock that serialises schema changes across instances ("Hera").
 constexpr int64_t kSchemaLockKey = 0x48657261;
 
@@ -134,41 +138,68 @@ double PostgresResult::Double(int row, int column) const {
 }
 
 std::string PostgresResult::Bytes(int row, int column) const {
-  std::string_view text = Text(row, column);
-  if (!text.starts_with("\\x")) return std::string(text);  // bytea_output = escape: not ours
-  std::optional<std::string> bytes = HexDecode(text.substr(2));
-  if (!bytes) LOG(DFATAL) << "PostgreSQL returned a bytea that is not hex";
+  const std::string_view text = Text(row, column);
+  std::optional<std::string> bytes;
+  if (text.starts_with("\\x")) bytes = HexDecode(text.substr(2));
+  if (!bytes) LOG(DFATAL) << "PostgreSQL returned a bytea not in hex (bytea_output = escape?)";
   return bytes.value_or("");
 }
 
 absl::StatusOr<PostgresResult> PostgresConnection::Exec(std::string_view sql,
                                                         const SqlParams& params) {
+  PGconn* const connection = session_->connection;
+  const std::string statement(sql);
+  if (params.size() == 0) {
+    // The simple protocol, which also runs several statements (a schema).
+    PostgresResult result(PQexec(connection, statement.c_str()));
+    const ExecStatusType status =
+        result.raw() == nullptr ? PGRES_FATAL_ERROR : PQresultStatus(result.raw());
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+      return StatementError(what_, connection, result.raw());
+    }
+    return result;
+  }
+  auto prepared = session_->prepared.find(statement);
+  if (prepared == session_->prepared.end()) {
+    if (session_->prepared.size() >= kMaxPreparedPerConnection) {
+      (void)PostgresResult(PQexec(connection, "DEALLOCATE ALL"));
+      session_->prepared.clear();
+    }
+    std::string name = absl::StrCat("herald_", session_->prepared.size());
+    PostgresResult made(PQprepare(connection, name.c_str(), statement.c_str(), params.size(),
+                                  /*paramTypes=*/nullptr));
+    if (made.raw() == nullptr || PQresultStatus(made.raw()) != PGRES_COMMAND_OK) {
+      return StatementError(what_, connection, made.raw());
+    }
+    prepared = session_->prepared.emplace(statement, std::move(name)).first;
+  }
   std::vector<const char*> values(params.size());
   std::vector<int> lengths(params.size());
   for (int i = 0; i < params.size(); ++i) {
     values[i] = params.null_[i] ? nullptr : params.values_[i].c_str();
     lengths[i] = static_cast<int>(params.values_[i].size());
   }
-  const std::string statement(sql);
-  // Without parameters, the simple protocol, which also runs several statements (a schema).
-  PostgresResult result(params.size() == 0
-                            ? PQexec(connection_, statement.c_str())
-                            : PQexecParams(connection_, statement.c_str(), params.size(),
-                                           /*paramTypes=*/nullptr, values.data(), lengths.data(),
-                                           params.binary_.data(), /*resultFormat=text*/ 0));
+  PostgresResult result(PQexecPrepared(connection, prepared->second.c_str(), params.size(),
+                                       values.data(), lengths.data(), params.binary_.data(),
+                                       /*resultFormat=text*/ 0));
   const ExecStatusType status =
       result.raw() == nullptr ? PGRES_FATAL_ERROR : PQresultStatus(result.raw());
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    return StatementError(what_, connection_, result.raw());
+    return StatementError(what_, connection, result.raw());
   }
   return result;
 }
 
 PostgresDatabase::PostgresDatabase(std::string what, std::vector<pg_conn*> connections)
-    : what_(std::move(what)), all_(connections), free_(connections.begin(), connections.end()) {}
+    : what_(std::move(what)) {
+  for (PGconn* connection : connections) {
+    all_.push_back(std::make_unique<PostgresSession>(PostgresSession{.connection = connection}));
+    free_.push_back(all_.back().get());
+  }
+}
 
 PostgresDatabase::~PostgresDatabase() {
-  for (PGconn* connection : all_) PQfinish(connection);
+  for (const std::unique_ptr<PostgresSession>& session : all_) PQfinish(session->connection);
 }
 
 absl::StatusOr<std::unique_ptr<PostgresDatabase>> PostgresDatabase::Connect(
@@ -213,16 +244,17 @@ absl::StatusOr<std::unique_ptr<PostgresDatabase>> PostgresDatabase::Connect(
       new PostgresDatabase(options.what, std::move(connections)));
 }
 
-absl::StatusOr<pg_conn*> PostgresDatabase::Take() {
-  PGconn* connection = nullptr;
+absl::StatusOr<PostgresSession*> PostgresDatabase::Take() {
+  PostgresSession* session = nullptr;
   {
     MutexLock lock(&mu_);
     mu_.Await([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !free_.empty(); });
     // Oldest first: every connection is used in turn, so a broken one is found and reset
     // soon after an outage rather than waiting at the bottom of a stack.
-    connection = free_.front();
+    session = free_.front();
     free_.pop_front();
   }
+  PGconn* const connection = session->connection;
   // Reads what the server sent while the connection sat in the pool, without blocking (libpq's
   // sockets are non-blocking underneath): a server that restarted or cut the session sent a
   // last message and closed it. The first read takes the message, the second meets the end of
@@ -231,42 +263,45 @@ absl::StatusOr<pg_conn*> PostgresDatabase::Take() {
   for (int read = 0; healthy && read < 2; ++read) {
     healthy = PQconsumeInput(connection) == 1 && PQstatus(connection) == CONNECTION_OK;
   }
-  if (healthy) return connection;
-  // Broken: reconnect with the same parameters (blocking, as every call).
+  if (healthy) return session;
+  // Broken: reconnect with the same parameters (blocking, as every call). The statements
+  // prepared on the old session are gone with it.
+  session->prepared.clear();
   PQreset(connection);
   if (PQstatus(connection) == CONNECTION_OK) {
     LOG(INFO) << "PostgreSQL (" << what_ << "): reconnected";
-    return connection;
+    return session;
   }
   const std::string message = ConnectionMessage(connection);
-  Give(connection);
+  Give(session);
   return absl::UnavailableError(
       absl::StrCat("PostgreSQL (", what_, "): cannot reconnect: ", message));
 }
 
-void PostgresDatabase::Give(pg_conn* connection) {
+void PostgresDatabase::Give(PostgresSession* session) {
   MutexLock lock(&mu_);
-  free_.push_back(connection);
+  free_.push_back(session);
 }
 
 absl::StatusOr<PostgresResult> PostgresDatabase::Exec(std::string_view sql,
                                                       const SqlParams& params) {
-  absl::StatusOr<PGconn*> connection = Take();
-  if (!connection.ok()) return connection.status();
-  absl::StatusOr<PostgresResult> result = PostgresConnection(*connection, what_).Exec(sql, params);
-  Give(*connection);
+  absl::StatusOr<PostgresSession*> session = Take();
+  if (!session.ok()) return session.status();
+  absl::StatusOr<PostgresResult> result = PostgresConnection(*session, what_).Exec(sql, params);
+  Give(*session);
   return result;
 }
 
 absl::Status PostgresDatabase::Transaction(
     absl::FunctionRef<absl::Status(PostgresConnection&)> body) {
-  absl::StatusOr<PGconn*> taken = Take();
+  absl::StatusOr<PostgresSession*> taken = Take();
   if (!taken.ok()) return taken.status();
   PostgresConnection connection(*taken, what_);
   absl::Status s = connection.Exec("BEGIN").status();
   if (s.ok()) s = body(connection);
   if (s.ok()) s = connection.Exec("COMMIT").status();
-  if (!s.ok() && PQstatus(*taken) == CONNECTION_OK && PQtransactionStatus(*taken) != PQTRANS_IDLE) {
+  PGconn* const raw = (*taken)->connection;
+  if (!s.ok() && PQstatus(raw) == CONNECTION_OK && PQtransactionStatus(raw) != PQTRANS_IDLE) {
     (void)connection.Exec("ROLLBACK");
   }
   Give(*taken);

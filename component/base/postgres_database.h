@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -85,7 +86,9 @@ class PostgresResult {
   // parse is a broken invariant; it reads as 0 and is logged.
   int64_t Int64(int row, int column) const;
   double Double(int row, int column) const;
-  // A bytea value's bytes (the server sends them hex-encoded in text results).
+  // A bytea value's bytes, from the hex form text results carry by default (bytea_output =
+  // 'hex'; a server set to 'escape' is a broken invariant, logged, read as ""). A store that
+  // must not depend on the server's setting selects encode(column, 'hex') instead.
   std::string Bytes(int row, int column) const;
 
   pg_result* raw() const { return result_; }
@@ -94,19 +97,27 @@ class PostgresResult {
   pg_result* result_;
 };
 
+// One pooled connection and the statements prepared on it (gone when it is reset).
+struct PostgresSession {
+  pg_conn* connection = nullptr;
+  absl::flat_hash_map<std::string, std::string> prepared;  // SQL text → statement name
+};
+
 // One connection, lent for the length of a transaction (PostgresDatabase::Transaction).
 class PostgresConnection {
  public:
-  PostgresConnection(pg_conn* connection, std::string_view what)
-      : connection_(connection), what_(what) {}
+  PostgresConnection(PostgresSession* session, std::string_view what)
+      : session_(session), what_(what) {}
 
-  // Runs one statement. Errors carry PostgreSQL's message and map SQLSTATE to a code:
+  // Runs one statement; one with parameters is prepared on this connection the first time
+  // and executed from then on (parsed and planned once). Errors carry PostgreSQL's message
+  // and map SQLSTATE to a code:
   // connection failures Unavailable, unique violations AlreadyExists, serialization failures
   // and deadlocks Aborted (retry the transaction), others Internal.
   absl::StatusOr<PostgresResult> Exec(std::string_view sql, const SqlParams& params = {});
 
  private:
-  pg_conn* connection_;
+  PostgresSession* session_;
   std::string_view what_;
 };
 
@@ -141,13 +152,13 @@ class PostgresDatabase {
   PostgresDatabase(std::string what, std::vector<pg_conn*> connections);
 
   // Takes a free connection (waiting for one), resetting it first if it broke.
-  absl::StatusOr<pg_conn*> Take() ABSL_LOCKS_EXCLUDED(mu_);
-  void Give(pg_conn* connection) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<PostgresSession*> Take() ABSL_LOCKS_EXCLUDED(mu_);
+  void Give(PostgresSession* session) ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::string what_;
   Mutex mu_;
-  std::vector<pg_conn*> all_;                       // owned; closed in the destructor
-  std::deque<pg_conn*> free_ ABSL_GUARDED_BY(mu_);  // oldest returned first
+  std::vector<std::unique_ptr<PostgresSession>> all_;       // closed in the destructor
+  std::deque<PostgresSession*> free_ ABSL_GUARDED_BY(mu_);  // oldest returned first
 };
 
 // Brings the schema called `name` (one component's tables) to version migrations.size():

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
+#include "component/base/hex.h"
 
 namespace herald::ledger {
 namespace {
@@ -105,13 +106,17 @@ absl::StatusOr<std::string> PostgresUsageStore::PageTokenKey() {
       db_->Exec("INSERT INTO ledger_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
                 SqlParams().Text(kPageTokenKeyName).Bytes(key));
   if (!insert.ok()) return insert.status();
-  absl::StatusOr<PostgresResult> row = db_->Exec("SELECT value FROM ledger_meta WHERE key = $1",
-                                                 SqlParams().Text(kPageTokenKeyName));
+  // As hex whatever the server's bytea_output says.
+  absl::StatusOr<PostgresResult> row =
+      db_->Exec("SELECT encode(value, 'hex') FROM ledger_meta WHERE key = $1",
+                SqlParams().Text(kPageTokenKeyName));
   if (!row.ok()) return row.status();
   if (row->rows() != 1) return BadDatabase("the page-token key is missing");
-  std::string kept = row->Bytes(0, 0);
-  if (kept.size() < 16) return BadDatabase("the page-token key is too short");
-  return kept;
+  std::optional<std::string> kept = base::HexDecode(row->Text(0, 0));
+  if (!kept.has_value() || kept->size() < 16) {
+    return BadDatabase("the page-token key is not 16 bytes or more");
+  }
+  return *std::move(kept);
 }
 
 absl::StatusOr<std::vector<Limit>> PostgresUsageStore::ReadLimits() {

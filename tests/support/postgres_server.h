@@ -44,6 +44,9 @@ class PostgresServer {
   absl::Status Stop();
   absl::Status Start();
 
+  // The server's main process (its backends are its children); -1 while stopped.
+  pid_t pid() const { return pid_; }
+
  private:
   PostgresServer(std::string folder, std::string bin) : folder_(std::move(folder)), bin_(bin) {}
 

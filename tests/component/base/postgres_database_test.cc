@@ -4,6 +4,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/postgres_server.h"
@@ -156,19 +157,37 @@ TEST_F(PostgresDatabaseTest, InstancesStartingAtOnceApplyTheSchemaOnce) {
 
 TEST_F(PostgresDatabaseTest, CallsFailPolitelyDuringARestartAndWorkAfterIt) {
   ASSERT_TRUE(db_->Exec("CREATE TABLE t (x int)").ok());
+  // Prepared on both connections before the restart (a statement with parameters is).
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(db_->Exec("INSERT INTO t VALUES ($1)", SqlParams().Int64(0)).ok());
+  }
   ASSERT_TRUE(server_->Stop().ok());
-  absl::StatusOr<PostgresResult> during = db_->Exec("INSERT INTO t VALUES (1)");
+  absl::StatusOr<PostgresResult> during =
+      db_->Exec("INSERT INTO t VALUES ($1)", SqlParams().Int64(1));
   ASSERT_FALSE(during.ok());
   EXPECT_EQ(during.status().code(), absl::StatusCode::kUnavailable) << during.status();
   ASSERT_TRUE(server_->Start().ok());
-  // Every pooled connection is reset when it is next taken: no call after the restart fails.
+  // Every pooled connection is reset when it is next taken, and its statements prepared
+  // again: no call after the restart fails.
   for (int i = 0; i < 4; ++i) {
-    absl::StatusOr<PostgresResult> after = db_->Exec("INSERT INTO t VALUES (2)");
+    absl::StatusOr<PostgresResult> after =
+        db_->Exec("INSERT INTO t VALUES ($1)", SqlParams().Int64(2));
     EXPECT_TRUE(after.ok()) << after.status();
   }
-  absl::StatusOr<PostgresResult> count = db_->Exec("SELECT count(*) FROM t");
+  absl::StatusOr<PostgresResult> count =
+      db_->Exec("SELECT count(*) FROM t WHERE x = $1", SqlParams().Int64(2));
   ASSERT_TRUE(count.ok()) << count.status();
   EXPECT_EQ(count->Int64(0, 0), 4);
+}
+
+TEST_F(PostgresDatabaseTest, ManyStatementTextsDoNotExhaustAConnection) {
+  // More distinct texts than a connection keeps prepared: the oldest are dropped, all work.
+  for (int i = 0; i < 300; ++i) {
+    absl::StatusOr<PostgresResult> row =
+        db_->Exec(absl::StrCat("SELECT $1::int + ", i), SqlParams().Int64(1));
+    ASSERT_TRUE(row.ok()) << row.status();
+    EXPECT_EQ(row->Int64(0, 0), i + 1);
+  }
 }
 
 }  // namespace
