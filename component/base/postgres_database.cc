@@ -213,11 +213,17 @@ absl::StatusOr<std::unique_ptr<PostgresDatabase>> PostgresDatabase::Connect(
         absl::StrCat("PostgreSQL (", options.what, "): the pool needs a connection"));
   }
   // Later entries override earlier ones: the connection string's own settings win over these
-  // defaults.
+  // defaults. Over TCP, a server that stops answering (a network cut) fails a statement after
+  // 10 s of unacknowledged data, and an idle connection to it is found dead within a minute,
+  // instead of a worker waiting for the kernel's retransmissions (minutes). libpq ignores
+  // them on a Unix socket.
   const std::string timeout =
       absl::StrCat(std::max<int64_t>(1, absl::ToInt64Seconds(options.connect_timeout)));
-  const char* keywords[] = {"connect_timeout", "application_name", "dbname", nullptr};
-  const char* values[] = {timeout.c_str(), "herald", options.conninfo.c_str(), nullptr};
+  const char* keywords[] = {
+      "connect_timeout",     "application_name", "tcp_user_timeout", "keepalives_idle",
+      "keepalives_interval", "keepalives_count", "dbname",           nullptr};
+  const char* values[] = {timeout.c_str(),          "herald", "10000", "30", "10", "3",
+                          options.conninfo.c_str(), nullptr};
 
   std::vector<PGconn*> connections;
   auto close_all = [&connections] {

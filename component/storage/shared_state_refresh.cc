@@ -18,20 +18,19 @@ void SharedStateRefresh::Arm() {
     if (error) return;  // cancelled: Herald is stopping
     if (!reading_.exchange(true)) {
       asio::post(workers_, [this] {
-        absl::Status refreshed = ledger_.Refresh(absl::Now());
-        if (!refreshed.ok()) {
-          LOG(WARNING) << "storage: the usage ledger could not be refreshed from the shared "
-                          "database (the last view stays in force): "
-                       << refreshed;
+        absl::Status s = ledger_.Refresh(absl::Now());
+        if (s.ok() && instances_ != nullptr) s = instances_->Beat();
+        // One line when the database goes away and one when it is back, not one every beat.
+        if (!s.ok() && !failing_) {
+          LOG(WARNING) << "storage: the shared database cannot be read (the last view of usage "
+                          "and limits stays in force; tried again every "
+                       << absl::FormatDuration(interval_) << "): " << s;
+        } else if (!s.ok()) {
+          VLOG(1) << "storage: the shared database still cannot be read: " << s;
+        } else if (failing_) {
+          LOG(INFO) << "storage: the shared database can be read again";
         }
-        if (instances_ != nullptr) {
-          absl::Status beat = instances_->Beat();
-          if (!beat.ok()) {
-            LOG(WARNING) << "storage: this instance could not say it is alive in the shared "
-                            "database: "
-                         << beat;
-          }
-        }
+        failing_ = !s.ok();
         reading_ = false;
       });
     }

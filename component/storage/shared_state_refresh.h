@@ -6,8 +6,8 @@
 // a limit set through any instance, and calls made by all of them, count in this instance's
 // pre-call check; and the instance registry beats (this instance is alive, who else is). The reads
 // run on the worker pool; at most one at a time (a slow database skips a beat rather than piling
-// reads up). A failed read is logged and tried again at the next beat: the last good view stays in
-// force.
+// reads up). A failed read is tried again at the next beat, and the last good view stays in
+// force; the log says when the database goes away and when it is back, not at every beat.
 //
 // Construct it after the EventLoop whose loop and pool it uses (component/base/event_loop.h)
 // and let it end before the loop does; its timer lives on the loop.
@@ -44,6 +44,8 @@ class SharedStateRefresh {
   InstanceRegistry* const instances_;
   const absl::Duration interval_;
   std::atomic<bool> reading_{false};  // a Refresh is running on the pool
+  // The last beat failed (read and written by one beat at a time, ordered by reading_).
+  bool failing_ = false;
 };
 
 }  // namespace herald::storage
