@@ -73,14 +73,16 @@ class Postgres:
     def conninfo(self, database):
         return f"host={self.folder} port={PORT} user=herald dbname={database}"
 
-    def _preexec(self):
-        if self._user is not None:
-            os.setgid(self._user.pw_gid)
-            os.setuid(self._user.pw_uid)
+    def _server_user(self):
+        """Popen arguments that run a program as the server's user (no preexec_fn: the tests
+        run threads, and a function between fork and exec is not safe with them)."""
+        if self._user is None:
+            return {}
+        return dict(user=self._user.pw_uid, group=self._user.pw_gid, extra_groups=[])
 
     def _as_server_user(self, args, timeout):
         done = subprocess.run([os.path.join(self.bin, args[0]), *args[1:]], capture_output=True,
-                              text=True, timeout=timeout, preexec_fn=self._preexec)
+                              text=True, timeout=timeout, **self._server_user())
         if done.returncode != 0:
             raise servers.ServerError(f"{args[0]} exited {done.returncode}:\n"
                                       f"{done.stdout}{done.stderr}")
@@ -91,8 +93,8 @@ class Postgres:
             [os.path.join(self.bin, "postgres"), "-D", self.data, "-k", self.folder, "-p", PORT,
              "-c", "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off",
              "-c", "full_page_writes=off"],
-            stdout=log, stderr=subprocess.STDOUT, preexec_fn=self._preexec,
-            start_new_session=True)
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            **self._server_user())
         log.close()
         _LIVE.add(self)
         ready = servers.wait_until(

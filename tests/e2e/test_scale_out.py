@@ -20,7 +20,6 @@ two slots) sends all of one person's stanzas to one instance. What the tests che
 
 import json
 import os
-import time
 import unittest
 
 from agent import Agent, agent_program, component_config, runtime_sections

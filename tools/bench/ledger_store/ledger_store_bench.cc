@@ -16,22 +16,21 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "component/base/postgres_database.h"
 #include "component/ledger/postgres_usage_store.h"
 #include "component/ledger/usage_ledger.h"
 #include "tests/support/postgres_server.h"
+#include "tools/bench/proc_stats.h"
 
 ABSL_FLAG(int, records, 20000, "Records to time on each store.");
 ABSL_FLAG(int, jids, 1000, "Distinct JIDs the records spread over.");
@@ -39,48 +38,24 @@ ABSL_FLAG(int, jids, 1000, "Distinct JIDs the records spread over.");
 namespace herald {
 namespace {
 
-// CPU seconds (user + system) of process `pid` from /proc; 0 when it is gone.
-double ProcessCpuSeconds(pid_t pid) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t close = text.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::vector<std::string> fields = absl::StrSplit(text.substr(close + 2), ' ');
-  // After "pid (comm) ": state is field 0, utime 11, stime 12 (proc(5), counted from 3).
-  int64_t utime = 0, stime = 0;
-  if (fields.size() < 13 || !absl::SimpleAtoi(fields[11], &utime) ||
-      !absl::SimpleAtoi(fields[12], &stime)) {
-    return 0;
-  }
-  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
-
-pid_t ParentOf(pid_t pid) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t close = text.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::vector<std::string> fields = absl::StrSplit(text.substr(close + 2), ' ');
-  int64_t parent = 0;
-  return fields.size() > 1 && absl::SimpleAtoi(fields[1], &parent) ? static_cast<pid_t>(parent) : 0;
-}
-
 // CPU seconds of `server` and its children (the backends serving the connections).
 double ServerCpuSeconds(pid_t server) {
-  double total = ProcessCpuSeconds(server);
+  double total = bench::CpuOf(server).total;
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) return total;
   while (const dirent* entry = ::readdir(proc)) {
     int64_t pid = 0;
-    if (absl::SimpleAtoi(entry->d_name, &pid) && ParentOf(static_cast<pid_t>(pid)) == server) {
-      total += ProcessCpuSeconds(static_cast<pid_t>(pid));
+    if (!absl::SimpleAtoi(entry->d_name, &pid)) continue;
+    // [1] is the parent's pid (proc_stats.h).
+    const std::vector<std::string> fields = bench::StatFields(absl::StrCat("/proc/", pid, "/stat"));
+    int64_t parent = 0;
+    if (fields.size() > 1 && absl::SimpleAtoi(fields[1], &parent) && parent == server) {
+      total += bench::CpuOf(static_cast<pid_t>(pid)).total;
     }
   }
   ::closedir(proc);
   return total;
 }
-
-double OwnCpuSeconds() { return ProcessCpuSeconds(::getpid()); }
 
 struct Result {
   double per_second = 0;
@@ -93,7 +68,7 @@ Result Time(ledger::UsageLedger& ledger, pid_t server) {
   const int records = absl::GetFlag(FLAGS_records);
   const int jids = absl::GetFlag(FLAGS_jids);
   const absl::Time at = absl::Now();
-  const double cpu_before = OwnCpuSeconds();
+  const double cpu_before = bench::OwnCpuSeconds();
   const double server_before = server > 0 ? ServerCpuSeconds(server) : 0;
   const absl::Time start = absl::Now();
   for (int i = 0; i < records; ++i) {
@@ -111,7 +86,7 @@ Result Time(ledger::UsageLedger& ledger, pid_t server) {
   Result result;
   result.per_second = records / seconds;
   result.wall_us = seconds * 1e6 / records;
-  result.cpu_us = (OwnCpuSeconds() - cpu_before) * 1e6 / records;
+  result.cpu_us = (bench::OwnCpuSeconds() - cpu_before) * 1e6 / records;
   if (server > 0) result.server_cpu_us = (ServerCpuSeconds(server) - server_before) * 1e6 / records;
   return result;
 }
