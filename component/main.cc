@@ -38,6 +38,7 @@
 #include "component/memory/folder_watcher.h"
 #include "component/memory/memory_store.h"
 #include "component/schedule/scheduler.h"
+#include "component/storage/shared_conversations.h"
 #include "component/storage/shared_state_refresh.h"
 #include "component/storage/stores.h"
 #include "component/trace/tracer.h"
@@ -149,9 +150,8 @@ int Serve(const std::string& path) {
                                      ? absl::StrCat("component ", config->server.component_domain)
                                      : absl::StrCat("client ", config->server.jid);
 
-  // The I/O loop, and the pool for disk and other blocking work (the loop never waits on it).
-  // Declared before everything that runs on them, so it ends after all of it, and itself ends
-  // in the one safe order (component/base/event_loop.h).
+  // The I/O loop, and the pool for blocking work (the loop never waits on it). Declared before
+  // everything that runs on them, so it ends after all of it (component/base/event_loop.h).
   base::EventLoop loop(kWorkerThreads);
   asio::io_context& io = loop.io();
   asio::thread_pool& workers = loop.workers();
@@ -182,8 +182,7 @@ int Serve(const std::string& path) {
                                                                     : base::kExitConfig;
   }
   ledger::UsageLedger* const usage = stores->usage.get();
-  std::optional<storage::SharedStateRefresh> refresh;  // what other instances change
-  if (stores->postgres != nullptr) refresh.emplace(io, workers, *usage, stores->instances.get());
+  auto refresh = storage::SharedStateRefresh::For(io, workers, *stores);  // others' changes
   absl::StatusOr<std::unique_ptr<ledger::AuditLog>> audit =
       ledger::AuditLog::Open(config->control.audit_path);
   if (!audit.ok()) {
@@ -446,6 +445,8 @@ int Serve(const std::string& path) {
     agent.OnRoomJoined(room, nick, session->own_jid().Bare());
   });
   agent::Runtime runtime(agent, rooms, &events);
+  // [storage] "postgresql": 1:1 messages go through the inbox the instances share.
+  auto shared = storage::ShareConversations(io, workers, *stores, agent, runtime);
   // Other agents' requests (X13): answered for the peers of [[agent_protocol.peer]].
   agent::AgentProtocol agent_protocol(services, agent, config->agent_protocol);
   runtime.ServeAgents(&agent_protocol, &agent_calls);
@@ -582,7 +583,6 @@ int Serve(const std::string& path) {
           [&editor](agent::RuntimeEdit edit, std::function<void(absl::Status)> done) {
             editor.Apply(std::move(edit), std::move(done));
           }};
-
   asio::signal_set signals(io, SIGINT, SIGTERM);
   asio::steady_timer grace(io);
   signals.async_wait([&](const asio::error_code& error, int signal) {

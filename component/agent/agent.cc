@@ -208,7 +208,7 @@ void Agent::Received(const Conversation& conversation, const std::string& jid,
                                           .summary = absl::StrCat(AbslView(what), AbslView(who))});
 }
 
-void Agent::OnChatMessage(xmpp::ChatMessage&& message) {
+void Agent::OnChatMessage(xmpp::ChatMessage&& message, std::shared_ptr<void> settled) {
   if (!policy_.Allows(message.from)) {
     if (!Pair(message)) Refuse(message.from, message.to, "message");
     return;
@@ -240,7 +240,8 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message) {
       .receipt_requested = message.receipt_requested,
       .markable = message.markable,
       .shared_memory_writer = shared_memory_writer,
-      .received = now};
+      .received = now,
+      .settled = std::move(settled)};
   if (!rate_limiter_.Allow(sender, now)) {
     auto it = rate_warned_at_.find(sender);
     if (it == rate_warned_at_.end() || now - it->second >= absl::Minutes(1)) {

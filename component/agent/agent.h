@@ -96,12 +96,16 @@ class Agent {
   // Whether `bare_jid` is known to be offline (for tests and the control plane).
   bool KnownOffline(const std::string& bare_jid) const;
 
+  // A 1:1 message (Handle passes ChatMessage events here). `settled` (may be null) is
+  // released when Herald is done with the message: its turn ended, or it was answered or
+  // dropped without one (the shared inbox marks it answered then).
+  void OnChatMessage(xmpp::ChatMessage&& message, std::shared_ptr<void> settled = nullptr);
+
   // Replaces who may talk to Herald (reload, AdminService.UpdateAllowlist).
   void SetPolicy(AccessPolicy policy) { policy_ = std::move(policy); }
   const AccessPolicy& policy() const { return policy_; }
 
  private:
-  void OnChatMessage(xmpp::ChatMessage&& message);
   void OnSubscriptionRequest(const xmpp::SubscriptionRequest& request);
   void OnRoster(const xmpp::RosterReceived& roster);
   void Refuse(const xmpp::Jid& sender, const xmpp::Jid& to, std::string_view what);

@@ -156,6 +156,8 @@ struct IncomingMessage {
   // through and when its requester stops waiting; the turn's tools see both (SkillContext).
   int hops = 0;
   absl::Time deadline = absl::InfiniteFuture();
+  // Released with the message when its turn is over (Agent::OnChatMessage's `settled`).
+  std::shared_ptr<void> settled;
 };
 
 // The runtime's own short answer to `to` (a command's reply, "busy", "slow down"): from the

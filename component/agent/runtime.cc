@@ -23,6 +23,11 @@ void Runtime::OnEvent(xmpp::InboundEvent&& event) {
     if (calls_ != nullptr) calls_->OnAnswer(*answer);
     return;
   }
+  if (auto* chat = std::get_if<xmpp::ChatMessage>(&event);
+      chat != nullptr && intake_ && agent_.policy().Allows(chat->from)) {
+    intake_(std::move(*chat));
+    return;
+  }
   // Rooms first: a room message or presence is theirs; the Agent ignores what is not its own.
   rooms_.Handle(event);
   agent_.Handle(std::move(event));

@@ -12,6 +12,8 @@
 //       [&](xmpp::InboundEvent&& event) { runtime.OnEvent(std::move(event)); }, on_stopped);
 #pragma once
 
+#include <functional>
+
 #include "component/agent/agent.h"
 #include "component/agent/agent_calls.h"
 #include "component/agent/agent_protocol.h"
@@ -39,12 +41,20 @@ class Runtime {
     calls_ = calls;
   }
 
+  // Where 1:1 messages from allowed senders go instead of straight to the agent: the shared
+  // inbox of several instances on one domain (storage/shared_conversations.h), which hands
+  // them to Agent::OnChatMessage on the instance that answers the conversation.
+  void RouteChatsThrough(std::function<void(xmpp::ChatMessage&&)> intake) {
+    intake_ = std::move(intake);
+  }
+
  private:
   Agent& agent_;
   RoomManager& rooms_;
   events::EventBus* events_;
   AgentProtocol* protocol_ = nullptr;
   AgentCalls* calls_ = nullptr;
+  std::function<void(xmpp::ChatMessage&&)> intake_;
 };
 
 }  // namespace herald::agent

@@ -12,6 +12,13 @@ SharedStateRefresh::SharedStateRefresh(asio::io_context& io, asio::thread_pool& 
   Arm();
 }
 
+std::unique_ptr<SharedStateRefresh> SharedStateRefresh::For(asio::io_context& io,
+                                                            asio::thread_pool& workers,
+                                                            Stores& stores) {
+  if (stores.postgres == nullptr) return nullptr;
+  return std::make_unique<SharedStateRefresh>(io, workers, *stores.usage, stores.instances.get());
+}
+
 void SharedStateRefresh::Arm() {
   timer_.expires_after(absl::ToChronoNanoseconds(interval_));
   timer_.async_wait([this](const asio::error_code& error) {

@@ -12,16 +12,17 @@
 // Construct it after the EventLoop whose loop and pool it uses (component/base/event_loop.h)
 // and let it end before the loop does; its timer lives on the loop.
 //
-//   std::optional<storage::SharedStateRefresh> refresh;
-//   if (stores->postgres) refresh.emplace(io, workers, *stores->usage);
+//   std::unique_ptr<SharedStateRefresh> refresh = SharedStateRefresh::For(io, workers, *stores);
 #pragma once
 
 #include <asio.hpp>
 #include <atomic>
+#include <memory>
 
 #include "absl/time/time.h"
 #include "component/ledger/usage_ledger.h"
 #include "component/storage/instance_registry.h"
+#include "component/storage/stores.h"
 
 namespace herald::storage {
 
@@ -32,6 +33,9 @@ class SharedStateRefresh {
   // `instances` (may be null) beats with the same timer.
   SharedStateRefresh(asio::io_context& io, asio::thread_pool& workers, ledger::UsageLedger& ledger,
                      InstanceRegistry* instances, absl::Duration interval = kInterval);
+  // The refresh of `stores`' shared state; null when nothing is shared (backend "sqlite").
+  static std::unique_ptr<SharedStateRefresh> For(asio::io_context& io, asio::thread_pool& workers,
+                                                 Stores& stores);
   SharedStateRefresh(const SharedStateRefresh&) = delete;
   SharedStateRefresh& operator=(const SharedStateRefresh&) = delete;
 

@@ -43,6 +43,10 @@ absl::StatusOr<Stores> OpenStores(const config::Config& config) {
         InstanceRegistry::Join(stores.postgres, host, ::getpid());
     if (!instances.ok()) return Named("[storage] postgresql (instances)", instances.status());
     stores.instances = *std::move(instances);
+    absl::StatusOr<std::unique_ptr<ConversationInbox>> inbox =
+        ConversationInbox::Open(stores.postgres, stores.instances->id());
+    if (!inbox.ok()) return Named("[storage] postgresql (inbox)", inbox.status());
+    stores.inbox = *std::move(inbox);
     return stores;
   }
   absl::StatusOr<std::unique_ptr<ledger::UsageLedger>> usage = ledger::UsageLedger::Open(

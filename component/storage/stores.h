@@ -2,9 +2,9 @@
 //
 // Opens the stores that [storage] places: on this host (SQLite files, the default and what
 // tools/demo uses), or in the PostgreSQL database that several instances of one component
-// domain share (D1; docs/scale-out.md). Today the token ledger and its limits follow
-// [storage]; the other stores stay on this host whatever it says (docs/scale-out.md lists
-// them).
+// domain share (D1; docs/scale-out.md). Today the token ledger and its limits, the
+// instances and the 1:1 conversations' inbox and leases follow [storage]; the other stores
+// stay on this host whatever it says (docs/scale-out.md lists them).
 //
 // Opening blocks (files, the network): main() calls it before the I/O loop runs.
 //
@@ -19,6 +19,7 @@
 #include "component/base/postgres_database.h"
 #include "component/config/config.h"
 #include "component/ledger/usage_ledger.h"
+#include "component/storage/conversation_inbox.h"
 #include "component/storage/instance_registry.h"
 
 namespace herald::storage {
@@ -29,6 +30,8 @@ struct Stores {
   std::unique_ptr<ledger::UsageLedger> usage;
   // This instance's row among those sharing the database; null with backend "sqlite".
   std::unique_ptr<InstanceRegistry> instances;
+  // Who answers which 1:1 conversation, and what waits to be answered; null with "sqlite".
+  std::unique_ptr<ConversationInbox> inbox;
 };
 
 // Errors name the key that led to them ("[storage] postgresql: ...", "[quota] path: ...") and

@@ -1,0 +1,224 @@
+#include "component/storage/shared_conversations.h"
+
+#include <utility>
+
+#include "absl/time/clock.h"
+#include "component/agent/agent.h"
+#include "component/agent/runtime.h"
+#include "glog/logging.h"
+
+namespace herald::storage {
+
+SharedConversations::SharedConversations(asio::io_context& io, asio::thread_pool& workers,
+                                         ConversationInbox& inbox, Deliver deliver, Stop stop,
+                                         Options options)
+    : io_(io),
+      workers_(workers),
+      accepting_(asio::make_strand(workers.get_executor())),
+      inbox_(inbox),
+      deliver_(std::move(deliver)),
+      stop_(std::move(stop)),
+      options_(options),
+      poll_timer_(io),
+      beat_timer_(io),
+      renewed_at_(absl::Now()) {
+  ArmPoll();
+  ArmBeat();
+}
+
+SharedConversations::~SharedConversations() { alive_.reset(); }
+
+void SharedConversations::Accept(xmpp::ChatMessage&& message) {
+  asio::post(accepting_, [this, message = std::move(message)]() mutable {
+    absl::StatusOr<Acceptance> accepted = inbox_.Accept(message);
+    asio::post(io_, [this, accepted = std::move(accepted), message = std::move(message)]() mutable {
+      if (!accepted.ok()) {
+        LOG(WARNING) << "inbox: " << message.from.BareString()
+                     << "'s message could not be stored; answered here without the inbox (no "
+                        "other instance takes it over if this one stops): "
+                     << accepted.status();
+        deliver_(std::move(message), nullptr);
+        return;
+      }
+      if (accepted->duplicate) {
+        LOG(INFO) << "inbox: " << message.from.BareString() << "'s message " << message.id
+                  << " was accepted before; it is answered once";
+        return;
+      }
+      if (!accepted->token.has_value()) return;  // its holder reads it at its next poll
+      std::string conversation = message.from.BareString();
+      leases_[conversation] = *accepted->token;
+      Dispatch(InboxMessage{.id = accepted->id,
+                            .conversation = std::move(conversation),
+                            .token = *accepted->token,
+                            .message = std::move(message)});
+    });
+  });
+}
+
+bool SharedConversations::Fresh() const {
+  // A beat's margin before the lease time runs out on the database's clock.
+  return absl::Now() - renewed_at_ < inbox_.lease_time() - options_.beat;
+}
+
+void SharedConversations::Dispatch(InboxMessage&& message) {
+  if (!Fresh() || dispatched_.contains(message.id)) return;
+  dispatched_.emplace(message.id, message.conversation);
+  // Released on the loop (the agent lives there) when the turn ends.
+  std::shared_ptr<void> settled(
+      nullptr, [this, alive = std::weak_ptr<bool>(alive_), id = message.id,
+                conversation = message.conversation, token = message.token](void*) {
+        if (!alive.expired()) Settled(id, conversation, token);
+      });
+  deliver_(std::move(message.message), std::move(settled));
+}
+
+void SharedConversations::Settled(int64_t id, const std::string& conversation, int64_t token) {
+  if (abandoned_.erase(id) > 0) {
+    dispatched_.erase(id);
+    return;
+  }
+  Mark(id, conversation, token);
+}
+
+void SharedConversations::Mark(int64_t id, std::string conversation, int64_t token) {
+  asio::post(workers_, [this, id, conversation = std::move(conversation), token]() mutable {
+    absl::StatusOr<bool> marked = inbox_.MarkAnswered(id, conversation, token);
+    asio::post(io_, [this, id, conversation = std::move(conversation), token, marked] {
+      if (!marked.ok()) {
+        VLOG(1) << "inbox: message " << id << " answered, not marked yet: " << marked.status();
+        unmarked_.push_back(Unmarked{id, conversation, token});
+        return;
+      }
+      if (!*marked) {
+        LOG(WARNING) << "inbox: message " << id << " of " << conversation
+                     << " was answered under a lease another instance holds now";
+      }
+      dispatched_.erase(id);
+    });
+  });
+}
+
+void SharedConversations::ArmPoll() {
+  poll_timer_.expires_after(absl::ToChronoNanoseconds(options_.poll));
+  poll_timer_.async_wait([this](const asio::error_code& error) {
+    if (error) return;  // cancelled: Herald is stopping
+    Poll();
+    ArmPoll();
+  });
+}
+
+void SharedConversations::Poll() {
+  if (polling_ || !Fresh()) return;
+  polling_ = true;
+  asio::post(workers_, [this] {
+    absl::StatusOr<std::vector<InboxMessage>> owned = inbox_.Owned();
+    asio::post(io_, [this, owned = std::move(owned)]() mutable {
+      polling_ = false;
+      if (!owned.ok()) {
+        VLOG(1) << "inbox: cannot read what waits: " << owned.status();
+        return;
+      }
+      for (InboxMessage& message : *owned) {
+        if (!leases_.contains(message.conversation)) {
+          leases_.emplace(message.conversation, message.token);
+        }
+        Dispatch(std::move(message));
+      }
+    });
+  });
+}
+
+void SharedConversations::ArmBeat() {
+  beat_timer_.expires_after(absl::ToChronoNanoseconds(options_.beat));
+  beat_timer_.async_wait([this](const asio::error_code& error) {
+    if (error) return;
+    Beat();
+    ArmBeat();
+  });
+}
+
+void SharedConversations::LetGo(const char* why) {
+  if (leases_.empty() && dispatched_.empty()) return;
+  LOG(WARNING) << "inbox: letting go of " << leases_.size() << " conversations (" << why
+               << "); what they have not answered is answered when they are this instance's "
+                  "again or another's";
+  for (const auto& [id, conversation] : dispatched_) abandoned_.insert(id);
+  for (const auto& [conversation, token] : leases_) stop_(conversation);
+  leases_.clear();
+}
+
+void SharedConversations::Abandon(const std::string& conversation) {
+  for (const auto& [id, of] : dispatched_) {
+    if (of == conversation) abandoned_.insert(id);
+  }
+  stop_(conversation);
+}
+
+void SharedConversations::Beat() {
+  if (!Fresh()) LetGo("the database has not renewed their leases in time");
+  if (beating_) return;
+  beating_ = true;
+  const bool prune = ++beats_ % 30 == 0;
+  std::vector<Unmarked> retry = std::move(unmarked_);
+  unmarked_.clear();
+  for (Unmarked& u : retry) Mark(u.id, std::move(u.conversation), u.token);
+  asio::post(workers_, [this, prune] {
+    const absl::Time started = absl::Now();
+    absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> held = inbox_.Renew();
+    absl::StatusOr<int> taken = held.ok() ? inbox_.TakeOver() : held.status();
+    if (taken.ok() && prune) {
+      if (absl::Status s = inbox_.Prune(); !s.ok()) VLOG(1) << "inbox: prune: " << s;
+    }
+    asio::post(io_, [this, started, held = std::move(held), taken]() mutable {
+      beating_ = false;
+      if (!held.ok() || !taken.ok()) {
+        if (!failing_) {
+          LOG(WARNING) << "inbox: cannot renew this instance's conversations (tried again every "
+                       << absl::FormatDuration(options_.beat)
+                       << "): " << (held.ok() ? taken.status() : held.status());
+        }
+        failing_ = true;
+        return;
+      }
+      if (failing_) LOG(INFO) << "inbox: the conversations' leases are renewed again";
+      failing_ = false;
+      renewed_at_ = started;
+      for (const auto& [conversation, token] : leases_) {
+        auto now = held->find(conversation);
+        if (now == held->end() || now->second != token) {
+          LOG(WARNING) << "inbox: another instance answers " << conversation << " now";
+          Abandon(conversation);
+        }
+      }
+      leases_ = *std::move(held);
+      if (*taken > 0) {
+        LOG(INFO) << "inbox: took over " << *taken
+                  << " conversations whose instance stopped renewing them";
+        Poll();
+      }
+    });
+  });
+}
+
+std::unique_ptr<SharedConversations> ShareConversations(asio::io_context& io,
+                                                        asio::thread_pool& workers, Stores& stores,
+                                                        agent::Agent& agent,
+                                                        agent::Runtime& runtime) {
+  if (stores.inbox == nullptr) return nullptr;
+  auto shared = std::make_unique<SharedConversations>(
+      io, workers, *stores.inbox,
+      [&agent](xmpp::ChatMessage&& message, std::shared_ptr<void> settled) {
+        agent.OnChatMessage(std::move(message), std::move(settled));
+      },
+      [&agent](const std::string& conversation) {
+        agent.Cancel(base::ConversationRef{.kind = base::ConversationRef::Kind::kDirect,
+                                           .address = conversation});
+      },
+      SharedConversations::Options{});
+  runtime.RouteChatsThrough(
+      [shared = shared.get()](xmpp::ChatMessage&& message) { shared->Accept(std::move(message)); });
+  return shared;
+}
+
+}  // namespace herald::storage

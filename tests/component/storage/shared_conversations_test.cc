@@ -1,0 +1,190 @@
+#include "component/storage/shared_conversations.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "component/base/event_loop.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/support/postgres_server.h"
+
+namespace herald::storage {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+xmpp::ChatMessage Message(std::string from, std::string id, std::string body) {
+  return xmpp::ChatMessage{.from = *xmpp::Jid::Parse(from),
+                           .to = *xmpp::Jid::Parse("agent.example.org"),
+                           .id = std::move(id),
+                           .type = "chat",
+                           .body = std::move(body)};
+}
+
+// What one instance's agent was handed.
+struct Delivered {
+  std::string body;
+  std::shared_ptr<void> settled;
+};
+
+// One instance: its own loop and pool, an inbox on the shared database, and a coordinator
+// whose agent records what it is handed.
+struct Instance {
+  Instance(std::shared_ptr<base::PostgresDatabase> db, const std::string& id)
+      : loop(/*worker_threads=*/2) {
+    absl::StatusOr<std::unique_ptr<ConversationInbox>> opened =
+        ConversationInbox::Open(db, id, absl::Seconds(1));
+    EXPECT_TRUE(opened.ok()) << opened.status();
+    inbox = *std::move(opened);
+    shared = std::make_unique<SharedConversations>(
+        loop.io(), loop.workers(), *inbox,
+        [this](xmpp::ChatMessage&& message, std::shared_ptr<void> settled) {
+          delivered.push_back({message.body, std::move(settled)});
+        },
+        [this](const std::string& conversation) { stopped.push_back(conversation); },
+        SharedConversations::Options{.poll = absl::Milliseconds(50),
+                                     .beat = absl::Milliseconds(200)});
+  }
+  ~Instance() {
+    delivered.clear();  // what is still held is let go (and marked, when alive) first
+    if (!dead) Die();
+  }
+  // Stops as kill -9 would: no more renewals, nothing marked, nothing let go.
+  void Die() {
+    dead = true;
+    loop.io().stop();
+    loop.JoinWorkers();
+    shared.reset();
+  }
+  std::vector<std::string> Bodies() const {
+    std::vector<std::string> bodies;
+    for (const Delivered& d : delivered) bodies.push_back(d.body);
+    return bodies;
+  }
+
+  base::EventLoop loop;
+  std::unique_ptr<ConversationInbox> inbox;
+  std::unique_ptr<SharedConversations> shared;
+  std::vector<Delivered> delivered;
+  std::vector<std::string> stopped;
+  bool dead = false;
+};
+
+class SharedConversationsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<testing::PostgresServer*> server = testing::SharedPostgresServer();
+    ASSERT_TRUE(server.ok()) << server.status();
+    absl::StatusOr<std::string> conninfo = (*server)->NewDatabase();
+    ASSERT_TRUE(conninfo.ok()) << conninfo.status();
+    absl::StatusOr<std::unique_ptr<base::PostgresDatabase>> db =
+        base::PostgresDatabase::Connect({.conninfo = *conninfo, .pool_size = 4, .what = "test"});
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = *std::move(db);
+    a_ = std::make_unique<Instance>(db_, "a");
+    b_ = std::make_unique<Instance>(db_, "b");
+  }
+
+  // Runs both loops until `done` holds; false after `timeout`.
+  bool RunUntil(const std::function<bool()>& done, absl::Duration timeout = absl::Seconds(10)) {
+    const absl::Time deadline = absl::Now() + timeout;
+    while (!done()) {
+      if (absl::Now() > deadline) return false;
+      for (Instance* i : {a_.get(), b_.get()}) {
+        if (!i->dead) {
+          i->loop.io().restart();
+          i->loop.io().run_for(std::chrono::milliseconds(5));
+        }
+      }
+    }
+    return true;
+  }
+
+  int Unanswered() {
+    absl::StatusOr<base::PostgresResult> rows =
+        db_->Exec("SELECT count(*) FROM herald_inbox WHERE answered_at IS NULL");
+    return rows.ok() ? static_cast<int>(rows->Int64(0, 0)) : -1;
+  }
+
+  std::shared_ptr<base::PostgresDatabase> db_;
+  std::unique_ptr<Instance> a_;
+  std::unique_ptr<Instance> b_;
+};
+
+TEST_F(SharedConversationsTest, EveryMessageOfAConversationReachesTheInstanceThatAnswersIt) {
+  a_->shared->Accept(Message("alice@example.org/phone", "m1", "one"));
+  ASSERT_TRUE(RunUntil([&] { return a_->delivered.size() == 1; }));
+  // The server hands alice's next message to b: a answers it, b does not.
+  b_->shared->Accept(Message("alice@example.org/laptop", "m2", "two"));
+  b_->shared->Accept(Message("bob@example.org/x", "b1", "bob's"));
+  ASSERT_TRUE(RunUntil([&] { return a_->delivered.size() == 2 && b_->delivered.size() == 1; }));
+  EXPECT_THAT(a_->Bodies(), ElementsAre("one", "two"));
+  EXPECT_THAT(b_->Bodies(), ElementsAre("bob's"));
+
+  // A message is marked answered when the agent lets go of it, and handed out once: polls
+  // that follow (many in 300 ms) do not hand it out again.
+  EXPECT_EQ(Unanswered(), 3);
+  for (Delivered& d : a_->delivered) d.settled.reset();
+  b_->delivered[0].settled.reset();
+  ASSERT_TRUE(RunUntil([&] { return Unanswered() == 0; }));
+  RunUntil([] { return false; }, absl::Milliseconds(300));
+  EXPECT_EQ(a_->delivered.size(), 2u);
+  EXPECT_EQ(b_->delivered.size(), 1u);
+  EXPECT_EQ(a_->shared->held(), 1u);
+}
+
+TEST_F(SharedConversationsTest, WhenTheAnsweringInstanceDiesAnotherAnswersWhatWasLeft) {
+  a_->shared->Accept(Message("alice@example.org/phone", "m1", "answered"));
+  a_->shared->Accept(Message("alice@example.org/phone", "m2", "in flight"));
+  ASSERT_TRUE(RunUntil([&] { return a_->delivered.size() == 2; }));
+  a_->delivered[0].settled.reset();
+  ASSERT_TRUE(RunUntil([&] { return Unanswered() == 1; }));
+
+  // a dies in the middle of m2's turn. Its users' next messages reach b, which keeps them for
+  // a while a's lease (1 s) runs, then takes the conversation and answers what was left.
+  const absl::Time died = absl::Now();
+  a_->Die();
+  b_->shared->Accept(Message("alice@example.org/phone", "m3", "after"));
+  ASSERT_TRUE(RunUntil([&] { return b_->delivered.size() == 2; }));
+  const absl::Duration took = absl::Now() - died;
+  EXPECT_THAT(b_->Bodies(), ElementsAre("in flight", "after"));
+  // The lease time, then at most a beat and a poll.
+  EXPECT_GE(took, absl::Milliseconds(800));
+  EXPECT_LT(took, absl::Seconds(3));
+
+  // a's handle, let go after its death, marks nothing; b's do.
+  a_->delivered[1].settled.reset();
+  EXPECT_EQ(Unanswered(), 2);
+  for (Delivered& d : b_->delivered) d.settled.reset();
+  ASSERT_TRUE(RunUntil([&] { return Unanswered() == 0; }));
+  absl::StatusOr<base::PostgresResult> by =
+      db_->Exec("SELECT answered_by, answered_token FROM herald_inbox ORDER BY id");
+  ASSERT_TRUE(by.ok());
+  ASSERT_EQ(by->rows(), 3);
+  EXPECT_EQ(by->Text(0, 0), "a");
+  EXPECT_EQ(by->Text(1, 0), "b");
+  EXPECT_EQ(by->Int64(1, 1), 2);
+  EXPECT_EQ(by->Text(2, 0), "b");
+  EXPECT_THAT(b_->stopped, IsEmpty());
+}
+
+TEST_F(SharedConversationsTest, AnInstanceWhoseLeaseWasTakenStopsTheConversation) {
+  a_->shared->Accept(Message("alice@example.org/phone", "m1", "one"));
+  ASSERT_TRUE(RunUntil([&] { return a_->delivered.size() == 1; }));
+  // a is alive but its lease is taken from it (as after a long pause): at its next beat it
+  // stops the conversation, and its late answer is not marked.
+  ASSERT_TRUE(db_->Exec("UPDATE herald_leases SET owner = 'b', token = token + 1").ok());
+  ASSERT_TRUE(RunUntil([&] { return !a_->stopped.empty(); }));
+  EXPECT_THAT(a_->stopped, ElementsAre("alice@example.org"));
+  a_->delivered[0].settled.reset();
+  RunUntil([] { return false; }, absl::Milliseconds(300));
+  EXPECT_EQ(Unanswered(), 1);
+  ASSERT_TRUE(RunUntil([&] { return b_->delivered.size() == 1; }));
+  EXPECT_THAT(b_->Bodies(), ElementsAre("one"));
+}
+
+}  // namespace
+}  // namespace herald::storage
