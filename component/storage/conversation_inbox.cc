@@ -216,6 +216,16 @@ absl::StatusOr<bool> ConversationInbox::MarkAnswered(int64_t id, std::string_vie
   return marked->affected() == 1;
 }
 
+absl::Status ConversationInbox::Release() {
+  // Ended rather than deleted: the token goes on growing from where it was.
+  return db_
+      ->Exec(
+          "UPDATE herald_leases SET expires_at = now() - interval '1 millisecond' "
+          "WHERE owner = $1",
+          SqlParams().Text(instance_))
+      .status();
+}
+
 absl::Status ConversationInbox::Prune() {
   absl::Status s =
       db_->Exec("DELETE FROM herald_inbox WHERE answered_at < now() - interval '1 day'").status();

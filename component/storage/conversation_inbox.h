@@ -88,6 +88,10 @@ class ConversationInbox {
   // longer the conversation's (another instance took it) or the message was answered already.
   absl::StatusOr<bool> MarkAnswered(int64_t id, std::string_view conversation, int64_t token);
 
+  // Lets go of this instance's leases at a clean stop: the others may take its conversations
+  // at once (what is unanswered in them at their next beat) instead of after the lease time.
+  absl::Status Release();
+
   // Forgets messages answered more than a day ago and leases that ran out an hour ago on
   // conversations with nothing waiting.
   absl::Status Prune();

@@ -26,7 +26,16 @@ SharedConversations::SharedConversations(asio::io_context& io, asio::thread_pool
   ArmBeat();
 }
 
-SharedConversations::~SharedConversations() { alive_.reset(); }
+SharedConversations::~SharedConversations() {
+  alive_.reset();
+  // Herald is stopping (the loop and the pool are done): the other instances need not wait
+  // for the leases to run out. Turns cut short here are unanswered, so they take them over.
+  if (absl::Status s = inbox_.Release(); !s.ok()) {
+    LOG(WARNING) << "inbox: could not let go of this instance's conversations (the others take "
+                    "them when the leases run out): "
+                 << s;
+  }
+}
 
 void SharedConversations::Accept(xmpp::ChatMessage&& message) {
   asio::post(accepting_, [this, message = std::move(message)]() mutable {
@@ -95,6 +104,7 @@ void SharedConversations::Mark(int64_t id, std::string conversation, int64_t tok
                      << " was answered under a lease another instance holds now";
       }
       dispatched_.erase(id);
+      if (polling_) marked_during_poll_.insert(id);
     });
   });
 }
@@ -115,11 +125,14 @@ void SharedConversations::Poll() {
     absl::StatusOr<std::vector<InboxMessage>> owned = inbox_.Owned();
     asio::post(io_, [this, owned = std::move(owned)]() mutable {
       polling_ = false;
+      absl::flat_hash_set<int64_t> marked = std::move(marked_during_poll_);
+      marked_during_poll_.clear();
       if (!owned.ok()) {
         VLOG(1) << "inbox: cannot read what waits: " << owned.status();
         return;
       }
       for (InboxMessage& message : *owned) {
+        if (marked.contains(message.id)) continue;
         if (!leases_.contains(message.conversation)) {
           leases_.emplace(message.conversation, message.token);
         }

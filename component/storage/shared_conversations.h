@@ -102,6 +102,8 @@ class SharedConversations {
   // Handed out under leases this instance let go of: released, they are not marked answered
   // (the turn was stopped), and they are read again once the lease is this instance's.
   absl::flat_hash_set<int64_t> abandoned_;
+  // Marked answered while a poll was reading: its snapshot may still list them unanswered.
+  absl::flat_hash_set<int64_t> marked_during_poll_;
   absl::flat_hash_map<std::string, int64_t> leases_;  // conversation → token, as last renewed
   absl::Time renewed_at_;                             // when the last good renewal started
   bool polling_ = false;

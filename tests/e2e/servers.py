@@ -425,11 +425,13 @@ class Ejabberd(_Server):
     name = "ejabberd"
     start_timeout = 40.0
 
-    def __init__(self, scale_out=False):
+    def __init__(self, scale_out=False, extra_users=()):
         """scale_out: add tools/servers/ejabberd-scale-out.yml, for several Heralds on the
-        component domain (with one, the stanzas of half the senders would have no slot)."""
+        component domain (with one, the stanzas of half the senders would have no slot).
+        extra_users: accounts to make beside alice, bob, carol and herald (a load of people)."""
         super().__init__()
         self.scale_out = scale_out
+        self._passwords.update({user: secrets.token_hex(8) for user in extra_users})
         self.node = f"herald-e2e-{os.getpid()}-{secrets.token_hex(3)}@localhost"
         self.dist_port = None
         self._epmd_before = set()
@@ -600,13 +602,22 @@ s2s_access: none
         self._popen(self._ctl("foreground"), **self._as_ejabberd())
 
     def _create_users(self):
-        # Each ejabberdctl call boots an Erlang VM (about a second): run them side by side.
+        # Each ejabberdctl call boots an Erlang VM (about a second): run them side by side, a
+        # few at a time.
+        failures = []
+        users = list(self._passwords)
+        for start in range(0, len(users), 8):
+            failures += self._register(users[start:start + 8])
+        if failures:
+            raise ServerError(self._describe_failure("\n".join(failures)))
+
+    def _register(self, users):
         calls = [(user, subprocess.Popen(self._ctl("register", user, DOMAIN,
                                                    self._passwords[user]),
                                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                          stderr=subprocess.STDOUT, text=True, cwd=self.dir,
                                          **self._as_ejabberd()))
-                 for user in USERS]
+                 for user in users]
         failures = []
         for user, call in calls:
             try:
@@ -618,8 +629,7 @@ s2s_access: none
                 continue
             if call.returncode != 0:
                 failures.append(f"register {user}: exit {call.returncode}\n{out}")
-        if failures:
-            raise ServerError(self._describe_failure("\n".join(failures)))
+        return failures
 
     def _terminate(self):
         try:

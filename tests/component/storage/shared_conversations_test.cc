@@ -52,12 +52,12 @@ struct Instance {
     delivered.clear();  // what is still held is let go (and marked, when alive) first
     if (!dead) Die();
   }
-  // Stops as kill -9 would: no more renewals, nothing marked, nothing let go.
+  // Stops as kill -9 would: no more renewals, nothing marked, nothing let go (the loop never
+  // runs again; `shared` lets go of its leases only when the test ends).
   void Die() {
     dead = true;
     loop.io().stop();
     loop.JoinWorkers();
-    shared.reset();
   }
   std::vector<std::string> Bodies() const {
     std::vector<std::string> bodies;
@@ -169,6 +169,19 @@ TEST_F(SharedConversationsTest, WhenTheAnsweringInstanceDiesAnotherAnswersWhatWa
   EXPECT_EQ(by->Int64(1, 1), 2);
   EXPECT_EQ(by->Text(2, 0), "b");
   EXPECT_THAT(b_->stopped, IsEmpty());
+}
+
+TEST_F(SharedConversationsTest, AnInstanceThatStopsCleanlyLeavesItsConversationsAtOnce) {
+  a_->shared->Accept(Message("alice@example.org/phone", "m1", "cut short"));
+  ASSERT_TRUE(RunUntil([&] { return a_->delivered.size() == 1; }));
+  // a stops (SIGTERM) in the middle of the turn: b answers the message at its next beat, well
+  // before a's lease (1 s) would have run out.
+  const absl::Time stopped = absl::Now();
+  a_->Die();
+  a_->shared.reset();
+  ASSERT_TRUE(RunUntil([&] { return b_->delivered.size() == 1; }));
+  EXPECT_LT(absl::Now() - stopped, absl::Milliseconds(800));
+  EXPECT_THAT(b_->Bodies(), ElementsAre("cut short"));
 }
 
 TEST_F(SharedConversationsTest, AnInstanceWhoseLeaseWasTakenStopsTheConversation) {

@@ -1,0 +1,235 @@
+"""End to end: three Heralds on one domain, one killed with SIGKILL in the middle of the work (D1).
+
+Three instances connect to ejabberd as the same XEP-0114 component, with no domain_balancing
+(ejabberd sends each stanza to one of them at random), all on one private PostgreSQL
+(postgres.py). 50 people write to Herald, whose model (the fake) answers "slow" messages after
+5 s. Every message is stored in the shared inbox by the instance that got it, and answered by
+the instance that holds its conversation's lease (component/storage/shared_conversations.h).
+
+In the middle of the first round, when all 50 model calls are waiting for their answers, the
+instance that holds the most conversations is killed with SIGKILL; the people send a second
+round at once. What the test checks:
+
+- every message the instances accepted (a row of herald_inbox) is answered, and each person
+  gets exactly one answer to each message (counted by its text, which names the message);
+- no conversation is answered by two instances: in each, the answering instance changes at
+  most once, from the killed one to the one that took its lease;
+- the killed instance's people are answered by the others within the lease time (10 s) and
+  the model's delay (5 s), and a bit;
+- the usage totals are the answered calls, and the fake model's count is those plus the calls
+  the killed instance had in flight (it died before their answers, so it recorded none);
+- `heraldctl audit verify` passes on the instances that live, and both list each other.
+
+    tests/e2e/run bazel-bin/component/herald test_failover
+"""
+
+import json
+import os
+import signal
+import time
+import unittest
+
+from agent import Agent, agent_program, component_config, runtime_sections
+from client import Client
+from fake_llm import FakeLlm, fake_llm_program
+from postgres import Postgres
+from servers import Ejabberd, tail, wait_until
+from test_control import SOCKET, control_section, heraldctl_program, run_heraldctl
+from test_scale_out import storage_section
+
+PEOPLE = [f"user{i:02d}" for i in range(50)]
+INSTANCES = 3
+ONLINE = 30.0
+SLOW = 5          # seconds the fake model takes for a "slow" message
+LEASE = 10        # ConversationInbox::kLeaseTime
+BEAT = 2          # SharedConversations' beat
+ANSWERED = 60.0   # the whole run's answers, generously
+
+
+class FailoverTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if os.environ.get("HERALD_E2E_AGENT") == "echo":
+            raise unittest.SkipTest("the echo stand-in keeps no state")
+        agent_program()
+        fake_llm_program()
+        heraldctl_program()
+        cls.db = Postgres()
+        cls.server = Ejabberd(extra_users=PEOPLE)
+        cls.server.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+        cls.db.close()
+
+    def setUp(self):
+        self.llm = FakeLlm("anthropic", slow_seconds=SLOW)
+        self.addCleanup(self.llm.stop)
+        self.database = "herald_failover"
+        self.db.sql("postgres", f"CREATE DATABASE {self.database}")
+        self.agents = []
+
+    def config(self):
+        llm = {"default": "anthropic:fake", "max_retries": 0, "connect_timeout_seconds": 2,
+               "request_timeout_seconds": 30,
+               "anthropic": {"base_url": self.llm.base_url, "api_key": "e2e-not-a-secret"}}
+        return (component_config(self.server, allowed_jids=[f"{p}@localhost" for p in PEOPLE])
+                + runtime_sections(llm=llm) + control_section()
+                + storage_section(self.db.conninfo(self.database)))
+
+    def start_agent(self):
+        agent = Agent.start(self.config(), secret=self.server.component_secret)
+        self.addCleanup(agent.stop)
+        self.agents.append(agent)
+        path = os.path.join(agent.dir, SOCKET)
+        ready = wait_until(lambda: agent.exit_code() is not None or (
+            os.path.exists(path) and run_heraldctl(agent.dir, "status").returncode == 0),
+            ONLINE, interval=0.1)
+        if not ready or agent.exit_code() is not None:
+            self.fail(f"herald did not start (exit {agent.exit_code()})\n{self.diagnosis()}")
+        return agent
+
+    def diagnosis(self):
+        parts = [f"--- agent {i} (tail) ---\n{a.log()[-4000:]}" for i, a in enumerate(self.agents)]
+        parts.append(f"--- the fake LLM got {len(self.llm.requests())} requests ---")
+        parts += [f"{r.get('received_at')} {r.get('last_user_text')}" for r in self.llm.requests()]
+        parts.append(f"--- inbox ---\n{self.sql('SELECT id, conversation, received_by, answered_by, answered_token, received_at, answered_at, message FROM herald_inbox ORDER BY id')}")
+        parts.append(f"--- tail of ejabberd's log ---\n{tail(self.server.log_file, 15)}")
+        return "\n".join(parts)
+
+    def sql(self, statement):
+        return self.db.sql(self.database, statement)
+
+    def instance_ids(self):
+        """herald_instances' id of each agent, by its process id."""
+        rows = self.sql("SELECT id, pid FROM herald_instances")
+        by_pid = {int(pid): iid for iid, pid in (line.split("|") for line in rows.splitlines())}
+        return {agent: by_pid.get(agent.proc.pid) for agent in self.agents}
+
+    def leases(self):
+        """conversation → owner, of the leases that have not run out."""
+        rows = self.sql("SELECT conversation, owner FROM herald_leases WHERE expires_at > now()")
+        return dict(line.split("|") for line in rows.splitlines() if line)
+
+    def test_a_killed_instance_loses_nothing_and_nothing_is_answered_twice(self):
+        for _ in range(INSTANCES):
+            self.start_agent()
+        domain = self.server.component_domain
+        clients = {}
+        for person in PEOPLE:
+            client = Client(self.server, person)
+            client.connect()
+            self.addCleanup(client.close)
+            clients[person] = client
+        # Every instance is connected once one of them answers, since they started one by one
+        # and each was online (its control socket answered) before the next.
+        self.assertTrue(wait_until(lambda: clients[PEOPLE[0]].ask(domain, "/ping", timeout=1.0)
+                                   is not None, ONLINE), self.diagnosis())
+
+        # Round one: 50 model calls, all waiting for the fake's answer together.
+        for person, client in clients.items():
+            client.discard_pending()
+            client.send(domain, f"slow one {person}")
+        self.assertTrue(wait_until(lambda: len(self.llm.requests()) >= len(PEOPLE), ONLINE,
+                                   interval=0.05),
+                        f"{len(self.llm.requests())} model calls\n{self.diagnosis()}")
+        ids = self.instance_ids()
+        held = self.leases()
+        counts = {agent: sum(1 for owner in held.values() if owner == iid)
+                  for agent, iid in ids.items()}
+        victim = max(counts, key=counts.get)
+        victim_id = ids[victim]
+        victims_people = sorted(c.split("@")[0] for c, owner in held.items()
+                                if owner == victim_id and c.split("@")[0] in clients)
+        self.assertGreater(len(victims_people), 0, f"leases: {held}")
+        # Still inside the model's delay: none of round one has been answered yet.
+        self.assertEqual(self.sql("SELECT count(*) FROM herald_inbox WHERE answered_at IS NOT "
+                                  "NULL AND message LIKE '%slow one%'"), "0", self.diagnosis())
+        os.killpg(victim.proc.pid, signal.SIGKILL)
+        killed_at = time.time()  # the database's clock is this host's
+        victim.exit_code(timeout=10)
+
+        # Round two, at once: ejabberd sends it to the two that live.
+        for person, client in clients.items():
+            client.send(domain, f"slow two {person}")
+
+        # Every person gets both answers; the killed instance's people within the lease time
+        # and the model's delay (plus a beat and ejabberd's and the fake's own time).
+        answers = {}
+        deadline = time.monotonic() + ANSWERED
+        for person, client in clients.items():
+            got = []
+            while len(got) < 2 and time.monotonic() < deadline:
+                got += client.replies_from(domain, within=max(0.1, deadline - time.monotonic()),
+                                           count=2 - len(got))
+            answers[person] = got
+        # A second answer to one message would come from a second instance running its turn
+        # too, which would have started at most a beat (and a poll) after the first and taken
+        # the model's delay: watch that long (the first person's wait; the others' sockets
+        # keep what arrives meanwhile), in which nothing more may arrive.
+        extra = {}
+        for i, (person, client) in enumerate(clients.items()):
+            late = client.replies_from(domain, within=SLOW + BEAT + 1 if i == 0 else 0.5)
+            if late:
+                extra[person] = late
+        self.assertEqual(extra, {}, f"answers beyond one per message\n{self.diagnosis()}")
+        for person in PEOPLE:
+            self.assertEqual(sorted(answers[person]),
+                             [f"you said: slow one {person}", f"you said: slow two {person}"],
+                             f"{person}\n{self.diagnosis()}")
+
+        # The killed instance's people were answered by the others within the lease time, the
+        # model's delay, a beat and a poll: when their first answer (to the message in flight
+        # at the kill) was marked, which is just after it was sent.
+        marked = dict(line.split("|") for line in self.sql(
+            "SELECT conversation, extract(epoch FROM answered_at) FROM herald_inbox "
+            "WHERE message LIKE '%slow one%'").splitlines())
+        slowest = max(float(marked[f"{p}@localhost"]) - killed_at for p in victims_people)
+        print(f"\nfailover: {len(victims_people)} of {len(PEOPLE)} conversations were on the "
+              f"killed instance; their first answer came {slowest:.1f} s after SIGKILL "
+              f"(lease {LEASE} s, model {SLOW} s)")
+        self.assertLess(slowest, LEASE + SLOW + BEAT + 3, self.diagnosis())
+
+        # The inbox: everything accepted was answered, once, by one instance per turn of
+        # ownership.
+        self.assertEqual(self.sql("SELECT count(*) FROM herald_inbox WHERE answered_at IS NULL"),
+                         "0", self.diagnosis())
+        rows = self.sql("SELECT conversation, answered_by FROM herald_inbox "
+                        "WHERE message LIKE '%slow %' ORDER BY id")
+        by_conversation = {}
+        for line in rows.splitlines():
+            conversation, answered_by = line.split("|")
+            by_conversation.setdefault(conversation, []).append(answered_by)
+        self.assertEqual(len(by_conversation), len(PEOPLE))
+        for conversation, answerers in by_conversation.items():
+            changes = sum(1 for a, b in zip(answerers, answerers[1:]) if a != b)
+            self.assertLessEqual(changes, 1, f"{conversation}: {answerers}")
+            self.assertNotIn(victim_id, answerers[1:] if changes else [],
+                             f"{conversation}: {answerers}")
+        # The killed instance answered nothing after its death; its conversations moved.
+        for person in victims_people:
+            self.assertNotIn(victim_id, by_conversation[f"{person}@localhost"])
+
+        # Usage: one call per answer (the killed instance recorded none of its calls in
+        # flight), and the fake's count is those plus the killed instance's calls in flight.
+        answered_calls = 2 * len(PEOPLE)
+        survivors = [a for a in self.agents if a is not victim]
+        self.assertTrue(wait_until(
+            lambda: self.sql("SELECT coalesce(sum(calls), 0) FROM ledger_usage "
+                             "WHERE time_window = 'day'") == str(answered_calls),
+            10, interval=0.2),
+            self.sql("SELECT jid, calls FROM ledger_usage WHERE time_window = 'day'"))
+        model_calls = [r for r in self.llm.requests()
+                       if "slow " in (r.get("last_user_text") or "")]
+        self.assertEqual(len(model_calls), answered_calls + len(victims_people))
+        for agent in survivors:
+            result = run_heraldctl(agent.dir, "audit", "verify")
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            status = json.loads(run_heraldctl(agent.dir, "--json", "status").stdout)
+            listed = {i.get("id") for i in status.get("instances", [])}
+            self.assertEqual(listed, {ids[a] for a in survivors}, status.get("instances"))
+
+
+if __name__ == "__main__":
+    unittest.main()
