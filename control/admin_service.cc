@@ -98,6 +98,7 @@ grpc::ServerUnaryReactor* AdminService::GetStatus(grpc::CallbackServerContext* c
         SetTimestamp(known.started_at, instance->mutable_started_at());
         SetTimestamp(known.last_seen, instance->mutable_last_seen());
         instance->set_this_instance(known.this_instance);
+        instance->set_conversations(known.conversations);
       }
     }
     if (services.config.llm.default_model.empty()) {

@@ -56,6 +56,7 @@ void BindStorage(Binder& b, const Section& root, StorageConfig& storage) {
       &storage.backend);
   b.NonEmptyString(s, "postgresql", &storage.postgresql);
   b.Integer(s, "pool_size", &storage.pool_size);
+  b.Integer(s, "lease_seconds", &storage.lease_seconds);
   if (storage.backend == StorageBackend::kPostgresql && storage.postgresql.empty()) {
     b.Error(s, "backend",
             "storage.backend = \"postgresql\" needs storage.postgresql, a libpq connection "

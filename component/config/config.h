@@ -114,6 +114,7 @@ struct StorageConfig {
   StorageBackend backend = StorageBackend::kSqlite;  // SQLite files and markdown on this host
   std::string postgresql;  // a libpq connection string; may hold a password (a secret)
   int pool_size = 4;       // connections to PostgreSQL, shared by the stores
+  int lease_seconds = 10;  // a conversation's lease (storage/conversation_inbox.h)
 
   friend bool operator==(const StorageConfig&, const StorageConfig&) = default;
 };

@@ -50,8 +50,9 @@ void DeclareStorageKeys(std::vector<ConfigKey>& keys) {
           .Doc("`\"sqlite\"`",
                "where the token ledger and limits are kept: `\"sqlite\"`, the file `quota.path` "
                "on this host, or `\"postgresql\"`, the database `storage.postgresql` names, "
-               "which several instances share ([scale-out.md](scale-out.md) says what is "
-               "shared so far)"),
+               "which several instances share, with the inbox and leases of the 1:1 "
+               "conversations they answer ([scale-out.md](scale-out.md) says what is shared "
+               "so far)"),
       Restart(
           "storage.postgresql", K::kString, [](auto& c) -> auto& { return c.storage.postgresql; },
           kSecret)
@@ -66,6 +67,15 @@ void DeclareStorageKeys(std::vector<ConfigKey>& keys) {
           "storage.pool_size", K::kInteger, [](auto& c) -> auto& { return c.storage.pool_size; })
           .Range(1, 64)
           .Doc("`4`", "connections Herald keeps open to PostgreSQL, shared by its stores"),
+      Restart(
+          "storage.lease_seconds", K::kInteger,
+          [](auto& c) -> auto& { return c.storage.lease_seconds; })
+          .Range(3, 600)
+          .Doc("`10`",
+               "how long an instance's hold on a 1:1 conversation lasts without being renewed "
+               "(every 2 s): when an instance dies, another answers its people after this long. "
+               "Longer rides out longer database outages without handing conversations over; "
+               "shorter fails over sooner ([scale-out.md](scale-out.md))"),
   };
   for (ConfigKey& key : declared) keys.push_back(std::move(key));
 }

@@ -30,6 +30,19 @@ constexpr char kUpsert[] =
     "INSERT INTO herald_instances (id, host, pid) VALUES ($1, $2, $3) "
     "ON CONFLICT (id) DO UPDATE SET last_seen = now()";
 
+constexpr char kKnown[] =
+    "SELECT id, host, pid, floor(extract(epoch FROM started_at) * 1000)::bigint, "
+    "floor(extract(epoch FROM last_seen) * 1000)::bigint, 0 FROM herald_instances "
+    "WHERE last_seen > now() - make_interval(secs => $1) ORDER BY started_at, id";
+
+// herald_leases belongs to the ConversationInbox (conversation_inbox.h).
+constexpr char kKnownWithConversations[] =
+    "SELECT i.id, i.host, i.pid, floor(extract(epoch FROM i.started_at) * 1000)::bigint, "
+    "floor(extract(epoch FROM i.last_seen) * 1000)::bigint, "
+    "(SELECT count(*) FROM herald_leases l WHERE l.owner = i.id AND l.expires_at > now()) "
+    "FROM herald_instances i "
+    "WHERE i.last_seen > now() - make_interval(secs => $1) ORDER BY i.started_at, i.id";
+
 }  // namespace
 
 InstanceRegistry::InstanceRegistry(std::shared_ptr<base::PostgresDatabase> db, std::string id,
@@ -65,11 +78,9 @@ absl::Status InstanceRegistry::Beat() {
             .status();
   }
   if (!s.ok()) return s;
-  absl::StatusOr<PostgresResult> rows = db_->Exec(
-      "SELECT id, host, pid, floor(extract(epoch FROM started_at) * 1000)::bigint, "
-      "floor(extract(epoch FROM last_seen) * 1000)::bigint FROM herald_instances "
-      "WHERE last_seen > now() - make_interval(secs => $1) ORDER BY started_at, id",
-      SqlParams().Int64(absl::ToInt64Seconds(kAliveFor)));
+  absl::StatusOr<PostgresResult> rows =
+      db_->Exec(count_conversations_ ? kKnownWithConversations : kKnown,
+                SqlParams().Int64(absl::ToInt64Seconds(kAliveFor)));
   if (!rows.ok()) return rows.status();
   std::vector<InstanceInfo> known;
   known.reserve(rows->rows());
@@ -79,7 +90,8 @@ absl::Status InstanceRegistry::Beat() {
                                  .pid = rows->Int64(i, 2),
                                  .started_at = absl::FromUnixMillis(rows->Int64(i, 3)),
                                  .last_seen = absl::FromUnixMillis(rows->Int64(i, 4)),
-                                 .this_instance = rows->Text(i, 0) == id_});
+                                 .this_instance = rows->Text(i, 0) == id_,
+                                 .conversations = rows->Int64(i, 5)});
   }
   base::MutexLock lock(&mu_);
   known_ = std::move(known);

@@ -35,6 +35,7 @@ struct InstanceInfo {
   absl::Time started_at;
   absl::Time last_seen;
   bool this_instance = false;
+  int64_t conversations = 0;  // whose leases it holds (ConversationInbox), once they are kept
 };
 
 class InstanceRegistry {
@@ -55,6 +56,10 @@ class InstanceRegistry {
 
   const std::string& id() const { return id_; }
 
+  // From now on each beat also counts the conversations each instance holds (call it once
+  // the ConversationInbox's tables exist). Before the first beat; not thread-safe.
+  void CountConversations() { count_conversations_ = true; }
+
  private:
   InstanceRegistry(std::shared_ptr<base::PostgresDatabase> db, std::string id, std::string host,
                    int64_t pid);
@@ -63,6 +68,7 @@ class InstanceRegistry {
   const std::string id_;
   const std::string host_;
   const int64_t pid_;
+  bool count_conversations_ = false;
   mutable base::Mutex mu_;
   std::vector<InstanceInfo> known_ ABSL_GUARDED_BY(mu_);
 };

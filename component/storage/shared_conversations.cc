@@ -72,7 +72,7 @@ bool SharedConversations::Fresh() const {
 
 void SharedConversations::Dispatch(InboxMessage&& message) {
   if (!Fresh() || dispatched_.contains(message.id)) return;
-  dispatched_.emplace(message.id, message.conversation);
+  dispatched_.emplace(message.id, Handed{.conversation = message.conversation});
   // Released on the loop (the agent lives there) when the turn ends.
   std::shared_ptr<void> settled(
       nullptr, [this, alive = std::weak_ptr<bool>(alive_), id = message.id,
@@ -87,6 +87,7 @@ void SharedConversations::Settled(int64_t id, const std::string& conversation, i
     dispatched_.erase(id);
     return;
   }
+  if (auto it = dispatched_.find(id); it != dispatched_.end()) it->second.answered = true;
   Mark(id, conversation, token);
 }
 
@@ -156,14 +157,18 @@ void SharedConversations::LetGo(const char* why) {
   LOG(WARNING) << "inbox: letting go of " << leases_.size() << " conversations (" << why
                << "); what they have not answered is answered when they are this instance's "
                   "again or another's";
-  for (const auto& [id, conversation] : dispatched_) abandoned_.insert(id);
+  // Answered ones stay answered: their marks go on being tried, and hold if no one took the
+  // conversation meanwhile.
+  for (const auto& [id, handed] : dispatched_) {
+    if (!handed.answered) abandoned_.insert(id);
+  }
   for (const auto& [conversation, token] : leases_) stop_(conversation);
   leases_.clear();
 }
 
 void SharedConversations::Abandon(const std::string& conversation) {
-  for (const auto& [id, of] : dispatched_) {
-    if (of == conversation) abandoned_.insert(id);
+  for (const auto& [id, handed] : dispatched_) {
+    if (handed.conversation == conversation && !handed.answered) abandoned_.insert(id);
   }
   stop_(conversation);
 }

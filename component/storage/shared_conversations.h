@@ -97,8 +97,12 @@ class SharedConversations {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 
   // I/O loop only, from here on.
-  // Handed to the agent and not marked yet: id → conversation.
-  absl::flat_hash_map<int64_t, std::string> dispatched_;
+  // Handed to the agent and not marked yet.
+  struct Handed {
+    std::string conversation;
+    bool answered = false;  // the agent let go of it; marking it is under way or retried
+  };
+  absl::flat_hash_map<int64_t, Handed> dispatched_;  // by inbox id
   // Handed out under leases this instance let go of: released, they are not marked answered
   // (the turn was stopped), and they are read again once the lease is this instance's.
   absl::flat_hash_set<int64_t> abandoned_;

@@ -43,10 +43,11 @@ absl::StatusOr<Stores> OpenStores(const config::Config& config) {
         InstanceRegistry::Join(stores.postgres, host, ::getpid());
     if (!instances.ok()) return Named("[storage] postgresql (instances)", instances.status());
     stores.instances = *std::move(instances);
-    absl::StatusOr<std::unique_ptr<ConversationInbox>> inbox =
-        ConversationInbox::Open(stores.postgres, stores.instances->id());
+    absl::StatusOr<std::unique_ptr<ConversationInbox>> inbox = ConversationInbox::Open(
+        stores.postgres, stores.instances->id(), absl::Seconds(config.storage.lease_seconds));
     if (!inbox.ok()) return Named("[storage] postgresql (inbox)", inbox.status());
     stores.inbox = *std::move(inbox);
+    stores.instances->CountConversations();
     return stores;
   }
   absl::StatusOr<std::unique_ptr<ledger::UsageLedger>> usage = ledger::UsageLedger::Open(

@@ -66,9 +66,10 @@ class FailoverTest(unittest.TestCase):
     def setUp(self):
         self.llm = FakeLlm("anthropic", slow_seconds=SLOW)
         self.addCleanup(self.llm.stop)
-        self.database = "herald_failover"
+        self.database = f"herald_{self.id().rsplit('.', 1)[-1][:40]}"
         self.db.sql("postgres", f"CREATE DATABASE {self.database}")
         self.agents = []
+        self.lease_seconds = LEASE
 
     def config(self):
         llm = {"default": "anthropic:fake", "max_retries": 0, "connect_timeout_seconds": 2,
@@ -76,7 +77,8 @@ class FailoverTest(unittest.TestCase):
                "anthropic": {"base_url": self.llm.base_url, "api_key": "e2e-not-a-secret"}}
         return (component_config(self.server, allowed_jids=[f"{p}@localhost" for p in PEOPLE])
                 + runtime_sections(llm=llm) + control_section()
-                + storage_section(self.db.conninfo(self.database)))
+                + storage_section(self.db.conninfo(self.database))
+                + f"lease_seconds = {self.lease_seconds}\n")
 
     def start_agent(self):
         agent = Agent.start(self.config(), secret=self.server.component_secret)
@@ -112,9 +114,8 @@ class FailoverTest(unittest.TestCase):
         rows = self.sql("SELECT conversation, owner FROM herald_leases WHERE expires_at > now()")
         return dict(line.split("|") for line in rows.splitlines() if line)
 
-    def test_a_killed_instance_loses_nothing_and_nothing_is_answered_twice(self):
-        for _ in range(INSTANCES):
-            self.start_agent()
+    def connect_everyone(self):
+        """A connected client per person, once Herald answers."""
         domain = self.server.component_domain
         clients = {}
         for person in PEOPLE:
@@ -126,10 +127,18 @@ class FailoverTest(unittest.TestCase):
         # and each was online (its control socket answered) before the next.
         self.assertTrue(wait_until(lambda: clients[PEOPLE[0]].ask(domain, "/ping", timeout=1.0)
                                    is not None, ONLINE), self.diagnosis())
+        for client in clients.values():
+            client.discard_pending()
+        return clients
+
+    def test_a_killed_instance_loses_nothing_and_nothing_is_answered_twice(self):
+        for _ in range(INSTANCES):
+            self.start_agent()
+        domain = self.server.component_domain
+        clients = self.connect_everyone()
 
         # Round one: 50 model calls, all waiting for the fake's answer together.
         for person, client in clients.items():
-            client.discard_pending()
             client.send(domain, f"slow one {person}")
         self.assertTrue(wait_until(lambda: len(self.llm.requests()) >= len(PEOPLE), ONLINE,
                                    interval=0.05),
@@ -229,6 +238,56 @@ class FailoverTest(unittest.TestCase):
             status = json.loads(run_heraldctl(agent.dir, "--json", "status").stdout)
             listed = {i.get("id") for i in status.get("instances", [])}
             self.assertEqual(listed, {ids[a] for a in survivors}, status.get("instances"))
+            # Between them they hold every conversation (the last beat's count).
+            self.assertTrue(wait_until(lambda: sum(
+                int(i.get("conversations", 0)) for i in json.loads(run_heraldctl(
+                    agent.dir, "--json", "status").stdout).get("instances", [])) == len(PEOPLE),
+                10, interval=0.2), status.get("instances"))
+
+    def test_a_database_restart_under_load_loses_nothing(self):
+        self.lease_seconds = 30  # rides out the outage: no conversation changes hands
+        for _ in range(INSTANCES):
+            self.start_agent()
+        domain = self.server.component_domain
+        clients = self.connect_everyone()
+        for person, client in clients.items():
+            client.send(domain, f"slow one {person}")
+        self.assertTrue(wait_until(lambda: len(self.llm.requests()) >= len(PEOPLE), ONLINE,
+                                   interval=0.05),
+                        f"{len(self.llm.requests())} model calls\n{self.diagnosis()}")
+        # The database goes away while the 50 answers are being written: they go out, and
+        # their marks wait for the database. The stop and start are the outage itself.
+        self.db.stop()
+        self.assertEqual(
+            sorted(clients[PEOPLE[0]].replies_from(domain, within=SLOW + 5, count=1)),
+            [f"you said: slow one {PEOPLE[0]}"])
+        self.db.start()
+        for person, client in clients.items():
+            client.send(domain, f"slow two {person}")
+        deadline = time.monotonic() + ANSWERED
+        for i, (person, client) in enumerate(clients.items()):
+            want = 1 if i == 0 else 2
+            got = []
+            while len(got) < want and time.monotonic() < deadline:
+                got += client.replies_from(domain, within=max(0.1, deadline - time.monotonic()),
+                                           count=want - len(got))
+            expected = [f"you said: slow two {person}"]
+            if i:
+                expected.insert(0, f"you said: slow one {person}")
+            self.assertEqual(sorted(got), expected, f"{person}\n{self.diagnosis()}")
+        # Nothing accepted is left unanswered once the marks are written (the next beats), and
+        # nothing was asked twice: 100 model calls, 100 calls in the ledger.
+        self.assertTrue(wait_until(lambda: self.sql(
+            "SELECT count(*) FROM herald_inbox WHERE answered_at IS NULL") == "0", 10,
+            interval=0.2), self.diagnosis())
+        self.assertEqual(len([r for r in self.llm.requests()
+                              if "slow " in (r.get("last_user_text") or "")]), 2 * len(PEOPLE))
+        self.assertTrue(wait_until(
+            lambda: self.sql("SELECT coalesce(sum(calls), 0) FROM ledger_usage "
+                             "WHERE time_window = 'day'") == str(2 * len(PEOPLE)), 10,
+            interval=0.2), self.diagnosis())
+        for agent in self.agents:
+            self.assertIsNone(agent.exit_code(), agent.log()[-3000:])
 
 
 if __name__ == "__main__":

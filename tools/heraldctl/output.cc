@@ -85,9 +85,10 @@ std::string RenderStatus(const v1::GetStatusResponse& status) {
   fields.emplace_back("messages received", FormatCount(status.messages_received()));
   fields.emplace_back("llm calls", FormatCount(status.llm_calls()));
   for (const v1::Instance& instance : status.instances()) {
-    fields.emplace_back("instance",
-                        absl::StrCat(instance.id(), ", since ", FormatTime(instance.started_at()),
-                                     instance.this_instance() ? " (this one)" : ""));
+    fields.emplace_back(
+        "instance", absl::StrCat(instance.id(), ", since ", FormatTime(instance.started_at()), ", ",
+                                 FormatCount(instance.conversations()), " conversations",
+                                 instance.this_instance() ? " (this one)" : ""));
   }
   for (const std::string& notice : status.notices()) fields.emplace_back("notice", notice);
   return Fields(fields);

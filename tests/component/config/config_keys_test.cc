@@ -124,6 +124,7 @@ input_per_mtok = 2.5
 backend = "postgresql"
 postgresql = "host=/run/postgresql dbname=herald"
 pool_size = 8
+lease_seconds = 30
 
 [skills]
 enabled = ["current_time"]

@@ -427,10 +427,12 @@ TEST(ConfigTest, ReadsStorageAndDefaultsToSqlite) {
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->storage.backend, StorageBackend::kSqlite);
   EXPECT_EQ(config->storage.pool_size, 4);
+  EXPECT_EQ(config->storage.lease_seconds, 10);
   config = Load(WithServer(
       "[storage]\nbackend = \"postgresql\"\npostgresql = \"host=/run/postgresql dbname=herald\"\n"
-      "pool_size = 8\n"));
+      "pool_size = 8\nlease_seconds = 30\n"));
   ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->storage.lease_seconds, 30);
   EXPECT_EQ(config->storage.backend, StorageBackend::kPostgresql);
   EXPECT_EQ(config->storage.postgresql, "host=/run/postgresql dbname=herald");
   EXPECT_EQ(config->storage.pool_size, 8);
@@ -445,6 +447,8 @@ TEST(ConfigTest, RefusesStorageItCannotUse) {
             "\"mysql\"");
   EXPECT_EQ(ErrorOf(WithServer("[storage]\npostgresql = \"dbname=h\"\npool_size = 0\n")),
             "herald.toml:6: storage.pool_size must be between 1 and 64, got 0");
+  EXPECT_EQ(ErrorOf(WithServer("[storage]\nlease_seconds = 1\n")),
+            "herald.toml:5: storage.lease_seconds must be between 3 and 600, got 1");
   EXPECT_EQ(ErrorOf(WithServer("[storage]\nbakend = \"sqlite\"\n")),
             "herald.toml:5: unknown key 'bakend' in [storage] (did you mean 'backend'?)");
 }

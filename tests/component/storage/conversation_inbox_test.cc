@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "absl/time/clock.h"
+#include "component/storage/instance_registry.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/postgres_server.h"
@@ -182,6 +183,25 @@ TEST_F(ConversationInboxTest, AnAnswerUnderAnOlderTokenOfTheSameInstanceMarksNot
   EXPECT_EQ(a->TakeOver().value_or(-1), 1);
   EXPECT_EQ(a->MarkAnswered(accepted->id, "alice@example.org", 1).value_or(true), false);
   EXPECT_EQ(a->MarkAnswered(accepted->id, "alice@example.org", 2).value_or(false), true);
+}
+
+TEST_F(ConversationInboxTest, TheRegistryCountsTheConversationsEachInstanceHolds) {
+  absl::StatusOr<std::unique_ptr<InstanceRegistry>> registry =
+      InstanceRegistry::Join(db_, "host-a", 100);
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  auto a = Open((*registry)->id());
+  auto b = Open("b");
+  ASSERT_TRUE(a->Accept(Message("alice@example.org/p", "m1", "one")).ok());
+  ASSERT_TRUE(a->Accept(Message("bob@example.org/p", "m1", "one")).ok());
+  ASSERT_TRUE(b->Accept(Message("carol@example.org/p", "m1", "one")).ok());
+  ASSERT_TRUE((*registry)->Beat().ok());
+  EXPECT_EQ((*registry)->Known().at(0).conversations, 0);  // not counted until asked
+  (*registry)->CountConversations();
+  ASSERT_TRUE((*registry)->Beat().ok());
+  EXPECT_EQ((*registry)->Known().at(0).conversations, 2);
+  ASSERT_TRUE(a->Release().ok());
+  ASSERT_TRUE((*registry)->Beat().ok());
+  EXPECT_EQ((*registry)->Known().at(0).conversations, 0);
 }
 
 TEST_F(ConversationInboxTest, TwoInstancesTakingOverAtOnceSplitTheConversations) {

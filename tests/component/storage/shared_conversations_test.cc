@@ -84,6 +84,7 @@ class SharedConversationsTest : public ::testing::Test {
         base::PostgresDatabase::Connect({.conninfo = *conninfo, .pool_size = 4, .what = "test"});
     ASSERT_TRUE(db.ok()) << db.status();
     db_ = *std::move(db);
+    server_ = *server;
     a_ = std::make_unique<Instance>(db_, "a");
     b_ = std::make_unique<Instance>(db_, "b");
   }
@@ -109,6 +110,7 @@ class SharedConversationsTest : public ::testing::Test {
     return rows.ok() ? static_cast<int>(rows->Int64(0, 0)) : -1;
   }
 
+  testing::PostgresServer* server_ = nullptr;
   std::shared_ptr<base::PostgresDatabase> db_;
   std::unique_ptr<Instance> a_;
   std::unique_ptr<Instance> b_;
@@ -182,6 +184,31 @@ TEST_F(SharedConversationsTest, AnInstanceThatStopsCleanlyLeavesItsConversations
   ASSERT_TRUE(RunUntil([&] { return b_->delivered.size() == 1; }));
   EXPECT_LT(absl::Now() - stopped, absl::Milliseconds(800));
   EXPECT_THAT(b_->Bodies(), ElementsAre("cut short"));
+}
+
+TEST_F(SharedConversationsTest, AnOutageLongerThanTheLeaseStopsTurnsButKeepsAnswersAnswered) {
+  b_->Die();  // alone: nobody takes a's conversations while the database is away
+  a_->shared->Accept(Message("alice@example.org/phone", "m1", "answered in the outage"));
+  a_->shared->Accept(Message("alice@example.org/phone", "m2", "running in the outage"));
+  ASSERT_TRUE(RunUntil([&] { return a_->delivered.size() == 2; }));
+
+  // The database goes away; m1's answer goes out meanwhile, its mark cannot be written. Once
+  // a has not renewed for most of the lease (1 s), it stops the turn that still runs (m2).
+  ASSERT_TRUE(server_->Stop().ok());
+  a_->delivered[0].settled.reset();
+  ASSERT_TRUE(RunUntil([&] { return !a_->stopped.empty(); }));
+  EXPECT_THAT(a_->stopped, ElementsAre("alice@example.org"));
+  a_->delivered[1].settled.reset();  // the stopped turn ends
+
+  // Back: a renews the lease nobody took, marks m1 (answered, under its token) and hands out
+  // m2 again, which was never answered. m1 is not handed out again.
+  ASSERT_TRUE(server_->Start().ok());
+  ASSERT_TRUE(RunUntil([&] { return a_->delivered.size() == 3; }));
+  EXPECT_EQ(a_->delivered[2].body, "running in the outage");
+  a_->delivered[2].settled.reset();
+  ASSERT_TRUE(RunUntil([&] { return Unanswered() == 0; }));
+  RunUntil([] { return false; }, absl::Milliseconds(300));
+  EXPECT_EQ(a_->delivered.size(), 3u);
 }
 
 TEST_F(SharedConversationsTest, AnInstanceWhoseLeaseWasTakenStopsTheConversation) {

@@ -71,11 +71,12 @@ TEST(OutputTest, StatusListsTheInstancesSharingTheDatabase) {
     instance->mutable_started_at()->set_seconds(kJan2);
   }
   status.mutable_instances(1)->set_this_instance(true);
+  status.mutable_instances(0)->set_conversations(1234);
   std::string text = RenderStatus(status);
-  EXPECT_THAT(text,
-              HasSubstr("instance           host-a:100:0a0b0c0d, since 2025-01-02 03:04:05 UTC\n"
-                        "instance           host-b:200:01020304, since 2025-01-02 03:04:05 UTC "
-                        "(this one)\n"));
+  EXPECT_THAT(text, HasSubstr("instance           host-a:100:0a0b0c0d, since 2025-01-02 03:04:05 "
+                              "UTC, 1,234 conversations\n"
+                              "instance           host-b:200:01020304, since 2025-01-02 03:04:05 "
+                              "UTC, 0 conversations (this one)\n"));
 }
 
 TEST(OutputTest, SessionsAreATableOfConversations) {
