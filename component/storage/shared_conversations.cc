@@ -1,5 +1,6 @@
 #include "component/storage/shared_conversations.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/time/clock.h"
@@ -233,7 +234,10 @@ std::unique_ptr<SharedConversations> ShareConversations(asio::io_context& io,
         agent.Cancel(base::ConversationRef{.kind = base::ConversationRef::Kind::kDirect,
                                            .address = conversation});
       },
-      SharedConversations::Options{});
+      // Renewed five times per lease (at most every 2 s), so that a short lease is still renewed
+      // well before this instance stops answering under it (Fresh: a beat before it runs out).
+      SharedConversations::Options{.beat =
+                                       std::min(absl::Seconds(2), stores.inbox->lease_time() / 5)});
   runtime.RouteChatsThrough(
       [shared = shared.get()](xmpp::ChatMessage&& message) { shared->Accept(std::move(message)); });
   return shared;

@@ -54,7 +54,7 @@ class SharedConversations {
 
   struct Options {
     absl::Duration poll = absl::Milliseconds(200);
-    absl::Duration beat = absl::Seconds(2);
+    absl::Duration beat = absl::Seconds(2);  // well under the inbox's lease time
   };
 
   SharedConversations(asio::io_context& io, asio::thread_pool& workers, ConversationInbox& inbox,
