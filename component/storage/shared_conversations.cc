@@ -57,7 +57,7 @@ void SharedConversations::Accept(xmpp::ChatMessage&& message) {
       }
       if (!accepted->token.has_value()) return;  // its holder reads it at its next poll
       std::string conversation = message.from.BareString();
-      leases_[conversation] = *accepted->token;
+      Hold(conversation, *accepted->token);
       Dispatch(InboxMessage{.id = accepted->id,
                             .conversation = std::move(conversation),
                             .token = *accepted->token,
@@ -135,9 +135,7 @@ void SharedConversations::Poll() {
       }
       for (InboxMessage& message : *owned) {
         if (marked.contains(message.id)) continue;
-        if (!leases_.contains(message.conversation)) {
-          leases_.emplace(message.conversation, message.token);
-        }
+        if (!leases_.contains(message.conversation)) Hold(message.conversation, message.token);
         Dispatch(std::move(message));
       }
     });
@@ -167,6 +165,11 @@ void SharedConversations::LetGo(const char* why) {
   leases_.clear();
 }
 
+void SharedConversations::Hold(const std::string& conversation, int64_t token) {
+  leases_[conversation] = token;
+  if (beating_) held_during_beat_.insert(conversation);
+}
+
 void SharedConversations::Abandon(const std::string& conversation) {
   for (const auto& [id, handed] : dispatched_) {
     if (handed.conversation == conversation && !handed.answered) abandoned_.insert(id);
@@ -192,6 +195,7 @@ void SharedConversations::Beat() {
     asio::post(io_, [this, started, held = std::move(held), taken]() mutable {
       beating_ = false;
       if (!held.ok() || !taken.ok()) {
+        held_during_beat_.clear();
         if (!failing_) {
           LOG(WARNING) << "inbox: cannot renew this instance's conversations (tried again every "
                        << absl::FormatDuration(options_.beat)
@@ -203,7 +207,13 @@ void SharedConversations::Beat() {
       if (failing_) LOG(INFO) << "inbox: the conversations' leases are renewed again";
       failing_ = false;
       renewed_at_ = started;
+      absl::flat_hash_set<std::string> newer = std::move(held_during_beat_);
+      held_during_beat_.clear();
       for (const auto& [conversation, token] : leases_) {
+        if (newer.contains(conversation)) {
+          held->try_emplace(conversation, token);  // taken after the renewal read the leases
+          continue;
+        }
         auto now = held->find(conversation);
         if (now == held->end() || now->second != token) {
           LOG(WARNING) << "inbox: another instance answers " << conversation << " now";

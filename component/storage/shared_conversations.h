@@ -83,6 +83,8 @@ class SharedConversations {
   void LetGo(const char* why);
   // Stops one conversation; what it was handed is not marked answered.
   void Abandon(const std::string& conversation);
+  // Records a lease this instance took or found (Accept, Poll).
+  void Hold(const std::string& conversation, int64_t token);
 
   asio::io_context& io_;
   asio::thread_pool& workers_;
@@ -109,7 +111,9 @@ class SharedConversations {
   // Marked answered while a poll was reading: its snapshot may still list them unanswered.
   absl::flat_hash_set<int64_t> marked_during_poll_;
   absl::flat_hash_map<std::string, int64_t> leases_;  // conversation → token, as last renewed
-  absl::Time renewed_at_;                             // when the last good renewal started
+  // Held since the running beat read the leases: its answer does not know them yet.
+  absl::flat_hash_set<std::string> held_during_beat_;
+  absl::Time renewed_at_;  // when the last good renewal started
   bool polling_ = false;
   bool beating_ = false;
   bool failing_ = false;  // the last database call of a poll or beat failed
