@@ -190,8 +190,8 @@ absl::StatusOr<PostgresResult> PostgresConnection::Exec(std::string_view sql,
   return result;
 }
 
-PostgresDatabase::PostgresDatabase(std::string what, std::vector<pg_conn*> connections)
-    : what_(std::move(what)) {
+PostgresDatabase::PostgresDatabase(Options options, std::vector<pg_conn*> connections)
+    : options_(std::move(options)), what_(options_.what) {
   for (PGconn* connection : connections) {
     all_.push_back(std::make_unique<PostgresSession>(PostgresSession{.connection = connection}));
     free_.push_back(all_.back().get());
@@ -202,16 +202,10 @@ PostgresDatabase::~PostgresDatabase() {
   for (const std::unique_ptr<PostgresSession>& session : all_) PQfinish(session->connection);
 }
 
-absl::StatusOr<std::unique_ptr<PostgresDatabase>> PostgresDatabase::Connect(
-    const Options& options) {
-  if (options.conninfo.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("PostgreSQL (", options.what, "): no connection string"));
-  }
-  if (options.pool_size < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("PostgreSQL (", options.what, "): the pool needs a connection"));
-  }
+namespace {
+
+// One connection with the pool's settings.
+absl::StatusOr<PGconn*> OpenConnection(const PostgresDatabase::Options& options) {
   // Later entries override earlier ones: the connection string's own settings win over these
   // defaults. Over TCP, a server that stops answering (a network cut) fails a statement after
   // 10 s of unacknowledged data, and an idle connection to it is found dead within a minute,
@@ -224,30 +218,82 @@ absl::StatusOr<std::unique_ptr<PostgresDatabase>> PostgresDatabase::Connect(
       "keepalives_interval", "keepalives_count", "dbname",           nullptr};
   const char* values[] = {timeout.c_str(),          "herald", "10000", "30", "10", "3",
                           options.conninfo.c_str(), nullptr};
-
-  std::vector<PGconn*> connections;
-  auto close_all = [&connections] {
-    for (PGconn* c : connections) PQfinish(c);
-  };
-  for (int i = 0; i < options.pool_size; ++i) {
-    PGconn* connection = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
-    if (connection == nullptr) {
-      close_all();
-      return absl::ResourceExhaustedError(
-          absl::StrCat("PostgreSQL (", options.what, "): no memory for a connection"));
-    }
-    if (PQstatus(connection) != CONNECTION_OK) {
-      const std::string message = ConnectionMessage(connection);
-      PQfinish(connection);
-      close_all();
-      return absl::UnavailableError(
-          absl::StrCat("PostgreSQL (", options.what, "): cannot connect: ", message));
-    }
-    PQsetNoticeProcessor(connection, LogNotice, nullptr);
-    connections.push_back(connection);
+  PGconn* connection = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
+  if (connection == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("PostgreSQL (", options.what, "): no memory for a connection"));
   }
-  return std::unique_ptr<PostgresDatabase>(
-      new PostgresDatabase(options.what, std::move(connections)));
+  if (PQstatus(connection) != CONNECTION_OK) {
+    const std::string message = ConnectionMessage(connection);
+    PQfinish(connection);
+    return absl::UnavailableError(
+        absl::StrCat("PostgreSQL (", options.what, "): cannot connect: ", message));
+  }
+  PQsetNoticeProcessor(connection, LogNotice, nullptr);
+  return connection;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PostgresDatabase>> PostgresDatabase::Connect(
+    const Options& options) {
+  if (options.conninfo.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("PostgreSQL (", options.what, "): no connection string"));
+  }
+  if (options.pool_size < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("PostgreSQL (", options.what, "): the pool needs a connection"));
+  }
+  std::vector<PGconn*> connections;
+  for (int i = 0; i < options.pool_size; ++i) {
+    absl::StatusOr<PGconn*> connection = OpenConnection(options);
+    if (!connection.ok()) {
+      for (PGconn* c : connections) PQfinish(c);
+      return connection.status();
+    }
+    connections.push_back(*connection);
+  }
+  return std::unique_ptr<PostgresDatabase>(new PostgresDatabase(options, std::move(connections)));
+}
+
+absl::StatusOr<std::unique_ptr<PostgresListener>> PostgresDatabase::Listen(
+    std::string_view channel) {
+  if (channel.empty() || !std::all_of(channel.begin(), channel.end(), [](char c) {
+        return absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '_';
+      })) {
+    return absl::InvalidArgumentError(absl::StrCat("PostgreSQL (", what_, "): channel '",
+                                                   AbslView(channel), "' is not a plain name"));
+  }
+  absl::StatusOr<PGconn*> connection = OpenConnection(options_);
+  if (!connection.ok()) return connection.status();
+  auto listener = std::make_unique<PostgresListener>(*connection);
+  // Channel is a plain identifier (checked above), so it can be part of the text.
+  PGresult* result = PQexec(*connection, absl::StrCat("LISTEN ", AbslView(channel)).c_str());
+  const bool ok = result != nullptr && PQresultStatus(result) == PGRES_COMMAND_OK;
+  PQclear(result);
+  if (!ok) {
+    return absl::UnavailableError(
+        absl::StrCat("PostgreSQL (", what_, "): LISTEN failed: ", ConnectionMessage(*connection)));
+  }
+  return listener;
+}
+
+PostgresListener::~PostgresListener() { PQfinish(connection_); }
+
+int PostgresListener::socket() const { return PQsocket(connection_); }
+
+absl::StatusOr<std::vector<std::string>> PostgresListener::Drain() {
+  if (PQconsumeInput(connection_) != 1 || PQstatus(connection_) != CONNECTION_OK) {
+    return absl::UnavailableError(
+        absl::StrCat("PostgreSQL listener: ", ConnectionMessage(connection_)));
+  }
+  std::vector<std::string> payloads;
+  while (PGnotify* notify = PQnotifies(connection_)) {
+    payloads.emplace_back(notify->extra != nullptr ? notify->extra : "");
+    PQfreemem(notify);
+  }
+  return payloads;
 }
 
 absl::StatusOr<PostgresSession*> PostgresDatabase::Take() {

@@ -103,6 +103,25 @@ struct PostgresSession {
   absl::flat_hash_map<std::string, std::string> prepared;  // SQL text → statement name
 };
 
+// A connection of its own that LISTENs on a channel (PostgresDatabase::Listen), for the I/O
+// loop to watch: socket() becomes readable when something arrives, and Drain reads it without
+// blocking (libpq keeps its sockets non-blocking). A connection that broke is Unavailable;
+// make a new listener then (from a worker thread: Listen blocks).
+class PostgresListener {
+ public:
+  explicit PostgresListener(pg_conn* connection) : connection_(connection) {}
+  ~PostgresListener();
+  PostgresListener(const PostgresListener&) = delete;
+  PostgresListener& operator=(const PostgresListener&) = delete;
+
+  int socket() const;
+  // The payloads of the notifications that arrived since the last call, oldest first.
+  absl::StatusOr<std::vector<std::string>> Drain();
+
+ private:
+  pg_conn* connection_;
+};
+
 // One connection, lent for the length of a transaction (PostgresDatabase::Transaction).
 class PostgresConnection {
  public:
@@ -146,15 +165,20 @@ class PostgresDatabase {
   absl::Status Transaction(absl::FunctionRef<absl::Status(PostgresConnection&)> body)
       ABSL_LOCKS_EXCLUDED(mu_);
 
+  // A new connection, outside the pool, that listens on `channel` (lower-case letters, digits
+  // and '_'). Blocks: call it from a worker thread.
+  absl::StatusOr<std::unique_ptr<PostgresListener>> Listen(std::string_view channel);
+
   const std::string& what() const { return what_; }
 
  private:
-  PostgresDatabase(std::string what, std::vector<pg_conn*> connections);
+  PostgresDatabase(Options options, std::vector<pg_conn*> connections);
 
   // Takes a free connection (waiting for one), resetting it first if it broke.
   absl::StatusOr<PostgresSession*> Take() ABSL_LOCKS_EXCLUDED(mu_);
   void Give(PostgresSession* session) ABSL_LOCKS_EXCLUDED(mu_);
 
+  const Options options_;  // to open a listener like the pool's connections
   const std::string what_;
   Mutex mu_;
   std::vector<std::unique_ptr<PostgresSession>> all_;       // closed in the destructor

@@ -51,6 +51,9 @@ constexpr char kTakeLease[] =
 
 double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
 
+// Where an accepting instance tells the holder of a conversation (payload: the holder's id).
+constexpr std::string_view kChannel = "herald_inbox";
+
 }  // namespace
 
 std::string EncodeInboxMessage(const xmpp::ChatMessage& message) {
@@ -146,11 +149,24 @@ absl::StatusOr<Acceptance> ConversationInbox::Accept(const xmpp::ChatMessage& me
     absl::StatusOr<PostgresResult> lease = c.Exec(
         kTakeLease, SqlParams().Text(conversation).Text(instance_).Double(Seconds(lease_time_)));
     if (!lease.ok()) return lease.status();
-    if (lease->rows() == 1) acceptance.token = lease->Int64(0, 0);
-    return absl::OkStatus();
+    if (lease->rows() == 1) {
+      acceptance.token = lease->Int64(0, 0);
+      return absl::OkStatus();
+    }
+    // Another instance holds it: tell it (delivered when this transaction commits).
+    return c
+        .Exec("SELECT pg_notify('" + std::string(kChannel) +
+                  "', owner) FROM herald_leases "
+                  "WHERE conversation = $1",
+              SqlParams().Text(conversation))
+        .status();
   });
   if (!s.ok()) return s;
   return acceptance;
+}
+
+absl::StatusOr<std::unique_ptr<base::PostgresListener>> ConversationInbox::Listen() {
+  return db_->Listen(kChannel);
 }
 
 absl::StatusOr<std::vector<InboxMessage>> ConversationInbox::Owned(int limit) {

@@ -11,11 +11,11 @@
 //
 // The instance that accepts a message takes the conversation's lease when nobody holds it (or
 // the holder's lease ran out); otherwise the message waits in the inbox for the holder, which
-// reads what waits for it (Owned). The holder renews its leases while it lives (Renew); when
-// an instance dies its leases run out, and another takes the conversations that still have
-// unanswered messages (TakeOver) and answers them. An answer is marked with the token the
-// answering instance held (MarkAnswered): a token that is no longer the lease's — the
-// conversation moved on — marks nothing.
+// reads what waits for it (Owned), told at once by a notification (Listen). The holder renews its
+// leases while it lives (Renew); when an instance dies its leases run out, and another takes the
+// conversations that still have unanswered messages (TakeOver) and answers them. An answer is
+// marked with the token the answering instance held (MarkAnswered): a token that is no longer the
+// lease's — the conversation moved on — marks nothing.
 //
 // Every call blocks on the network: call it from the worker pool, never from the I/O loop.
 //
@@ -71,6 +71,10 @@ class ConversationInbox {
   // Stores `message` (a 1:1 message; its conversation is the sender's bare JID) and takes the
   // conversation's lease when it is free or already this instance's, in one transaction.
   absl::StatusOr<Acceptance> Accept(const xmpp::ChatMessage& message);
+
+  // A connection that hears, at once, when another instance accepted a message for a
+  // conversation this instance holds (the notification's payload is the holder's id). Blocks.
+  absl::StatusOr<std::unique_ptr<base::PostgresListener>> Listen();
 
   // The unanswered messages of the conversations whose live leases this instance holds, oldest
   // first (at most `limit`).

@@ -6,8 +6,11 @@
 //   - a message from an allowed sender is stored in the inbox before anything else happens to
 //     it; when this instance holds (or takes) the conversation's lease it goes to the agent at
 //     once, else it waits there for the instance that holds it;
-//   - every `poll` this instance reads what waits in its conversations (messages other
-//     instances accepted for it, conversations it took over) and hands each to the agent once;
+//   - it reads what waits in its conversations (messages other instances accepted for it,
+//     conversations it took over) when another instance tells it (a PostgreSQL notification
+//     heard on a connection of its own, watched on the loop), after it took conversations
+//     over, and every `poll` in case a notification was missed; it hands each to the agent
+//     once;
 //   - every `beat` it renews its leases, takes over the conversations of instances whose leases
 //     ran out, and stops the turns of conversations another instance took;
 //   - a message is marked answered, under the lease's fencing token, when the agent lets go of
@@ -27,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,7 +57,7 @@ class SharedConversations {
   using Stop = std::function<void(const std::string& conversation)>;
 
   struct Options {
-    absl::Duration poll = absl::Milliseconds(200);
+    absl::Duration poll = absl::Seconds(1);
     absl::Duration beat = absl::Seconds(2);  // well under the inbox's lease time
   };
 
@@ -77,6 +81,10 @@ class SharedConversations {
   void Beat();
   void ArmPoll();
   void ArmBeat();
+  // Opens the listening connection (on the pool) and watches it on the loop.
+  void Listen();
+  void WaitForNotifications();
+  void StopListening();
   // Whether this instance renewed its leases recently enough to answer under them.
   bool Fresh() const;
   // Stops every conversation this instance answers (its leases may be taken).
@@ -115,6 +123,10 @@ class SharedConversations {
   absl::flat_hash_set<std::string> held_during_beat_;
   absl::Time renewed_at_;  // when the last good renewal started
   bool polling_ = false;
+  bool poll_again_ = false;  // asked to poll while a poll ran: its snapshot may be too early
+  std::unique_ptr<base::PostgresListener> listener_;
+  std::optional<asio::posix::stream_descriptor> listener_socket_;  // a dup of its socket
+  bool connecting_listener_ = false;
   bool beating_ = false;
   bool failing_ = false;  // the last database call of a poll or beat failed
   int beats_ = 0;

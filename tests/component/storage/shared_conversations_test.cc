@@ -33,7 +33,8 @@ struct Delivered {
 // One instance: its own loop and pool, an inbox on the shared database, and a coordinator
 // whose agent records what it is handed.
 struct Instance {
-  Instance(std::shared_ptr<base::PostgresDatabase> db, const std::string& id)
+  Instance(std::shared_ptr<base::PostgresDatabase> db, const std::string& id,
+           absl::Duration poll = absl::Milliseconds(50))
       : loop(/*worker_threads=*/2) {
     absl::StatusOr<std::unique_ptr<ConversationInbox>> opened =
         ConversationInbox::Open(db, id, absl::Seconds(1));
@@ -45,8 +46,7 @@ struct Instance {
           delivered.push_back({message.body, std::move(settled)});
         },
         [this](const std::string& conversation) { stopped.push_back(conversation); },
-        SharedConversations::Options{.poll = absl::Milliseconds(50),
-                                     .beat = absl::Milliseconds(200)});
+        SharedConversations::Options{.poll = poll, .beat = absl::Milliseconds(200)});
   }
   ~Instance() {
     delivered.clear();  // what is still held is let go (and marked, when alive) first
@@ -136,6 +136,22 @@ TEST_F(SharedConversationsTest, EveryMessageOfAConversationReachesTheInstanceTha
   EXPECT_EQ(a_->delivered.size(), 2u);
   EXPECT_EQ(b_->delivered.size(), 1u);
   EXPECT_EQ(a_->shared->held(), 1u);
+}
+
+TEST_F(SharedConversationsTest, TheHolderHearsAtOnceWhatAnotherInstanceAccepted) {
+  // Polls far apart: only the notification can bring b's message to a in time.
+  a_ = std::make_unique<Instance>(db_, "a", absl::Seconds(30));
+  b_ = std::make_unique<Instance>(db_, "b", absl::Seconds(30));
+  a_->shared->Accept(Message("alice@example.org/phone", "m1", "one"));
+  ASSERT_TRUE(RunUntil([&] { return a_->delivered.size() == 1; }));
+  // Let a's listener connect (a beat, then the connection).
+  RunUntil([] { return false; }, absl::Milliseconds(500));
+  const absl::Time sent = absl::Now();
+  b_->shared->Accept(Message("alice@example.org/laptop", "m2", "two"));
+  ASSERT_TRUE(RunUntil([&] { return a_->delivered.size() == 2; }, absl::Seconds(5)));
+  EXPECT_LT(absl::Now() - sent, absl::Seconds(2));
+  EXPECT_THAT(a_->Bodies(), ElementsAre("one", "two"));
+  EXPECT_TRUE(b_->delivered.empty());
 }
 
 TEST_F(SharedConversationsTest, WhenTheAnsweringInstanceDiesAnotherAnswersWhatWasLeft) {
