@@ -200,4 +200,15 @@ absl::StatusOr<PostgresServer*> SharedPostgresServer() {
   return server->get();
 }
 
+absl::StatusOr<std::shared_ptr<base::PostgresDatabase>> ConnectNewDatabase(int pool_size) {
+  absl::StatusOr<PostgresServer*> server = SharedPostgresServer();
+  if (!server.ok()) return server.status();
+  absl::StatusOr<std::string> conninfo = (*server)->NewDatabase();
+  if (!conninfo.ok()) return conninfo.status();
+  absl::StatusOr<std::unique_ptr<base::PostgresDatabase>> db = base::PostgresDatabase::Connect(
+      {.conninfo = *conninfo, .pool_size = pool_size, .what = "test"});
+  if (!db.ok()) return db.status();
+  return std::shared_ptr<base::PostgresDatabase>(*std::move(db));
+}
+
 }  // namespace herald::testing

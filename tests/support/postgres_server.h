@@ -13,6 +13,7 @@
 //   absl::StatusOr<std::string> conninfo = (*server)->NewDatabase();  // empty, for one test
 //   ... base::PostgresDatabase::Connect({.conninfo = *conninfo}) ...
 //   ASSERT_TRUE((*server)->Stop().ok());  ASSERT_TRUE((*server)->Start().ok());  // an outage
+//   absl::StatusOr<std::shared_ptr<base::PostgresDatabase>> db = ConnectNewDatabase();  // both
 #pragma once
 
 #include <sys/types.h>
@@ -23,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "component/base/postgres_database.h"
 
 namespace herald::testing {
 
@@ -64,5 +66,8 @@ class PostgresServer {
 // One server for the whole test binary, made at first use and stopped at exit; the error of
 // its start, if it failed, is returned to every caller (fail the test with it).
 absl::StatusOr<PostgresServer*> SharedPostgresServer();
+
+// A new empty database on the shared server, connected with a pool of `pool_size`.
+absl::StatusOr<std::shared_ptr<base::PostgresDatabase>> ConnectNewDatabase(int pool_size = 2);
 
 }  // namespace herald::testing

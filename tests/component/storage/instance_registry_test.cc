@@ -15,12 +15,7 @@ using ::testing::Field;
 class InstanceRegistryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<testing::PostgresServer*> server = testing::SharedPostgresServer();
-    ASSERT_TRUE(server.ok()) << server.status();
-    absl::StatusOr<std::string> conninfo = (*server)->NewDatabase();
-    ASSERT_TRUE(conninfo.ok()) << conninfo.status();
-    absl::StatusOr<std::unique_ptr<base::PostgresDatabase>> db =
-        base::PostgresDatabase::Connect({.conninfo = *conninfo, .pool_size = 2, .what = "test"});
+    absl::StatusOr<std::shared_ptr<base::PostgresDatabase>> db = testing::ConnectNewDatabase();
     ASSERT_TRUE(db.ok()) << db.status();
     db_ = *std::move(db);
   }

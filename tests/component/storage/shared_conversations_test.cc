@@ -76,15 +76,11 @@ struct Instance {
 class SharedConversationsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<testing::PostgresServer*> server = testing::SharedPostgresServer();
-    ASSERT_TRUE(server.ok()) << server.status();
-    absl::StatusOr<std::string> conninfo = (*server)->NewDatabase();
-    ASSERT_TRUE(conninfo.ok()) << conninfo.status();
-    absl::StatusOr<std::unique_ptr<base::PostgresDatabase>> db =
-        base::PostgresDatabase::Connect({.conninfo = *conninfo, .pool_size = 4, .what = "test"});
+    absl::StatusOr<std::shared_ptr<base::PostgresDatabase>> db =
+        testing::ConnectNewDatabase(/*pool_size=*/4);
     ASSERT_TRUE(db.ok()) << db.status();
     db_ = *std::move(db);
-    server_ = *server;
+    server_ = *testing::SharedPostgresServer();
     a_ = std::make_unique<Instance>(db_, "a");
     b_ = std::make_unique<Instance>(db_, "b");
   }
