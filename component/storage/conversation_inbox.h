@@ -50,7 +50,9 @@ struct InboxMessage {
 // What Accept did with a message.
 struct Acceptance {
   int64_t id = 0;
-  // The sender's stanza id was accepted before (a resent message): it is answered once.
+  // This stanza was accepted before (the same id from the same address with the same
+  // content: a resent message): it is answered once. A client that uses an id again for
+  // another message is not taken for a resend.
   bool duplicate = false;
   // Set when this instance holds the conversation's lease (the token to mark the answer
   // with); unset when another live instance does, which answers it.

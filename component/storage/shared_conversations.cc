@@ -24,7 +24,7 @@ SharedConversations::SharedConversations(asio::io_context& io, asio::thread_pool
       options_(options),
       poll_timer_(io),
       beat_timer_(io),
-      renewed_at_(absl::Now()) {
+      renewed_at_(std::chrono::steady_clock::now()) {
   ArmPoll();
   ArmBeat();
   Listen();
@@ -60,7 +60,7 @@ void SharedConversations::Accept(xmpp::ChatMessage&& message) {
                   << " was accepted before; it is answered once";
         return;
       }
-      if (!accepted->token.has_value()) return;  // its holder reads it at its next poll
+      if (!accepted->token.has_value()) return;  // its holder was notified
       std::string conversation = message.from.BareString();
       Hold(conversation, *accepted->token);
       Dispatch(InboxMessage{.id = accepted->id,
@@ -73,7 +73,8 @@ void SharedConversations::Accept(xmpp::ChatMessage&& message) {
 
 bool SharedConversations::Fresh() const {
   // A beat's margin before the lease time runs out on the database's clock.
-  return absl::Now() - renewed_at_ < inbox_.lease_time() - options_.beat;
+  return absl::FromChrono(std::chrono::steady_clock::now() - renewed_at_) <
+         inbox_.lease_time() - options_.beat;
 }
 
 void SharedConversations::Dispatch(InboxMessage&& message) {
@@ -248,7 +249,7 @@ void SharedConversations::Beat() {
   unmarked_.clear();
   for (Unmarked& u : retry) Mark(u.id, std::move(u.conversation), u.token);
   asio::post(workers_, [this, prune] {
-    const absl::Time started = absl::Now();
+    const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
     absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> held = inbox_.Renew();
     absl::StatusOr<int> taken = held.ok() ? inbox_.TakeOver() : held.status();
     if (taken.ok() && prune) {

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <asio.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -121,7 +122,9 @@ class SharedConversations {
   absl::flat_hash_map<std::string, int64_t> leases_;  // conversation → token, as last renewed
   // Held since the running beat read the leases: its answer does not know them yet.
   absl::flat_hash_set<std::string> held_during_beat_;
-  absl::Time renewed_at_;  // when the last good renewal started
+  // When the last good renewal started, on the steady clock (a wall-clock step must not make
+  // stale leases look fresh).
+  std::chrono::steady_clock::time_point renewed_at_;
   bool polling_ = false;
   bool poll_again_ = false;  // asked to poll while a poll ran: its snapshot may be too early
   std::unique_ptr<base::PostgresListener> listener_;

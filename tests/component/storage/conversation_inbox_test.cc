@@ -120,12 +120,17 @@ TEST_F(ConversationInboxTest, AResentStanzaIsAcceptedOnce) {
   absl::StatusOr<Acceptance> again = a->Accept(Message("alice@example.org/phone", "m1", "one"));
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE(again->duplicate);
+  // The same id for another message (a client that counts from 1 after each restart) is a new
+  // message.
+  absl::StatusOr<Acceptance> reused = a->Accept(Message("alice@example.org/phone", "m1", "two"));
+  ASSERT_TRUE(reused.ok());
+  EXPECT_FALSE(reused->duplicate);
   // Without an id there is nothing to tell them apart by: both are kept.
   ASSERT_TRUE(a->Accept(Message("alice@example.org/phone", "", "x")).ok());
   absl::StatusOr<Acceptance> no_id = a->Accept(Message("alice@example.org/phone", "", "x"));
   ASSERT_TRUE(no_id.ok());
   EXPECT_FALSE(no_id->duplicate);
-  EXPECT_EQ(a->Owned()->size(), 3u);
+  EXPECT_EQ(a->Owned()->size(), 4u);
 }
 
 TEST_F(ConversationInboxTest, WhenAnInstanceStopsRenewingAnotherTakesOverWhatItLeftUnanswered) {
