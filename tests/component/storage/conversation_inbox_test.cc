@@ -125,12 +125,26 @@ TEST_F(ConversationInboxTest, AResentStanzaIsAcceptedOnce) {
   absl::StatusOr<Acceptance> reused = a->Accept(Message("alice@example.org/phone", "m1", "two"));
   ASSERT_TRUE(reused.ok());
   EXPECT_FALSE(reused->duplicate);
+  // An id and a body far longer than an index entry are stored and told apart all the same.
+  std::string long_id;  // incompressible, as PostgreSQL would otherwise shrink it to fit
+  for (uint32_t x = 1; long_id.size() < 5000;) {
+    x = x * 1103515245u + 12345u;
+    long_id += static_cast<char>('a' + (x >> 16) % 26);
+  }
+  const std::string long_body(100000, 'b');
+  absl::StatusOr<Acceptance> big =
+      a->Accept(Message("alice@example.org/phone", long_id, long_body));
+  ASSERT_TRUE(big.ok()) << big.status();
+  EXPECT_FALSE(big->duplicate);
+  big = a->Accept(Message("alice@example.org/phone", long_id, long_body));
+  ASSERT_TRUE(big.ok()) << big.status();
+  EXPECT_TRUE(big->duplicate);
   // Without an id there is nothing to tell them apart by: both are kept.
   ASSERT_TRUE(a->Accept(Message("alice@example.org/phone", "", "x")).ok());
   absl::StatusOr<Acceptance> no_id = a->Accept(Message("alice@example.org/phone", "", "x"));
   ASSERT_TRUE(no_id.ok());
   EXPECT_FALSE(no_id->duplicate);
-  EXPECT_EQ(a->Owned()->size(), 4u);
+  EXPECT_EQ(a->Owned()->size(), 5u);
 }
 
 TEST_F(ConversationInboxTest, WhenAnInstanceStopsRenewingAnotherTakesOverWhatItLeftUnanswered) {
