@@ -29,13 +29,13 @@ import signal
 import time
 import unittest
 
-from agent import Agent, agent_program, component_config, runtime_sections
+from agent import agent_program, component_config, runtime_sections
 from client import Client
 from fake_llm import FakeLlm, fake_llm_program
 from postgres import Postgres
 from servers import Ejabberd, tail, wait_until
-from test_control import SOCKET, control_section, heraldctl_program, run_heraldctl
-from test_scale_out import storage_section
+from test_control import control_section, heraldctl_program, run_heraldctl
+from test_scale_out import start_instance, storage_section
 
 PEOPLE = [f"user{i:02d}" for i in range(50)]
 INSTANCES = 3
@@ -80,17 +80,6 @@ class FailoverTest(unittest.TestCase):
                 + storage_section(self.db.conninfo(self.database))
                 + f"lease_seconds = {self.lease_seconds}\n")
 
-    def start_agent(self):
-        agent = Agent.start(self.config(), secret=self.server.component_secret)
-        self.addCleanup(agent.stop)
-        self.agents.append(agent)
-        path = os.path.join(agent.dir, SOCKET)
-        ready = wait_until(lambda: agent.exit_code() is not None or (
-            os.path.exists(path) and run_heraldctl(agent.dir, "status").returncode == 0),
-            ONLINE, interval=0.1)
-        if not ready or agent.exit_code() is not None:
-            self.fail(f"herald did not start (exit {agent.exit_code()})\n{self.diagnosis()}")
-        return agent
 
     def diagnosis(self):
         parts = [f"--- agent {i} (tail) ---\n{a.log()[-4000:]}" for i, a in enumerate(self.agents)]
@@ -114,8 +103,12 @@ class FailoverTest(unittest.TestCase):
         rows = self.sql("SELECT conversation, owner FROM herald_leases WHERE expires_at > now()")
         return dict(line.split("|") for line in rows.splitlines() if line)
 
-    def connect_everyone(self):
-        """A connected client per person, once Herald answers."""
+    def start_everyone(self):
+        """The instances and a connected client per person, once Herald answers; then each
+        person sends "slow one ...", and this returns once all those model calls are waiting
+        for the fake's answer together."""
+        for _ in range(INSTANCES):
+            start_instance(self)
         domain = self.server.component_domain
         clients = {}
         for person in PEOPLE:
@@ -129,20 +122,17 @@ class FailoverTest(unittest.TestCase):
                                    is not None, ONLINE), self.diagnosis())
         for client in clients.values():
             client.discard_pending()
-        return clients
-
-    def test_a_killed_instance_loses_nothing_and_nothing_is_answered_twice(self):
-        for _ in range(INSTANCES):
-            self.start_agent()
-        domain = self.server.component_domain
-        clients = self.connect_everyone()
-
-        # Round one: 50 model calls, all waiting for the fake's answer together.
         for person, client in clients.items():
             client.send(domain, f"slow one {person}")
         self.assertTrue(wait_until(lambda: len(self.llm.requests()) >= len(PEOPLE), ONLINE,
                                    interval=0.05),
                         f"{len(self.llm.requests())} model calls\n{self.diagnosis()}")
+        return clients
+
+    def test_a_killed_instance_loses_nothing_and_nothing_is_answered_twice(self):
+        domain = self.server.component_domain
+        # Round one: 50 model calls, all waiting for the fake's answer together.
+        clients = self.start_everyone()
         ids = self.instance_ids()
         held = self.leases()
         counts = {agent: sum(1 for owner in held.values() if owner == iid)
@@ -246,15 +236,8 @@ class FailoverTest(unittest.TestCase):
 
     def test_a_database_restart_under_load_loses_nothing(self):
         self.lease_seconds = 30  # rides out the outage: no conversation changes hands
-        for _ in range(INSTANCES):
-            self.start_agent()
         domain = self.server.component_domain
-        clients = self.connect_everyone()
-        for person, client in clients.items():
-            client.send(domain, f"slow one {person}")
-        self.assertTrue(wait_until(lambda: len(self.llm.requests()) >= len(PEOPLE), ONLINE,
-                                   interval=0.05),
-                        f"{len(self.llm.requests())} model calls\n{self.diagnosis()}")
+        clients = self.start_everyone()
         # The database goes away while the 50 answers are being written: they go out, and
         # their marks wait for the database. The stop and start are the outage itself.
         self.db.stop()

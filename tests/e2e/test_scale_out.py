@@ -42,6 +42,21 @@ pool_size = 2
 """
 
 
+def start_instance(test):
+    """Starts one instance with test.config(), adds it to test.agents, and waits until its
+    control plane answers (test.diagnosis() explains a failure)."""
+    agent = Agent.start(test.config(), secret=test.server.component_secret)
+    test.addCleanup(agent.stop)
+    test.agents.append(agent)
+    path = os.path.join(agent.dir, SOCKET)
+    ready = wait_until(lambda: agent.exit_code() is not None or (
+        os.path.exists(path) and run_heraldctl(agent.dir, "status").returncode == 0),
+        ONLINE, interval=0.1)
+    if not ready or agent.exit_code() is not None:
+        test.fail(f"herald did not start (exit {agent.exit_code()})\n{test.diagnosis()}")
+    return agent
+
+
 class ScaleOutTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -75,16 +90,7 @@ class ScaleOutTest(unittest.TestCase):
                 + storage_section(self.db.conninfo(self.database)))
 
     def start_agent(self):
-        agent = Agent.start(self.config(), secret=self.server.component_secret)
-        self.addCleanup(agent.stop)
-        self.agents.append(agent)
-        path = os.path.join(agent.dir, SOCKET)
-        ready = wait_until(lambda: agent.exit_code() is not None or (
-            os.path.exists(path) and run_heraldctl(agent.dir, "status").returncode == 0),
-            ONLINE, interval=0.1)
-        if not ready or agent.exit_code() is not None:
-            self.fail(f"herald did not start (exit {agent.exit_code()})\n{self.diagnosis()}")
-        return agent
+        return start_instance(self)
 
     def diagnosis(self):
         parts = [f"--- agent {i} ---\n{a.log()}" for i, a in enumerate(self.agents)]
