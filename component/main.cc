@@ -183,12 +183,7 @@ int Serve(const std::string& path) {
   }
   ledger::UsageLedger* const usage = stores->usage.get();
   auto refresh = storage::SharedStateRefresh::For(io, workers, *stores);  // others' changes
-  absl::StatusOr<std::unique_ptr<ledger::AuditLog>> audit =
-      ledger::AuditLog::Open(config->control.audit_path);
-  if (!audit.ok()) {
-    std::cerr << "herald: [control] audit_path: " << audit.status().message() << "\n";
-    return base::kExitConfig;
-  }
+  ledger::AuditLog* const audit = stores->audit.get();
   events::EventBus events;
   // What an operator should know about this host (GetStatus shows it too).
   std::vector<std::string> notices;
@@ -360,7 +355,7 @@ int Serve(const std::string& path) {
   if (registered.ok()) {
     registered = registry.Register(std::make_unique<agent::DelegateSkill>(
         config->delegate, config->agent_protocol.max_hops, &agent_calls, delegate_client->get(),
-        audit->get(), absl::Now));
+        audit, absl::Now));
   }
   if (registered.ok()) {
     // The model's way into the external tool registry, offered when enabled like any skill.
@@ -424,7 +419,7 @@ int Serve(const std::string& path) {
                                   .events = &events,
                                   .tracer = tracer.get(),
                                   .ledger = usage,
-                                  .audit = audit->get(),
+                                  .audit = audit,
                                   .pending_actions = &pending_actions,
                                   .credentials = credentials.get(),
                                   .tool_search = tool_search->get(),
@@ -471,7 +466,7 @@ int Serve(const std::string& path) {
       .rooms = rooms,
       .memory = **store,
       .ledger = *usage,
-      .audit = **audit,
+      .audit = *audit,
       .skills = registry,
       .events = events,
       .config = *config,
@@ -565,7 +560,7 @@ int Serve(const std::string& path) {
       return absl::OkStatus();
     };
     absl::StatusOr<std::unique_ptr<control::http::WebhooksIn>> served =
-        control::http::WebhooksIn::Serve(*http_server, std::move(endpoints), deliver, audit->get(),
+        control::http::WebhooksIn::Serve(*http_server, std::move(endpoints), deliver, audit,
                                          absl::Now);
     if (!served.ok()) {
       std::cerr << "herald: [[webhooks.in]]: " << served.status().message() << "\n";
@@ -657,7 +652,7 @@ int Serve(const std::string& path) {
     io.run();
   }
   loop.JoinWorkers();
-  absl::Status flushed = (*audit)->Flush();
+  absl::Status flushed = audit->Flush();
   if (!flushed.ok()) LOG(ERROR) << "herald: the audit log could not be flushed: " << flushed;
   LOG(INFO) << "herald: stopped";
   return exit_code;

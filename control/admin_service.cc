@@ -361,7 +361,7 @@ grpc::ServerUnaryReactor* AdminService::VerifyAudit(grpc::CallbackServerContext*
                                                     v1::VerifyAuditResponse* response) {
   auto call = control_.BeginUnary(context, methods::kVerifyAudit);
   if (!call->authorized()) return call->reactor();
-  call->set_target(control_.services().audit.path());
+  call->set_target(control_.services().audit.location());
   control_.OnWorkers([this, call, response] {
     absl::StatusOr<ledger::AuditVerifyReport> report = control_.services().audit.Verify();
     if (!report.ok()) {
@@ -382,7 +382,7 @@ grpc::ServerUnaryReactor* AdminService::ListAuditEntries(grpc::CallbackServerCon
                                                          v1::ListAuditEntriesResponse* response) {
   auto call = control_.BeginUnary(context, methods::kListAuditEntries);
   if (!call->authorized()) return call->reactor();
-  call->set_target(control_.services().audit.path());
+  call->set_target(control_.services().audit.location());
   absl::StatusOr<int> page_size = PageSize(request->page_size());
   if (!page_size.ok()) return call->Finish(page_size.status());
   // The cursor: the byte offset where the oldest entry of the last page starts.
@@ -401,8 +401,7 @@ grpc::ServerUnaryReactor* AdminService::ListAuditEntries(grpc::CallbackServerCon
     // The first page shows every call audited before this one. A log that cannot be written
     // just now is no reason to hide what it holds: the listing goes on without the flush.
     if (!before.has_value()) (void)audit.Flush();
-    absl::StatusOr<ledger::AuditPage> page =
-        ledger::ReadAuditNewest(audit.path(), before, static_cast<size_t>(size));
+    absl::StatusOr<ledger::AuditPage> page = audit.ReadNewest(before, static_cast<size_t>(size));
     if (!page.ok()) {
       call->Finish(page.status().code() == absl::StatusCode::kInvalidArgument
                        ? InvalidArgument(absl::StrCat("page_token does not point into this audit "

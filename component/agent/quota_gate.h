@@ -1,10 +1,12 @@
 // component/agent/quota_gate.h
 //
-// The agent's side of token limits (Q1, Q2): before every LLM call AdmitCall asks the ledger
+// The agent's side of token limits (Q1, Q2): before every LLM call the ledger is asked
 // whether the conversation's payer may call the model — a block-mode limit stops the call
 // (published as limit_blocked) and a warn-mode limit lets it through (published once per
-// limit and window as limit_warning); after every call RecordCall adds its tokens to the
-// ledger on the worker pool. Without a ledger (tests) every call is admitted and nothing is
+// limit and window as limit_warning); a call near a block limit has its estimated tokens set
+// aside while it runs, so that two calls (on one instance or on several) cannot both spend
+// the last tokens; after every call RecordCall adds its tokens to the ledger on the worker
+// pool. Without a ledger (tests) every call is admitted and nothing is
 // recorded. Called on the I/O loop.
 //
 //   absl::StatusOr<providers::LlmResponse> response =
@@ -33,9 +35,17 @@ std::optional<ledger::LimitState> AdmitCall(RuntimeServices& services, const std
                                             const std::string& model,
                                             const std::string& conversation);
 
-// Adds the call's tokens to the ledger (on the worker pool; a failure is logged).
+// Adds the call's tokens to the ledger and gives back its reservation, if it had one (on the
+// worker pool; a failure is logged).
 void RecordCall(RuntimeServices& services, const std::string& payer,
-                const providers::LlmResponse& response);
+                const providers::LlmResponse& response, ledger::Reservation reservation = {});
+
+// Gives back the reservation of a call that failed (on the worker pool when it is stored).
+void CancelReservation(RuntimeServices& services, ledger::Reservation reservation);
+
+// What a request may use, for its reservation: its text at about four bytes a token, its
+// images at the most a provider counts for one, and the whole of its max_tokens.
+int64_t EstimatedTokens(const providers::LlmRequest& request);
 
 // A call to a provider that is not a chat (a transcription, speech, an image; "openai:tts-1"):
 // counted in the ledger as one call of `model`, without tokens.
@@ -50,8 +60,9 @@ std::string LimitMessage(const ledger::LimitState& state);
 absl::Status LimitStatus(const ledger::LimitState& state);
 bool IsLimitStatus(const absl::Status& status);
 
-// One call of `tier` between the two: admitted (or LimitStatus, without a call), then
-// recorded. Call on the I/O loop; the result comes back on it.
+// One call of `tier` between the two: admitted with its estimated tokens set aside (or
+// LimitStatus, without a call; with a ledger that several instances share, after counting
+// every instance's calls), then recorded. Call on the I/O loop; the result comes back on it.
 asio::awaitable<absl::StatusOr<providers::LlmResponse>> CallWithinLimits(
     RuntimeServices& services, std::string payer, std::string conversation,
     providers::LlmRequest request, providers::LlmProvider::OnText on_text,

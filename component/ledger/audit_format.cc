@@ -335,4 +335,21 @@ absl::StatusOr<AuditHead> ParseAuditHead(std::string_view text) {
 
 std::string Sha256Hex(std::string_view bytes) { return base::Sha256Hex(bytes); }
 
+std::string AuditChainProblem(const ParsedAuditLine& line, uint64_t position,
+                              std::string_view prev_hash) {
+  if (line.actual_hash != line.hash) {
+    return absl::StrCat("entry ", position,
+                        ": its hash does not match its contents (the entry was changed)");
+  }
+  if (line.seq != position) {
+    return absl::StrCat("entry ", position, " has sequence number ", line.seq,
+                        ": an entry was removed, inserted or moved here");
+  }
+  if (line.prev != prev_hash) {
+    return absl::StrCat("entry ", position, " does not chain to entry ", position - 1,
+                        " (an entry was replaced or moved)");
+  }
+  return "";
+}
+
 }  // namespace herald::ledger

@@ -83,6 +83,12 @@ std::string EncodeAuditHead(const AuditHead& head);
 // InvalidArgument for anything not exactly in EncodeAuditHead's form.
 absl::StatusOr<AuditHead> ParseAuditHead(std::string_view text);
 
+// The checks an entry passes to continue a chain at `position` (1-based) after `prev_hash`:
+// its hash matches its contents, its sequence number is `position`, its prev is `prev_hash`.
+// "" when it passes; what is wrong, for a person, otherwise.
+std::string AuditChainProblem(const ParsedAuditLine& line, uint64_t position,
+                              std::string_view prev_hash);
+
 // Lowercase hex SHA-256.
 std::string Sha256Hex(std::string_view bytes);
 

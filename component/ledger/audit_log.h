@@ -7,14 +7,16 @@
 // that cutting entries off the end is found too. Verify reads everything back and says where
 // the first problem is. The format is in audit_format.h and docs/ledger.md.
 //
-// Files: <path> (JSON lines, mode 0600) and <path>.head. Every byte of both belongs to a
-// hashed entry or to the head, so changing any single byte is detected.
+// Where the chain is kept is an AuditStore (audit_store.h): by default the files <path> (JSON
+// lines, mode 0600) and <path>.head (FileAuditStore), where every byte of both belongs to a
+// hashed entry or to the head, so changing any single byte is detected; or the PostgreSQL
+// database several instances share, where they all continue one chain (PostgresAuditStore).
 //
 // Threads: Append is thread-safe and cheap — it queues the entry; a writer thread encodes and
 // writes batches (group commit: what arrives within 5 ms of the first entry, one fdatasync
 // per batch, then the head), so an entry is durable a few milliseconds after Append. Flush
 // waits until everything appended so far is durable (at once when no batch is gathering). Open,
-// Flush and Verify block: call them from a worker thread.
+// Flush, Verify and ReadNewest block: call them from a worker thread.
 //
 //   auto audit = AuditLog::Open("./data/audit.log");
 //   (*audit)->Append({.time = absl::Now(), .actor = "ops",
@@ -36,22 +38,9 @@
 #include "absl/time/time.h"
 #include "component/base/mutex.h"
 #include "component/ledger/audit_format.h"
+#include "component/ledger/audit_store.h"
 
 namespace herald::ledger {
-
-struct AuditVerifyReport {
-  // Entries checked and found good: all of them when ok, those before the problem otherwise.
-  uint64_t entries = 0;
-  bool ok = true;
-  // 1-based position of the first entry the problem concerns (the first missing one when the
-  // end was cut off); 0 when the problem is the head file alone.
-  uint64_t first_bad_entry = 0;
-  std::string problem;  // what is wrong, for a person; "" when ok
-  // Valid, chained entries after those the head records (then ok is false): a batch written
-  // just before a crash, before its head was replaced — Open records them in the head, and in
-  // the log as "audit.recovered" — or a head moved back.
-  uint64_t entries_after_head = 0;
-};
 
 class AuditLog {
  public:
@@ -66,6 +55,8 @@ class AuditLog {
   // "herald" with action "audit.recovered". A log another process has open is refused
   // (FailedPrecondition).
   static absl::StatusOr<std::unique_ptr<AuditLog>> Open(const std::string& path);
+  // The same over any store (a PostgresAuditStore: one chain for several instances).
+  static std::unique_ptr<AuditLog> Open(std::unique_ptr<AuditStore> store);
   // Writes what is still queued (one attempt), then stops the writer thread.
   ~AuditLog() ABSL_LOCKS_EXCLUDED(mu_);
   AuditLog(const AuditLog&) = delete;
@@ -92,31 +83,23 @@ class AuditLog {
   // that was appended before the call) while the writer goes on appending after it.
   absl::StatusOr<AuditVerifyReport> Verify() const ABSL_LOCKS_EXCLUDED(mu_);
 
-  const std::string& path() const { return path_; }
+  // A page of entries, newest first (AuditStore::ReadNewest): for ListAuditEntries.
+  absl::StatusOr<AuditPage> ReadNewest(std::optional<uint64_t> before, size_t limit) const;
+
+  // The file's path, or "postgresql".
+  const std::string& location() const { return store_->location(); }
 
  private:
-  struct ChainState {
-    uint64_t entries = 0;  // the last sequence number written
-    uint64_t bytes = 0;    // the log's size
-    std::string last_hash = std::string(kGenesisHash);
-  };
-
-  AuditLog(std::string path, int log_fd, int folder_fd, ChainState state);
+  explicit AuditLog(std::unique_ptr<AuditStore> store);
 
   void WriterLoop() ABSL_LOCKS_EXCLUDED(mu_);
   // What the writer waits for: something to write, or the order to stop.
   bool WriterHasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Encodes, writes and makes durable one batch, then replaces the head. Writer thread only,
-  // without mu_: Append goes on queueing while a batch is written.
-  absl::Status WriteBatch(const std::vector<AuditEntry>& batch) ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status FlushPending() const ABSL_LOCKS_EXCLUDED(mu_);
 
-  const std::string path_;
-  const std::string head_path_;
-  const int log_fd_;     // O_APPEND, locked with flock
-  const int folder_fd_;  // for fsyncing the head's rename
-
-  ChainState chain_;  // the writer thread's alone once it runs
+  // Written by the writer thread alone (without mu_: Append goes on queueing while a batch
+  // is written); read by Verify and ReadNewest on any thread.
+  const std::unique_ptr<AuditStore> store_;
 
   // The queue between Append and the writer. The writer waits on mu_ for WriterHasWork();
   // Flush waits on it for durable_ to reach what was appended (or for a failed write).

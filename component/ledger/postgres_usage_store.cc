@@ -2,6 +2,7 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/hex.h"
+#include "component/ledger/usage_ledger.h"
 
 namespace herald::ledger {
 namespace {
@@ -45,7 +47,29 @@ CREATE TABLE ledger_meta (
   value bytea NOT NULL
 );
 )sql",
+    R"sql(
+CREATE TABLE ledger_reservations (  -- the calls running now: a few rows
+  id bigserial PRIMARY KEY,
+  jid text COLLATE "C" NOT NULL,
+  model text COLLATE "C" NOT NULL,
+  tokens bigint NOT NULL,
+  at bigint NOT NULL,                 -- the call's time, Unix seconds
+  expires_at timestamptz NOT NULL     -- on the database's clock
+);
+CREATE INDEX ledger_reservations_expiry ON ledger_reservations (expires_at);
+-- A limit's sum reads its jid's or its model's rows, not the dead ones every call leaves.
+CREATE INDEX ledger_reservations_jid ON ledger_reservations (jid, at);
+CREATE INDEX ledger_reservations_model ON ledger_reservations (model, at);
+CREATE TABLE ledger_settled (       -- reservations settled lately, so none is settled twice
+  id bigint PRIMARY KEY,
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX ledger_settled_expiry ON ledger_settled (expires_at);
+)sql",
 };
+
+// Reserve takes one transaction-scoped advisory lock per limit: (this class, hash of the limit).
+constexpr int32_t kLimitLockClass = 0x4c656467;  // "Ledg"
 
 // The four windows of one call in one statement: $1..$8 are (window, start) pairs, $9 jid,
 // $10 model, $11/$12 tokens in and out, $13 cost, $14 unpriced (0 or 1).
@@ -63,6 +87,50 @@ ON CONFLICT (time_window, window_start, jid, model) DO UPDATE SET
   cost_usd = u.cost_usd + excluded.cost_usd,
   unpriced_calls = u.unpriced_calls + excluded.unpriced_calls
 )sql";
+
+// Settle in one statement (atomic without a transaction): $15 is the reservation, $16 how long
+// its settled mark is kept. A reservation marked settled already adds nothing: a Settle whose
+// commit was lost to an outage and is tried again does not count the call twice. One whose
+// hold passed (deleted by a Reserve) is recorded all the same.
+constexpr char kSettle[] = R"sql(
+WITH mark AS (
+  INSERT INTO ledger_settled (id, expires_at)
+  VALUES ($15::bigint, now() + make_interval(secs => $16::double precision))
+  ON CONFLICT (id) DO NOTHING RETURNING id
+), dropped AS (
+  DELETE FROM ledger_reservations WHERE id IN (SELECT id FROM mark)
+)
+INSERT INTO ledger_usage AS u (time_window, window_start, jid, model, input_tokens,
+                               output_tokens, calls, cost_usd, unpriced_calls)
+SELECT w.time_window, w.window_start, $9::text, $10::text, $11::bigint, $12::bigint, 1,
+       $13::double precision, $14::bigint
+FROM (VALUES ($1::text, $2::bigint), ($3, $4), ($5, $6), ($7, $8))
+     AS w (time_window, window_start)
+WHERE EXISTS (SELECT 1 FROM mark)
+ON CONFLICT (time_window, window_start, jid, model) DO UPDATE SET
+  input_tokens = u.input_tokens + excluded.input_tokens,
+  output_tokens = u.output_tokens + excluded.output_tokens,
+  calls = u.calls + 1,
+  cost_usd = u.cost_usd + excluded.cost_usd,
+  unpriced_calls = u.unpriced_calls + excluded.unpriced_calls
+)sql";
+
+// Reserve deletes lapsed reservations and old settled marks at most this often per instance.
+constexpr absl::Duration kPruneEvery = absl::Seconds(1);
+
+SqlParams AddUsageParams(const UsageRecord& record, const PriceTable::Estimate& cost) {
+  SqlParams params;
+  for (Window window : kAllWindows) {
+    params.Text(WindowName(window)).Int64(absl::ToUnixSeconds(WindowStart(window, record.time)));
+  }
+  params.Text(record.jid)
+      .Text(record.model)
+      .Int64(record.input_tokens)
+      .Int64(record.output_tokens)
+      .Double(cost.usd)
+      .Int64(cost.known ? 0 : 1);
+  return params;
+}
 
 constexpr char kPageTokenKeyName[] = "page_token_key";
 
@@ -159,17 +227,111 @@ absl::StatusOr<std::vector<UsageStore::WindowTokens>> PostgresUsageStore::ReadWi
 }
 
 absl::Status PostgresUsageStore::Add(const UsageRecord& record, const PriceTable::Estimate& cost) {
+  return db_->Exec(kAddUsage, AddUsageParams(record, cost)).status();
+}
+
+namespace {
+
+// The tokens a limit counts in the window that contains `at`: used (ledger_usage) and reserved
+// by calls still running. An index range on ledger_usage's key for a limit with a jid.
+absl::StatusOr<UsageStore::ReserveResult::Held> HeldUnder(PostgresConnection& c, const Limit& limit,
+                                                          absl::Time at) {
   SqlParams params;
-  for (Window window : kAllWindows) {
-    params.Text(WindowName(window)).Int64(absl::ToUnixSeconds(WindowStart(window, record.time)));
+  params.Text(WindowName(limit.window))
+      .Int64(absl::ToUnixSeconds(WindowStart(limit.window, at)))
+      .Int64(absl::ToUnixSeconds(WindowEnd(limit.window, at)));
+  std::string usage_filter = "time_window = $1 AND window_start = $2";
+  std::string reserved_filter = "expires_at > now() AND at >= $2 AND at < $3";
+  for (auto [column, value] : {std::pair{"jid", std::string_view(limit.jid)},
+                               std::pair{"model", std::string_view(limit.model)}}) {
+    if (value.empty()) continue;
+    params.Text(value);
+    const std::string condition = absl::StrCat(" AND ", column, " = $", params.size());
+    absl::StrAppend(&usage_filter, condition);
+    absl::StrAppend(&reserved_filter, condition);
   }
-  params.Text(record.jid)
-      .Text(record.model)
-      .Int64(record.input_tokens)
-      .Int64(record.output_tokens)
-      .Double(cost.usd)
-      .Int64(cost.known ? 0 : 1);
-  return db_->Exec(kAddUsage, params).status();
+  absl::StatusOr<PostgresResult> row = c.Exec(
+      absl::StrCat("SELECT (SELECT COALESCE(SUM(input_tokens + output_tokens), 0)::bigint "
+                   "FROM ledger_usage WHERE ",
+                   usage_filter,
+                   "), (SELECT COALESCE(SUM(tokens), 0)::bigint FROM ledger_reservations WHERE ",
+                   reserved_filter, ")"),
+      params);
+  if (!row.ok()) return row.status();
+  if (row->rows() != 1) return BadDatabase("a limit's sum has no row");
+  return UsageStore::ReserveResult::Held{.used = row->Int64(0, 0), .reserved = row->Int64(0, 1)};
+}
+
+}  // namespace
+
+absl::StatusOr<UsageStore::ReserveResult> PostgresUsageStore::Reserve(
+    const ReserveRequest& request) {
+  // One lock per limit, taken in one order by every instance (no deadlock): two calls that
+  // count against one limit take turns; calls under different limits do not wait.
+  std::vector<std::string> keys;
+  for (const Limit& limit : request.limits) {
+    keys.push_back(
+        absl::StrCat(limit.jid, "\n", limit.model, "\n", AbslView(WindowName(limit.window))));
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  ReserveResult result;
+  absl::Status s = db_->Transaction([&](PostgresConnection& c) -> absl::Status {
+    result = ReserveResult{};
+    for (const std::string& key : keys) {
+      absl::Status locked = c.Exec("SELECT pg_advisory_xact_lock($1::integer, hashtext($2))",
+                                   SqlParams().Int64(kLimitLockClass).Text(key))
+                                .status();
+      if (!locked.ok()) return locked;
+    }
+    // Reservations of instances that died before settling them, and old settled marks.
+    const int64_t now = absl::ToUnixMillis(absl::Now());
+    int64_t last = last_prune_ms_.load();
+    if (now - last >= absl::ToInt64Milliseconds(kPruneEvery) &&
+        last_prune_ms_.compare_exchange_strong(last, now)) {
+      for (const char* table : {"ledger_reservations", "ledger_settled"}) {
+        if (absl::Status s =
+                c.Exec(absl::StrCat("DELETE FROM ", table, " WHERE expires_at < now()")).status();
+            !s.ok()) {
+          return s;
+        }
+      }
+    }
+    bool refused = false;
+    for (const Limit& limit : request.limits) {
+      absl::StatusOr<ReserveResult::Held> held = HeldUnder(c, limit, request.time);
+      if (!held.ok()) return held.status();
+      refused = refused || held->used + held->reserved >= limit.max_tokens;
+      result.limits.push_back(*held);
+    }
+    if (refused) return absl::OkStatus();
+    absl::StatusOr<PostgresResult> row = c.Exec(
+        "INSERT INTO ledger_reservations (jid, model, tokens, at, expires_at) "
+        "VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5)) RETURNING id",
+        SqlParams()
+            .Text(request.jid)
+            .Text(request.model)
+            .Int64(request.tokens)
+            .Int64(absl::ToUnixSeconds(request.time))
+            .Double(absl::ToDoubleSeconds(request.hold)));
+    if (!row.ok()) return row.status();
+    if (row->rows() != 1) return BadDatabase("a reservation has no id");
+    result.id = row->Int64(0, 0);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return result;
+}
+
+absl::Status PostgresUsageStore::Settle(int64_t id, const UsageRecord& record,
+                                        const PriceTable::Estimate& cost) {
+  SqlParams params = AddUsageParams(record, cost);
+  params.Int64(id).Double(absl::ToDoubleSeconds(UsageLedger::kReservationHold));
+  return db_->Exec(kSettle, params).status();
+}
+
+absl::Status PostgresUsageStore::Unreserve(int64_t id) {
+  return db_->Exec("DELETE FROM ledger_reservations WHERE id = $1", SqlParams().Int64(id)).status();
 }
 
 absl::StatusOr<std::vector<UsageRow>> PostgresUsageStore::ReadPage(const PageRequest& request) {

@@ -8,6 +8,8 @@
 // database's locale.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 
 #include "absl/status/statusor.h"
@@ -31,12 +33,19 @@ class PostgresUsageStore : public UsageStore {
   absl::Status PutLimit(const Limit& limit) override;
   absl::StatusOr<bool> DeleteLimit(const std::string& jid, const std::string& model,
                                    Window window) override;
+  bool shared() const override { return true; }
+  absl::StatusOr<ReserveResult> Reserve(const ReserveRequest& request) override;
+  absl::Status Settle(int64_t id, const UsageRecord& record,
+                      const PriceTable::Estimate& cost) override;
+  absl::Status Unreserve(int64_t id) override;
 
  private:
   explicit PostgresUsageStore(std::shared_ptr<base::PostgresDatabase> db) : db_(std::move(db)) {}
 
   // Shared with the other stores of this instance; thread-safe.
   const std::shared_ptr<base::PostgresDatabase> db_;
+  // When Reserve last deleted lapsed reservations (Unix milliseconds).
+  std::atomic<int64_t> last_prune_ms_{0};
 };
 
 }  // namespace herald::ledger

@@ -70,16 +70,6 @@ bool LimitOrder(const Limit& a, const Limit& b) {
 
 }  // namespace
 
-std::string_view LimitModeName(LimitMode mode) {
-  return mode == LimitMode::kWarn ? "warn" : "block";
-}
-
-std::optional<LimitMode> ParseLimitMode(std::string_view name) {
-  if (name == "block") return LimitMode::kBlock;
-  if (name == "warn") return LimitMode::kWarn;
-  return std::nullopt;
-}
-
 UsageLedger::UsageLedger(std::unique_ptr<UsageStore> store, PriceTable prices,
                          int64_t default_daily_tokens, std::string page_token_key)
     : page_tokens_(std::move(page_token_key)),
@@ -145,7 +135,9 @@ void UsageLedger::Replace(const std::vector<Limit>& limits,
   for (const Limit& limit : limits) StoreLimitInMemory(limit);
 }
 
-absl::Status UsageLedger::Record(const UsageRecord& record) {
+namespace {
+
+absl::Status CheckRecord(const UsageRecord& record) {
   if (absl::Status s = CheckName("jid", record.jid); !s.ok()) return s;
   if (absl::Status s = CheckName("model", record.model); !s.ok()) return s;
   if (record.input_tokens < 0 || record.output_tokens < 0) {
@@ -158,6 +150,26 @@ absl::Status UsageLedger::Record(const UsageRecord& record) {
   if (record.time == absl::InfinitePast() || record.time == absl::InfiniteFuture()) {
     return absl::InvalidArgumentError("the call's time is not a time");
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status UsageLedger::Record(const UsageRecord& record) {
+  if (absl::Status s = CheckRecord(record); !s.ok()) return s;
+  return RecordSettling(record, nullptr);
+}
+
+absl::Status UsageLedger::Settle(const Reservation& reservation, const UsageRecord& record) {
+  if (absl::Status s = CheckRecord(record); !s.ok()) {
+    Cancel(reservation);
+    return s;
+  }
+  return RecordSettling(record, &reservation);
+}
+
+absl::Status UsageLedger::RecordSettling(const UsageRecord& record, const Reservation* settles) {
+  const int64_t stored_id = settles == nullptr ? 0 : settles->stored_id;
   PriceTable::Estimate cost;
   {
     base::MutexLock lock(&state_mu_);
@@ -165,27 +177,31 @@ absl::Status UsageLedger::Record(const UsageRecord& record) {
   }
   // Calls kept while the store was away go first, so that they are not overtaken for long.
   (void)RecordKept();
-  if (absl::Status s = store_->Add(record, cost); !s.ok()) {
-    if (!IsOutage(s)) return s;
+  absl::Status added =
+      stored_id != 0 ? store_->Settle(stored_id, record, cost) : store_->Add(record, cost);
+  if (!added.ok()) {
     base::MutexLock lock(&state_mu_);
+    if (settles != nullptr) Unreserve(*settles);
+    if (!IsOutage(added)) return added;
     if (kept_.size() >= kMaxKeptRecords) {
       return absl::ResourceExhaustedError(
           absl::StrCat("the ledger's store is away and ", kept_.size(),
-                       " calls already wait for it: ", s.message()));
+                       " calls already wait for it: ", added.message()));
     }
     if (kept_.empty()) {
       LOG(WARNING) << "ledger: the store is away; calls are counted in memory and recorded "
                       "when it is back: "
-                   << s;
+                   << added;
     }
-    kept_.push_back(KeptRecord{record, cost});
+    kept_.push_back(KeptRecord{record, cost, stored_id});
     counters_.Add(record.jid, record.model, record.time,
                   record.input_tokens + record.output_tokens);
     return absl::OkStatus();
   }
   // Adding is order-independent, so two Records that commit in one order and count in the
-  // other leave the same totals.
+  // other leave the same totals. The call's reservation gives way to what it used at once.
   base::MutexLock lock(&state_mu_);
+  if (settles != nullptr) Unreserve(*settles);
   counters_.Add(record.jid, record.model, record.time, record.input_tokens + record.output_tokens);
   return absl::OkStatus();
 }
@@ -200,10 +216,12 @@ absl::Status UsageLedger::RecordKept() {
       kept_.pop_front();
     }
     // Already in the counters since it was kept.
-    if (absl::Status s = store_->Add(next.record, next.cost); !s.ok()) {
+    absl::Status added = next.settles != 0 ? store_->Settle(next.settles, next.record, next.cost)
+                                           : store_->Add(next.record, next.cost);
+    if (!added.ok()) {
       base::MutexLock lock(&state_mu_);
       kept_.push_front(std::move(next));
-      return s;
+      return added;
     }
     base::MutexLock lock(&state_mu_);
     if (kept_.empty()) LOG(INFO) << "ledger: the store is back; every kept call is recorded";
@@ -330,7 +348,10 @@ LimitState UsageLedger::StateOf(const Limit& limit, absl::Time now, bool is_defa
                    .window_end = WindowEnd(limit.window, now),
                    .is_default = is_default};
   state.used = counters_.Used(limit.jid, limit.model, limit.window, state.window_start);
-  state.reached = state.used >= limit.max_tokens;
+  if (limit.mode == LimitMode::kBlock) {
+    state.reserved = reserved_.Used(limit.jid, limit.model, limit.window, state.window_start);
+  }
+  state.reached = state.used + state.reserved >= limit.max_tokens;
   return state;
 }
 
@@ -350,8 +371,13 @@ std::optional<Limit> UsageLedger::DefaultLimitFor(std::string_view jid) const {
 }
 
 Decision UsageLedger::Check(std::string_view jid, std::string_view model, absl::Time now) const {
-  Decision decision;
   base::MutexLock lock(&state_mu_);
+  return CheckLocked(jid, model, now);
+}
+
+Decision UsageLedger::CheckLocked(std::string_view jid, std::string_view model,
+                                  absl::Time now) const {
+  Decision decision;
   auto consider = [&](const Limit& limit,
                       bool is_default) ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_) {
     LimitState state = StateOf(limit, now, is_default);
@@ -375,6 +401,102 @@ Decision UsageLedger::Check(std::string_view jid, std::string_view model, absl::
     if (limit.model == model) consider(limit, false);
   }
   return decision;
+}
+
+std::vector<Limit> UsageLedger::BlockLimitsFor(std::string_view jid, std::string_view model) const {
+  std::vector<Limit> limits;
+  if (std::optional<Limit> fallback = DefaultLimitFor(jid)) limits.push_back(*fallback);
+  if (!jid.empty()) {
+    if (const auto it = jid_limits_.find(AbslView(jid)); it != jid_limits_.end()) {
+      for (const Limit& limit : it->second) {
+        if (limit.mode == LimitMode::kBlock && (limit.model.empty() || limit.model == model)) {
+          limits.push_back(limit);
+        }
+      }
+    }
+  }
+  for (const Limit& limit : model_limits_) {
+    if (limit.mode == LimitMode::kBlock && limit.model == model) limits.push_back(limit);
+  }
+  return limits;
+}
+
+Admission UsageLedger::Admit(std::string_view jid, std::string_view model, int64_t tokens,
+                             absl::Time now) {
+  Admission admission;
+  base::MutexLock lock(&state_mu_);
+  admission.decision = CheckLocked(jid, model, now);
+  if (admission.decision.blocked) return admission;
+  std::vector<Limit> limits = BlockLimitsFor(jid, model);
+  if (limits.empty()) return admission;
+  admission.reservation = Reservation{.jid = std::string(jid),
+                                      .model = std::string(model),
+                                      .tokens = std::clamp<int64_t>(tokens, 1, kMaxTokensPerCall),
+                                      .time = now,
+                                      .limits = std::move(limits),
+                                      .default_first = DefaultLimitFor(jid).has_value()};
+  reserved_.Add(jid, model, now, admission.reservation.tokens);
+  admission.needs_confirmation = store_->shared();
+  return admission;
+}
+
+Decision UsageLedger::Confirm(Reservation& reservation) {
+  if (reservation.tokens == 0 || reservation.stored_id != 0 || !store_->shared()) return {};
+  absl::StatusOr<UsageStore::ReserveResult> result = store_->Reserve({.jid = reservation.jid,
+                                                                      .model = reservation.model,
+                                                                      .tokens = reservation.tokens,
+                                                                      .time = reservation.time,
+                                                                      .limits = reservation.limits,
+                                                                      .hold = kReservationHold});
+  if (!result.ok()) {
+    LOG(WARNING) << "ledger: no reservation in the store; the call goes ahead on this "
+                    "instance's counts: "
+                 << result.status();
+    return {};
+  }
+  if (result->id != 0) {
+    reservation.stored_id = result->id;
+    return {};
+  }
+  Decision decision;
+  for (size_t i = 0; i < reservation.limits.size() && i < result->limits.size(); ++i) {
+    const Limit& limit = reservation.limits[i];
+    LimitState state{.limit = limit,
+                     .used = result->limits[i].used,
+                     .reserved = result->limits[i].reserved,
+                     .window_start = WindowStart(limit.window, reservation.time),
+                     .window_end = WindowEnd(limit.window, reservation.time)};
+    state.reached = state.used + state.reserved >= limit.max_tokens;
+    state.is_default = reservation.default_first && i == 0;
+    if (!state.reached) continue;
+    if (!decision.blocking || state.window_end > decision.blocking->window_end) {
+      decision.blocked = true;
+      decision.blocking = std::move(state);
+    }
+  }
+  base::MutexLock lock(&state_mu_);
+  Unreserve(reservation);
+  reservation.tokens = 0;  // given back: a Cancel after this is harmless
+  return decision;
+}
+
+void UsageLedger::Cancel(const Reservation& reservation) {
+  {
+    base::MutexLock lock(&state_mu_);
+    Unreserve(reservation);
+  }
+  if (reservation.stored_id == 0) return;
+  // A reservation left behind only holds tokens until kReservationHold has passed.
+  if (absl::Status s = store_->Unreserve(reservation.stored_id); !s.ok()) {
+    LOG(WARNING) << "ledger: a reservation was not given back (it lapses by itself): " << s;
+  }
+}
+
+void UsageLedger::Unreserve(const Reservation& reservation) {
+  if (reservation.tokens <= 0) return;
+  // At the reservation's own time: a counter that moved on to a later window ignores it, as
+  // it never counted it.
+  reserved_.Add(reservation.jid, reservation.model, reservation.time, -reservation.tokens);
 }
 
 std::vector<LimitState> UsageLedger::LimitStates(std::string_view jid, absl::Time now) const {

@@ -13,9 +13,13 @@
 // totals, the limits, and the key that authenticates page tokens. Figures and limits survive
 // restarts; Check's in-memory counters are rebuilt from the store at Open.
 //
-// Threads: every method is thread-safe. Record, Usage, SetLimit and RemoveLimit do blocking
-// I/O — call them from a worker thread. Check, LimitStates, Limits and SetDefaultDailyTokens
-// touch memory only and may run on the I/O loop.
+// A call near a block limit sets its estimated tokens aside while it runs (Admit, and Confirm
+// with a store several instances share; then Settle or Cancel), so that two calls cannot both
+// spend the last tokens of a limit (docs/ledger.md, "Reservations").
+//
+// Threads: every method is thread-safe. Record, Settle, Confirm, Usage, SetLimit and
+// RemoveLimit do blocking I/O — call them from a worker thread. Check, Admit, LimitStates,
+// Limits and SetDefaultDailyTokens touch memory only and may run on the I/O loop.
 //
 //   auto ledger = UsageLedger::Open("./data/ledger.db", prices, /*default_daily_tokens=*/100000);
 //   Decision d = (*ledger)->Check("alice@example.org", "openai:gpt-4o", absl::Now());
@@ -66,9 +70,12 @@ struct UsagePage {
 
 struct LimitState {
   Limit limit;
-  int64_t used = 0;                     // tokens counted by the limit in the current window
+  int64_t used = 0;  // tokens counted by the limit in the current window
+  // Block-mode limits: tokens set aside for calls still running (Admit; with a shared store
+  // and Confirm, those of every instance).
+  int64_t reserved = 0;
   absl::Time window_start, window_end;  // the current window (end: when it resets)
-  bool reached = false;                 // used >= limit.max_tokens
+  bool reached = false;                 // used + reserved >= limit.max_tokens
   bool is_default = false;              // the [quota] daily_tokens default for this JID
 };
 
@@ -78,6 +85,28 @@ struct Decision {
   // time from which the JID can be served again is blocking->window_end).
   std::optional<LimitState> blocking;
   std::vector<LimitState> warnings;  // warn-mode limits reached (the caller emits events)
+};
+
+// A call that Admit let through with tokens set aside against the block limits that apply to
+// it, until Settle records what the call used or Cancel gives the tokens back. Exactly one of
+// the two must follow, once.
+struct Reservation {
+  std::string jid;
+  std::string model;
+  int64_t tokens = 0;  // 0: no block limit applies, nothing was set aside
+  absl::Time time;
+  // The block limits the call was admitted under; with a shared store, Confirm checks them
+  // against every instance's calls.
+  std::vector<Limit> limits;
+  bool default_first = false;  // limits[0] is the [quota] daily_tokens default
+  int64_t stored_id = 0;       // the store's reservation, after Confirm
+};
+
+struct Admission {
+  Decision decision;
+  Reservation reservation;  // when !decision.blocked
+  // The store is shared and block limits apply: call Confirm (on a worker) before the call.
+  bool needs_confirmation = false;
 };
 
 class UsageLedger {
@@ -130,6 +159,29 @@ class UsageLedger {
   Decision Check(std::string_view jid, std::string_view model, absl::Time now) const
       ABSL_LOCKS_EXCLUDED(state_mu_);
 
+  // Check, and, when the call may go ahead, `tokens` (what the call may use, estimated) set
+  // aside in this instance's memory until Settle or Cancel: a second call checked meanwhile
+  // counts them, so two calls cannot both spend the last tokens of a block limit. A call is
+  // let through when used + reserved is below max_tokens, the same rule as Check's. Memory
+  // only: call it on the I/O loop.
+  Admission Admit(std::string_view jid, std::string_view model, int64_t tokens, absl::Time now)
+      ABSL_LOCKS_EXCLUDED(state_mu_);
+  // With a shared store (Admission::needs_confirmation): sets the tokens aside in the store
+  // too, after counting every instance's calls and reservations under the limits (one
+  // instance at a time per limit). A refusal gives the tokens back and returns the blocking
+  // limit's state. While the store is away the call is let through on what this instance
+  // knows (logged). Blocking I/O: call it from a worker thread.
+  Decision Confirm(Reservation& reservation) ABSL_LOCKS_EXCLUDED(state_mu_);
+  // Records `record` (as Record) and gives the reservation back, in one transaction with a
+  // shared store. Blocking I/O: call it from a worker thread.
+  absl::Status Settle(const Reservation& reservation, const UsageRecord& record)
+      ABSL_LOCKS_EXCLUDED(state_mu_);
+  // Gives the reservation back: the call was not made, or failed. Blocking I/O when the
+  // reservation is in the store (stored_id != 0); memory only otherwise.
+  void Cancel(const Reservation& reservation) ABSL_LOCKS_EXCLUDED(state_mu_);
+  // How long a stored reservation counts if its instance dies before settling it.
+  static constexpr absl::Duration kReservationHold = absl::Minutes(10);
+
   // Every limit that can apply to this jid, with its state: its own limits, the per-model
   // limits for every JID, and the default (is_default) unless replaced. For /usage.
   std::vector<LimitState> LimitStates(std::string_view jid, absl::Time now) const
@@ -159,6 +211,16 @@ class UsageLedger {
               std::string page_token_key);
 
   absl::Status Load() ABSL_LOCKS_EXCLUDED(state_mu_);
+  // Record, giving back `settles` (if not null) when the call counts instead, in the store's
+  // transaction when it is stored.
+  absl::Status RecordSettling(const UsageRecord& record, const Reservation* settles)
+      ABSL_LOCKS_EXCLUDED(state_mu_);
+  Decision CheckLocked(std::string_view jid, std::string_view model, absl::Time now) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
+  // The block limits that apply to a call (the default among them unless replaced).
+  std::vector<Limit> BlockLimitsFor(std::string_view jid, std::string_view model) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
+  void Unreserve(const Reservation& reservation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(state_mu_);
   // Records the calls kept while the store was away, oldest first, until one fails.
   absl::Status RecordKept() ABSL_LOCKS_EXCLUDED(state_mu_);
   // Check's counters and limits become exactly these.
@@ -181,10 +243,13 @@ class UsageLedger {
   // What Check reads.
   mutable base::Mutex state_mu_;
   UsageCounters counters_ ABSL_GUARDED_BY(state_mu_);
+  // Tokens set aside for this instance's running calls (Admit), in the same shape.
+  UsageCounters reserved_ ABSL_GUARDED_BY(state_mu_);
   // Calls counted while the store was away, waiting to be recorded, with their cost.
   struct KeptRecord {
     UsageRecord record;
     PriceTable::Estimate cost;
+    int64_t settles = 0;  // the stored reservation it settles, if any
   };
   std::deque<KeptRecord> kept_ ABSL_GUARDED_BY(state_mu_);
   // Limits with a jid, by jid; limits for a model and every JID.

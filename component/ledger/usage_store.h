@@ -114,6 +114,40 @@ class UsageStore {
   virtual absl::Status PutLimit(const Limit& limit) = 0;
   virtual absl::StatusOr<bool> DeleteLimit(const std::string& jid, const std::string& model,
                                            Window window) = 0;
+
+  // Reservations: tokens set aside for a call near a block limit while it runs, so that two
+  // instances cannot both spend the last tokens of one limit. Only a store that several
+  // instances share keeps them; on any other the ledger's memory is the whole truth, and these
+  // calls are Unimplemented.
+  virtual bool shared() const { return false; }
+
+  struct ReserveRequest {
+    std::string_view jid;
+    std::string_view model;
+    int64_t tokens = 0;
+    absl::Time time;            // the call's: it counts in the windows that contain it
+    std::vector<Limit> limits;  // the block limits that apply to the call
+    absl::Duration hold;        // how long the reservation counts if never settled
+  };
+  struct ReserveResult {
+    int64_t id = 0;  // the reservation, to settle or give back; 0: refused
+    // For each of request.limits: its tokens used and reserved (by every instance) in its
+    // current window, before this reservation. A limit with used + reserved >= max_tokens
+    // refuses the reservation.
+    struct Held {
+      int64_t used = 0;
+      int64_t reserved = 0;
+    };
+    std::vector<Held> limits;
+  };
+  // Counts the limits' tokens and, when none is reached, sets `tokens` aside; one at a time
+  // per limit across every instance.
+  virtual absl::StatusOr<ReserveResult> Reserve(const ReserveRequest& request);
+  // Adds the call (as Add) and drops reservation `id`, all or none.
+  virtual absl::Status Settle(int64_t id, const UsageRecord& record,
+                              const PriceTable::Estimate& cost);
+  // Drops reservation `id` (the call was not made, or failed).
+  virtual absl::Status Unreserve(int64_t id);
 };
 
 }  // namespace herald::ledger

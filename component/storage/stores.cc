@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
 #include "component/config/module_options.h"
+#include "component/ledger/postgres_audit_store.h"
 #include "component/ledger/postgres_usage_store.h"
 
 namespace herald::storage {
@@ -37,6 +38,11 @@ absl::StatusOr<Stores> OpenStores(const config::Config& config) {
     if (!usage.ok()) return Named("[storage] postgresql (ledger)", usage.status());
     stores.usage = *std::move(usage);
 
+    absl::StatusOr<std::unique_ptr<ledger::PostgresAuditStore>> audit_store =
+        ledger::PostgresAuditStore::Open(stores.postgres);
+    if (!audit_store.ok()) return Named("[storage] postgresql (audit)", audit_store.status());
+    stores.audit = ledger::AuditLog::Open(*std::move(audit_store));
+
     char host[256] = {};
     if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "unknown");
     absl::StatusOr<std::unique_ptr<InstanceRegistry>> instances =
@@ -54,6 +60,10 @@ absl::StatusOr<Stores> OpenStores(const config::Config& config) {
       config.quota.path, config::PriceTableFrom(config.quota), config.quota.daily_tokens);
   if (!usage.ok()) return Named("[quota] path", usage.status());
   stores.usage = *std::move(usage);
+  absl::StatusOr<std::unique_ptr<ledger::AuditLog>> audit =
+      ledger::AuditLog::Open(config.control.audit_path);
+  if (!audit.ok()) return Named("[control] audit_path", audit.status());
+  stores.audit = *std::move(audit);
   return stores;
 }
 

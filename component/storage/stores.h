@@ -2,9 +2,9 @@
 //
 // Opens the stores that [storage] places: on this host (SQLite files, the default and what
 // tools/demo uses), or in the PostgreSQL database that several instances of one component
-// domain share (D1; docs/scale-out.md). Today the token ledger and its limits, the
-// instances and the 1:1 conversations' inbox and leases follow [storage]; the other stores
-// stay on this host whatever it says (docs/scale-out.md lists them).
+// domain share (D1; docs/scale-out.md). Today the token ledger and its limits, the audit
+// chain, the instances and the 1:1 conversations' inbox and leases follow [storage]; the
+// other stores stay on this host whatever it says (docs/scale-out.md lists them).
 //
 // Opening blocks (files, the network): main() calls it before the I/O loop runs.
 //
@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "component/base/postgres_database.h"
 #include "component/config/config.h"
+#include "component/ledger/audit_log.h"
 #include "component/ledger/usage_ledger.h"
 #include "component/storage/conversation_inbox.h"
 #include "component/storage/instance_registry.h"
@@ -28,6 +29,8 @@ struct Stores {
   // The connection pool every PostgreSQL store shares; null with backend "sqlite".
   std::shared_ptr<base::PostgresDatabase> postgres;
   std::unique_ptr<ledger::UsageLedger> usage;
+  // In [control] audit_path, or one chain in the database for every instance.
+  std::unique_ptr<ledger::AuditLog> audit;
   // This instance's row among those sharing the database; null with backend "sqlite".
   std::unique_ptr<InstanceRegistry> instances;
   // Who answers which 1:1 conversation, and what waits to be answered; null with "sqlite".

@@ -24,22 +24,30 @@ config::Config WithPostgres(const std::string& conninfo) {
   return config;
 }
 
-TEST(StoresTest, SqliteKeepsTheLedgerInTheQuotaFile) {
+TEST(StoresTest, SqliteKeepsTheLedgerInTheQuotaFileAndTheAuditLogInItsFile) {
   memory::TempDir dir;
   config::Config config;
   config.quota.path = dir.path() + "/ledger.db";
+  config.control.audit_path = dir.path() + "/audit.log";
+  {
+    absl::StatusOr<Stores> stores = OpenStores(config);
+    ASSERT_TRUE(stores.ok()) << stores.status();
+    EXPECT_EQ(stores->postgres, nullptr);
+    EXPECT_EQ(stores->instances, nullptr);
+    ASSERT_TRUE(
+        stores->usage->Record({.jid = "a@x", .model = "m:1", .input_tokens = 1, .time = kNoon})
+            .ok());
+    stores->audit->Append({.actor = "ops", .action = "test", .outcome = "OK"});
+    EXPECT_EQ(stores->audit->location(), config.control.audit_path);
+  }
   absl::StatusOr<Stores> stores = OpenStores(config);
-  ASSERT_TRUE(stores.ok()) << stores.status();
-  EXPECT_EQ(stores->postgres, nullptr);
-  EXPECT_EQ(stores->instances, nullptr);
-  ASSERT_TRUE(
-      stores->usage->Record({.jid = "a@x", .model = "m:1", .input_tokens = 1, .time = kNoon}).ok());
-  stores->usage.reset();
-  stores = OpenStores(config);
   ASSERT_TRUE(stores.ok()) << stores.status();
   absl::StatusOr<ledger::UsagePage> page = stores->usage->Usage({.at = kNoon});
   ASSERT_TRUE(page.ok()) << page.status();
   EXPECT_EQ(page->rows.size(), 1u);
+  absl::StatusOr<ledger::AuditVerifyReport> audit = stores->audit->Verify();
+  ASSERT_TRUE(audit.ok()) << audit.status();
+  EXPECT_EQ(audit->entries, 1u);
 }
 
 TEST(StoresTest, PostgresqlKeepsTheLedgerInTheSharedDatabase) {
@@ -63,6 +71,14 @@ TEST(StoresTest, PostgresqlKeepsTheLedgerInTheSharedDatabase) {
   ASSERT_TRUE(page.ok()) << page.status();
   ASSERT_EQ(page->rows.size(), 1u);
   EXPECT_EQ(page->rows[0].input_tokens, 7);
+  // One audit chain: the second instance verifies what the first wrote.
+  first->audit->Append({.actor = "ops", .action = "test", .outcome = "OK"});
+  ASSERT_TRUE(first->audit->Flush().ok());
+  EXPECT_EQ(second->audit->location(), "postgresql");
+  absl::StatusOr<ledger::AuditVerifyReport> audit = second->audit->Verify();
+  ASSERT_TRUE(audit.ok()) << audit.status();
+  EXPECT_TRUE(audit->ok) << audit->problem;
+  EXPECT_EQ(audit->entries, 1u);
 }
 
 TEST(StoresTest, AnUnreachableDatabaseIsNamedWithoutItsPassword) {
@@ -92,7 +108,7 @@ TEST(StoresTest, ADatabaseWrittenByANewerHeraldIsRefused) {
   EXPECT_EQ(stores.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(stores.status().message(),
               HasSubstr("[storage] postgresql (ledger): PostgreSQL (storage): the database's "
-                        "ledger schema is version 99, newer than this Herald's 1"));
+                        "ledger schema is version 99, newer than this Herald's 2"));
 }
 
 }  // namespace

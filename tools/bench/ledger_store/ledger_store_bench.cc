@@ -5,7 +5,10 @@
 // UsageLedger::Record; this times Record on the SQLite file and on a private PostgreSQL
 // server (tests/support/postgres_server.h: a Unix socket, durability as the test server has
 // it, fsync off — so the numbers are the stores' CPU and round trips, not a disk's), and
-// counts the server's CPU beside Herald's, read from /proc.
+// counts the server's CPU beside Herald's, read from /proc. Each store is timed twice: Record
+// alone (no block limit covers the call), and a call under a block limit as the agent makes
+// it (Admit, Confirm on the shared store, Settle: the reservation that keeps two instances
+// from both spending the last tokens of a limit).
 //
 //   bazel run -c opt //tools/bench/ledger_store:ledger_store_bench -- --records=20000
 //
@@ -64,7 +67,11 @@ struct Result {
   double server_cpu_us = 0;
 };
 
-Result Time(ledger::UsageLedger& ledger, pid_t server) {
+// Times `records` calls: Record alone, or (`under_limit`) the way the agent makes a call that a
+// block limit covers: Admit, Confirm when the store is shared, then Settle.
+Result Time(ledger::UsageLedger& ledger, pid_t server, bool under_limit) {
+  // High enough never to block: what is timed is the reservation, not a refusal.
+  ledger.SetDefaultDailyTokens(under_limit ? int64_t{1} << 50 : 0);
   const int records = absl::GetFlag(FLAGS_records);
   const int jids = absl::GetFlag(FLAGS_jids);
   const absl::Time at = absl::Now();
@@ -72,11 +79,22 @@ Result Time(ledger::UsageLedger& ledger, pid_t server) {
   const double server_before = server > 0 ? ServerCpuSeconds(server) : 0;
   const absl::Time start = absl::Now();
   for (int i = 0; i < records; ++i) {
-    absl::Status s = ledger.Record({.jid = absl::StrCat("user", i % jids, "@example.org"),
-                                    .model = "anthropic:fake",
-                                    .input_tokens = 100,
-                                    .output_tokens = 20,
-                                    .time = at});
+    const ledger::UsageRecord record{.jid = absl::StrCat("user", i % jids, "@example.org"),
+                                     .model = "anthropic:fake",
+                                     .input_tokens = 100,
+                                     .output_tokens = 20,
+                                     .time = at};
+    absl::Status s;
+    if (under_limit) {
+      ledger::Admission admission = ledger.Admit(record.jid, record.model, 1200, at);
+      if (admission.needs_confirmation && ledger.Confirm(admission.reservation).blocked) {
+        s = absl::InternalError("a call was refused under a limit it cannot reach");
+      } else {
+        s = ledger.Settle(admission.reservation, record);
+      }
+    } else {
+      s = ledger.Record(record);
+    }
     if (!s.ok()) {
       std::fprintf(stderr, "Record failed: %s\n", s.ToString().c_str());
       std::exit(1);
@@ -93,7 +111,7 @@ Result Time(ledger::UsageLedger& ledger, pid_t server) {
 
 void Print(const char* store, const Result& r) {
   std::printf(
-      "%-10s %10.0f records/s  %7.1f us wall  %6.1f us CPU (Herald)  %6.1f us CPU (server)\n",
+      "%-26s %10.0f records/s  %7.1f us wall  %6.1f us CPU (Herald)  %6.1f us CPU (server)\n",
       store, r.per_second, r.wall_us, r.cpu_us, r.server_cpu_us);
 }
 
@@ -106,7 +124,8 @@ int Main() {
     std::fprintf(stderr, "%s\n", sqlite.status().ToString().c_str());
     return 1;
   }
-  const Result on_sqlite = Time(**sqlite, 0);
+  const Result on_sqlite = Time(**sqlite, 0, false);
+  const Result on_sqlite_limited = Time(**sqlite, 0, true);
 
   absl::StatusOr<std::unique_ptr<testing::PostgresServer>> server =
       testing::PostgresServer::Create();
@@ -128,12 +147,15 @@ int Main() {
     std::fprintf(stderr, "%s\n", postgres.status().ToString().c_str());
     return 1;
   }
-  const Result on_postgres = Time(**postgres, (*server)->pid());
+  const Result on_postgres = Time(**postgres, (*server)->pid(), false);
+  const Result on_postgres_limited = Time(**postgres, (*server)->pid(), true);
 
   std::printf("%d records over %d JIDs, one thread\n", absl::GetFlag(FLAGS_records),
               absl::GetFlag(FLAGS_jids));
   Print("SQLite", on_sqlite);
+  Print("SQLite, under a limit", on_sqlite_limited);
   Print("PostgreSQL", on_postgres);
+  Print("PostgreSQL, under a limit", on_postgres_limited);
   sqlite->reset();
   std::system(absl::StrCat("rm -rf ", folder).c_str());
   return 0;
