@@ -246,7 +246,9 @@ void DeclareControlKeys(std::vector<ConfigKey>& keys) {
           "control.audit_path", K::kString, [](auto& c) -> auto& { return c.control.audit_path; })
           .Type("string, not empty")
           .Doc("`\"./data/audit.log\"`",
-               "the hash-chained audit log (one entry per gRPC call and admin command)"),
+               "the hash-chained audit log (one entry per gRPC call and admin command); with "
+               "[storage] backend = \"postgresql\" the chain is in the database and this is "
+               "not used"),
       Restart(
           "control.state_path", K::kString, [](auto& c) -> auto& { return c.control.state_path; })
           .Type("string, not empty")

@@ -449,10 +449,16 @@ Decision UsageLedger::Confirm(Reservation& reservation) {
                                                                       .limits = reservation.limits,
                                                                       .hold = kReservationHold});
   if (!result.ok()) {
-    LOG(WARNING) << "ledger: no reservation in the store; the call goes ahead on this "
-                    "instance's counts: "
-                 << result.status();
+    // Once per outage, not once per call.
+    if (!confirm_failing_.exchange(true)) {
+      LOG(WARNING) << "ledger: no reservations in the store; calls go ahead on this "
+                      "instance's counts until it is back: "
+                   << result.status();
+    }
     return {};
+  }
+  if (confirm_failing_.exchange(false)) {
+    LOG(INFO) << "ledger: reservations are made in the store again";
   }
   if (result->id != 0) {
     reservation.stored_id = result->id;

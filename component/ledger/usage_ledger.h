@@ -31,6 +31,7 @@
 //                                       .time = absl::Now()});
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -243,6 +244,8 @@ class UsageLedger {
   // What Check reads.
   mutable base::Mutex state_mu_;
   UsageCounters counters_ ABSL_GUARDED_BY(state_mu_);
+  // The last Confirm could not reach the store (logged once per outage).
+  std::atomic<bool> confirm_failing_{false};
   // Tokens set aside for this instance's running calls (Admit), in the same shape.
   UsageCounters reserved_ ABSL_GUARDED_BY(state_mu_);
   // Calls counted while the store was away, waiting to be recorded, with their cost.
