@@ -56,6 +56,7 @@
 #include "control/metrics_collector.h"
 #include "control/runtime_editor.h"
 #include "control/runtime_state.h"
+#include "control/shared_allowlist.h"
 #include "glog/logging.h"
 #include "providers/embeddings/embeddings_client.h"
 #include "providers/factory.h"
@@ -132,8 +133,17 @@ int Serve(const std::string& path) {
   if (log_level.verbosity > 0) FLAGS_v = log_level.verbosity;
   RaiseOpenFileLimit();
 
+  // [storage]: this host's files, or the PostgreSQL database several instances share.
+  absl::StatusOr<storage::Stores> stores = storage::OpenStores(*config);
+  if (!stores.ok()) {
+    std::cerr << "herald: " << stores.status().message() << "\n";
+    // A database that is down or refuses Herald is not a mistake in the file.
+    return stores.status().code() == absl::StatusCode::kUnavailable ? base::kExitFailure
+                                                                    : base::kExitConfig;
+  }
   // Allowlist entries and rooms changed over the control plane outlive restarts.
-  if (absl::Status state = control::ApplyRuntimeState(config->control.state_path, *config);
+  if (absl::Status state =
+          control::ApplyRuntimeState(config->control.state_path, stores->documents.get(), *config);
       !state.ok()) {
     std::cerr << "herald: [control] state_path: " << state.message() << "\n";
     return base::kExitConfig;
@@ -172,14 +182,6 @@ int Serve(const std::string& path) {
   if (!router.ok()) {
     std::cerr << "herald: " << path << ": " << router.status().message() << "\n";
     return base::kExitConfig;
-  }
-  // [storage]: this host's files, or the PostgreSQL database several instances share.
-  absl::StatusOr<storage::Stores> stores = storage::OpenStores(*config);
-  if (!stores.ok()) {
-    std::cerr << "herald: " << stores.status().message() << "\n";
-    // A database that is down or refuses Herald is not a mistake in the file.
-    return stores.status().code() == absl::StatusCode::kUnavailable ? base::kExitFailure
-                                                                    : base::kExitConfig;
   }
   ledger::UsageLedger* const usage = stores->usage.get();
   auto refresh = storage::SharedStateRefresh::For(io, workers, *stores);  // others' changes
@@ -484,6 +486,7 @@ int Serve(const std::string& path) {
       .scheduler = scheduler.get(),
       .notices = notices};
   control_services.tracer = tracer.get();
+  control_services.shared_documents = stores->documents.get();
   if (stores->instances != nullptr) {
     control_services.instances = [registry = stores->instances.get()] { return registry->Known(); };
   }

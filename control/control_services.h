@@ -25,6 +25,7 @@
 #include "component/memory/memory_store.h"
 #include "component/schedule/scheduler.h"
 #include "component/storage/instance_registry.h"
+#include "component/storage/shared_documents.h"
 #include "component/trace/tracer.h"
 #include "component/xmpp/jid.h"
 #include "component/xmpp/session.h"
@@ -104,6 +105,9 @@ struct ControlServices {
   std::vector<std::string> notices;
   // The run traces (AdminService.ListTraces/GetTrace; any thread); null: tracing is off.
   const trace::Tracer* tracer = nullptr;
+  // What several instances on one database share beside the stores (the allowlist changes:
+  // shared_allowlist.h; worker pool); null: one instance on this host's files.
+  storage::SharedDocuments* shared_documents = nullptr;
 };
 
 }  // namespace herald::control

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
+#include "glog/logging.h"
 
 namespace herald::control {
 namespace {
@@ -64,29 +65,89 @@ absl::StatusOr<xmpp::Jid> RoomJid(const std::string& text, std::string_view fiel
 RuntimeEditor::RuntimeEditor(ControlServices& services, std::string state_path)
     : services_(services),
       state_path_(std::move(state_path)),
-      strand_(asio::make_strand(services.workers.get_executor())) {}
+      strand_(asio::make_strand(services.workers.get_executor())),
+      follow_timer_(services.io) {
+  if (services_.shared_documents != nullptr) ArmFollow();
+}
 
 void RuntimeEditor::Change(RuntimeState change, std::vector<xmpp::Jid> leave_unlisted,
                            ChangeDone done) {
   asio::post(strand_, [this, change = std::move(change), leave_unlisted = std::move(leave_unlisted),
                        done = std::move(done)]() mutable {
-    absl::StatusOr<RuntimeState> state = LoadRuntimeState(state_path_);
-    absl::Status saved = state.status();
-    if (saved.ok()) {
-      state->Record(change);
-      saved = SaveRuntimeState(state_path_, *state);
+    // With a shared database the allowlist entries go there (every instance's, in force on
+    // all of them); the rooms stay in this instance's file.
+    RuntimeState in_force = change;
+    RuntimeState to_file = change;
+    absl::Status saved = absl::OkStatus();
+    if (storage::SharedDocuments* shared = services_.shared_documents; shared != nullptr) {
+      to_file = RoomsPart(change);
+      if (RuntimeState allowlist = AllowlistPart(change); !allowlist.empty()) {
+        absl::StatusOr<SharedAllowlist> recorded = RecordSharedAllowlist(*shared, allowlist);
+        saved = recorded.status();
+        if (recorded.ok()) {
+          // Every instance's changes so far, this one last: what another instance recorded
+          // just before is put in force with it.
+          seen_version_ = recorded->version;
+          in_force = std::move(recorded->changes);
+          in_force.Record(to_file);
+        }
+      }
+    }
+    if (saved.ok() && (services_.shared_documents == nullptr || !to_file.empty())) {
+      absl::StatusOr<RuntimeState> state = LoadRuntimeState(state_path_);
+      saved = state.status();
+      if (saved.ok()) {
+        state->Record(to_file);
+        saved = SaveRuntimeState(state_path_, *state);
+      }
     }
     if (!saved.ok()) {
       OnLoop([saved, done = std::move(done)] { done(saved); });
       return;
     }
-    OnLoop([this, change = std::move(change), leave_unlisted = std::move(leave_unlisted),
+    OnLoop([this, in_force = std::move(in_force), leave_unlisted = std::move(leave_unlisted),
             done = std::move(done)]() mutable {
       DesiredRuntime desired{.config = services_.config,
                              .leave_unlisted = std::move(leave_unlisted)};
-      ApplyRuntimeState(change, desired.config);
+      ApplyRuntimeState(in_force, desired.config);
       done(PutInForce(std::move(desired), LiveRuntimeOf(services_)));
     });
+  });
+}
+
+void RuntimeEditor::ArmFollow() {
+  follow_timer_.expires_after(absl::ToChronoNanoseconds(kFollowEvery));
+  follow_timer_.async_wait([this](const std::error_code& error) {
+    if (error) return;  // stopping
+    asio::post(strand_, [this] { Follow(); });
+  });
+}
+
+void RuntimeEditor::Follow() {
+  absl::StatusOr<SharedAllowlist> now = ReadSharedAllowlist(*services_.shared_documents);
+  if (!now.ok() || now->version == seen_version_) {
+    if (!now.ok() && !follow_failing_) {
+      LOG(WARNING) << "allowlist: the shared allowlist cannot be read; the last one read stays "
+                      "in force: "
+                   << now.status();
+    }
+    follow_failing_ = !now.ok();
+    OnLoop([this] { ArmFollow(); });
+    return;
+  }
+  follow_failing_ = false;
+  seen_version_ = now->version;
+  OnLoop([this, changes = std::move(now->changes)] {
+    DesiredRuntime desired{.config = services_.config};
+    ApplyRuntimeState(changes, desired.config);
+    absl::StatusOr<ConfigChange> done = PutInForce(std::move(desired), LiveRuntimeOf(services_));
+    if (!done.ok()) {
+      LOG(WARNING) << "allowlist: a change another instance made is refused here: "
+                   << done.status();
+    } else if (!done->applied.empty()) {
+      LOG(INFO) << "allowlist: a change another instance made is in force";
+    }
+    ArmFollow();
   });
 }
 
@@ -225,6 +286,16 @@ void RuntimeEditor::Reload(std::function<void(absl::StatusOr<ReloadReport>)> don
     absl::StatusOr<config::Config> fresh = config::LoadConfigFile(services_.config_path);
     absl::StatusOr<RuntimeState> state =
         fresh.ok() ? LoadRuntimeState(state_path_) : RuntimeState{};
+    if (fresh.ok() && state.ok() && services_.shared_documents != nullptr) {
+      // The shared allowlist changes over the file's (shared_allowlist.h).
+      absl::StatusOr<SharedAllowlist> shared = ReadSharedAllowlist(*services_.shared_documents);
+      if (shared.ok()) {
+        seen_version_ = shared->version;
+        state->Record(shared->changes);
+      } else {
+        state = shared.status();
+      }
+    }
     if (!fresh.ok() || !state.ok()) {
       absl::Status why = !fresh.ok() ? not_reloaded(fresh.status()) : state.status();
       OnLoop([why = std::move(why), done = std::move(done)] { done(why); });

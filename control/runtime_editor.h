@@ -7,9 +7,12 @@
 //
 // A change is first written to the runtime state file (runtime_state.h), so that it outlives
 // a restart and a reload, and then put in force (runtime_changes.h); a write that fails
-// changes nothing. The files are read and written on one strand of the worker pool, so two
-// changes never interleave and a reload never reads a state being written; the configuration
-// is put in force on the I/O loop, and every `done` is called there, exactly once.
+// changes nothing. With several instances on one database (ControlServices::shared_documents)
+// the allowlist entries are written there instead (shared_allowlist.h), and every instance
+// puts in force what the others changed within kFollowEvery; rooms stay in the file. The files are
+// read and written on one strand of the worker pool, so two changes never interleave and a reload
+// never reads a state being written; the configuration is put in force on the I/O loop, and every
+// `done` is called there, exactly once.
 //
 // Auditing is the caller's: a gRPC call's UnaryCall, the agent's chat command.
 //
@@ -35,6 +38,7 @@
 #include "control/control_services.h"
 #include "control/runtime_changes.h"
 #include "control/runtime_state.h"
+#include "control/shared_allowlist.h"
 
 namespace herald::control {
 
@@ -81,7 +85,14 @@ class RuntimeEditor {
   // settings are refused; nothing has changed then. Any thread.
   void Reload(std::function<void(absl::StatusOr<ReloadReport>)> done);
 
+  static constexpr absl::Duration kFollowEvery = absl::Seconds(2);
+
  private:
+  // Reads the shared allowlist every kFollowEvery (strand) and puts another instance's change
+  // in force (I/O loop); one read at a time.
+  void ArmFollow();
+  void Follow();
+
   template <typename Work>
   void OnLoop(Work work) {
     asio::post(services_.io, std::move(work));
@@ -90,6 +101,11 @@ class RuntimeEditor {
   ControlServices& services_;
   const std::string state_path_;
   asio::strand<asio::thread_pool::executor_type> strand_;
+  // The shared allowlist's version last put in force here, and whether the last read failed
+  // (the strand's alone).
+  int64_t seen_version_ = 0;
+  bool follow_failing_ = false;
+  asio::steady_timer follow_timer_;  // I/O loop
 };
 
 }  // namespace herald::control

@@ -48,7 +48,7 @@ void InsertNormalized(std::vector<std::string>& list, const std::string& normali
 absl::Status Invalid(const std::string& path, std::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(
       "runtime state ", path, ": ", AbslView(what),
-      " (fix or remove the file; it holds the allowlist and room changes made at run time)"));
+      " (fix or remove it; it holds the allowlist and room changes made at run time)"));
 }
 
 absl::StatusOr<std::vector<std::string>> StringList(const nlohmann::json& object, const char* key,
@@ -155,7 +155,11 @@ absl::StatusOr<RuntimeState> LoadRuntimeState(const std::string& path) {
   if (!in) return absl::UnavailableError(absl::StrCat("runtime state ", path, ": cannot read it"));
   std::stringstream buffer;
   buffer << in.rdbuf();
-  nlohmann::json document = nlohmann::json::parse(buffer.str(), nullptr, false);
+  return ParseRuntimeState(buffer.str(), path);
+}
+
+absl::StatusOr<RuntimeState> ParseRuntimeState(std::string_view text, const std::string& path) {
+  nlohmann::json document = nlohmann::json::parse(text, nullptr, false);
   if (document.is_discarded() || !document.is_object()) {
     return Invalid(path, "not a JSON object");
   }
@@ -238,7 +242,7 @@ absl::StatusOr<RuntimeState> LoadRuntimeState(const std::string& path) {
   return state;
 }
 
-absl::Status SaveRuntimeState(const std::string& path, const RuntimeState& state) {
+std::string EncodeRuntimeState(const RuntimeState& state) {
   nlohmann::json rooms_join = nlohmann::json::array();
   for (const agent::RoomSettings& room : state.join_rooms) {
     rooms_join.push_back({{"jid", room.jid}, {"nick", room.nick}, {"activation", room.activation}});
@@ -252,13 +256,28 @@ absl::Status SaveRuntimeState(const std::string& path, const RuntimeState& state
         {"remove_domains", state.remove_domains}}},
       {"rooms", {{"join", rooms_join}, {"leave", state.leave_rooms}}},
   };
+  return document.dump(2) + "\n";
+}
+
+RuntimeState AllowlistPart(const RuntimeState& state) {
+  return RuntimeState{.add_jids = state.add_jids,
+                      .remove_jids = state.remove_jids,
+                      .add_domains = state.add_domains,
+                      .remove_domains = state.remove_domains};
+}
+
+RuntimeState RoomsPart(const RuntimeState& state) {
+  return RuntimeState{.join_rooms = state.join_rooms, .leave_rooms = state.leave_rooms};
+}
+
+absl::Status SaveRuntimeState(const std::string& path, const RuntimeState& state) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) {
     if (absl::Status s = memory::CreateDirectories(parent.string()); !s.ok()) {
       return absl::Status(s.code(), absl::StrCat("runtime state ", path, ": ", s.message()));
     }
   }
-  absl::Status written = memory::WriteFileAtomically(path, document.dump(2) + "\n");
+  absl::Status written = memory::WriteFileAtomically(path, EncodeRuntimeState(state));
   if (!written.ok()) {
     return absl::Status(written.code(),
                         absl::StrCat("runtime state ", path, ": ", written.message()));

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -60,6 +61,15 @@ absl::StatusOr<RuntimeState> LoadRuntimeState(const std::string& path);
 
 // Replaces the file atomically, creating its folder (mode 0700) when missing. Blocking.
 absl::Status SaveRuntimeState(const std::string& path, const RuntimeState& state);
+
+// The JSON of a state, as the file holds it, and back: errors as LoadRuntimeState's, naming
+// `source` (a path, or where else the text was kept).
+std::string EncodeRuntimeState(const RuntimeState& state);
+absl::StatusOr<RuntimeState> ParseRuntimeState(std::string_view text, const std::string& source);
+
+// The allowlist entries of a state alone, and its rooms alone.
+RuntimeState AllowlistPart(const RuntimeState& state);
+RuntimeState RoomsPart(const RuntimeState& state);
 
 // Lays `state` over config.agent.allowed_jids / allowed_domains and config.rooms.
 void ApplyRuntimeState(const RuntimeState& state, config::Config& config);

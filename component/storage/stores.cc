@@ -53,6 +53,10 @@ absl::StatusOr<Stores> OpenStores(const config::Config& config) {
         stores.postgres, stores.instances->id(), absl::Seconds(config.storage.lease_seconds));
     if (!inbox.ok()) return Named("[storage] postgresql (inbox)", inbox.status());
     stores.inbox = *std::move(inbox);
+    absl::StatusOr<std::unique_ptr<SharedDocuments>> documents =
+        SharedDocuments::Open(stores.postgres);
+    if (!documents.ok()) return Named("[storage] postgresql (documents)", documents.status());
+    stores.documents = *std::move(documents);
     stores.instances->CountConversations();
     return stores;
   }

@@ -22,6 +22,7 @@
 #include "component/ledger/usage_ledger.h"
 #include "component/storage/conversation_inbox.h"
 #include "component/storage/instance_registry.h"
+#include "component/storage/shared_documents.h"
 
 namespace herald::storage {
 
@@ -35,6 +36,9 @@ struct Stores {
   std::unique_ptr<InstanceRegistry> instances;
   // Who answers which 1:1 conversation, and what waits to be answered; null with "sqlite".
   std::unique_ptr<ConversationInbox> inbox;
+  // The allowlist changes made at run time, which every instance puts in force; null with
+  // "sqlite" (they stay in [control] state_path).
+  std::unique_ptr<SharedDocuments> documents;
 };
 
 // Errors name the key that led to them ("[storage] postgresql: ...", "[quota] path: ...") and
