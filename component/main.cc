@@ -489,6 +489,7 @@ int Serve(const std::string& path) {
   control_services.shared_documents = stores->documents.get();
   if (stores->instances != nullptr) {
     control_services.instances = [registry = stores->instances.get()] { return registry->Known(); };
+    control_services.leases = [inbox = stores->inbox.get()] { return inbox->Leases(); };
   }
   absl::StatusOr<std::unique_ptr<control::ControlServer>> control =
       control::ControlServer::Start(config->control, control_services);

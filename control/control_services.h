@@ -24,6 +24,7 @@
 #include "component/ledger/usage_ledger.h"
 #include "component/memory/memory_store.h"
 #include "component/schedule/scheduler.h"
+#include "component/storage/conversation_inbox.h"
 #include "component/storage/instance_registry.h"
 #include "component/storage/shared_documents.h"
 #include "component/trace/tracer.h"
@@ -105,6 +106,9 @@ struct ControlServices {
   std::vector<std::string> notices;
   // The run traces (AdminService.ListTraces/GetTrace; any thread); null: tracing is off.
   const trace::Tracer* tracer = nullptr;
+  // The 1:1 conversations every instance on one database answers, with the instance that
+  // holds each (worker pool); null: one instance on this host's files.
+  std::function<absl::StatusOr<std::vector<storage::ConversationInbox::Lease>>()> leases;
   // What several instances on one database share beside the stores (the allowlist changes:
   // shared_allowlist.h; worker pool); null: one instance on this host's files.
   storage::SharedDocuments* shared_documents = nullptr;

@@ -63,6 +63,7 @@ struct SessionRow {
   bool loaded = false;
   bool busy = false;
   int32_t queued = 0;
+  std::string instance;  // the instance answering it, with several on one database
 };
 
 // Runs `work` where the conversation's files may be touched: its actor's strand when it has
@@ -186,6 +187,28 @@ grpc::ServerUnaryReactor* SessionService::ListSessions(grpc::CallbackServerConte
         SortKey key = KeyOf(ref);
         rows[key].ref = std::move(ref);
       }
+      // With several instances, every instance's 1:1 conversations, and who answers each.
+      if (const auto& leases = control_.services().leases; leases) {
+        absl::StatusOr<std::vector<storage::ConversationInbox::Lease>> held = leases();
+        if (!held.ok()) {
+          call->Finish(absl::Status(held.status().code(),
+                                    absl::StrCat("leases: ", held.status().message())));
+          return;
+        }
+        std::map<std::string, std::string> holders;  // bare JID → instance
+        for (storage::ConversationInbox::Lease& lease : *held) {
+          base::ConversationRef ref{.kind = base::ConversationRef::Kind::kDirect,
+                                    .address = lease.conversation};
+          rows[KeyOf(ref)].ref = std::move(ref);  // known here or not
+          holders[std::move(lease.conversation)] = std::move(lease.owner);
+        }
+        for (auto& [key, row] : rows) {  // a person's threads too
+          if (row.ref.kind != base::ConversationRef::Kind::kDirect) continue;
+          if (auto holder = holders.find(row.ref.address); holder != holders.end()) {
+            row.instance = holder->second;
+          }
+        }
+      }
       for (const agent::Agent::LoadedConversation& live : loaded) {
         SessionRow& row = rows[KeyOf(live.ref)];
         row.ref = live.ref;
@@ -210,6 +233,7 @@ grpc::ServerUnaryReactor* SessionService::ListSessions(grpc::CallbackServerConte
         absl::StatusOr<std::vector<std::string>> sessions = memory.ListSessions(row.ref);
         if (sessions.ok())
           conversation->set_archived_sessions(static_cast<int32_t>(sessions->size()));
+        conversation->set_instance(row.instance);
         ++taken;
         if (taken == size) {
           // Another page only when a matching conversation follows.

@@ -102,14 +102,15 @@ class ConversationInbox {
   // conversations with nothing waiting.
   absl::Status Prune();
 
-  // The leases of every instance, for GetStatus: conversation → (owner, token, expires).
+  // The leases in force, of every instance (at most `limit`): which instance answers each
+  // conversation now, for ListSessions.
   struct Lease {
     std::string conversation;
     std::string owner;
     int64_t token = 0;
     absl::Time expires_at;
   };
-  absl::StatusOr<std::vector<Lease>> Leases(int limit = 1000);
+  absl::StatusOr<std::vector<Lease>> Leases(int limit = 100000);
 
   const std::string& instance() const { return instance_; }
   absl::Duration lease_time() const { return lease_time_; }

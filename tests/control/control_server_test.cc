@@ -314,6 +314,40 @@ TEST_F(ControlServerTest, ListSessionsMergesMemoryWithLiveConversationsInPages) 
   EXPECT_TRUE(absl::StrContains(status.error_message(), "page_token"));
 }
 
+TEST_F(ControlServerTest, ListSessionsShowsEveryInstancesConversationsAndWhoAnswersEach) {
+  // Alice's conversation is in this instance's memory; Zed's only in the leases of another
+  // instance on the shared database.
+  ASSERT_TRUE(
+      env_.memory()
+          .Append(Direct("alice@localhost"),
+                  {.time = absl::Now(), .role = "user", .author = "alice@localhost", .text = "hi"})
+          .ok());
+  env_.services().leases = [] {
+    return std::vector<storage::ConversationInbox::Lease>{
+        {.conversation = "alice@localhost", .owner = "host-a:1:aaaa"},
+        {.conversation = "zed@localhost", .owner = "host-b:2:bbbb"}};
+  };
+  v1::ListSessionsResponse listed;
+  ASSERT_TRUE(sessions_->ListSessions(Context("reader").get(), {}, &listed).ok());
+  ASSERT_EQ(listed.conversations_size(), 2);
+  EXPECT_EQ(listed.conversations(0).key().address(), "alice@localhost");
+  EXPECT_EQ(listed.conversations(0).instance(), "host-a:1:aaaa");
+  EXPECT_TRUE(listed.conversations(0).has_last_activity());
+  EXPECT_EQ(listed.conversations(1).key().address(), "zed@localhost");
+  EXPECT_EQ(listed.conversations(1).key().kind(), v1::CONVERSATION_KIND_DIRECT);
+  EXPECT_EQ(listed.conversations(1).instance(), "host-b:2:bbbb");
+  EXPECT_FALSE(listed.conversations(1).has_last_activity());
+
+  // A database that cannot be read is said, not hidden behind a shorter list.
+  env_.services().leases = []() -> absl::StatusOr<std::vector<storage::ConversationInbox::Lease>> {
+    return absl::UnavailableError("the database is away");
+  };
+  grpc::Status away = sessions_->ListSessions(Context("reader").get(), {}, &listed);
+  EXPECT_EQ(away.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_TRUE(absl::StrContains(away.error_message(), "leases")) << away.error_message();
+  env_.services().leases = nullptr;
+}
+
 TEST_F(ControlServerTest, ListSessionsSearchesAddressesIgnoringCaseAndPagesTheMatches) {
   const memory::MemoryEntry hi{
       .time = absl::Now(), .role = "user", .author = "someone", .text = "hi"};

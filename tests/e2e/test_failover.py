@@ -18,7 +18,9 @@ round at once. What the test checks:
   the model's delay (5 s), and a bit;
 - the usage totals are the answered calls, and the fake model's count is those plus the calls
   the killed instance had in flight (it died before their answers, so it recorded none);
-- `heraldctl audit verify` passes on the instances that live, and both list each other.
+- `heraldctl audit verify` passes on the instances that live, and both list each other;
+  `heraldctl sessions list` on either lists all 50 conversations, each with the survivor
+  that answers it.
 
 Two more: a database restart while 50 answers are written loses nothing; and a person allowed
 through one instance (`heraldctl allowlist add`) is let through by all three, and removed
@@ -232,6 +234,13 @@ class FailoverTest(unittest.TestCase):
             status = json.loads(run_heraldctl(agent.dir, "--json", "status").stdout)
             listed = {i.get("id") for i in status.get("instances", [])}
             self.assertEqual(listed, {ids[a] for a in survivors}, status.get("instances"))
+            # Either lists every person's conversation, each answered by one of the two.
+            listed = json.loads(run_heraldctl(agent.dir, "--json", "sessions", "list",
+                                              "--kind", "direct").stdout)
+            answerers = {c["key"]["address"]: c.get("instance")
+                         for c in listed.get("conversations", [])}
+            self.assertEqual(set(answerers), {f"{p}@localhost" for p in PEOPLE})
+            self.assertLessEqual(set(answerers.values()), {ids[a] for a in survivors}, answerers)
             # Between them they hold every conversation (the last beat's count).
             self.assertTrue(wait_until(lambda: sum(
                 int(i.get("conversations", 0)) for i in json.loads(run_heraldctl(

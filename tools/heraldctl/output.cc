@@ -96,16 +96,24 @@ std::string RenderStatus(const v1::GetStatusResponse& status) {
 
 std::string RenderSessions(const v1::ListSessionsResponse& sessions) {
   if (sessions.conversations().empty()) return "no conversations\n";
-  Table table({{"CONVERSATION"},
-               {"LAST ACTIVITY"},
-               {"STATE"},
-               {"QUEUED", Align::kRight},
-               {"ARCHIVED", Align::kRight}});
+  // With several instances on one database, which one answers each conversation.
+  const bool instances =
+      std::any_of(sessions.conversations().begin(), sessions.conversations().end(),
+                  [](const v1::Conversation& c) { return !c.instance().empty(); });
+  std::vector<Column> columns = {{"CONVERSATION"},
+                                 {"LAST ACTIVITY"},
+                                 {"STATE"},
+                                 {"QUEUED", Align::kRight},
+                                 {"ARCHIVED", Align::kRight}};
+  if (instances) columns.push_back({"INSTANCE"});
+  Table table(std::move(columns));
   for (const v1::Conversation& conversation : sessions.conversations()) {
     std::string state = conversation.busy() ? "busy" : conversation.loaded() ? "loaded" : "idle";
-    table.AddRow({ConversationLabel(conversation.key()), FormatTime(conversation.last_activity()),
-                  state, FormatCount(conversation.queued()),
-                  FormatCount(conversation.archived_sessions())});
+    std::vector<std::string> row = {
+        ConversationLabel(conversation.key()), FormatTime(conversation.last_activity()), state,
+        FormatCount(conversation.queued()), FormatCount(conversation.archived_sessions())};
+    if (instances) row.push_back(conversation.instance());
+    table.AddRow(std::move(row));
   }
   return table.Render();
 }

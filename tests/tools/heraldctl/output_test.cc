@@ -99,6 +99,22 @@ TEST(OutputTest, SessionsAreATableOfConversations) {
   EXPECT_EQ(RenderSessions(v1::ListSessionsResponse()), "no conversations\n");
 }
 
+TEST(OutputTest, SessionsOfSeveralInstancesSayWhichOneAnswersEach) {
+  v1::ListSessionsResponse sessions;
+  v1::Conversation* here = sessions.add_conversations();
+  here->mutable_key()->set_kind(v1::CONVERSATION_KIND_DIRECT);
+  here->mutable_key()->set_address("alice@example.org");
+  here->set_instance("host-a:100:0a0b0c0d");
+  v1::Conversation* room = sessions.add_conversations();
+  room->mutable_key()->set_kind(v1::CONVERSATION_KIND_ROOM);
+  room->mutable_key()->set_address("lobby@muc");
+  EXPECT_EQ(RenderSessions(sessions),
+            "CONVERSATION              LAST ACTIVITY  STATE  QUEUED  ARCHIVED  INSTANCE\n"
+            "direct:alice@example.org  -              idle        0         0  "
+            "host-a:100:0a0b0c0d\n"
+            "room:lobby@muc            -              idle        0         0\n");
+}
+
 TEST(OutputTest, AuditEntriesAreATableNewestFirstWithTheDetailCut) {
   v1::ListAuditEntriesResponse audit;
   v1::AuditEntry* call = audit.add_entries();
