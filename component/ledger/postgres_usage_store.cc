@@ -71,15 +71,17 @@ CREATE INDEX ledger_settled_expiry ON ledger_settled (expires_at);
 // Reserve takes one transaction-scoped advisory lock per limit: (this class, hash of the limit).
 constexpr int32_t kLimitLockClass = 0x4c656467;  // "Ledg"
 
-// The four windows of one call in one statement: $1..$8 are (window, start) pairs, $9 jid,
-// $10 model, $11/$12 tokens in and out, $13 cost, $14 unpriced (0 or 1).
-constexpr char kAddUsage[] = R"sql(
+// The four windows of one call: $1..$8 are (window, start) pairs, $9 jid, $10 model, $11/$12
+// tokens in and out, $13 cost, $14 unpriced (0 or 1). AddUsageSql adds them in one statement.
+constexpr char kUsageRows[] = R"sql(
 INSERT INTO ledger_usage AS u (time_window, window_start, jid, model, input_tokens,
                                output_tokens, calls, cost_usd, unpriced_calls)
 SELECT w.time_window, w.window_start, $9::text, $10::text, $11::bigint, $12::bigint, 1,
        $13::double precision, $14::bigint
 FROM (VALUES ($1::text, $2::bigint), ($3, $4), ($5, $6), ($7, $8))
      AS w (time_window, window_start)
+)sql";
+constexpr char kUsageUpsert[] = R"sql(
 ON CONFLICT (time_window, window_start, jid, model) DO UPDATE SET
   input_tokens = u.input_tokens + excluded.input_tokens,
   output_tokens = u.output_tokens + excluded.output_tokens,
@@ -87,33 +89,28 @@ ON CONFLICT (time_window, window_start, jid, model) DO UPDATE SET
   cost_usd = u.cost_usd + excluded.cost_usd,
   unpriced_calls = u.unpriced_calls + excluded.unpriced_calls
 )sql";
+const std::string& AddUsageSql() {
+  static const std::string* const sql = new std::string(absl::StrCat(kUsageRows, kUsageUpsert));
+  return *sql;
+}
 
-// Settle in one statement (atomic without a transaction): $15 is the reservation, $16 how long
-// its settled mark is kept. A reservation marked settled already adds nothing: a Settle whose
-// commit was lost to an outage and is tried again does not count the call twice. One whose
-// hold passed (deleted by a Reserve) is recorded all the same.
-constexpr char kSettle[] = R"sql(
+// Settle in one statement (atomic without a transaction): the call's usage as AddUsageSql's, $15
+// the reservation, $16 how long its settled mark is kept. A reservation marked settled already
+// adds nothing: a Settle whose commit was lost to an outage and is tried again does not count
+// the call twice. One whose hold passed (deleted by a Reserve) is recorded all the same.
+const std::string& SettleSql() {
+  static const std::string* const sql =
+      new std::string(absl::StrCat(R"sql(
 WITH mark AS (
   INSERT INTO ledger_settled (id, expires_at)
   VALUES ($15::bigint, now() + make_interval(secs => $16::double precision))
   ON CONFLICT (id) DO NOTHING RETURNING id
 ), dropped AS (
   DELETE FROM ledger_reservations WHERE id IN (SELECT id FROM mark)
-)
-INSERT INTO ledger_usage AS u (time_window, window_start, jid, model, input_tokens,
-                               output_tokens, calls, cost_usd, unpriced_calls)
-SELECT w.time_window, w.window_start, $9::text, $10::text, $11::bigint, $12::bigint, 1,
-       $13::double precision, $14::bigint
-FROM (VALUES ($1::text, $2::bigint), ($3, $4), ($5, $6), ($7, $8))
-     AS w (time_window, window_start)
-WHERE EXISTS (SELECT 1 FROM mark)
-ON CONFLICT (time_window, window_start, jid, model) DO UPDATE SET
-  input_tokens = u.input_tokens + excluded.input_tokens,
-  output_tokens = u.output_tokens + excluded.output_tokens,
-  calls = u.calls + 1,
-  cost_usd = u.cost_usd + excluded.cost_usd,
-  unpriced_calls = u.unpriced_calls + excluded.unpriced_calls
-)sql";
+))sql",
+                                   kUsageRows, "WHERE EXISTS (SELECT 1 FROM mark)", kUsageUpsert));
+  return *sql;
+}
 
 // Reserve deletes lapsed reservations and old settled marks at most this often per instance.
 constexpr absl::Duration kPruneEvery = absl::Seconds(1);
@@ -227,7 +224,7 @@ absl::StatusOr<std::vector<UsageStore::WindowTokens>> PostgresUsageStore::ReadWi
 }
 
 absl::Status PostgresUsageStore::Add(const UsageRecord& record, const PriceTable::Estimate& cost) {
-  return db_->Exec(kAddUsage, AddUsageParams(record, cost)).status();
+  return db_->Exec(AddUsageSql(), AddUsageParams(record, cost)).status();
 }
 
 namespace {
@@ -327,7 +324,7 @@ absl::Status PostgresUsageStore::Settle(int64_t id, const UsageRecord& record,
                                         const PriceTable::Estimate& cost) {
   SqlParams params = AddUsageParams(record, cost);
   params.Int64(id).Double(absl::ToDoubleSeconds(UsageLedger::kReservationHold));
-  return db_->Exec(kSettle, params).status();
+  return db_->Exec(SettleSql(), params).status();
 }
 
 absl::Status PostgresUsageStore::Unreserve(int64_t id) {
