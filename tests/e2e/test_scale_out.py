@@ -132,14 +132,21 @@ class ScaleOutTest(unittest.TestCase):
         return json.loads(result.stdout).get("instances", [])
 
     def serving(self, jid):
-        """The running agents that hold a session with jid (the one ejabberd routes it to)."""
+        """The running agents that answer jid (the one ejabberd routes it to): those that
+        `heraldctl sessions list` names as its conversation's instance (every instance lists
+        every conversation, with the one that holds it)."""
         holders = []
         for agent in self.agents:
             if agent.exit_code() is not None:
                 continue
+            mine = [i.get("id") for i in self.instances(agent) if i.get("thisInstance")]
             result = run_heraldctl(agent.dir, "--json", "sessions", "list")
-            if result.returncode == 0 and jid in result.stdout:
-                holders.append(agent)
+            if result.returncode != 0 or not mine:
+                continue
+            for conversation in json.loads(result.stdout).get("conversations", []):
+                if (conversation.get("key", {}).get("address") == jid
+                        and conversation.get("instance") == mine[0]):
+                    holders.append(agent)
         return holders
 
     # --- the tests ------------------------------------------------------------------------
