@@ -29,6 +29,10 @@ std::string ParentFolder(const std::string& path);
 // Makes the entries of a folder (created or renamed files) durable.
 absl::Status SyncFolder(const std::string& path);
 
+// Writes all of `bytes` to `fd`, going on after short writes and EINTR; false with errno set
+// when a write fails.
+bool WriteAll(int fd, std::string_view bytes);
+
 // An error for the failed system call `what` on `path` with errno `error`.
 absl::Status ErrnoStatus(int error, std::string_view what, const std::string& path);
 

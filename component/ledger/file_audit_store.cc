@@ -24,18 +24,6 @@ constexpr size_t kMaxHeadBytes = 4096;
 
 std::string HeadPath(const std::string& path) { return path + ".head"; }
 
-bool WriteAll(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t written = ::write(fd, bytes.data(), bytes.size());
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    bytes.remove_prefix(static_cast<size_t>(written));
-  }
-  return true;
-}
-
 // Reads [offset, offset + size) or up to the end of the file.
 absl::StatusOr<std::string> ReadRange(int fd, uint64_t offset, uint64_t size,
                                       const std::string& path) {
@@ -76,7 +64,7 @@ absl::Status WriteHeadFile(const std::string& head_path, int folder_fd, const Au
   const std::string temporary = head_path + ".tmp";
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return base::ErrnoStatus(errno, "create", temporary);
-  if (!WriteAll(fd, EncodeAuditHead(head)) || ::fdatasync(fd) != 0) {
+  if (!base::WriteAll(fd, EncodeAuditHead(head)) || ::fdatasync(fd) != 0) {
     const int error = errno;
     ::close(fd);
     return base::ErrnoStatus(error, "write", temporary);
@@ -464,7 +452,7 @@ absl::Status FileAuditStore::Write(const std::vector<AuditEntry>& batch, absl::T
     next.last_hash = std::move(hash);
   }
   next.bytes += text.size();
-  if (!WriteAll(log_fd_, text) || ::fdatasync(log_fd_) != 0) {
+  if (!base::WriteAll(log_fd_, text) || ::fdatasync(log_fd_) != 0) {
     const absl::Status status = base::ErrnoStatus(errno, "write", path_);
     // Leave no partial batch behind: the entries are written again, whole, later.
     if (::ftruncate(log_fd_, static_cast<off_t>(chain_.bytes)) != 0) {

@@ -48,18 +48,6 @@ std::string Parent(const std::string& path) {
   return path.substr(0, slash);
 }
 
-bool WriteAll(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t written = ::write(fd, bytes.data(), bytes.size());
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    bytes.remove_prefix(static_cast<size_t>(written));
-  }
-  return true;
-}
-
 bool PreadAll(int fd, char* data, size_t size, off_t offset) {
   while (size > 0) {
     const ssize_t got = ::pread(fd, data, size, offset);
@@ -155,7 +143,7 @@ absl::Status AppendDurably(const std::string& path, std::string_view bytes,
   std::string buffer = repair(std::string_view(last, tail_size));
   buffer.append(bytes.data(), bytes.size());
 
-  if (!WriteAll(fd.get(), buffer)) {
+  if (!base::WriteAll(fd.get(), buffer)) {
     const int error = errno;
     // Leave no partial entry behind when the disk is full; if this fails too, the next
     // append repairs the tail.
@@ -185,7 +173,7 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view conte
   if (raw < 0) return base::ErrnoStatus(errno, "create", temp);
   Fd fd(raw);
   absl::Status result;
-  if (!WriteAll(fd.get(), contents)) {
+  if (!base::WriteAll(fd.get(), contents)) {
     result = base::ErrnoStatus(errno, "write", temp);
   } else if (::fsync(fd.get()) != 0) {
     result = base::ErrnoStatus(errno, "fsync", temp);

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/civil_time.h"
@@ -49,6 +50,20 @@ inline UsageRecord Call(std::string jid, std::string model, int64_t in, int64_t 
                      .input_tokens = in,
                      .output_tokens = out,
                      .time = time};
+}
+
+// Every row of the query, through all its pages.
+inline std::vector<UsageRow> AllRows(const UsageLedger& ledger, UsageQuery query) {
+  std::vector<UsageRow> rows;
+  for (int pages = 0; pages < 1000; ++pages) {
+    absl::StatusOr<UsagePage> page = ledger.Usage(query);
+    EXPECT_TRUE(page.ok()) << page.status();
+    if (!page.ok()) break;
+    rows.insert(rows.end(), page->rows.begin(), page->rows.end());
+    if (page->next_page_token.empty()) break;
+    query.page_token = page->next_page_token;
+  }
+  return rows;
 }
 
 enum class Backend { kSqlite, kPostgres };

@@ -20,19 +20,6 @@
 namespace herald::ledger {
 namespace {
 
-std::vector<UsageRow> AllRows(const UsageLedger& ledger, UsageQuery query) {
-  std::vector<UsageRow> rows;
-  for (int pages = 0; pages < 1000; ++pages) {
-    absl::StatusOr<UsagePage> page = ledger.Usage(query);
-    EXPECT_TRUE(page.ok()) << page.status();
-    if (!page.ok()) break;
-    rows.insert(rows.end(), page->rows.begin(), page->rows.end());
-    if (page->next_page_token.empty()) break;
-    query.page_token = page->next_page_token;
-  }
-  return rows;
-}
-
 using UsageLedgerTest = LedgerOnEachStore;
 INSTANTIATE_TEST_SUITE_P(Stores, UsageLedgerTest,
                          ::testing::Values(Backend::kSqlite, Backend::kPostgres), BackendName);
