@@ -203,7 +203,8 @@ int Serve(const std::string& path) {
     absl::StatusOr<std::unique_ptr<skills::CredentialStore>> opened = skills::CredentialStore::Open(
         {.path = config->skills.credentials_path,
          .key_file = config->skills.credentials_key_file,
-         .previous_key_files = config->skills.credentials_previous_key_files});
+         .previous_key_files = config->skills.credentials_previous_key_files,
+         .postgres = stores->postgres});
     if (!opened.ok()) {
       std::cerr << "herald: [skills] credentials: " << opened.status().message() << "\n";
       return base::kExitConfig;

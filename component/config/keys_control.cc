@@ -48,11 +48,12 @@ void DeclareStorageKeys(std::vector<ConfigKey>& keys) {
           "storage.backend", K::kString, [](auto& c) -> auto& { return c.storage.backend; })
           .Type("string, `\"sqlite\"` or `\"postgresql\"`")
           .Doc("`\"sqlite\"`",
-               "where the token ledger and limits are kept: `\"sqlite\"`, the file `quota.path` "
-               "on this host, or `\"postgresql\"`, the database `storage.postgresql` names, "
-               "which several instances share, with the inbox and leases of the 1:1 "
-               "conversations they answer ([scale-out.md](scale-out.md) says what is shared "
-               "so far)"),
+               "where the shared state is kept: `\"sqlite\"`, files on this host (the ledger "
+               "in `quota.path`, the audit chain in `control.audit_path`, the credentials in "
+               "`skills.credentials_path`), or `\"postgresql\"`, the database "
+               "`storage.postgresql` names, which several instances share: those, the "
+               "allowlist changes, and the inbox and leases of the 1:1 conversations they "
+               "answer ([scale-out.md](scale-out.md) says what is shared so far)"),
       Restart(
           "storage.postgresql", K::kString, [](auto& c) -> auto& { return c.storage.postgresql; },
           kSecret)

@@ -235,7 +235,8 @@ void DeclareSkillKeys(std::vector<ConfigKey>& keys) {
           .Doc("`\"./data/credentials.db\"`",
                "the users' skill credentials (SQLite; created mode 0600, missing folders 0700). "
                "Values are sealed with AES-256-GCM; see [skills.md, "
-               "Credentials](skills.md#credentials)"),
+               "Credentials](skills.md#credentials). Not used with `[storage] backend = "
+               "\"postgresql\"`: the credentials are then in the shared database"),
       Restart(
           "skills.tool_registry_path", K::kString,
           [](auto& c) -> auto& { return c.skills.tool_registry_path; })

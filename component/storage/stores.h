@@ -3,8 +3,9 @@
 // Opens the stores that [storage] places: on this host (SQLite files, the default and what
 // tools/demo uses), or in the PostgreSQL database that several instances of one component
 // domain share (D1; docs/scale-out.md). Today the token ledger and its limits, the audit
-// chain, the instances and the 1:1 conversations' inbox and leases follow [storage]; the
-// other stores stay on this host whatever it says (docs/scale-out.md lists them).
+// chain, the instances, the 1:1 conversations' inbox and leases and the allowlist changes
+// follow [storage], and main() gives `postgres` to the credential store; the other stores stay
+// on this host whatever it says (docs/scale-out.md lists them).
 //
 // Opening blocks (files, the network): main() calls it before the I/O loop runs.
 //

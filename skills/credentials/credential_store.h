@@ -1,18 +1,21 @@
 // skills/credentials/credential_store.h
 //
 // CredentialStore keeps the secrets skills need (API keys, tokens) per owner — a user's bare
-// JID or "api:NAME" — in an SQLite file, each value sealed with AES-256-GCM under a key that
+// JID or "api:NAME" — each value sealed with AES-256-GCM under a key that
 // lives outside the database (a 0600 key file or an environment variable). The owner and the
 // name are authenticated with the value, so a row copied to another owner or name does not
 // open. Each row records which key sealed it (a key id: the first 8 bytes of the key's SHA-256,
 // in hex); Open refuses a database sealed under a key it was not given, and re-seals, in one
 // transaction, the rows sealed under one of `previous_key_files` (key rotation). Neither keys
-// nor values ever appear in a Status message or a log line. Deleted values are overwritten on
-// disk (secure_delete, and the write-ahead log is checkpointed and truncated after each change).
+// nor values ever appear in a Status message or a log line. The sealed entries are kept in a
+// private SQLite file on this host, where deleted values are overwritten on disk, or, for
+// several instances of one domain, in their shared PostgreSQL database (credential_rows.h);
+// either way only Herald ever sees a plaintext.
 //
-// All methods block on disk and are thread-safe; run them on the worker pool. The parts:
-// credential_checks.h (what Put accepts), sealing_key.h (the key and its id), sealed_value.h
-// (AES-256-GCM), key_rotation.h (what Open checks and re-seals).
+// All methods block (disk, network) and are thread-safe; run them on the worker pool. The
+// parts: credential_checks.h (what Put accepts), sealing_key.h (the key and its id),
+// sealed_value.h (AES-256-GCM), key_rotation.h (what Open checks and re-seals),
+// credential_rows.h (where the sealed entries are kept).
 //
 //   CredentialStore::Options options;
 //   options.path = "./data/credentials.db";
@@ -29,20 +32,15 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "component/base/mutex.h"
+#include "component/base/postgres_database.h"
 #include "skills/credentials/credential_checks.h"  // the limits Put enforces
-
-namespace herald::base {
-class SqliteDatabase;
-class SqliteStatement;
-}  // namespace herald::base
 
 namespace herald::skills {
 
 namespace credentials_internal {
+class CredentialRows;
 struct SealingKey;  // 32 key bytes and their id; wiped when destroyed
 }  // namespace credentials_internal
 
@@ -56,6 +54,9 @@ class CredentialStore {
     std::string key_env = "HERALD_CREDENTIALS_KEY";  // 64 hex digits; used when key_file is ""
     // Rotation: rows sealed under one of these keys are re-sealed under the current key at Open.
     std::vector<std::string> previous_key_files;
+    // Set ([storage] backend = "postgresql"): the entries are kept in this database, which
+    // every instance shares, and `path` is not used.
+    std::shared_ptr<base::PostgresDatabase> postgres;
   };
 
   // Fails when a key is missing, malformed or readable by others (PermissionDenied, saying
@@ -71,22 +72,19 @@ class CredentialStore {
   // room's JID, or "api:NAME";
   // `name`: an environment-variable name, [A-Z_][A-Z0-9_]{0,63}; `value`: 1 to 8192 bytes, no
   // NUL. InvalidArgument otherwise (the message never quotes the value).
-  absl::Status Put(std::string_view owner, std::string_view name, std::string_view value)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Put(std::string_view owner, std::string_view name, std::string_view value);
 
   // The values of those of `names` the owner has; absent ones are missing from the map.
   // DataLoss (naming the owner and the name) when a row fails to authenticate; the owner's
   // other entries still open.
   absl::StatusOr<std::map<std::string, std::string>> Get(std::string_view owner,
-                                                         const std::vector<std::string>& names)
-      ABSL_LOCKS_EXCLUDED(mu_);
+                                                         const std::vector<std::string>& names);
 
   // Removes an entry; false when there was none.
-  absl::StatusOr<bool> Delete(std::string_view owner, std::string_view name)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<bool> Delete(std::string_view owner, std::string_view name);
 
   // The names the owner has, sorted.
-  absl::StatusOr<std::vector<std::string>> Names(std::string_view owner) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<std::vector<std::string>> Names(std::string_view owner);
 
   // How many entries Open moved from a previous key to the current one.
   int resealed_at_open() const { return resealed_at_open_; }
@@ -95,19 +93,12 @@ class CredentialStore {
   const std::string& key_id() const { return key_id_; }
 
  private:
-  struct Statements;
   using Key = credentials_internal::SealingKey;
+  using Rows = credentials_internal::CredentialRows;
 
-  CredentialStore(std::unique_ptr<base::SqliteDatabase> db, std::unique_ptr<Key> key,
-                  std::unique_ptr<Statements> statements, int resealed_at_open);
+  CredentialStore(std::unique_ptr<Rows> rows, std::unique_ptr<Key> key, int resealed_at_open);
 
-  // Moves the write-ahead log into the database and truncates it, so the previous versions of
-  // changed pages (which may hold a replaced or deleted value's ciphertext) leave the disk.
-  void Checkpoint() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
-  base::Mutex mu_;
-  std::unique_ptr<base::SqliteDatabase> db_ ABSL_GUARDED_BY(mu_);
-  std::unique_ptr<Statements> statements_ ABSL_GUARDED_BY(mu_);
+  const std::unique_ptr<Rows> rows_;  // thread-safe
   const std::unique_ptr<Key> key_;
   const std::string key_id_;
   const int resealed_at_open_;

@@ -8,10 +8,10 @@
 // authenticates under its old key is logged by owner and name and filed under the current key
 // as it is (it keeps failing, for that entry alone, until stored again or deleted), so the old
 // key is not needed for it either. A previous key that sealed nothing is logged as removable.
-// Blocking (key files, SQLite): Open runs it before the store serves anything.
+// Blocking (key files, the store): Open runs it before the store serves anything.
 //
 //   absl::StatusOr<PreviousKeys> previous = LoadPreviousKeys(options.previous_key_files, *key);
-//   absl::StatusOr<int> resealed = ResealUnderCurrentKey(*db, options.path, *key, *previous);
+//   absl::StatusOr<int> resealed = ResealUnderCurrentKey(*rows, *key, *previous);
 #pragma once
 
 #include <map>
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "component/base/sqlite_database.h"
+#include "skills/credentials/credential_rows.h"
 #include "skills/credentials/sealing_key.h"
 
 namespace herald::skills::credentials_internal {
@@ -32,9 +32,9 @@ using PreviousKeys = std::map<std::string, std::unique_ptr<SealingKey>>;  // by 
 absl::StatusOr<PreviousKeys> LoadPreviousKeys(const std::vector<std::string>& files,
                                               const SealingKey& current);
 
-// Checks the key ids of the rows of `db` (the file at `path`, for messages) and re-seals those
-// under a previous key. Answers how many were re-sealed (damaged rows not counted).
-absl::StatusOr<int> ResealUnderCurrentKey(base::SqliteDatabase& db, const std::string& path,
-                                          const SealingKey& current, const PreviousKeys& previous);
+// Checks the key ids of the entries in `rows` and re-seals those under a previous key. Answers
+// how many were re-sealed (damaged entries not counted).
+absl::StatusOr<int> ResealUnderCurrentKey(CredentialRows& rows, const SealingKey& current,
+                                          const PreviousKeys& previous);
 
 }  // namespace herald::skills::credentials_internal

@@ -22,16 +22,20 @@ round at once. What the test checks:
   `heraldctl sessions list` on either lists all 50 conversations, each with the survivor
   that answers it.
 
-Two more: a database restart while 50 answers are written loses nothing; and a person allowed
+Three more: a database restart while 50 answers are written loses nothing; a person allowed
 through one instance (`heraldctl allowlist add`) is let through by all three, and removed
-through another, by none.
+through another, by none; and a credential stored through one instance and replaced through
+another is one row of the shared table, sealed (no instance writes a credentials file).
 
     tests/e2e/run bazel-bin/component/herald test_failover
 """
 
 import json
 import os
+import shutil
 import signal
+import subprocess
+import tempfile
 import time
 import unittest
 
@@ -40,7 +44,7 @@ from client import Client
 from fake_llm import FakeLlm, fake_llm_program
 from postgres import Postgres
 from servers import Ejabberd, tail, wait_until
-from test_control import control_section, heraldctl_program, run_heraldctl
+from test_control import SOCKET, TOKEN, control_section, heraldctl_program, run_heraldctl
 from test_scale_out import start_instance, storage_section
 
 PEOPLE = [f"user{i:02d}" for i in range(50)]
@@ -76,15 +80,20 @@ class FailoverTest(unittest.TestCase):
         self.db.sql("postgres", f"CREATE DATABASE {self.database}")
         self.agents = []
         self.lease_seconds = LEASE
+        self.credentials_key = None  # a key file for [skills] credentials_key_file
 
     def config(self):
         llm = {"default": "anthropic:fake", "max_retries": 0, "connect_timeout_seconds": 2,
                "request_timeout_seconds": 30,
                "anthropic": {"base_url": self.llm.base_url, "api_key": "e2e-not-a-secret"}}
-        return (component_config(self.server, allowed_jids=[f"{p}@localhost" for p in PEOPLE])
+        text = (component_config(self.server, allowed_jids=[f"{p}@localhost" for p in PEOPLE])
                 + runtime_sections(llm=llm) + control_section()
                 + storage_section(self.db.conninfo(self.database))
                 + f"lease_seconds = {self.lease_seconds}\n")
+        if self.credentials_key:  # into the [skills] table runtime_sections wrote
+            text = text.replace("[skills]\n",
+                                f'[skills]\ncredentials_key_file = "{self.credentials_key}"\n', 1)
+        return text
 
 
     def diagnosis(self):
@@ -323,6 +332,41 @@ class FailoverTest(unittest.TestCase):
         self.assertEqual(carol.replies_from(domain, within=3), [], self.diagnosis())
         self.assertEqual(self.sql("SELECT count(*) FROM herald_inbox "
                                   "WHERE message LIKE '%still there%'"), "0")
+
+    def test_a_credential_stored_through_one_instance_is_sealed_in_the_shared_table(self):
+        """Two instances with the same key file: a credential stored through one and replaced
+        through the other is one row of the shared table, its value sealed (never in clear in
+        the database), and neither instance keeps a credentials file of its own."""
+        folder = tempfile.mkdtemp(prefix="herald-e2e-key-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        self.credentials_key = os.path.join(folder, "credentials.key")
+        with open(self.credentials_key, "wb") as f:
+            f.write(os.urandom(32))
+        os.chmod(self.credentials_key, 0o600)
+        for _ in range(2):
+            start_instance(self)
+
+        def store(agent, value):
+            done = subprocess.run(
+                [heraldctl_program(), "--target", f"unix:{os.path.join(agent.dir, SOCKET)}",
+                 "--token", TOKEN, "skills", "credentials", "--owner", "api:billing",
+                 "STRIPE_KEY"], input=value + "\n", capture_output=True, text=True, timeout=30)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            self.assertNotIn(value, done.stdout + done.stderr)
+
+        first = "sk-e2e-first-" + os.urandom(8).hex()
+        store(self.agents[0], first)
+        second = "sk-e2e-second-" + os.urandom(8).hex()
+        store(self.agents[1], second)
+        rows = self.sql("SELECT owner, name, length(key_id), length(ciphertext) FROM credentials")
+        self.assertEqual(rows, f"api:billing|STRIPE_KEY|16|{len(second)}", self.diagnosis())
+        dump = self.sql("SELECT c::text FROM credentials c")
+        for value in (first, second):
+            self.assertNotIn(value, dump)
+            self.assertNotIn(value.encode().hex(), dump)
+        for agent in self.agents:
+            self.assertFalse(os.path.exists(os.path.join(agent.dir, "data", "credentials.db")))
+            self.assertNotIn(second, agent.log())
 
 
 if __name__ == "__main__":

@@ -1,13 +1,17 @@
 // Tests for CredentialStore: values round-trip per owner, sealed with AES-256-GCM so that the
 // database never holds a plaintext, a row moved or tampered with fails for that entry alone,
 // a wrong key is refused, rotation re-seals under the new key, key files must be private, and
-// no error ever quotes a value or a key.
+// no error ever quotes a value or a key. What the store does with its entries runs on both
+// places it keeps them (CredentialStoreOnEach: the SQLite file and the shared PostgreSQL on a
+// private server, tests/support/postgres_server.h); the file's own guarantees and the key
+// files' checks run on the file.
 #include "skills/credentials/credential_store.h"
 
 #include <openssl/rand.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -18,8 +22,10 @@
 #include <thread>
 #include <vector>
 
+#include "component/base/postgres_database.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/postgres_server.h"
 
 namespace herald::skills {
 namespace {
@@ -65,7 +71,7 @@ void WriteFile(const std::string& path, std::string_view contents, mode_t mode =
 }
 
 // Runs SQL on the database from outside the store (as an attacker or a broken disk would).
-void RunSql(const std::string& path, const std::string& sql) {
+void RunSqliteSql(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   char* error = nullptr;
@@ -76,7 +82,7 @@ void RunSql(const std::string& path, const std::string& sql) {
 }
 
 // The ciphertext stored for one entry, read from outside the store.
-std::string StoredCiphertext(const std::string& path, const std::string& owner,
+std::string SqliteCiphertext(const std::string& path, const std::string& owner,
                              const std::string& name) {
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
@@ -97,20 +103,41 @@ std::string StoredCiphertext(const std::string& path, const std::string& owner,
   return ciphertext;
 }
 
-class CredentialStoreTest : public ::testing::Test {
+enum class Backend { kSqlite, kPostgres };
+
+// A store on the SQLite file (CredentialStoreTest) or on either backend (CredentialStoreOnEach),
+// with a fresh key file, and what an attacker with the database's access could do to it.
+class CredentialStoreFixture : public ::testing::Test {
  protected:
+  explicit CredentialStoreFixture(Backend backend) : backend_(backend) {}
+
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    folder_ = ::testing::TempDir() + "/credentials_" + info->name();
+    std::string test = info->name();
+    std::replace(test.begin(), test.end(), '/', '_');  // a TEST_P's name: "Name/Postgres"
+    folder_ = ::testing::TempDir() + "/credentials_" + test;
     std::filesystem::remove_all(folder_);
     std::filesystem::create_directories(folder_);
     key_ = RandomBytes(32);
     WriteFile(KeyPath("current.key"), key_);
     options_.path = folder_ + "/data/credentials.db";
     options_.key_file = KeyPath("current.key");
+    if (backend_ == Backend::kPostgres) {
+      absl::StatusOr<testing::PostgresServer*> server = testing::SharedPostgresServer();
+      ASSERT_TRUE(server.ok()) << server.status();
+      absl::StatusOr<std::string> conninfo = (*server)->NewDatabase();
+      ASSERT_TRUE(conninfo.ok()) << conninfo.status();
+      conninfo_ = *conninfo;
+      absl::StatusOr<std::unique_ptr<base::PostgresDatabase>> db =
+          base::PostgresDatabase::Connect({.conninfo = conninfo_, .pool_size = 4, .what = "test"});
+      ASSERT_TRUE(db.ok()) << db.status();
+      options_.postgres = *std::move(db);
+    }
   }
 
   std::string KeyPath(std::string_view name) const { return folder_ + "/" + std::string(name); }
+  // With Backend::kPostgres: this test's database, for another instance to connect to.
+  const std::string& Conninfo() const { return conninfo_; }
 
   std::unique_ptr<CredentialStore> OpenStore(const CredentialStore::Options& options) {
     absl::StatusOr<std::unique_ptr<CredentialStore>> store = CredentialStore::Open(options);
@@ -119,15 +146,65 @@ class CredentialStoreTest : public ::testing::Test {
   }
   std::unique_ptr<CredentialStore> OpenStore() { return OpenStore(options_); }
 
+  // Runs SQL that both databases understand, from outside the store.
+  void RunSql(const std::string& sql) {
+    if (backend_ == Backend::kSqlite) return RunSqliteSql(options_.path, sql);
+    absl::StatusOr<base::PostgresResult> ran = options_.postgres->Exec(sql);
+    EXPECT_TRUE(ran.ok()) << ran.status() << " in " << sql;
+  }
+
+  // Sets a bytes column of the entry called `name`.
+  void SetBytes(const std::string& name, const std::string& column, std::string_view bytes) {
+    const std::string value = backend_ == Backend::kSqlite ? "X'" + Hex(bytes) + "'"
+                                                           : "decode('" + Hex(bytes) + "', 'hex')";
+    RunSql("UPDATE credentials SET " + column + " = " + value + " WHERE name = '" + name + "'");
+  }
+
+  std::string StoredCiphertext(const std::string& owner, const std::string& name) {
+    if (backend_ == Backend::kSqlite) return SqliteCiphertext(options_.path, owner, name);
+    absl::StatusOr<base::PostgresResult> row =
+        options_.postgres->Exec("SELECT ciphertext FROM credentials WHERE owner = $1 AND name = $2",
+                                base::SqlParams().Text(owner).Text(name));
+    EXPECT_TRUE(row.ok()) << row.status();
+    return row.ok() && row->rows() == 1 ? row->Bytes(0, 0) : "";
+  }
+
   // The bytes of the database and of its write-ahead log.
   std::string DiskBytes() const { return ReadAll(options_.path) + ReadAll(options_.path + "-wal"); }
 
+  const Backend backend_;
+  std::string conninfo_;
   std::string folder_;
   std::string key_;
   CredentialStore::Options options_;
 };
 
-TEST_F(CredentialStoreTest, ReturnsWhatWasPutPerOwner) {
+// The SQLite file's own guarantees, and the key files' checks.
+class CredentialStoreTest : public CredentialStoreFixture {
+ protected:
+  CredentialStoreTest() : CredentialStoreFixture(Backend::kSqlite) {}
+};
+
+// What the store does with its entries, wherever it keeps them.
+class CredentialStoreOnEach : public CredentialStoreFixture,
+                              public ::testing::WithParamInterface<Backend> {
+ protected:
+  CredentialStoreOnEach() : CredentialStoreFixture(GetParam()) {}
+};
+
+// What several instances sharing one PostgreSQL database see.
+class CredentialStoreOnPostgres : public CredentialStoreFixture {
+ protected:
+  CredentialStoreOnPostgres() : CredentialStoreFixture(Backend::kPostgres) {}
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, CredentialStoreOnEach,
+                         ::testing::Values(Backend::kSqlite, Backend::kPostgres),
+                         [](const ::testing::TestParamInfo<Backend>& info) {
+                           return info.param == Backend::kSqlite ? "Sqlite" : "Postgres";
+                         });
+
+TEST_P(CredentialStoreOnEach, ReturnsWhatWasPutPerOwner) {
   auto store = OpenStore();
   ASSERT_NE(store, nullptr);
   ASSERT_TRUE(store->Put(kAlice, "GITHUB_TOKEN", "ghp_alice").ok());
@@ -161,7 +238,7 @@ TEST_F(CredentialStoreTest, ReturnsWhatWasPutPerOwner) {
   EXPECT_EQ(store->key_id().size(), 16u);
 }
 
-TEST_F(CredentialStoreTest, ReplacesAValueAndKeepsItAcrossARestart) {
+TEST_P(CredentialStoreOnEach, ReplacesAValueAndKeepsItAcrossARestart) {
   {
     auto store = OpenStore();
     ASSERT_TRUE(store->Put(kAlice, "TOKEN", "first").ok());
@@ -173,7 +250,7 @@ TEST_F(CredentialStoreTest, ReplacesAValueAndKeepsItAcrossARestart) {
   EXPECT_THAT(*values, UnorderedElementsAre(Pair("TOKEN", "second")));
 }
 
-TEST_F(CredentialStoreTest, DeletesAnEntryAndSaysWhetherThereWasOne) {
+TEST_P(CredentialStoreOnEach, DeletesAnEntryAndSaysWhetherThereWasOne) {
   auto store = OpenStore();
   ASSERT_TRUE(store->Put(kAlice, "TOKEN", "value1").ok());
   auto deleted = store->Delete(kAlice, "TOKEN");
@@ -188,7 +265,7 @@ TEST_F(CredentialStoreTest, DeletesAnEntryAndSaysWhetherThereWasOne) {
   EXPECT_THAT(*store->Names(kAlice), IsEmpty());
 }
 
-TEST_F(CredentialStoreTest, RoundTripsEveryByteButNulAndTheLongestValue) {
+TEST_P(CredentialStoreOnEach, RoundTripsEveryByteButNulAndTheLongestValue) {
   std::string every_byte;
   for (int byte = 1; byte <= 255; ++byte) every_byte.push_back(static_cast<char>(byte));
   const std::string longest(kMaxCredentialValueBytes, 'x');
@@ -230,7 +307,7 @@ TEST_F(CredentialStoreTest, NeverWritesAPlaintextValueToDisk) {
   EXPECT_EQ(bytes.find(key_), std::string::npos);
 
   // Deleted: not even its ciphertext is left in the database, its free pages or the log.
-  const std::string ciphertext = StoredCiphertext(options_.path, kAlice, "TOKEN");
+  const std::string ciphertext = StoredCiphertext(kAlice, "TOKEN");
   ASSERT_EQ(ciphertext.size(), secret.size());
   ASSERT_NE(DiskBytes().find(ciphertext), std::string::npos);
   ASSERT_TRUE(*store->Delete(kAlice, "TOKEN"));
@@ -243,7 +320,7 @@ TEST_F(CredentialStoreTest, NeverWritesAPlaintextValueToDisk) {
   EXPECT_EQ(bytes.find(ciphertext), std::string::npos);
 }
 
-TEST_F(CredentialStoreTest, RefusesAWrongKeyNamingTheKeyIdsAndHowToRotate) {
+TEST_P(CredentialStoreOnEach, RefusesAWrongKeyNamingTheKeyIdsAndHowToRotate) {
   std::string old_id;
   {
     auto store = OpenStore();
@@ -265,7 +342,7 @@ TEST_F(CredentialStoreTest, RefusesAWrongKeyNamingTheKeyIdsAndHowToRotate) {
   EXPECT_THAT(message, Not(HasSubstr("value1")));
 }
 
-TEST_F(CredentialStoreTest, RotationReSealsUnderTheNewKeySoTheOldOneIsNoLongerNeeded) {
+TEST_P(CredentialStoreOnEach, RotationReSealsUnderTheNewKeySoTheOldOneIsNoLongerNeeded) {
   std::string old_id;
   {
     auto store = OpenStore();
@@ -305,19 +382,18 @@ TEST_F(CredentialStoreTest, RotationReSealsUnderTheNewKeySoTheOldOneIsNoLongerNe
   EXPECT_EQ(CredentialStore::Open(options_).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
-TEST_F(CredentialStoreTest, ATamperedCiphertextOrTagFailsForThatEntryOnly) {
+TEST_P(CredentialStoreOnEach, ATamperedCiphertextOrTagFailsForThatEntryOnly) {
   {
     auto store = OpenStore();
     ASSERT_TRUE(store->Put(kAlice, "GOOD", "good-value").ok());
     ASSERT_TRUE(store->Put(kAlice, "BAD_TEXT", "secret-text-value").ok());
     ASSERT_TRUE(store->Put(kAlice, "BAD_TAG", "secret-tag-value").ok());
   }
-  std::string flipped = StoredCiphertext(options_.path, kAlice, "BAD_TEXT");
+  std::string flipped = StoredCiphertext(kAlice, "BAD_TEXT");
   ASSERT_FALSE(flipped.empty());
   flipped[2] ^= 0x01;
-  RunSql(options_.path,
-         "UPDATE credentials SET ciphertext = X'" + Hex(flipped) + "' WHERE name = 'BAD_TEXT'");
-  RunSql(options_.path, "UPDATE credentials SET tag = zeroblob(16) WHERE name = 'BAD_TAG'");
+  SetBytes("BAD_TEXT", "ciphertext", flipped);
+  SetBytes("BAD_TAG", "tag", std::string(16, '\0'));
   auto store = OpenStore();
   ASSERT_NE(store, nullptr);
 
@@ -337,14 +413,14 @@ TEST_F(CredentialStoreTest, ATamperedCiphertextOrTagFailsForThatEntryOnly) {
   EXPECT_TRUE(store->Get(kAlice, {"BAD_TAG"}).ok());
 }
 
-TEST_F(CredentialStoreTest, ARowMovedToAnotherOwnerOrNameDoesNotOpen) {
+TEST_P(CredentialStoreOnEach, ARowMovedToAnotherOwnerOrNameDoesNotOpen) {
   {
     auto store = OpenStore();
     ASSERT_TRUE(store->Put(kAlice, "TOKEN", "alice-secret").ok());
     ASSERT_TRUE(store->Put(kAlice, "OTHER", "alice-other").ok());
   }
-  RunSql(options_.path, "UPDATE credentials SET owner = 'mallory@localhost' WHERE name = 'TOKEN'");
-  RunSql(options_.path, "UPDATE credentials SET name = 'RENAMED' WHERE name = 'OTHER'");
+  RunSql("UPDATE credentials SET owner = 'mallory@localhost' WHERE name = 'TOKEN'");
+  RunSql("UPDATE credentials SET name = 'RENAMED' WHERE name = 'OTHER'");
   auto store = OpenStore();
   auto moved = store->Get("mallory@localhost", {"TOKEN"});
   ASSERT_FALSE(moved.ok());
@@ -354,13 +430,13 @@ TEST_F(CredentialStoreTest, ARowMovedToAnotherOwnerOrNameDoesNotOpen) {
   EXPECT_EQ(renamed.status().code(), absl::StatusCode::kDataLoss);
 }
 
-TEST_F(CredentialStoreTest, RotationLeavesADamagedEntryFailingButMovesTheOthers) {
+TEST_P(CredentialStoreOnEach, RotationLeavesADamagedEntryFailingButMovesTheOthers) {
   {
     auto store = OpenStore();
     ASSERT_TRUE(store->Put(kAlice, "GOOD", "good-value").ok());
     ASSERT_TRUE(store->Put(kAlice, "BAD", "bad-value").ok());
   }
-  RunSql(options_.path, "UPDATE credentials SET tag = zeroblob(16) WHERE name = 'BAD'");
+  SetBytes("BAD", "tag", std::string(16, '\0'));
   WriteFile(KeyPath("new.key"), RandomBytes(32));
   CredentialStore::Options rotated = options_;
   rotated.key_file = KeyPath("new.key");
@@ -442,7 +518,7 @@ TEST_F(CredentialStoreTest, ReadsTheKeyFromTheEnvironmentWhenThereIsNoKeyFile) {
   ::unsetenv("HERALD_TEST_CREDENTIALS_KEY");
 }
 
-TEST_F(CredentialStoreTest, RefusesBadOwnersNamesAndValuesWithoutQuotingThem) {
+TEST_P(CredentialStoreOnEach, RefusesBadOwnersNamesAndValuesWithoutQuotingThem) {
   auto store = OpenStore();
   const std::string secret = "hunter2-SECRET";
   struct Case {
@@ -478,7 +554,7 @@ TEST_F(CredentialStoreTest, RefusesBadOwnersNamesAndValuesWithoutQuotingThem) {
   EXPECT_THAT(*store->Names(kAlice), IsEmpty());
 }
 
-TEST_F(CredentialStoreTest, IsSafeToUseFromSeveralThreads) {
+TEST_P(CredentialStoreOnEach, IsSafeToUseFromSeveralThreads) {
   auto store = OpenStore();
   constexpr int kThreads = 8;
   constexpr int kRounds = 25;
@@ -506,10 +582,115 @@ TEST_F(CredentialStoreTest, IsSafeToUseFromSeveralThreads) {
 
 TEST_F(CredentialStoreTest, RefusesADatabaseFromANewerHerald) {
   OpenStore().reset();
-  RunSql(options_.path, "PRAGMA user_version = 99");
+  RunSql("PRAGMA user_version = 99");
   auto store = CredentialStore::Open(options_);
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(store.status().message()), HasSubstr("schema version 99"));
+}
+
+TEST_F(CredentialStoreOnPostgres, TheDatabaseHoldsNeitherAPlaintextNorTheKey) {
+  const std::string secret = "PLAINTEXT-MARKER-" + Hex(RandomBytes(8));
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->Put(kAlice, "TOKEN", secret).ok());
+  ASSERT_TRUE(store->Put(kBob, "TOKEN", secret).ok());
+  // Every row as PostgreSQL renders it (bytea in hex), and the values' bytes.
+  absl::StatusOr<base::PostgresResult> rows =
+      options_.postgres->Exec("SELECT c::text FROM credentials c");
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->rows(), 2);
+  for (int i = 0; i < rows->rows(); ++i) {
+    const std::string text(rows->Text(i, 0));
+    EXPECT_THAT(text, HasSubstr("@localhost"));  // the row was read
+    EXPECT_THAT(text, Not(HasSubstr(secret)));
+    EXPECT_THAT(text, Not(HasSubstr(Hex(secret))));
+    EXPECT_THAT(text, Not(HasSubstr(Hex(key_))));
+  }
+  for (const char* owner : {kAlice, kBob}) {
+    const std::string ciphertext = StoredCiphertext(owner, "TOKEN");
+    EXPECT_EQ(ciphertext.size(), secret.size());
+    EXPECT_NE(ciphertext, secret);
+  }
+  // Alice's and Bob's equal values were sealed apart (fresh nonces, their own owners).
+  EXPECT_NE(StoredCiphertext(kAlice, "TOKEN"), StoredCiphertext(kBob, "TOKEN"));
+}
+
+TEST_F(CredentialStoreOnPostgres, WhatOneInstanceStoresEveryInstanceOpens) {
+  auto first = OpenStore();
+  auto second = OpenStore();
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  ASSERT_TRUE(first->Put(kAlice, "GITHUB_TOKEN", "ghp_from_first").ok());
+  auto values = second->Get(kAlice, {"GITHUB_TOKEN"});
+  ASSERT_TRUE(values.ok()) << values.status();
+  EXPECT_THAT(*values, UnorderedElementsAre(Pair("GITHUB_TOKEN", "ghp_from_first")));
+  ASSERT_TRUE(second->Put(kAlice, "GITHUB_TOKEN", "ghp_from_second").ok());
+  EXPECT_EQ(first->Get(kAlice, {"GITHUB_TOKEN"})->at("GITHUB_TOKEN"), "ghp_from_second");
+  EXPECT_THAT(*first->Names(kAlice), ElementsAre("GITHUB_TOKEN"));
+  ASSERT_TRUE(*second->Delete(kAlice, "GITHUB_TOKEN"));
+  EXPECT_THAT(*first->Get(kAlice, {"GITHUB_TOKEN"}), IsEmpty());
+  EXPECT_FALSE(*first->Delete(kAlice, "GITHUB_TOKEN"));
+}
+
+TEST_F(CredentialStoreOnPostgres, InstancesRotatingAtOnceReSealEachEntryOnce) {
+  constexpr int kEntries = 60;
+  {
+    auto store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    for (int i = 0; i < kEntries; ++i) {
+      ASSERT_TRUE(store
+                      ->Put("user" + std::to_string(i) + "@localhost", "TOKEN",
+                            "value-" + std::to_string(i))
+                      .ok());
+    }
+  }
+  WriteFile(KeyPath("new.key"), RandomBytes(32));
+  CredentialStore::Options rotated = options_;
+  rotated.key_file = KeyPath("new.key");
+  rotated.previous_key_files = {KeyPath("current.key")};
+  // Three instances start at once with the new key, each with a pool of its own.
+  constexpr int kInstances = 3;
+  std::vector<std::shared_ptr<base::PostgresDatabase>> pools;
+  for (int i = 0; i < kInstances; ++i) {
+    absl::StatusOr<std::unique_ptr<base::PostgresDatabase>> pool =
+        base::PostgresDatabase::Connect({.conninfo = Conninfo(), .pool_size = 1, .what = "test"});
+    ASSERT_TRUE(pool.ok()) << pool.status();
+    pools.push_back(*std::move(pool));
+  }
+  std::vector<int> resealed(kInstances, -1);
+  std::vector<std::thread> starts;
+  for (int i = 0; i < kInstances; ++i) {
+    starts.emplace_back([&, i] {
+      CredentialStore::Options mine = rotated;
+      mine.postgres = pools[i];
+      absl::StatusOr<std::unique_ptr<CredentialStore>> store = CredentialStore::Open(mine);
+      if (store.ok()) resealed[i] = (*store)->resealed_at_open();
+    });
+  }
+  for (std::thread& start : starts) start.join();
+  int total = 0;
+  for (int i = 0; i < kInstances; ++i) {
+    EXPECT_GE(resealed[i], 0) << "instance " << i << " failed to open";
+    total += resealed[i];
+  }
+  EXPECT_EQ(total, kEntries);
+  // The new key alone opens every entry.
+  rotated.previous_key_files.clear();
+  auto store = OpenStore(rotated);
+  ASSERT_NE(store, nullptr);
+  for (int i = 0; i < kEntries; ++i) {
+    auto values = store->Get("user" + std::to_string(i) + "@localhost", {"TOKEN"});
+    ASSERT_TRUE(values.ok()) << values.status();
+    EXPECT_EQ(values->at("TOKEN"), "value-" + std::to_string(i));
+  }
+}
+
+TEST_F(CredentialStoreOnPostgres, RefusesADatabaseFromANewerHerald) {
+  OpenStore().reset();
+  RunSql("UPDATE herald_schema SET version = 99 WHERE name = 'credentials'");
+  auto store = CredentialStore::Open(options_);
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(store.status().message()), HasSubstr("credentials"));
 }
 
 }  // namespace
