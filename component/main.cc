@@ -315,9 +315,9 @@ int Serve(const std::string& path) {
   // Schedules ([schedules]): loaded before the loop runs; the skill joins the registry.
   std::unique_ptr<schedule::Scheduler> scheduler;
   if (config->schedules.enabled) {
-    absl::StatusOr<std::unique_ptr<schedule::Scheduler>> opened =
-        schedule::Scheduler::Open(io, workers, config::SchedulerOptionsFrom(config->schedules),
-                                  config::ConfiguredSchedulesFrom(*config), absl::Now);
+    absl::StatusOr<std::unique_ptr<schedule::Scheduler>> opened = schedule::Scheduler::Open(
+        io, workers, config::SchedulerOptionsFrom(*config, stores->postgres),
+        config::ConfiguredSchedulesFrom(*config), absl::Now);
     if (!opened.ok()) {
       std::cerr << "herald: [schedules]: " << opened.status().message() << "\n";
       return base::kExitConfig;

@@ -213,7 +213,9 @@ void DeclareScheduleKeys(std::vector<ConfigKey>& keys) {
           "schedules.path", K::kString, [](auto& c) -> auto& { return c.schedules.path; })
           .Type("string, not empty")
           .Doc("`\"./data/schedules.db\"`",
-               "the schedules and people's time zones (SQLite, mode 0600); they survive restarts"),
+               "the schedules and people's time zones (SQLite, mode 0600); they survive "
+               "restarts. Not used with `[storage] backend = \"postgresql\"`: they are then in "
+               "the shared database"),
       Restart(
           "schedules.max_per_user", K::kInteger,
           [](auto& c) -> auto& { return c.schedules.max_per_user; })

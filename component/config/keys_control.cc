@@ -50,7 +50,8 @@ void DeclareStorageKeys(std::vector<ConfigKey>& keys) {
           .Doc("`\"sqlite\"`",
                "where the shared state is kept: `\"sqlite\"`, files on this host (the ledger "
                "in `quota.path`, the audit chain in `control.audit_path`, the credentials in "
-               "`skills.credentials_path`), or `\"postgresql\"`, the database "
+               "`skills.credentials_path`, the schedules in `schedules.path`), or "
+               "`\"postgresql\"`, the database "
                "`storage.postgresql` names, which several instances share: those, the "
                "allowlist changes, and the inbox and leases of the 1:1 conversations they "
                "answer ([scale-out.md](scale-out.md) says what is shared so far)"),

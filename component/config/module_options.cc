@@ -165,11 +165,16 @@ LogLevelOptions LogLevelOptionsFrom(const LogConfig& log) {
   return LogLevelOptions{.min_severity = severity, .verbosity = log.level == "debug" ? 1 : 0};
 }
 
-schedule::SchedulerOptions SchedulerOptionsFrom(const SchedulesConfig& schedules) {
-  return {.path = schedules.path,
-          .max_per_owner = schedules.max_per_user,
-          .min_interval = absl::Seconds(schedules.min_interval_seconds),
-          .run_missed = schedules.missed != "skip"};
+schedule::SchedulerOptions SchedulerOptionsFrom(const Config& config,
+                                                std::shared_ptr<base::PostgresDatabase> postgres) {
+  const SchedulesConfig& schedules = config.schedules;
+  schedule::SchedulerOptions options{.path = schedules.path,
+                                     .postgres = std::move(postgres),
+                                     .max_per_owner = schedules.max_per_user,
+                                     .min_interval = absl::Seconds(schedules.min_interval_seconds),
+                                     .run_missed = schedules.missed != "skip"};
+  for (const agent::RoomSettings& room : config.rooms) options.rooms.push_back(room.jid);
+  return options;
 }
 
 std::vector<schedule::ConfiguredSchedule> ConfiguredSchedulesFrom(const Config& config) {

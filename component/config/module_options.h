@@ -57,8 +57,11 @@ agent::TurnOptions TurnOptionsFrom(const Config& config);
 ledger::PriceTable PriceTableFrom(const QuotaConfig& quota);
 
 // The scheduler's options and the operator's schedules ([schedules]); a task's `to` is a
-// room when [[rooms]] names it, a chat otherwise.
-schedule::SchedulerOptions SchedulerOptionsFrom(const SchedulesConfig& schedules);
+// room when [[rooms]] names it, a chat otherwise. With `postgres` (the database [storage]
+// opened, null for "sqlite") the schedules are kept there, shared, and the rooms of [[rooms]]
+// are those whose schedules this instance runs.
+schedule::SchedulerOptions SchedulerOptionsFrom(const Config& config,
+                                                std::shared_ptr<base::PostgresDatabase> postgres);
 std::vector<schedule::ConfiguredSchedule> ConfiguredSchedulesFrom(const Config& config);
 
 // What [log] level sets in glog: the least severity logged, and the verbosity (1 for "debug").

@@ -1,42 +1,76 @@
 // component/schedule/schedule_store.h
 //
-// The schedules and the people's time zones in one private SQLite file (WAL), so they
-// survive restarts. Not thread-safe: the Scheduler calls it from one strand of the worker
-// pool (writes) and once before the loop runs (the load).
+// Where the schedules and the people's time zones are kept, so that they survive restarts: a
+// private SQLite file on this host (SqliteScheduleStore, the default), or the PostgreSQL
+// database that several instances of one component domain share (PostgresScheduleStore), where
+// every instance sees every schedule, ids come from the database, and each run is claimed by
+// exactly one instance.
 //
-//   auto store = ScheduleStore::Open("/var/lib/herald/schedules.db");
-//   absl::Status put = (*store)->Put(schedule);
+// Every call blocks (disk, network): the Scheduler makes them from one strand of the worker
+// pool, and at Open before the loop runs.
 #pragma once
 
+#include <cstdint>
 #include <map>
-#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "component/base/sqlite_database.h"
+#include "absl/time/time.h"
 #include "component/schedule/schedule.h"
 
 namespace herald::schedule {
 
 class ScheduleStore {
  public:
-  static absl::StatusOr<std::unique_ptr<ScheduleStore>> Open(const std::string& path);
+  virtual ~ScheduleStore() = default;
 
   // Every stored schedule, by id. A row that cannot be read any more (a zone tzdata lost, a
   // recurrence from a newer Herald) is skipped with a log line, not deleted.
-  absl::StatusOr<std::vector<Schedule>> LoadAll();
-  absl::Status Put(const Schedule& schedule);  // insert or replace by id
-  absl::Status Remove(int64_t id);
+  virtual absl::StatusOr<std::vector<Schedule>> LoadAll() = 0;
+  virtual absl::Status Put(const Schedule& schedule) = 0;  // insert or replace by id
+  virtual absl::Status Remove(int64_t id) = 0;
 
   // Bare JID → IANA zone name (/timezone).
-  absl::StatusOr<std::map<std::string, std::string>> LoadZones();
-  absl::Status PutZone(const std::string& jid, const std::string& zone);
+  virtual absl::StatusOr<std::map<std::string, std::string>> LoadZones() = 0;
+  virtual absl::Status PutZone(const std::string& jid, const std::string& zone) = 0;
 
- private:
-  explicit ScheduleStore(std::unique_ptr<base::SqliteDatabase> db) : db_(std::move(db)) {}
-
-  std::unique_ptr<base::SqliteDatabase> db_;
+  // --- Shared by several instances (shared() true); the others answer Unimplemented. ---
+  virtual bool shared() const { return false; }
+  // The first of `count` consecutive ids that no instance has been or will be given.
+  virtual absl::StatusOr<int64_t> ReserveIds(int count);
+  // Claims the run of schedule `id` that follows its `runs_seen` runs. True when this caller
+  // got it: the row now counts the run, made at `ran_at`, and runs next at `next` (a one-off's
+  // row, `next` = InfiniteFuture, is removed). False when another instance claimed that run
+  // first or the schedule was cancelled.
+  virtual absl::StatusOr<bool> ClaimRun(int64_t id, int64_t runs_seen, absl::Time ran_at,
+                                        absl::Time next);
 };
+
+// --- For the stores: one row's columns and the schedule they make. ---
+
+// A time as stored (Unix seconds; InfinitePast and InfiniteFuture as the extreme values).
+int64_t StoredSeconds(absl::Time time);
+absl::Time TimeFromStored(int64_t seconds);
+
+struct StoredSchedule {
+  int64_t id = 0;
+  std::string_view owner;  // base::ConversationName
+  std::string_view author;
+  std::string_view name;
+  std::string_view prompt;
+  std::string_view recurrence;  // Recurrence::Encode
+  std::string_view zone;
+  int64_t created = 0;  // StoredSeconds
+  int64_t next = 0;
+  int64_t last_run = 0;
+  int64_t runs = 0;
+};
+
+// The schedule of a row, or nullopt (logged) when its owner or recurrence cannot be read.
+std::optional<Schedule> ScheduleFromRow(const StoredSchedule& row);
 
 }  // namespace herald::schedule

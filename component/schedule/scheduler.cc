@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/time_zone.h"
+#include "component/schedule/postgres_schedule_store.h"
+#include "component/schedule/sqlite_schedule_store.h"
 #include "glog/logging.h"
 
 namespace herald::schedule {
@@ -15,6 +17,12 @@ using base::ConversationRef;
 
 // The timer never sleeps longer than this, so a wall-clock change is noticed within it.
 constexpr absl::Duration kMaxSleep = absl::Minutes(1);
+// A shared store's: ids are taken this many at a time; claims wait this long after a failure;
+// and a run overdue by more than kMissedAfter at start was missed (one less late is about to
+// be made by an instance that is up).
+constexpr int kIdBlock = 32;
+constexpr absl::Duration kClaimRetry = absl::Seconds(5);
+constexpr absl::Duration kMissedAfter = absl::Minutes(2);
 
 absl::TimeZone ZoneOrUtc(const std::string& name) {
   absl::StatusOr<absl::TimeZone> zone = base::LoadNamedTimeZone(name);
@@ -33,9 +41,18 @@ bool SameTask(const Schedule& stored, const Schedule& configured) {
 absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Open(
     asio::io_context& io, asio::thread_pool& workers, SchedulerOptions options,
     const std::vector<ConfiguredSchedule>& configured, Clock clock) {
-  absl::StatusOr<std::unique_ptr<ScheduleStore>> opened = ScheduleStore::Open(options.path);
-  if (!opened.ok()) return opened.status();
-  std::shared_ptr<ScheduleStore> store = *std::move(opened);
+  std::shared_ptr<ScheduleStore> store;
+  if (options.postgres != nullptr) {
+    absl::StatusOr<std::unique_ptr<PostgresScheduleStore>> opened =
+        PostgresScheduleStore::Open(options.postgres);
+    if (!opened.ok()) return opened.status();
+    store = *std::move(opened);
+  } else {
+    absl::StatusOr<std::unique_ptr<SqliteScheduleStore>> opened =
+        SqliteScheduleStore::Open(options.path);
+    if (!opened.ok()) return opened.status();
+    store = *std::move(opened);
+  }
   absl::StatusOr<std::vector<Schedule>> loaded = store->LoadAll();
   if (!loaded.ok()) return loaded.status();
   absl::StatusOr<std::map<std::string, std::string>> zones = store->LoadZones();
@@ -70,9 +87,16 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Open(
 
   std::unique_ptr<Scheduler> scheduler(
       new Scheduler(io, workers, std::move(options), store, std::move(clock)));
+  const bool shared = store->shared();
+  if (shared) {
+    absl::StatusOr<int64_t> first = store->ReserveIds(kIdBlock);
+    if (!first.ok()) return first.status();
+    scheduler->next_id_ = *first;
+    scheduler->ids_end_ = *first + kIdBlock;
+  }
   for (auto& [jid, zone] : *zones) scheduler->zones_[jid] = zone;
   for (Schedule& schedule : *loaded) {
-    scheduler->next_id_ = std::max(scheduler->next_id_, schedule.id + 1);
+    if (!shared) scheduler->next_id_ = std::max(scheduler->next_id_, schedule.id + 1);
     if (!schedule.name.empty()) {
       auto it = wanted.find(schedule.name);
       if (it == wanted.end() || !SameTask(schedule, it->second)) {
@@ -85,6 +109,20 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Open(
       wanted.erase(it);
     }
     const absl::TimeZone zone = ZoneOrUtc(schedule.zone);
+    if (shared) {
+      // Claims go by the run count, so what is adjusted here stays in this instance's memory:
+      // an overdue run is simply due (and claimed once); only "skip" moves a long-missed one.
+      const bool missed = schedule.next <= now - kMissedAfter;
+      if (missed && !scheduler->options_.run_missed) {
+        schedule.next = schedule.recurrence.NextAfter(now, schedule.created, zone);
+        if (schedule.next == absl::InfiniteFuture()) {
+          if (absl::Status removed = store->Remove(schedule.id); !removed.ok()) return removed;
+          continue;
+        }
+      }
+      scheduler->schedules_[schedule.id] = std::move(schedule);
+      continue;
+    }
     if (schedule.next <= now) {
       // Down when it was due: once now, or on to the next time.
       if (scheduler->options_.run_missed) {
@@ -105,9 +143,15 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Open(
     scheduler->schedules_[schedule.id] = std::move(schedule);
   }
   for (auto& [name, schedule] : wanted) {
-    schedule.id = scheduler->next_id_++;
+    absl::StatusOr<int64_t> id = scheduler->TakeId();
+    if (!id.ok()) return id.status();
+    schedule.id = *id;
     schedule.next = schedule.recurrence.NextAfter(now, now, ZoneOrUtc(schedule.zone));
-    if (absl::Status put = store->Put(schedule); !put.ok()) return put;
+    absl::Status put = store->Put(schedule);
+    // Another instance starting with the same config stored it first: its row is read at the
+    // first refresh.
+    if (shared && put.code() == absl::StatusCode::kAlreadyExists) continue;
+    if (!put.ok()) return put;
     scheduler->schedules_[schedule.id] = std::move(schedule);
   }
   return scheduler;
@@ -120,22 +164,35 @@ Scheduler::Scheduler(asio::io_context& io, asio::thread_pool& workers, Scheduler
       store_(std::move(store)),
       writes_(asio::make_strand(workers.get_executor())),
       clock_(std::move(clock)),
-      timer_(io) {}
+      timer_(io),
+      refresh_timer_(io) {}
 
 Scheduler::~Scheduler() {
   *alive_ = false;
   timer_.cancel();
+  refresh_timer_.cancel();
 }
 
 void Scheduler::Start(Fire fire) {
   fire_ = std::move(fire);
   Arm();
+  if (store_->shared()) ArmRefresh();
+}
+
+bool Scheduler::RunsHere(const Schedule& schedule) const {
+  if (!store_->shared() || schedule.owner.kind != ConversationRef::Kind::kRoom) return true;
+  return std::find(options_.rooms.begin(), options_.rooms.end(), schedule.owner.address) !=
+         options_.rooms.end();
 }
 
 void Scheduler::Arm() {
   if (!fire_) return;
   absl::Time soonest = absl::InfiniteFuture();
-  for (const auto& [id, schedule] : schedules_) soonest = std::min(soonest, schedule.next);
+  for (const auto& [id, schedule] : schedules_) {
+    if (claiming_.contains(id) || !RunsHere(schedule)) continue;
+    soonest = std::min(soonest, schedule.next);
+  }
+  if (soonest != absl::InfiniteFuture()) soonest = std::max(soonest, claims_paused_until_);
   const absl::Duration wait = std::clamp(soonest - clock_(), absl::ZeroDuration(), kMaxSleep);
   timer_.expires_after(absl::ToChronoMilliseconds(wait) + std::chrono::milliseconds(1));
   timer_.async_wait([this, alive = alive_](const asio::error_code& error) {
@@ -148,14 +205,21 @@ void Scheduler::RunDue() {
   const absl::Time now = clock_();
   std::vector<int64_t> due;
   for (const auto& [id, schedule] : schedules_) {
-    if (schedule.next <= now) due.push_back(id);
+    if (schedule.next <= now && !claiming_.contains(id) && RunsHere(schedule)) due.push_back(id);
   }
+  if (now < claims_paused_until_) due.clear();
   std::sort(due.begin(), due.end(),
             [this](int64_t a, int64_t b) { return schedules_.at(a).next < schedules_.at(b).next; });
   for (int64_t id : due) {
     auto it = schedules_.find(id);
     if (it == schedules_.end()) continue;  // cancelled by an earlier fire
     Schedule& schedule = it->second;
+    if (store_->shared()) {
+      Claim(schedule, now,
+            schedule.recurrence.NextAfter(std::max(now, schedule.next), schedule.created,
+                                          ZoneOrUtc(schedule.zone)));
+      continue;
+    }
     schedule.last_run = now;
     ++schedule.runs;
     const Schedule fired = schedule;
@@ -219,7 +283,10 @@ absl::StatusOr<Schedule> Scheduler::Add(const ConversationRef& owner, std::strin
   absl::StatusOr<Recurrence> recurrence = ParseRecurrence(when, now, zone);
   if (!recurrence.ok()) return recurrence.status();
   if (absl::Status often = CheckInterval(*recurrence, zone); !often.ok()) return often;
-  Schedule schedule{.id = next_id_++,
+  absl::StatusOr<int64_t> id = TakeId();
+  if (!id.ok()) return id.status();
+  ++changes_;
+  Schedule schedule{.id = *id,
                     .owner = ConversationRef{.kind = owner.kind, .address = owner.address},
                     .author = std::move(author),
                     .prompt = std::move(prompt),
@@ -261,6 +328,7 @@ absl::Status Scheduler::Cancel(int64_t id, const ConversationRef* owner) {
                                                       "'); only the config changes it"));
   }
   schedules_.erase(it);
+  ++changes_;
   Forget(id);
   Arm();
   return absl::OkStatus();
@@ -276,6 +344,7 @@ absl::StatusOr<std::string> Scheduler::SetTimeZone(const std::string& jid, std::
   if (!zone.ok()) return zone.status();
   std::string kept(name);
   zones_[jid] = kept;
+  ++changes_;
   asio::post(writes_, [store = store_, jid, kept] {
     if (absl::Status put = store->PutZone(jid, kept); !put.ok()) {
       LOG(ERROR) << "schedules: the time zone of " << jid << " could not be kept: " << put;
@@ -298,6 +367,121 @@ void Scheduler::Forget(int64_t id) {
       LOG(ERROR) << "schedules: schedule " << id << " could not be removed: " << removed;
     }
   });
+}
+
+absl::StatusOr<int64_t> Scheduler::TakeId() {
+  if (next_id_ >= ids_end_) {
+    return absl::UnavailableError(
+        "no schedule id is free just now (the database is out of reach); try again in a moment");
+  }
+  const int64_t id = next_id_++;
+  if (store_->shared() && ids_end_ - next_id_ < kIdBlock / 2 && !reserving_ids_) {
+    reserving_ids_ = true;
+    asio::post(writes_, [this, &io = io_, alive = alive_, store = store_] {
+      absl::StatusOr<int64_t> first = store->ReserveIds(kIdBlock);
+      asio::post(io, [this, alive, first] {
+        if (!*alive) return;
+        reserving_ids_ = false;
+        if (!first.ok()) {
+          LOG(WARNING) << "schedules: no new block of ids: " << first.status();
+          return;
+        }
+        next_id_ = *first;
+        ids_end_ = *first + kIdBlock;
+      });
+    });
+  }
+  return id;
+}
+
+void Scheduler::Claim(const Schedule& seen, absl::Time now, absl::Time next) {
+  claiming_.insert(seen.id);
+  asio::post(writes_, [this, &io = io_, alive = alive_, store = store_, seen, now, next] {
+    absl::StatusOr<bool> claimed = store->ClaimRun(seen.id, seen.runs, now, next);
+    asio::post(io, [this, alive, seen, now, next, claimed] {
+      if (*alive) Claimed(seen, now, next, claimed);
+    });
+  });
+}
+
+void Scheduler::Claimed(const Schedule& seen, absl::Time now, absl::Time next,
+                        const absl::StatusOr<bool>& claimed) {
+  claiming_.erase(seen.id);
+  if (!claimed.ok()) {
+    LOG(WARNING) << "schedules: the run of schedule " << seen.id << " could not be claimed ("
+                 << claimed.status() << "); tried again in " << kClaimRetry;
+    claims_paused_until_ = clock_() + kClaimRetry;
+    Arm();
+    return;
+  }
+  // Claimed here or by another instance, the run is made: the schedule moves on either way
+  // (the next refresh brings what the other instance stored).
+  auto it = schedules_.find(seen.id);
+  if (it != schedules_.end() && it->second.runs == seen.runs) {
+    if (next == absl::InfiniteFuture()) {
+      schedules_.erase(it);
+    } else {
+      it->second.runs = seen.runs + 1;
+      it->second.last_run = now;
+      it->second.next = next;
+    }
+  }
+  if (*claimed && fire_) {
+    Schedule fired = seen;
+    fired.runs = seen.runs + 1;
+    fired.last_run = now;
+    fire_(fired);
+  }
+  Arm();
+}
+
+void Scheduler::ArmRefresh() {
+  refresh_timer_.expires_after(absl::ToChronoMilliseconds(options_.refresh_every));
+  refresh_timer_.async_wait([this, alive = alive_](const asio::error_code& error) {
+    if (!error && *alive) Refresh();
+  });
+}
+
+void Scheduler::Refresh() {
+  const uint64_t changes = changes_;
+  asio::post(writes_, [this, &io = io_, alive = alive_, store = store_, changes] {
+    absl::StatusOr<std::vector<Schedule>> loaded = store->LoadAll();
+    absl::StatusOr<std::map<std::string, std::string>> zones = store->LoadZones();
+    asio::post(
+        io, [this, alive, changes, loaded = std::move(loaded), zones = std::move(zones)]() mutable {
+          if (!*alive) return;
+          if (!loaded.ok() || !zones.ok()) {
+            LOG_EVERY_N(WARNING, 12) << "schedules: cannot re-read the shared schedules: "
+                                     << (loaded.ok() ? zones.status() : loaded.status());
+          } else if (changes == changes_) {  // else a change made here may be missing: next time
+            Merge(*std::move(loaded), *std::move(zones));
+          }
+          ArmRefresh();
+        });
+  });
+}
+
+void Scheduler::Merge(std::vector<Schedule> loaded, std::map<std::string, std::string> zones) {
+  std::map<int64_t, Schedule> merged;
+  for (Schedule& schedule : loaded) {
+    auto it = schedules_.find(schedule.id);
+    // What this instance holds of a run it is claiming, or of one no instance has made since,
+    // is kept: it may have moved a missed run, or be waiting to retry a claim.
+    if (it != schedules_.end() &&
+        (claiming_.contains(schedule.id) || it->second.runs == schedule.runs)) {
+      merged.emplace(schedule.id, std::move(it->second));
+    } else {
+      merged.emplace(schedule.id, std::move(schedule));
+    }
+  }
+  for (const int64_t id : claiming_) {
+    auto it = schedules_.find(id);
+    if (it != schedules_.end() && !merged.contains(id)) merged.emplace(id, std::move(it->second));
+  }
+  schedules_ = std::move(merged);
+  zones_.clear();
+  for (auto& [jid, zone] : zones) zones_.emplace(jid, std::move(zone));
+  Arm();
 }
 
 }  // namespace herald::schedule

@@ -13,6 +13,13 @@
 // config still names, unchanged, keeps its next run across restarts; a changed one starts
 // anew; one the config no longer names is removed. People cannot cancel them.
 //
+// With a shared store (options.postgres: several instances of one domain), every instance
+// holds every schedule and re-reads them every `refresh_every`; ids come in blocks from the
+// database; and a due run is claimed in the database (schedule_store.h, ClaimRun) before it
+// fires, so one instance makes it. A room's schedules run only on an instance that is in the
+// room (options.rooms). A run that could not be claimed (the database out of reach) is tried
+// again every few seconds, never fired unclaimed.
+//
 // Everything but Open runs on the I/O loop.
 //
 //   auto scheduler = Scheduler::Open(io, workers, options, configured, absl::Now);
@@ -22,15 +29,18 @@
 #pragma once
 
 #include <asio.hpp>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "component/base/postgres_database.h"
 #include "component/schedule/schedule.h"
 #include "component/schedule/schedule_store.h"
 
@@ -38,6 +48,11 @@ namespace herald::schedule {
 
 struct SchedulerOptions {
   std::string path;  // the SQLite file
+  // Set ([storage] backend = "postgresql"): the schedules are in this database, shared by
+  // every instance, and `path` is not used.
+  std::shared_ptr<base::PostgresDatabase> postgres;
+  std::vector<std::string> rooms;  // with `postgres`: the rooms this instance is in
+  absl::Duration refresh_every = absl::Seconds(5);  // with `postgres`
   int max_per_owner = 20;
   absl::Duration min_interval = absl::Minutes(5);
   bool run_missed = true;  // missed = "run_once" (true) or "skip"
@@ -89,7 +104,8 @@ class Scheduler {
   // Sets it (persisted); InvalidArgument for an unknown name. Returns the name kept.
   absl::StatusOr<std::string> SetTimeZone(const std::string& jid, std::string_view name);
 
-  // Runs what is due now (the timer calls it; tests may too).
+  // Runs what is due now (the timer calls it; tests may too). With a shared store a run
+  // fires once its claim is answered, later on the loop.
   void RunDue();
 
  private:
@@ -99,6 +115,19 @@ class Scheduler {
   void Persist(const Schedule& schedule);
   void Forget(int64_t id);
   absl::Status CheckInterval(const Recurrence& recurrence, const absl::TimeZone& zone) const;
+  // With a shared store: whether this instance may make the schedule's runs.
+  bool RunsHere(const Schedule& schedule) const;
+  // The next id; Unavailable when a shared store's block is used up. Asks for the next block
+  // when this one runs low.
+  absl::StatusOr<int64_t> TakeId();
+  // Claims the run after `seen`'s runs (made at `now`, next at `next`), and fires it if won.
+  void Claim(const Schedule& seen, absl::Time now, absl::Time next);
+  void Claimed(const Schedule& seen, absl::Time now, absl::Time next,
+               const absl::StatusOr<bool>& claimed);
+  // Re-reads a shared store every refresh_every and takes what other instances changed.
+  void ArmRefresh();
+  void Refresh();
+  void Merge(std::vector<Schedule> loaded, std::map<std::string, std::string> zones);
 
   asio::io_context& io_;
   SchedulerOptions options_;
@@ -107,9 +136,18 @@ class Scheduler {
   Clock clock_;
   Fire fire_;
   asio::system_timer timer_;
+  asio::system_timer refresh_timer_;       // a shared store's
   std::map<int64_t, Schedule> schedules_;  // by id
   std::map<std::string, std::string, std::less<>> zones_;
   int64_t next_id_ = 1;
+  int64_t ids_end_ = INT64_MAX;  // a shared store's block is [next_id_, ids_end_)
+  bool reserving_ids_ = false;
+  // A shared store's: the runs being claimed (not due again until answered), when claims may
+  // be tried again after the store failed, and the count of changes made here (a re-read
+  // begun before one of them is dropped: it may not hold it yet).
+  std::set<int64_t> claiming_;
+  absl::Time claims_paused_until_ = absl::InfinitePast();
+  uint64_t changes_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

@@ -4,8 +4,8 @@
 // tools/demo uses), or in the PostgreSQL database that several instances of one component
 // domain share (D1; docs/scale-out.md). Today the token ledger and its limits, the audit
 // chain, the instances, the 1:1 conversations' inbox and leases and the allowlist changes
-// follow [storage], and main() gives `postgres` to the credential store; the other stores stay
-// on this host whatever it says (docs/scale-out.md lists them).
+// follow [storage], and main() gives `postgres` to the credentials and the schedules; the
+// other stores stay on this host whatever it says (docs/scale-out.md lists them).
 //
 // Opening blocks (files, the network): main() calls it before the I/O loop runs.
 //

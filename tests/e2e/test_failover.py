@@ -22,10 +22,12 @@ round at once. What the test checks:
   `heraldctl sessions list` on either lists all 50 conversations, each with the survivor
   that answers it.
 
-Three more: a database restart while 50 answers are written loses nothing; a person allowed
+Four more: a database restart while 50 answers are written loses nothing; a person allowed
 through one instance (`heraldctl allowlist add`) is let through by all three, and removed
-through another, by none; and a credential stored through one instance and replaced through
-another is one row of the shared table, sealed (no instance writes a credentials file).
+through another, by none; a credential stored through one instance and replaced through
+another is one row of the shared table, sealed (no instance writes a credentials file); and an
+operator's schedule on three instances is one shared schedule whose every run reaches its
+person once.
 
     tests/e2e/run bazel-bin/component/herald test_failover
 """
@@ -81,6 +83,7 @@ class FailoverTest(unittest.TestCase):
         self.agents = []
         self.lease_seconds = LEASE
         self.credentials_key = None  # a key file for [skills] credentials_key_file
+        self.extra = ""  # more sections for the config
 
     def config(self):
         llm = {"default": "anthropic:fake", "max_retries": 0, "connect_timeout_seconds": 2,
@@ -93,7 +96,7 @@ class FailoverTest(unittest.TestCase):
         if self.credentials_key:  # into the [skills] table runtime_sections wrote
             text = text.replace("[skills]\n",
                                 f'[skills]\ncredentials_key_file = "{self.credentials_key}"\n', 1)
-        return text
+        return text + self.extra
 
 
     def diagnosis(self):
@@ -367,6 +370,44 @@ class FailoverTest(unittest.TestCase):
         for agent in self.agents:
             self.assertFalse(os.path.exists(os.path.join(agent.dir, "data", "credentials.db")))
             self.assertNotIn(second, agent.log())
+
+    def test_an_operators_schedule_is_shared_and_each_run_reaches_its_person_once(self):
+        """Three instances with the same [[schedules.task]]: one row in the shared table, one
+        schedule in every instance's list, and each of its runs (every 4 s) is claimed by one
+        instance, so user00 gets one message per run counted in the database, never more."""
+        self.extra = ('\n[schedules]\n[[schedules.task]]\nname = "tick"\n'
+                      'to = "user00@localhost"\nprompt = "say tick"\nwhen = "every 4s"\n')
+        domain = self.server.component_domain
+        person = Client(self.server, "user00")
+        person.connect()
+        self.addCleanup(person.close)
+        for _ in range(INSTANCES):
+            start_instance(self)
+        self.assertEqual(self.sql("SELECT count(*) FROM schedules WHERE name = 'tick'"), "1")
+
+        def runs():
+            return int(self.sql("SELECT runs FROM schedules WHERE name = 'tick'") or 0)
+
+        arrivals = []  # when each message came, to the half second it was read in
+        most_ahead = 0  # messages beyond the runs the database counts
+
+        def caught_up():
+            nonlocal most_ahead
+            arrivals.extend(time.monotonic() for _ in person.replies_from(domain, within=0.5))
+            made = runs()
+            most_ahead = max(most_ahead, len(arrivals) - made)
+            return made >= 3 and len(arrivals) == made
+
+        self.assertTrue(wait_until(caught_up, 40, interval=0.1),
+                        f"{len(arrivals)} messages, {runs()} runs\n{self.diagnosis()}")
+        self.assertEqual(most_ahead, 0)
+        # Runs are 4 s apart: two messages closer than 2 s are one run made twice (an instance
+        # that counted its run in the database as well would keep the counts equal).
+        gaps = [later - earlier for earlier, later in zip(arrivals, arrivals[1:])]
+        self.assertTrue(all(gap > 2.0 for gap in gaps), gaps)
+        for agent in self.agents:
+            listed = json.loads(run_heraldctl(agent.dir, "schedules", "list", "--json").stdout)
+            self.assertEqual([s["prompt"] for s in listed.get("schedules", [])], ["say tick"])
 
 
 if __name__ == "__main__":

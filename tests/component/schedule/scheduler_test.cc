@@ -4,8 +4,12 @@
 
 #include <filesystem>
 #include <future>
+#include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "component/base/postgres_database.h"
+#include "tests/support/postgres_server.h"
 
 namespace herald::schedule {
 namespace {
@@ -228,6 +232,217 @@ TEST(SchedulerTimerTest, FiresOnTheLoopWhenDue) {
   EXPECT_LT(fired_at - made->next, absl::Milliseconds(500));
   scheduler->reset();
   workers.join();
+}
+
+// Several instances' schedulers on one PostgreSQL database (D1), on one loop and one clock.
+class SharedSchedulerTest : public ::testing::Test {
+ protected:
+  struct Instance {
+    std::unique_ptr<asio::thread_pool> workers;
+    std::unique_ptr<Scheduler> scheduler;
+    std::vector<Schedule> fired;
+  };
+
+  void SetUp() override {
+    absl::StatusOr<testing::PostgresServer*> server = testing::SharedPostgresServer();
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *server;
+    absl::StatusOr<std::string> conninfo = server_->NewDatabase();
+    ASSERT_TRUE(conninfo.ok()) << conninfo.status();
+    conninfo_ = *conninfo;
+  }
+
+  ~SharedSchedulerTest() override {
+    for (auto& instance : instances_) Close(*instance);
+  }
+
+  // Starts one more instance (a pool of its own); its fires are kept in its `fired`.
+  Instance& Start(std::vector<std::string> rooms = {}) {
+    auto instance = std::make_unique<Instance>();
+    absl::StatusOr<std::unique_ptr<base::PostgresDatabase>> db = base::PostgresDatabase::Connect(
+        {.conninfo = conninfo_, .pool_size = 1, .what = "schedules"});
+    EXPECT_TRUE(db.ok()) << db.status();
+    instance->workers = std::make_unique<asio::thread_pool>(1);
+    SchedulerOptions options{.postgres = *std::move(db),
+                             .rooms = std::move(rooms),
+                             .refresh_every = absl::Milliseconds(50),
+                             .max_per_owner = 100};
+    absl::StatusOr<std::unique_ptr<Scheduler>> opened =
+        Scheduler::Open(io_, *instance->workers, options, {}, [this] { return now_; });
+    EXPECT_TRUE(opened.ok()) << opened.status();
+    instance->scheduler = *std::move(opened);
+    Instance* raw = instance.get();
+    instance->scheduler->Start([raw](const Schedule& due) { raw->fired.push_back(due); });
+    instances_.push_back(std::move(instance));
+    return *raw;
+  }
+
+  void Close(Instance& instance) {
+    instance.scheduler.reset();
+    if (instance.workers != nullptr) instance.workers->join();
+    instance.workers.reset();
+    io_.restart();
+    io_.poll();  // what the workers posted back finds the scheduler gone
+  }
+
+  // Runs the loop until `done` holds (true) or 15 s pass (false).
+  template <typename Done>
+  bool RunUntil(Done done) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(15);
+    while (!done()) {
+      if (absl::Now() > deadline) return false;
+      io_.restart();
+      io_.run_for(std::chrono::milliseconds(10));
+    }
+    return true;
+  }
+  // Runs the loop for `how_long`: long enough for what should not happen to have happened.
+  void RunFor(absl::Duration how_long) {
+    io_.restart();
+    io_.run_for(absl::ToChronoMilliseconds(how_long));
+  }
+
+  size_t TotalFired() const {
+    size_t total = 0;
+    for (const auto& instance : instances_) total += instance->fired.size();
+    return total;
+  }
+  bool EveryoneLists(size_t count) const {
+    for (const auto& instance : instances_) {
+      if (instance->scheduler != nullptr && instance->scheduler->List(nullptr).size() != count) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  testing::PostgresServer* server_ = nullptr;
+  std::string conninfo_;
+  asio::io_context io_;
+  std::vector<std::unique_ptr<Instance>> instances_;
+  absl::Time now_ = absl::FromCivil(absl::CivilMinute(2026, 11, 26, 10, 30), absl::UTCTimeZone());
+};
+
+// A claim round takes a few milliseconds on a loopback socket; 300 ms of the loop (with the
+// timers re-arming at once for anything still due) is ample for a second run to show.
+constexpr absl::Duration kWatch = absl::Milliseconds(300);
+
+TEST_F(SharedSchedulerTest, EachRunIsMadeByOneInstance) {
+  for (int i = 0; i < 3; ++i) Start();
+  Scheduler& first = *instances_[0]->scheduler;
+  for (int i = 0; i < 5; ++i) {
+    const ConversationRef owner{.kind = ConversationRef::Kind::kDirect,
+                                .address = absl::StrCat("user", i, "@localhost")};
+    ASSERT_TRUE(first.Add(owner, owner.address, "hourly", "every 1h", "").ok());
+  }
+  ASSERT_TRUE(first.Add(kAlice, "alice@localhost", "once", "in 30m", "").ok());
+  ASSERT_TRUE(RunUntil([&] { return EveryoneLists(6); }));
+
+  now_ += absl::Minutes(30);
+  ASSERT_TRUE(RunUntil([&] { return TotalFired() == 1; }));
+  now_ += absl::Minutes(30);
+  ASSERT_TRUE(RunUntil([&] { return TotalFired() == 6; })) << TotalFired();
+  now_ += absl::Hours(1);
+  ASSERT_TRUE(RunUntil([&] { return TotalFired() == 11; })) << TotalFired();
+  RunFor(kWatch);
+  EXPECT_EQ(TotalFired(), 11u);
+  std::set<std::pair<int64_t, int64_t>> runs;  // (id, run number): each made once
+  for (const auto& instance : instances_) {
+    for (const Schedule& fired : instance->fired) {
+      EXPECT_TRUE(runs.emplace(fired.id, fired.runs).second)
+          << "schedule " << fired.id << " run " << fired.runs << " was made twice";
+    }
+  }
+  EXPECT_EQ(runs.size(), 11u);
+  ASSERT_TRUE(RunUntil([&] { return EveryoneLists(5); }));  // the one-off is gone everywhere
+  for (const auto& instance : instances_) {
+    for (const Schedule& schedule : instance->scheduler->List(nullptr)) {
+      EXPECT_EQ(schedule.runs, 2);
+      EXPECT_EQ(schedule.next, now_ + absl::Hours(1));
+    }
+  }
+}
+
+TEST_F(SharedSchedulerTest, IdsAreNeverGivenTwiceAcrossInstances) {
+  Instance& one = Start();
+  Instance& two = Start();
+  std::set<int64_t> ids;
+  for (int i = 0; i < 80; ++i) {  // past a block of ids on each
+    Scheduler& scheduler = *(i % 2 == 0 ? one : two).scheduler;
+    absl::StatusOr<Schedule> made;
+    ASSERT_TRUE(RunUntil([&] {
+      made = scheduler.Add(kBob, "bob@localhost", absl::StrCat("task ", i), "in 2h", "");
+      return made.status().code() != absl::StatusCode::kUnavailable;
+    }));
+    ASSERT_TRUE(made.ok()) << made.status();
+    EXPECT_TRUE(ids.insert(made->id).second) << "id " << made->id << " given twice";
+    io_.restart();
+    io_.poll();
+  }
+  ASSERT_TRUE(RunUntil([&] { return EveryoneLists(80); }));
+}
+
+TEST_F(SharedSchedulerTest, ACancelThroughOneInstanceHoldsOnAll) {
+  Instance& one = Start();
+  Instance& two = Start();
+  absl::StatusOr<Schedule> made = one.scheduler->Add(kAlice, "alice@localhost", "x", "in 1h", "");
+  ASSERT_TRUE(made.ok());
+  ASSERT_TRUE(RunUntil([&] { return EveryoneLists(1); }));
+  EXPECT_TRUE(two.scheduler->Cancel(made->id, &kAlice).ok());
+  ASSERT_TRUE(RunUntil([&] { return EveryoneLists(0); }));
+  now_ += absl::Hours(2);
+  RunFor(kWatch);
+  EXPECT_EQ(TotalFired(), 0u);
+}
+
+TEST_F(SharedSchedulerTest, AMissedRunIsMadeOnceByTheInstancesThatStart) {
+  {
+    Instance& one = Start();
+    ASSERT_TRUE(one.scheduler->Add(kAlice, "alice@localhost", "daily", "every 1d", "").ok());
+    RunFor(absl::Milliseconds(100));
+    Close(one);
+  }
+  now_ += absl::Hours(24 * 3 + 1);  // every instance down for three days
+  for (int i = 0; i < 3; ++i) Start();
+  ASSERT_TRUE(RunUntil([&] { return TotalFired() == 1; }));
+  RunFor(kWatch);
+  EXPECT_EQ(TotalFired(), 1u);  // once, not once per instance or per day missed
+}
+
+TEST_F(SharedSchedulerTest, ARoomsSchedulesRunOnlyOnAnInstanceInTheRoom) {
+  Instance& outside = Start();
+  Instance& inside = Start({kLobby.address});
+  ASSERT_TRUE(outside.scheduler->Add(kLobby, "carol", "room digest", "every 1h", "").ok());
+  ASSERT_TRUE(RunUntil([&] { return EveryoneLists(1); }));
+  for (int hour = 1; hour <= 3; ++hour) {
+    now_ += absl::Hours(1);
+    ASSERT_TRUE(RunUntil([&] { return inside.fired.size() == static_cast<size_t>(hour); }));
+  }
+  RunFor(kWatch);
+  EXPECT_TRUE(outside.fired.empty());
+  Close(inside);
+  now_ += absl::Hours(1);
+  RunFor(kWatch);
+  EXPECT_TRUE(outside.fired.empty());
+}
+
+TEST_F(SharedSchedulerTest, ARunThatCannotBeClaimedWaitsForTheDatabaseAndIsMadeOnce) {
+  Instance& one = Start();
+  Instance& two = Start();
+  ASSERT_TRUE(one.scheduler->Add(kAlice, "alice@localhost", "soon", "in 10m", "").ok());
+  ASSERT_TRUE(RunUntil([&] { return EveryoneLists(1); }));
+  ASSERT_TRUE(server_->Stop().ok());
+  now_ += absl::Minutes(10);
+  one.scheduler->RunDue();
+  two.scheduler->RunDue();
+  RunFor(absl::Milliseconds(500));  // both try to claim, both fail
+  EXPECT_EQ(TotalFired(), 0u);
+  ASSERT_TRUE(server_->Start().ok());
+  now_ += absl::Seconds(6);  // past the claims' pause
+  ASSERT_TRUE(RunUntil([&] { return TotalFired() == 1; }));
+  RunFor(kWatch);
+  EXPECT_EQ(TotalFired(), 1u);
+  EXPECT_EQ(one.fired.size() + two.fired.size(), 1u);
 }
 
 }  // namespace
