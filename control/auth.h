@@ -46,6 +46,7 @@ inline constexpr std::string_view kForgetConversation =
 inline constexpr std::string_view kSendMessage = "/herald.v1.SessionService/SendMessage";
 inline constexpr std::string_view kConverse = "/herald.v1.SessionService/Converse";
 inline constexpr std::string_view kCancel = "/herald.v1.SessionService/Cancel";
+inline constexpr std::string_view kExportMemory = "/herald.v1.SessionService/ExportMemory";
 inline constexpr std::string_view kGetUsage = "/herald.v1.QuotaService/GetUsage";
 inline constexpr std::string_view kListLimits = "/herald.v1.QuotaService/ListLimits";
 inline constexpr std::string_view kSetLimit = "/herald.v1.QuotaService/SetLimit";
@@ -100,6 +101,7 @@ inline constexpr MethodScope kMethodScopes[] = {
     {methods::kSendMessage, Scope::kOperate},
     {methods::kConverse, Scope::kOperate},
     {methods::kCancel, Scope::kOperate},
+    {methods::kExportMemory, Scope::kRead},
     {methods::kGetUsage, Scope::kRead},
     {methods::kListLimits, Scope::kRead},
     {methods::kSetLimit, Scope::kAdmin},

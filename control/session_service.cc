@@ -27,6 +27,8 @@ using Kind = base::ConversationRef::Kind;
 
 // The longest ListSessionsRequest.query.
 constexpr size_t kMaxSessionQueryBytes = 256;
+// The content ExportMemory puts in one page: well under gRPC's 4 MiB message limit.
+constexpr size_t kExportPageBytes = 1 << 20;
 
 v1::ConversationKind KindMessage(Kind kind) {
   switch (kind) {
@@ -449,6 +451,67 @@ grpc::ServerUnaryReactor* SessionService::Cancel(grpc::CallbackServerContext* co
   call->set_target(base::ConversationName(*ref));
   control_.OnLoop([this, call, response, ref = *ref] {
     response->set_cancelled(control_.services().agent.Cancel(ref));
+    call->Finish(grpc::Status::OK);
+  });
+  return call->reactor();
+}
+
+grpc::ServerUnaryReactor* SessionService::ExportMemory(grpc::CallbackServerContext* context,
+                                                       const v1::ExportMemoryRequest* request,
+                                                       v1::ExportMemoryResponse* response) {
+  auto call = control_.BeginUnary(context, methods::kExportMemory);
+  if (!call->authorized()) return call->reactor();
+  absl::StatusOr<base::ConversationRef> ref = ConversationRefFromKey(request->key(), "key");
+  if (!ref.ok()) return call->Finish(ref.status());
+  call->set_target(base::ConversationName(*ref));
+  // The cursor: where the next page starts, as "OFFSET PATH".
+  absl::StatusOr<std::string> cursor = DecodePageToken("memory", request->page_token());
+  if (!cursor.ok()) return call->Finish(cursor.status());
+  std::string from;
+  uint64_t offset = 0;
+  if (!cursor->empty()) {
+    std::vector<std::string> parts = absl::StrSplit(*cursor, absl::MaxSplits(' ', 1));
+    if (parts.size() != 2 || parts[1].empty() || !absl::SimpleAtoi(parts[0], &offset)) {
+      return call->Finish(InvalidArgument("page_token is malformed"));
+    }
+    from = parts[1];
+  }
+
+  control_.OnWorkers([this, call, response, ref = *ref, from, offset]() mutable {
+    const memory::MemoryStore& memory = control_.services().memory;
+    absl::StatusOr<std::vector<std::string>> files = memory.ListFiles(ref);
+    if (!files.ok()) {
+      call->Finish(
+          absl::Status(files.status().code(), absl::StrCat("memory: ", files.status().message())));
+      return;
+    }
+    size_t budget = kExportPageBytes;
+    auto file = std::lower_bound(files->begin(), files->end(), from);
+    if (file == files->end() || *file != from) offset = 0;  // gone since the last page
+    for (; file != files->end(); ++file, offset = 0) {
+      if (budget == 0) {
+        response->set_next_page_token(EncodePageToken("memory", absl::StrCat(offset, " ", *file)));
+        break;
+      }
+      absl::StatusOr<memory::MemoryFilePart> part = memory.ReadFilePart(ref, *file, offset, budget);
+      if (absl::IsNotFound(part.status())) continue;  // removed since it was listed
+      if (!part.ok()) {
+        call->Finish(
+            absl::Status(part.status().code(), absl::StrCat("memory: ", part.status().message())));
+        return;
+      }
+      v1::MemoryFilePart* out = response->add_parts();
+      out->set_path(*file);
+      out->set_offset(static_cast<int64_t>(offset));
+      out->set_size(static_cast<int64_t>(part->size));
+      budget -= part->content.size();
+      const uint64_t end = offset + part->content.size();
+      *out->mutable_content() = std::move(part->content);
+      if (end < part->size) {  // the rest of this file on the next page
+        response->set_next_page_token(EncodePageToken("memory", absl::StrCat(end, " ", *file)));
+        break;
+      }
+    }
     call->Finish(grpc::Status::OK);
   });
   return call->reactor();

@@ -48,6 +48,9 @@ class SessionService final : public v1::SessionService::CallbackService {
   grpc::ServerUnaryReactor* Cancel(grpc::CallbackServerContext* context,
                                    const v1::CancelRequest* request,
                                    v1::CancelResponse* response) override;
+  grpc::ServerUnaryReactor* ExportMemory(grpc::CallbackServerContext* context,
+                                         const v1::ExportMemoryRequest* request,
+                                         v1::ExportMemoryResponse* response) override;
 
  private:
   ControlContext& control_;

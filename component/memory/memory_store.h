@@ -36,6 +36,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -79,6 +80,12 @@ struct MemoryHit {
 
 // The folder, beside history.md, where a conversation's attachments are kept.
 inline constexpr char kAttachmentsFolder[] = "attachments";
+
+// Part of one of a conversation's files (MemoryStore::ReadFilePart).
+struct MemoryFilePart {
+  std::string content;  // up to the bytes asked for, from the offset asked for
+  uint64_t size = 0;    // the whole file's size when it was read
+};
 
 class MemoryStore {
  public:
@@ -130,6 +137,16 @@ class MemoryStore {
   // it is gone, InvalidArgument for any other name.
   absl::StatusOr<std::string> ReadAttachment(const ConversationRef& ref,
                                              std::string_view file) const;
+
+  // What `heraldctl memory export` copies (SessionService.ExportMemory; memory_export.cc):
+  // every regular file of the conversation's folder (every thread, session, note, context and
+  // attachment; ref.thread is ignored), as paths relative to that folder, sorted. Hidden names
+  // and symbolic links are left out, as searches leave them out. Empty when nothing is kept.
+  absl::StatusOr<std::vector<std::string>> ListFiles(const ConversationRef& ref) const;
+  // Up to `max_bytes` of one of the files ListFiles names, from `offset` (none past the end).
+  // NotFound for any other name, so nothing outside the folder can be read.
+  absl::StatusOr<MemoryFilePart> ReadFilePart(const ConversationRef& ref, std::string_view file,
+                                              uint64_t offset, size_t max_bytes) const;
 
   absl::StatusOr<std::string> ReadContext(const ConversationRef& ref) const;  // "" if none
   absl::Status WriteContext(const ConversationRef& ref, std::string_view text);

@@ -66,6 +66,11 @@ class AuthMatrixTest : public ::testing::Test {
            v1::GetHistoryResponse r;
            return sessions_->GetHistory(c, {}, &r);
          }},
+        {methods::kExportMemory,
+         [&](auto* c) {
+           v1::ExportMemoryResponse r;
+           return sessions_->ExportMemory(c, {}, &r);
+         }},
         {methods::kResetSession,
          [&](auto* c) {
            v1::ResetSessionResponse r;

@@ -11,14 +11,17 @@ is in the config, the way an operator would.
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 import unittest
 
 from agent import Agent, agent_program, component_config, runtime_sections
 from client import Client
 from fake_llm import FakeLlm, fake_llm_program
+from memory_files import user_folder
 from servers import Prosody, tail, wait_until
 
 ONLINE = 20.0
@@ -209,6 +212,23 @@ class ProsodyControlTest(unittest.TestCase):
 
         _, table, _ = self.heraldctl("sessions", "list")
         self.assertIn("direct:alice@localhost", table)
+
+        # `memory export` writes the same files, byte for byte, into a new private folder.
+        export = tempfile.mkdtemp(prefix="herald-e2e-export-")
+        self.addCleanup(shutil.rmtree, export, True)
+        target = os.path.join(export, "alice")
+        _, said, _ = self.heraldctl("memory", "export", "alice@localhost", target)
+        self.assertIn("exported 1 file (", said)
+        kept = user_folder(self.agent.memory_dir, "alice@localhost")
+        for name in ("history.md",):
+            with open(os.path.join(kept, name), "rb") as original, \
+                    open(os.path.join(target, name), "rb") as copy:
+                self.assertEqual(copy.read(), original.read())
+        self.assertEqual(os.stat(target).st_mode & 0o777, 0o700)
+        self.assertEqual(os.stat(os.path.join(target, "history.md")).st_mode & 0o777, 0o600)
+        code, _, err = self.heraldctl("memory", "export", "alice@localhost", target, check=False)
+        self.assertEqual(code, 2, err)  # not into a folder that holds files
+        self.assertIn("not an empty folder", err)
 
     def test_converse_streams_the_runs_events(self):
         self.start()

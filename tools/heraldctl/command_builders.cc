@@ -178,6 +178,16 @@ absl::StatusOr<Command> BuildSessionsForget(const ParsedArguments& parsed) {
   return BuildConversationCommand<SessionsForgetCommand>(parsed);
 }
 
+absl::StatusOr<Command> BuildMemoryExport(const ParsedArguments& parsed) {
+  MemoryExportCommand command;
+  absl::StatusOr<v1::ConversationKey> key = ParseConversationArgument(parsed.positional[0]);
+  if (!key.ok()) return key.status();
+  command.conversation = *key;
+  command.folder = parsed.positional[1];
+  if (command.folder.empty()) return UsageError("memory export needs a folder to write into");
+  return command;
+}
+
 absl::StatusOr<Command> BuildSend(const ParsedArguments& parsed) {
   SendCommand command;
   command.to = parsed.positional[0];

@@ -24,6 +24,7 @@ absl::StatusOr<Command> BuildPlain(const ParsedArguments&) {
 
 absl::StatusOr<Command> BuildSessionsList(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSessionsHistory(const ParsedArguments& parsed);
+absl::StatusOr<Command> BuildMemoryExport(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSessionsReset(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSessionsForget(const ParsedArguments& parsed);
 absl::StatusOr<Command> BuildSend(const ParsedArguments& parsed);

@@ -9,6 +9,7 @@ constexpr FlagSpec kLimitFlag{"--limit", "N", "at most N (default: all, fetched 
 
 constexpr GroupSpec kGroups[] = {
     {"sessions", "conversations and their history"},
+    {"memory", "what Herald keeps of a conversation, as files"},
     {"limits", "token limits"},
     {"skills", "the skill registry, and runs waiting for a person"},
     {"tools", "the external tool registry and its search"},
@@ -88,6 +89,14 @@ const std::vector<CommandSpec>& Commands() {
        1,
        1,
        &BuildSessionsForget},
+      {"memory export",
+       "CONVERSATION DIR",
+       "Writes every file Herald keeps of the conversation (its markdown sessions, notes, "
+       "context and attachments) under DIR, as kept. DIR must be new or empty.",
+       {},
+       2,
+       2,
+       &BuildMemoryExport},
       {"send",
        "JID TEXT",
        "Sends TEXT to JID as the agent (several words are joined with spaces).",

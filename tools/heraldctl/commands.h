@@ -55,6 +55,7 @@ class CommandRunner {
   ExitCode Execute(const SessionsHistoryCommand& command);
   ExitCode Execute(const SessionsResetCommand& command);
   ExitCode Execute(const SessionsForgetCommand& command);
+  ExitCode Execute(const MemoryExportCommand& command);  // memory_commands.cc
   ExitCode Execute(const SendCommand& command);
   ExitCode Execute(const ConverseCommand& command);
   ExitCode Execute(const CancelCommand& command);

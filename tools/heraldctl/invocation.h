@@ -76,6 +76,11 @@ struct SessionsResetCommand {
 struct SessionsForgetCommand {
   v1::ConversationKey conversation;
 };
+// `memory export CONVERSATION DIR`: every file Herald keeps of it, written under DIR.
+struct MemoryExportCommand {
+  v1::ConversationKey conversation;
+  std::string folder;  // new or empty
+};
 struct SendCommand {
   std::string to;
   std::string text;
@@ -176,17 +181,16 @@ struct SchedulesCancelCommand {
   int64_t id = 0;
 };
 
-using Command =
-    std::variant<HelpCommand, VersionCommand, StatusCommand, SessionsListCommand,
-                 SessionsHistoryCommand, SessionsResetCommand, SessionsForgetCommand, SendCommand,
-                 ConverseCommand, CancelCommand, UsageCommand, LimitsListCommand, LimitsSetCommand,
-                 LimitsRemoveCommand, SkillsListCommand, SkillsRunCommand, SkillsPendingCommand,
-                 SkillsApproveCommand, SkillsChooseCommand, SkillsDenyCommand,
-                 SkillsCredentialsCommand, ToolsImportCommand, ToolsSearchCommand, EventsCommand,
-                 AuditVerifyCommand, ReloadCommand, AllowlistShowCommand, AllowlistUpdateCommand,
-                 RoomsListCommand, RoomsJoinCommand, RoomsLeaveCommand, WebhooksDeadLettersCommand,
-                 WebhooksReplayCommand, PairCommand, SchedulesListCommand, SchedulesCancelCommand,
-                 MetricsCommand, TracesCommand, TraceCommand, AuditLogCommand>;
+using Command = std::variant<
+    HelpCommand, VersionCommand, StatusCommand, SessionsListCommand, SessionsHistoryCommand,
+    SessionsResetCommand, SessionsForgetCommand, MemoryExportCommand, SendCommand, ConverseCommand,
+    CancelCommand, UsageCommand, LimitsListCommand, LimitsSetCommand, LimitsRemoveCommand,
+    SkillsListCommand, SkillsRunCommand, SkillsPendingCommand, SkillsApproveCommand,
+    SkillsChooseCommand, SkillsDenyCommand, SkillsCredentialsCommand, ToolsImportCommand,
+    ToolsSearchCommand, EventsCommand, AuditVerifyCommand, ReloadCommand, AllowlistShowCommand,
+    AllowlistUpdateCommand, RoomsListCommand, RoomsJoinCommand, RoomsLeaveCommand,
+    WebhooksDeadLettersCommand, WebhooksReplayCommand, PairCommand, SchedulesListCommand,
+    SchedulesCancelCommand, MetricsCommand, TracesCommand, TraceCommand, AuditLogCommand>;
 
 struct Invocation {
   GlobalOptions options;

@@ -155,6 +155,16 @@ TEST(CommandLineTest, ParsesSkillsCredentialsForAnActionOrAnOwner) {
   EXPECT_EQ(owner.names, (std::vector<std::string>{"API_KEY"}));
 }
 
+TEST(CommandLineTest, ParsesMemoryExportOfAConversationIntoAFolder) {
+  auto command =
+      CommandOf<MemoryExportCommand>({"memory", "export", "room:lobby@muc.example", "./out"});
+  EXPECT_EQ(command.conversation.kind(), v1::CONVERSATION_KIND_ROOM);
+  EXPECT_EQ(command.conversation.address(), "lobby@muc.example");
+  EXPECT_EQ(command.folder, "./out");
+  EXPECT_THAT(ErrorOf({"memory", "export", "alice@example.org"}), HasSubstr("memory export"));
+  EXPECT_THAT(ErrorOf({"memory", "export", "alice@example.org", ""}), HasSubstr("needs a folder"));
+}
+
 TEST(CommandLineTest, ParsesEventsWithRepeatedAndCommaSeparatedTypes) {
   auto command = CommandOf<EventsCommand>({"events", "--type", "run_failed,tool_failed", "--type",
                                            "limit_blocked", "--type", "run_failed",

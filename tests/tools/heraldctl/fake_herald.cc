@@ -47,6 +47,10 @@ class SessionServiceFake final : public v1::SessionService::Service {
                       v1::CancelResponse* response) override {
     return herald_->Unary("Cancel", context, *request, response);
   }
+  grpc::Status ExportMemory(grpc::ServerContext* context, const v1::ExportMemoryRequest* request,
+                            v1::ExportMemoryResponse* response) override {
+    return herald_->Unary("ExportMemory", context, *request, response);
+  }
   grpc::Status Converse(grpc::ServerContext* context, const v1::ConverseRequest* request,
                         grpc::ServerWriter<v1::RunEvent>* writer) override {
     return herald_->Stream("Converse", context, *request, writer);
