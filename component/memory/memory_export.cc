@@ -67,20 +67,30 @@ absl::StatusOr<std::vector<std::string>> MemoryStore::ListFiles(const Conversati
 absl::StatusOr<MemoryFilePart> MemoryStore::ReadFilePart(const ConversationRef& ref,
                                                          std::string_view file, uint64_t offset,
                                                          size_t max_bytes) const {
-  absl::StatusOr<std::vector<std::string>> files = ListFiles(ref);
-  if (!files.ok()) return files.status();
-  // Only a name ListFiles gives: nothing outside the folder, no link, no hidden file.
-  if (!std::binary_search(files->begin(), files->end(), file)) {
-    return absl::NotFoundError(
-        absl::StrCat("no file ", AbslView(file), " is kept for ", base::ConversationName(ref)));
-  }
+  if (absl::Status s = base::CheckConversationRef(ref); !s.ok()) return s;
+  const absl::Status not_kept = absl::NotFoundError(
+      absl::StrCat("no file ", AbslView(file), " is kept for ", base::ConversationName(ref)));
+  // Only a name ListFiles could give: nothing outside the folder, no hidden name, and no
+  // symbolic link on the way (each folder on the path is checked, then the file is opened
+  // without following one).
   const ConversationRef whole{.kind = ref.kind, .address = ref.address};
-  const std::string path = absl::StrCat(FolderFor(whole), "/", AbslView(file));
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  std::string path = FolderFor(whole);
+  const std::vector<absl::string_view> parts = absl::StrSplit(AbslView(file), '/');
+  for (absl::string_view part : parts) {
+    if (part.empty() || part[0] == '.') return not_kept;
+  }
+  for (absl::string_view part : parts) {
+    struct stat info;
+    if (::lstat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return not_kept;
+    absl::StrAppend(&path, "/", part);
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR)) return not_kept;
   if (fd < 0) return base::ErrnoStatus(errno, "open", path);
   absl::Cleanup close = [fd] { ::close(fd); };
   struct stat info;
   if (::fstat(fd, &info) != 0) return base::ErrnoStatus(errno, "stat", path);
+  if (!S_ISREG(info.st_mode)) return not_kept;
   MemoryFilePart part{.size = static_cast<uint64_t>(info.st_size)};
   if (offset >= part.size) return part;
   part.content.resize(std::min<uint64_t>(max_bytes, part.size - offset));
