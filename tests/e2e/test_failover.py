@@ -374,13 +374,15 @@ class FailoverTest(unittest.TestCase):
     def test_an_operators_schedule_is_shared_and_each_run_reaches_its_person_once(self):
         """Three instances with the same [[schedules.task]]: one row in the shared table, one
         schedule in every instance's list, and each of its runs (every 4 s) is claimed by one
-        instance, so user00 gets one message per run counted in the database, never more."""
+        instance, so user00 gets one message per run counted in the database, and no more runs
+        are counted than the time allows."""
         self.extra = ('\n[schedules]\n[[schedules.task]]\nname = "tick"\n'
                       'to = "user00@localhost"\nprompt = "say tick"\nwhen = "every 4s"\n')
         domain = self.server.component_domain
         person = Client(self.server, "user00")
         person.connect()
         self.addCleanup(person.close)
+        started = time.monotonic()  # the schedule is made after this, by the first instance
         for _ in range(INSTANCES):
             start_instance(self)
         self.assertEqual(self.sql("SELECT count(*) FROM schedules WHERE name = 'tick'"), "1")
@@ -401,10 +403,11 @@ class FailoverTest(unittest.TestCase):
         self.assertTrue(wait_until(caught_up, 40, interval=0.1),
                         f"{len(arrivals)} messages, {runs()} runs\n{self.diagnosis()}")
         self.assertEqual(most_ahead, 0)
-        # Runs are 4 s apart: two messages closer than 2 s are one run made twice (an instance
-        # that counted its run in the database as well would keep the counts equal).
-        gaps = [later - earlier for earlier, later in zip(arrivals, arrivals[1:])]
-        self.assertTrue(all(gap > 2.0 for gap in gaps), gaps)
+        # Runs fall 4 s apart from the schedule's making, which came after `started`: more
+        # runs than that time holds is a run made by several instances (each counting it in
+        # the database too, so the counts above stay equal). A slow run only lowers the count.
+        made, elapsed = runs(), time.monotonic() - started
+        self.assertLessEqual(made, int(elapsed / 4) + 1, f"{made} runs in {elapsed:.1f} s")
         for agent in self.agents:
             listed = json.loads(run_heraldctl(agent.dir, "schedules", "list", "--json").stdout)
             self.assertEqual([s["prompt"] for s in listed.get("schedules", [])], ["say tick"])
