@@ -190,27 +190,14 @@ int Serve(const std::string& path) {
   // What an operator should know about this host (GetStatus shows it too).
   std::vector<std::string> notices;
 
-  // Credentials skills need (S8), sealed with the key [skills] credentials_key_file names or
-  // HERALD_CREDENTIALS_KEY holds. Without either, a credential serves the run it was
-  // provided for and is not kept; a key that is set but wrong stops Herald here.
-  std::unique_ptr<skills::CredentialStore> credentials;
-  if (config->skills.credentials_key_file.empty() &&
-      ::getenv("HERALD_CREDENTIALS_KEY") == nullptr) {
-    notices.push_back(
-        "credentials are not kept: set [skills] credentials_key_file or HERALD_CREDENTIALS_KEY "
-        "(docs/skills.md#credentials)");
-  } else {
-    absl::StatusOr<std::unique_ptr<skills::CredentialStore>> opened = skills::CredentialStore::Open(
-        {.path = config->skills.credentials_path,
-         .key_file = config->skills.credentials_key_file,
-         .previous_key_files = config->skills.credentials_previous_key_files,
-         .postgres = stores->postgres});
-    if (!opened.ok()) {
-      std::cerr << "herald: [skills] credentials: " << opened.status().message() << "\n";
-      return base::kExitConfig;
-    }
-    credentials = *std::move(opened);
+  // Credentials skills need (S8); a key that is set but wrong stops Herald here.
+  absl::StatusOr<std::unique_ptr<skills::CredentialStore>> opened_credentials =
+      storage::OpenCredentials(*config, *stores, notices);
+  if (!opened_credentials.ok()) {
+    std::cerr << "herald: " << opened_credentials.status().message() << "\n";
+    return base::kExitConfig;
   }
+  std::unique_ptr<skills::CredentialStore> credentials = *std::move(opened_credentials);
   skills::PendingActions pending_actions(io);
   // The external tool registry (S6): imported and searched through the control plane.
   absl::StatusOr<std::unique_ptr<skills::ToolSearch>> tool_search =

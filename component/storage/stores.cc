@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -69,6 +70,24 @@ absl::StatusOr<Stores> OpenStores(const config::Config& config) {
   if (!audit.ok()) return Named("[control] audit_path", audit.status());
   stores.audit = *std::move(audit);
   return stores;
+}
+
+absl::StatusOr<std::unique_ptr<skills::CredentialStore>> OpenCredentials(
+    const config::Config& config, const Stores& stores, std::vector<std::string>& notices) {
+  if (config.skills.credentials_key_file.empty() &&
+      std::getenv("HERALD_CREDENTIALS_KEY") == nullptr) {
+    notices.push_back(
+        "credentials are not kept: set [skills] credentials_key_file or HERALD_CREDENTIALS_KEY "
+        "(docs/skills.md#credentials)");
+    return nullptr;
+  }
+  absl::StatusOr<std::unique_ptr<skills::CredentialStore>> opened = skills::CredentialStore::Open(
+      {.path = config.skills.credentials_path,
+       .key_file = config.skills.credentials_key_file,
+       .previous_key_files = config.skills.credentials_previous_key_files,
+       .postgres = stores.postgres});
+  if (!opened.ok()) return Named("[skills] credentials", opened.status());
+  return opened;
 }
 
 }  // namespace herald::storage

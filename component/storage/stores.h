@@ -4,8 +4,9 @@
 // tools/demo uses), or in the PostgreSQL database that several instances of one component
 // domain share (D1; docs/scale-out.md). Today the token ledger and its limits, the audit
 // chain, the instances, the 1:1 conversations' inbox and leases and the allowlist changes
-// follow [storage], and main() gives `postgres` to the credentials and the schedules; the
-// other stores stay on this host whatever it says (docs/scale-out.md lists them).
+// follow [storage], and so do the credentials (OpenCredentials) and the schedules (main()
+// gives them `postgres`); the other stores stay on this host whatever it says
+// (docs/scale-out.md lists them).
 //
 // Opening blocks (files, the network): main() calls it before the I/O loop runs.
 //
@@ -15,6 +16,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "component/base/postgres_database.h"
@@ -24,6 +27,7 @@
 #include "component/storage/conversation_inbox.h"
 #include "component/storage/instance_registry.h"
 #include "component/storage/shared_documents.h"
+#include "skills/credentials/credential_store.h"
 
 namespace herald::storage {
 
@@ -46,5 +50,13 @@ struct Stores {
 // never hold the connection string. A database that cannot be reached is Unavailable; one
 // written by a newer Herald is FailedPrecondition.
 absl::StatusOr<Stores> OpenStores(const config::Config& config);
+
+// The skills' credential store (S8), sealed with the key [skills] credentials_key_file names
+// or HERALD_CREDENTIALS_KEY holds, in [skills] credentials_path or in `stores.postgres`. Null
+// without either key: a credential then serves the run it was given for and is not kept, and
+// `notices` says so. A key that is set but unusable, or a store that will not open, is an
+// error naming "[skills] credentials".
+absl::StatusOr<std::unique_ptr<skills::CredentialStore>> OpenCredentials(
+    const config::Config& config, const Stores& stores, std::vector<std::string>& notices);
 
 }  // namespace herald::storage

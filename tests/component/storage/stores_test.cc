@@ -1,6 +1,12 @@
 #include "component/storage/stores.h"
 
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "component/base/postgres_database.h"
 #include "gmock/gmock.h"
@@ -109,6 +115,73 @@ TEST(StoresTest, ADatabaseWrittenByANewerHeraldIsRefused) {
   EXPECT_THAT(stores.status().message(),
               HasSubstr("[storage] postgresql (ledger): PostgreSQL (storage): the database's "
                         "ledger schema is version 99, newer than this Herald's 2"));
+}
+
+// A fresh key file for [skills] credentials_key_file: 32 random bytes, mode 0600.
+std::string KeyFile(const std::string& dir, const std::string& name) {
+  const std::string path = dir + "/" + name;
+  std::string key(32, '\0');
+  std::ifstream("/dev/urandom", std::ios::binary).read(key.data(), key.size());
+  {
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file << key;
+  }
+  EXPECT_EQ(::chmod(path.c_str(), 0600), 0);
+  return path;
+}
+
+TEST(StoresTest, CredentialsAreKeptOnlyWithAKeyAndFollowTheBackend) {
+  memory::TempDir dir;
+  ::unsetenv("HERALD_CREDENTIALS_KEY");
+  config::Config config;
+  config.quota.path = dir.path() + "/ledger.db";
+  config.control.audit_path = dir.path() + "/audit.log";
+  config.skills.credentials_path = dir.path() + "/credentials.db";
+  absl::StatusOr<Stores> stores = OpenStores(config);
+  ASSERT_TRUE(stores.ok()) << stores.status();
+  std::vector<std::string> notices;
+  absl::StatusOr<std::unique_ptr<skills::CredentialStore>> none =
+      OpenCredentials(config, *stores, notices);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(*none, nullptr);
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_THAT(notices[0], HasSubstr("credentials are not kept"));
+
+  // With a key, on this host: the file.
+  config.skills.credentials_key_file = KeyFile(dir.path(), "first.key");
+  notices.clear();
+  absl::StatusOr<std::unique_ptr<skills::CredentialStore>> here =
+      OpenCredentials(config, *stores, notices);
+  ASSERT_TRUE(here.ok()) << here.status();
+  ASSERT_NE(*here, nullptr);
+  EXPECT_TRUE(notices.empty());
+  ASSERT_TRUE((*here)->Put("alice@x", "TOKEN", "value").ok());
+  EXPECT_TRUE(std::filesystem::exists(config.skills.credentials_path));
+
+  // On PostgreSQL: the shared table, which another instance opens; the file is not used.
+  absl::StatusOr<testing::PostgresServer*> server = testing::SharedPostgresServer();
+  ASSERT_TRUE(server.ok()) << server.status();
+  absl::StatusOr<std::string> conninfo = (*server)->NewDatabase();
+  ASSERT_TRUE(conninfo.ok()) << conninfo.status();
+  config::Config shared = WithPostgres(*conninfo);
+  shared.skills = config.skills;
+  shared.skills.credentials_path = dir.path() + "/unused/credentials.db";
+  absl::StatusOr<Stores> first = OpenStores(shared);
+  absl::StatusOr<Stores> second = OpenStores(shared);
+  ASSERT_TRUE(first.ok() && second.ok());
+  auto put = OpenCredentials(shared, *first, notices);
+  auto get = OpenCredentials(shared, *second, notices);
+  ASSERT_TRUE(put.ok() && get.ok()) << put.status() << get.status();
+  ASSERT_TRUE((*put)->Put("bob@x", "TOKEN", "shared-value").ok());
+  EXPECT_EQ((*get)->Get("bob@x", {"TOKEN"})->at("TOKEN"), "shared-value");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/unused"));
+
+  // Another key is refused, named by its key.
+  shared.skills.credentials_key_file = KeyFile(dir.path(), "other.key");
+  auto refused = OpenCredentials(shared, *first, notices);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("[skills] credentials: "));
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("key id mismatch"));
 }
 
 }  // namespace
