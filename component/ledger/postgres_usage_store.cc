@@ -66,6 +66,11 @@ CREATE TABLE ledger_settled (       -- reservations settled lately, so none is s
 );
 CREATE INDEX ledger_settled_expiry ON ledger_settled (expires_at);
 )sql",
+    // Whose calls the reservations are for, so that the instances that live can release those
+    // of an instance that died (storage::InstanceRegistry) before they lapse.
+    R"sql(
+ALTER TABLE ledger_reservations ADD COLUMN instance text COLLATE "C" NOT NULL DEFAULT '';
+)sql",
 };
 
 // Reserve takes one transaction-scoped advisory lock per limit: (this class, hash of the limit).
@@ -156,9 +161,10 @@ absl::StatusOr<std::vector<UsageStore::WindowTokens>> ReadWindowTokens(
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PostgresUsageStore>> PostgresUsageStore::Open(
-    std::shared_ptr<base::PostgresDatabase> db) {
+    std::shared_ptr<base::PostgresDatabase> db, std::string instance) {
   if (absl::Status s = base::ApplySchema(*db, "ledger", kMigrations); !s.ok()) return s;
-  return std::unique_ptr<PostgresUsageStore>(new PostgresUsageStore(std::move(db)));
+  return std::unique_ptr<PostgresUsageStore>(
+      new PostgresUsageStore(std::move(db), std::move(instance)));
 }
 
 absl::StatusOr<std::string> PostgresUsageStore::PageTokenKey() {
@@ -303,14 +309,15 @@ absl::StatusOr<UsageStore::ReserveResult> PostgresUsageStore::Reserve(
     }
     if (refused) return absl::OkStatus();
     absl::StatusOr<PostgresResult> row = c.Exec(
-        "INSERT INTO ledger_reservations (jid, model, tokens, at, expires_at) "
-        "VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5)) RETURNING id",
+        "INSERT INTO ledger_reservations (jid, model, tokens, at, expires_at, instance) "
+        "VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5), $6) RETURNING id",
         SqlParams()
             .Text(request.jid)
             .Text(request.model)
             .Int64(request.tokens)
             .Int64(absl::ToUnixSeconds(request.time))
-            .Double(absl::ToDoubleSeconds(request.hold)));
+            .Double(absl::ToDoubleSeconds(request.hold))
+            .Text(instance_));
     if (!row.ok()) return row.status();
     if (row->rows() != 1) return BadDatabase("a reservation has no id");
     result.id = row->Int64(0, 0);

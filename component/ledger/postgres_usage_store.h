@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "component/base/postgres_database.h"
@@ -21,8 +22,10 @@ namespace herald::ledger {
 class PostgresUsageStore : public UsageStore {
  public:
   // Brings the ledger's tables to this Herald's schema (base::ApplySchema) and keeps `db`.
+  // `instance` (storage::InstanceRegistry's id) is recorded with each reservation, so that the
+  // others release this instance's reservations if it dies; "" for none.
   static absl::StatusOr<std::unique_ptr<PostgresUsageStore>> Open(
-      std::shared_ptr<base::PostgresDatabase> db);
+      std::shared_ptr<base::PostgresDatabase> db, std::string instance = "");
 
   absl::StatusOr<std::string> PageTokenKey() override;
   absl::StatusOr<std::vector<Limit>> ReadLimits() override;
@@ -40,10 +43,12 @@ class PostgresUsageStore : public UsageStore {
   absl::Status Unreserve(int64_t id) override;
 
  private:
-  explicit PostgresUsageStore(std::shared_ptr<base::PostgresDatabase> db) : db_(std::move(db)) {}
+  PostgresUsageStore(std::shared_ptr<base::PostgresDatabase> db, std::string instance)
+      : db_(std::move(db)), instance_(std::move(instance)) {}
 
   // Shared with the other stores of this instance; thread-safe.
   const std::shared_ptr<base::PostgresDatabase> db_;
+  const std::string instance_;
   // When Reserve last deleted lapsed reservations (Unix milliseconds).
   std::atomic<int64_t> last_prune_ms_{0};
 };

@@ -77,6 +77,15 @@ absl::Status InstanceRegistry::Beat() {
     s = db_->Exec("DELETE FROM herald_instances WHERE last_seen < now() - interval '1 day'")
             .status();
   }
+  if (s.ok() && release_reservations_) {
+    // Reservations of single-instance times ('') are left to lapse.
+    s = db_->Exec(
+               "DELETE FROM ledger_reservations r WHERE r.instance <> '' AND NOT EXISTS ("
+               "SELECT 1 FROM herald_instances i WHERE i.id = r.instance "
+               "AND i.last_seen > now() - make_interval(secs => $1))",
+               SqlParams().Int64(absl::ToInt64Seconds(kGoneFor)))
+            .status();
+  }
   if (!s.ok()) return s;
   absl::StatusOr<PostgresResult> rows =
       db_->Exec(count_conversations_ ? kKnownWithConversations : kKnown,

@@ -59,6 +59,12 @@ class InstanceRegistry {
   // From now on each beat also counts the conversations each instance holds (call it once
   // the ConversationInbox's tables exist). Before the first beat; not thread-safe.
   void CountConversations() { count_conversations_ = true; }
+  // From now on each beat also releases the ledger's reservations (ledger::PostgresUsageStore)
+  // made by an instance not seen for kGoneFor: one that died mid-call holds them no longer
+  // than that, rather than until they lapse. Once the ledger's tables exist; before the first
+  // beat; not thread-safe.
+  void ReleaseReservationsOfTheGone() { release_reservations_ = true; }
+  static constexpr absl::Duration kGoneFor = absl::Seconds(20);
 
  private:
   InstanceRegistry(std::shared_ptr<base::PostgresDatabase> db, std::string id, std::string host,
@@ -69,6 +75,7 @@ class InstanceRegistry {
   const std::string host_;
   const int64_t pid_;
   bool count_conversations_ = false;
+  bool release_reservations_ = false;
   mutable base::Mutex mu_;
   std::vector<InstanceInfo> known_ ABSL_GUARDED_BY(mu_);
 };

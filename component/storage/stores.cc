@@ -31,8 +31,15 @@ absl::StatusOr<Stores> OpenStores(const config::Config& config) {
     if (!db.ok()) return Named("[storage] postgresql", db.status());
     stores.postgres = *std::move(db);
 
+    // First, so that the ledger records this instance with its reservations.
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "unknown");
+    absl::StatusOr<std::unique_ptr<InstanceRegistry>> instances =
+        InstanceRegistry::Join(stores.postgres, host, ::getpid());
+    if (!instances.ok()) return Named("[storage] postgresql (instances)", instances.status());
+    stores.instances = *std::move(instances);
     absl::StatusOr<std::unique_ptr<ledger::PostgresUsageStore>> usage_store =
-        ledger::PostgresUsageStore::Open(stores.postgres);
+        ledger::PostgresUsageStore::Open(stores.postgres, stores.instances->id());
     if (!usage_store.ok()) return Named("[storage] postgresql (ledger)", usage_store.status());
     absl::StatusOr<std::unique_ptr<ledger::UsageLedger>> usage = ledger::UsageLedger::Open(
         *std::move(usage_store), config::PriceTableFrom(config.quota), config.quota.daily_tokens);
@@ -44,12 +51,6 @@ absl::StatusOr<Stores> OpenStores(const config::Config& config) {
     if (!audit_store.ok()) return Named("[storage] postgresql (audit)", audit_store.status());
     stores.audit = ledger::AuditLog::Open(*std::move(audit_store));
 
-    char host[256] = {};
-    if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "unknown");
-    absl::StatusOr<std::unique_ptr<InstanceRegistry>> instances =
-        InstanceRegistry::Join(stores.postgres, host, ::getpid());
-    if (!instances.ok()) return Named("[storage] postgresql (instances)", instances.status());
-    stores.instances = *std::move(instances);
     absl::StatusOr<std::unique_ptr<ConversationInbox>> inbox = ConversationInbox::Open(
         stores.postgres, stores.instances->id(), absl::Seconds(config.storage.lease_seconds));
     if (!inbox.ok()) return Named("[storage] postgresql (inbox)", inbox.status());
@@ -59,6 +60,7 @@ absl::StatusOr<Stores> OpenStores(const config::Config& config) {
     if (!documents.ok()) return Named("[storage] postgresql (documents)", documents.status());
     stores.documents = *std::move(documents);
     stores.instances->CountConversations();
+    stores.instances->ReleaseReservationsOfTheGone();
     return stores;
   }
   absl::StatusOr<std::unique_ptr<ledger::UsageLedger>> usage = ledger::UsageLedger::Open(

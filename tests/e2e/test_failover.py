@@ -17,7 +17,8 @@ round at once. What the test checks:
 - the killed instance's people are answered by the others within the lease time (10 s) and
   the model's delay (5 s), and a bit;
 - the usage totals are the answered calls, and the fake model's count is those plus the calls
-  the killed instance had in flight (it died before their answers, so it recorded none);
+  the killed instance had in flight (it died before their answers, so it recorded none), and
+  the tokens those calls held under the daily limit are released 20 s after the kill;
 - `heraldctl audit verify` passes on the instances that live, and both list each other;
   `heraldctl sessions list` on either lists all 50 conversations, each with the survivor
   that answers it.
@@ -163,6 +164,12 @@ class FailoverTest(unittest.TestCase):
         # Still inside the model's delay: none of round one has been answered yet.
         self.assertEqual(self.sql("SELECT count(*) FROM herald_inbox WHERE answered_at IS NOT "
                                   "NULL AND message LIKE '%slow one%'"), "0", self.diagnosis())
+        def reserved_by(instance):
+            return int(self.sql("SELECT count(*) FROM ledger_reservations "
+                                f"WHERE instance = '{instance}'"))
+
+        # Its calls in flight hold their tokens under the daily limit ([quota] daily_tokens).
+        self.assertGreater(reserved_by(victim_id), 0, self.diagnosis())
         os.killpg(victim.proc.pid, signal.SIGKILL)
         killed_at = time.time()  # the database's clock is this host's
         victim.exit_code(timeout=10)
@@ -240,6 +247,12 @@ class FailoverTest(unittest.TestCase):
         model_calls = [r for r in self.llm.requests()
                        if "slow " in (r.get("last_user_text") or "")]
         self.assertEqual(len(model_calls), answered_calls + len(victims_people))
+        # The killed instance's reservations are released once it has been gone for 20 s
+        # (InstanceRegistry::kGoneFor), at the next beat of one that lives: well inside this
+        # test, where by themselves they would hold for 10 minutes (kReservationHold).
+        self.assertTrue(wait_until(lambda: reserved_by(victim_id) == 0, 30, interval=0.5),
+                        f"{reserved_by(victim_id)} left, "
+                        f"{time.time() - killed_at:.1f} s after SIGKILL")
         for agent in survivors:
             result = run_heraldctl(agent.dir, "audit", "verify")
             self.assertEqual(result.returncode, 0, result.stdout + result.stderr)

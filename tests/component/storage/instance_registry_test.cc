@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "absl/time/clock.h"
+#include "component/ledger/postgres_usage_store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/postgres_server.h"
@@ -71,6 +73,52 @@ TEST_F(InstanceRegistryTest, ARowRemovedByHandIsWrittenAgainAtTheNextBeat) {
   ASSERT_TRUE(db_->Exec("DELETE FROM herald_instances").ok());
   ASSERT_TRUE(a->Beat().ok());
   EXPECT_THAT(a->Known(), ElementsAre(Field(&InstanceInfo::id, a->id())));
+}
+
+TEST_F(InstanceRegistryTest, TheReservationsOfAnInstanceThatIsGoneAreReleased) {
+  auto alive = Join("host-a", 100);
+  auto dying = Join("host-b", 200);
+  // Each instance's ledger store records its id with its reservations; one store of older
+  // times records none.
+  auto reserve = [this](const std::string& instance) {
+    absl::StatusOr<std::unique_ptr<ledger::PostgresUsageStore>> store =
+        ledger::PostgresUsageStore::Open(db_, instance);
+    EXPECT_TRUE(store.ok()) << store.status();
+    if (!store.ok()) return;
+    const absl::Time now = absl::Now();
+    ledger::Limit limit{.jid = "a@x", .window = ledger::Window::kDay, .max_tokens = 1000000};
+    absl::StatusOr<ledger::UsageStore::ReserveResult> held =
+        (*store)->Reserve({.jid = "a@x",
+                           .model = "m:1",
+                           .tokens = 10,
+                           .time = now,
+                           .limits = {limit},
+                           .hold = absl::Minutes(10)});
+    EXPECT_TRUE(held.ok()) << held.status();
+    EXPECT_NE(held.ok() ? held->id : 0, 0);
+  };
+  reserve(alive->id());
+  reserve(dying->id());
+  reserve("");
+  auto count = [this](const std::string& instance) {
+    absl::StatusOr<base::PostgresResult> rows =
+        db_->Exec("SELECT count(*) FROM ledger_reservations WHERE instance = $1",
+                  base::SqlParams().Text(instance));
+    return rows.ok() ? rows->Int64(0, 0) : -1;
+  };
+  alive->ReleaseReservationsOfTheGone();
+  ASSERT_TRUE(alive->Beat().ok());
+  EXPECT_EQ(count(dying->id()), 1);  // seen just now: kept
+
+  // Gone for longer than kGoneFor (its row made older, as a dead instance's would get).
+  ASSERT_TRUE(db_->Exec("UPDATE herald_instances SET last_seen = now() - interval '21 seconds' "
+                        "WHERE id = $1",
+                        base::SqlParams().Text(dying->id()))
+                  .ok());
+  ASSERT_TRUE(alive->Beat().ok());
+  EXPECT_EQ(count(dying->id()), 0);
+  EXPECT_EQ(count(alive->id()), 1);
+  EXPECT_EQ(count(""), 1);  // left to lapse
 }
 
 }  // namespace

@@ -114,7 +114,7 @@ TEST(StoresTest, ADatabaseWrittenByANewerHeraldIsRefused) {
   EXPECT_EQ(stores.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(stores.status().message(),
               HasSubstr("[storage] postgresql (ledger): PostgreSQL (storage): the database's "
-                        "ledger schema is version 99, newer than this Herald's 2"));
+                        "ledger schema is version 99, newer than this Herald's 3"));
 }
 
 // A fresh key file for [skills] credentials_key_file: 32 random bytes, mode 0600.
