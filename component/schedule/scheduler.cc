@@ -285,7 +285,7 @@ absl::StatusOr<Schedule> Scheduler::Add(const ConversationRef& owner, std::strin
   if (absl::Status often = CheckInterval(*recurrence, zone); !often.ok()) return often;
   absl::StatusOr<int64_t> id = TakeId();
   if (!id.ok()) return id.status();
-  ++changes_;
+  changed_ids_.insert(*id);
   Schedule schedule{.id = *id,
                     .owner = ConversationRef{.kind = owner.kind, .address = owner.address},
                     .author = std::move(author),
@@ -328,7 +328,7 @@ absl::Status Scheduler::Cancel(int64_t id, const ConversationRef* owner) {
                                                       "'); only the config changes it"));
   }
   schedules_.erase(it);
-  ++changes_;
+  changed_ids_.insert(id);
   Forget(id);
   Arm();
   return absl::OkStatus();
@@ -344,7 +344,7 @@ absl::StatusOr<std::string> Scheduler::SetTimeZone(const std::string& jid, std::
   if (!zone.ok()) return zone.status();
   std::string kept(name);
   zones_[jid] = kept;
-  ++changes_;
+  changed_zones_.insert(jid);
   asio::post(writes_, [store = store_, jid, kept] {
     if (absl::Status put = store->PutZone(jid, kept); !put.ok()) {
       LOG(ERROR) << "schedules: the time zone of " << jid << " could not be kept: " << put;
@@ -443,42 +443,51 @@ void Scheduler::ArmRefresh() {
 }
 
 void Scheduler::Refresh() {
-  const uint64_t changes = changes_;
-  asio::post(writes_, [this, &io = io_, alive = alive_, store = store_, changes] {
+  // The writes posted so far come before this load on the strand; what changes from now on
+  // comes after it.
+  changed_ids_.clear();
+  changed_zones_.clear();
+  asio::post(writes_, [this, &io = io_, alive = alive_, store = store_] {
     absl::StatusOr<std::vector<Schedule>> loaded = store->LoadAll();
     absl::StatusOr<std::map<std::string, std::string>> zones = store->LoadZones();
-    asio::post(
-        io, [this, alive, changes, loaded = std::move(loaded), zones = std::move(zones)]() mutable {
-          if (!*alive) return;
-          if (!loaded.ok() || !zones.ok()) {
-            LOG_EVERY_N(WARNING, 12) << "schedules: cannot re-read the shared schedules: "
-                                     << (loaded.ok() ? zones.status() : loaded.status());
-          } else if (changes == changes_) {  // else a change made here may be missing: next time
-            Merge(*std::move(loaded), *std::move(zones));
-          }
-          ArmRefresh();
-        });
+    asio::post(io, [this, alive, loaded = std::move(loaded), zones = std::move(zones)]() mutable {
+      if (!*alive) return;
+      if (!loaded.ok() || !zones.ok()) {
+        LOG_EVERY_N(WARNING, 12) << "schedules: cannot re-read the shared schedules: "
+                                 << (loaded.ok() ? zones.status() : loaded.status());
+      } else {
+        Merge(*std::move(loaded), *std::move(zones));
+      }
+      ArmRefresh();
+    });
   });
 }
 
 void Scheduler::Merge(std::vector<Schedule> loaded, std::map<std::string, std::string> zones) {
   std::map<int64_t, Schedule> merged;
   for (Schedule& schedule : loaded) {
+    if (changed_ids_.contains(schedule.id)) continue;  // cancelled here since: below if kept
     auto it = schedules_.find(schedule.id);
-    // What this instance holds of a run it is claiming, or of one no instance has made since,
-    // is kept: it may have moved a missed run, or be waiting to retry a claim.
+    // What this instance holds of a run it is claiming, or of one no instance has made since
+    // (or that it made after the load), is kept: it may have moved a missed run, or be
+    // waiting to retry a claim.
     if (it != schedules_.end() &&
-        (claiming_.contains(schedule.id) || it->second.runs == schedule.runs)) {
+        (claiming_.contains(schedule.id) || it->second.runs >= schedule.runs)) {
       merged.emplace(schedule.id, std::move(it->second));
     } else {
       merged.emplace(schedule.id, std::move(schedule));
     }
   }
-  for (const int64_t id : claiming_) {
-    auto it = schedules_.find(id);
-    if (it != schedules_.end() && !merged.contains(id)) merged.emplace(id, std::move(it->second));
+  // Made here since the load began, or being claimed.
+  for (auto& [id, schedule] : schedules_) {
+    if ((changed_ids_.contains(id) || claiming_.contains(id)) && !merged.contains(id)) {
+      merged.emplace(id, std::move(schedule));
+    }
   }
   schedules_ = std::move(merged);
+  for (const std::string& jid : changed_zones_) {
+    if (auto it = zones_.find(jid); it != zones_.end()) zones[jid] = it->second;
+  }
   zones_.clear();
   for (auto& [jid, zone] : zones) zones_.emplace(jid, std::move(zone));
   Arm();

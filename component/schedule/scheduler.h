@@ -143,11 +143,12 @@ class Scheduler {
   int64_t ids_end_ = INT64_MAX;  // a shared store's block is [next_id_, ids_end_)
   bool reserving_ids_ = false;
   // A shared store's: the runs being claimed (not due again until answered), when claims may
-  // be tried again after the store failed, and the count of changes made here (a re-read
-  // begun before one of them is dropped: it may not hold it yet).
+  // be tried again after the store failed, and the schedules and zones changed here since the
+  // re-read in flight began (it does not hold those changes, so Merge keeps this instance's).
   std::set<int64_t> claiming_;
   absl::Time claims_paused_until_ = absl::InfinitePast();
-  uint64_t changes_ = 0;
+  std::set<int64_t> changed_ids_;
+  std::set<std::string, std::less<>> changed_zones_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

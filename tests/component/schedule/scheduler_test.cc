@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "component/base/postgres_database.h"
 #include "tests/support/postgres_server.h"
 
@@ -257,7 +258,8 @@ class SharedSchedulerTest : public ::testing::Test {
   }
 
   // Starts one more instance (a pool of its own); its fires are kept in its `fired`.
-  Instance& Start(std::vector<std::string> rooms = {}) {
+  Instance& Start(std::vector<std::string> rooms = {},
+                  absl::Duration refresh_every = absl::Milliseconds(50)) {
     auto instance = std::make_unique<Instance>();
     absl::StatusOr<std::unique_ptr<base::PostgresDatabase>> db = base::PostgresDatabase::Connect(
         {.conninfo = conninfo_, .pool_size = 1, .what = "schedules"});
@@ -265,7 +267,7 @@ class SharedSchedulerTest : public ::testing::Test {
     instance->workers = std::make_unique<asio::thread_pool>(1);
     SchedulerOptions options{.postgres = *std::move(db),
                              .rooms = std::move(rooms),
-                             .refresh_every = absl::Milliseconds(50),
+                             .refresh_every = refresh_every,
                              .max_per_owner = 100};
     absl::StatusOr<std::unique_ptr<Scheduler>> opened =
         Scheduler::Open(io_, *instance->workers, options, {}, [this] { return now_; });
@@ -293,6 +295,16 @@ class SharedSchedulerTest : public ::testing::Test {
       if (absl::Now() > deadline) return false;
       io_.restart();
       io_.run_for(std::chrono::milliseconds(10));
+    }
+    return true;
+  }
+  // Waits for `done` without running the loop (15 s at most).
+  template <typename Done>
+  static bool PollFor(Done done) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(15);
+    while (!done()) {
+      if (absl::Now() > deadline) return false;
+      absl::SleepFor(absl::Milliseconds(5));
     }
     return true;
   }
@@ -380,6 +392,41 @@ TEST_F(SharedSchedulerTest, IdsAreNeverGivenTwiceAcrossInstances) {
     io_.poll();
   }
   ASSERT_TRUE(RunUntil([&] { return EveryoneLists(80); }));
+}
+
+TEST_F(SharedSchedulerTest, AnInstanceThatKeepsMakingSchedulesStillSeesTheOthers) {
+  Instance& other = Start();
+  Instance& busy = Start({}, absl::Milliseconds(1));
+  ASSERT_TRUE(other.scheduler->Add(kAlice, "alice@localhost", "theirs", "in 3h", "").ok());
+  // Stored by the other instance's worker (the loop is not run, so `busy` reads nothing yet).
+  absl::StatusOr<std::unique_ptr<base::PostgresDatabase>> db =
+      base::PostgresDatabase::Connect({.conninfo = conninfo_, .pool_size = 1, .what = "test"});
+  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_TRUE(PollFor([&] {
+    absl::StatusOr<base::PostgresResult> rows =
+        (*db)->Exec("SELECT count(*) FROM schedules WHERE prompt = 'theirs'");
+    return rows.ok() && rows->Int64(0, 0) == 1;
+  }));
+  // `busy` makes a schedule between every turn of its loop, so each of its re-reads (every
+  // millisecond) is answered after a change of its own that the read does not hold: it must
+  // keep that change and still take in the other instance's schedule.
+  for (int i = 0; i < 300; ++i) {
+    const ConversationRef owner{.kind = ConversationRef::Kind::kDirect,
+                                .address = absl::StrCat("user", i, "@localhost")};
+    absl::StatusOr<Schedule> made = busy.scheduler->Add(owner, owner.address, "mine", "in 2h", "");
+    ASSERT_TRUE(made.ok() || made.status().code() == absl::StatusCode::kUnavailable)
+        << made.status();
+    io_.restart();
+    io_.poll();
+    absl::SleepFor(absl::Microseconds(300));
+  }
+  bool seen = false;
+  for (const Schedule& listed : busy.scheduler->List(&kAlice)) seen |= listed.prompt == "theirs";
+  EXPECT_TRUE(seen) << "the busy instance never took in the other's schedule";
+  // None of its own was dropped by a re-read that did not hold it yet: the two agree.
+  ASSERT_TRUE(RunUntil([&] {
+    return busy.scheduler->List(nullptr).size() == other.scheduler->List(nullptr).size();
+  }));
 }
 
 TEST_F(SharedSchedulerTest, ACancelThroughOneInstanceHoldsOnAll) {
