@@ -32,10 +32,13 @@ class PostgresScheduleStore final : public ScheduleStore {
   absl::StatusOr<std::map<std::string, std::string>> LoadZones() override;
   absl::Status PutZone(const std::string& jid, const std::string& zone) override;
 
-  bool shared() const override { return true; }
-  absl::StatusOr<int64_t> ReserveIds(int count) override;
-  absl::StatusOr<bool> ClaimRun(int64_t id, int64_t runs_seen, absl::Time ran_at,
-                                absl::Time next) override;
+  // The first of `count` consecutive ids that no instance has been or will be given.
+  absl::StatusOr<int64_t> ReserveIds(int count);
+  // Claims the run of schedule `id` that follows its `runs_seen` runs. True when this caller
+  // got it: the row now counts the run, made at `ran_at`, and runs next at `next` (a one-off's
+  // row, `next` = InfiniteFuture, is removed). False when another instance claimed that run
+  // first or the schedule was cancelled.
+  absl::StatusOr<bool> ClaimRun(int64_t id, int64_t runs_seen, absl::Time ran_at, absl::Time next);
 
  private:
   explicit PostgresScheduleStore(std::shared_ptr<base::PostgresDatabase> db) : db_(std::move(db)) {}

@@ -7,14 +7,6 @@
 
 namespace herald::schedule {
 
-absl::StatusOr<int64_t> ScheduleStore::ReserveIds(int) {
-  return absl::UnimplementedError("this schedule store is not shared");
-}
-
-absl::StatusOr<bool> ScheduleStore::ClaimRun(int64_t, int64_t, absl::Time, absl::Time) {
-  return absl::UnimplementedError("this schedule store is not shared");
-}
-
 int64_t StoredSeconds(absl::Time time) {
   if (time == absl::InfiniteFuture()) return INT64_MAX;
   if (time == absl::InfinitePast()) return INT64_MIN;

@@ -4,7 +4,7 @@
 // private SQLite file on this host (SqliteScheduleStore, the default), or the PostgreSQL
 // database that several instances of one component domain share (PostgresScheduleStore), where
 // every instance sees every schedule, ids come from the database, and each run is claimed by
-// exactly one instance.
+// exactly one instance (PostgresScheduleStore's ReserveIds and ClaimRun).
 //
 // Every call blocks (disk, network): the Scheduler makes them from one strand of the worker
 // pool, and at Open before the loop runs.
@@ -37,17 +37,6 @@ class ScheduleStore {
   // Bare JID → IANA zone name (/timezone).
   virtual absl::StatusOr<std::map<std::string, std::string>> LoadZones() = 0;
   virtual absl::Status PutZone(const std::string& jid, const std::string& zone) = 0;
-
-  // --- Shared by several instances (shared() true); the others answer Unimplemented. ---
-  virtual bool shared() const { return false; }
-  // The first of `count` consecutive ids that no instance has been or will be given.
-  virtual absl::StatusOr<int64_t> ReserveIds(int count);
-  // Claims the run of schedule `id` that follows its `runs_seen` runs. True when this caller
-  // got it: the row now counts the run, made at `ran_at`, and runs next at `next` (a one-off's
-  // row, `next` = InfiniteFuture, is removed). False when another instance claimed that run
-  // first or the schedule was cancelled.
-  virtual absl::StatusOr<bool> ClaimRun(int64_t id, int64_t runs_seen, absl::Time ran_at,
-                                        absl::Time next);
 };
 
 // --- For the stores: one row's columns and the schedule they make. ---

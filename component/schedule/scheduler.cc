@@ -42,11 +42,13 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Open(
     asio::io_context& io, asio::thread_pool& workers, SchedulerOptions options,
     const std::vector<ConfiguredSchedule>& configured, Clock clock) {
   std::shared_ptr<ScheduleStore> store;
+  std::shared_ptr<PostgresScheduleStore> shared_store;
   if (options.postgres != nullptr) {
     absl::StatusOr<std::unique_ptr<PostgresScheduleStore>> opened =
         PostgresScheduleStore::Open(options.postgres);
     if (!opened.ok()) return opened.status();
-    store = *std::move(opened);
+    shared_store = *std::move(opened);
+    store = shared_store;
   } else {
     absl::StatusOr<std::unique_ptr<SqliteScheduleStore>> opened =
         SqliteScheduleStore::Open(options.path);
@@ -86,10 +88,10 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Open(
   }
 
   std::unique_ptr<Scheduler> scheduler(
-      new Scheduler(io, workers, std::move(options), store, std::move(clock)));
-  const bool shared = store->shared();
+      new Scheduler(io, workers, std::move(options), store, shared_store, std::move(clock)));
+  const bool shared = shared_store != nullptr;
   if (shared) {
-    absl::StatusOr<int64_t> first = store->ReserveIds(kIdBlock);
+    absl::StatusOr<int64_t> first = shared_store->ReserveIds(kIdBlock);
     if (!first.ok()) return first.status();
     scheduler->next_id_ = *first;
     scheduler->ids_end_ = *first + kIdBlock;
@@ -158,10 +160,12 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Open(
 }
 
 Scheduler::Scheduler(asio::io_context& io, asio::thread_pool& workers, SchedulerOptions options,
-                     std::shared_ptr<ScheduleStore> store, Clock clock)
+                     std::shared_ptr<ScheduleStore> store,
+                     std::shared_ptr<PostgresScheduleStore> shared_store, Clock clock)
     : io_(io),
       options_(std::move(options)),
       store_(std::move(store)),
+      shared_store_(std::move(shared_store)),
       writes_(asio::make_strand(workers.get_executor())),
       clock_(std::move(clock)),
       timer_(io),
@@ -176,11 +180,13 @@ Scheduler::~Scheduler() {
 void Scheduler::Start(Fire fire) {
   fire_ = std::move(fire);
   Arm();
-  if (store_->shared()) ArmRefresh();
+  if (shared_store_ != nullptr) ArmRefresh();
 }
 
 bool Scheduler::RunsHere(const Schedule& schedule) const {
-  if (!store_->shared() || schedule.owner.kind != ConversationRef::Kind::kRoom) return true;
+  if (shared_store_ == nullptr || schedule.owner.kind != ConversationRef::Kind::kRoom) {
+    return true;
+  }
   return std::find(options_.rooms.begin(), options_.rooms.end(), schedule.owner.address) !=
          options_.rooms.end();
 }
@@ -214,7 +220,7 @@ void Scheduler::RunDue() {
     auto it = schedules_.find(id);
     if (it == schedules_.end()) continue;  // cancelled by an earlier fire
     Schedule& schedule = it->second;
-    if (store_->shared()) {
+    if (shared_store_ != nullptr) {
       Claim(schedule, now,
             schedule.recurrence.NextAfter(std::max(now, schedule.next), schedule.created,
                                           ZoneOrUtc(schedule.zone)));
@@ -375,9 +381,9 @@ absl::StatusOr<int64_t> Scheduler::TakeId() {
         "no schedule id is free just now (the database is out of reach); try again in a moment");
   }
   const int64_t id = next_id_++;
-  if (store_->shared() && ids_end_ - next_id_ < kIdBlock / 2 && !reserving_ids_) {
+  if (shared_store_ != nullptr && ids_end_ - next_id_ < kIdBlock / 2 && !reserving_ids_) {
     reserving_ids_ = true;
-    asio::post(writes_, [this, &io = io_, alive = alive_, store = store_] {
+    asio::post(writes_, [this, &io = io_, alive = alive_, store = shared_store_] {
       absl::StatusOr<int64_t> first = store->ReserveIds(kIdBlock);
       asio::post(io, [this, alive, first] {
         if (!*alive) return;
@@ -396,7 +402,7 @@ absl::StatusOr<int64_t> Scheduler::TakeId() {
 
 void Scheduler::Claim(const Schedule& seen, absl::Time now, absl::Time next) {
   claiming_.insert(seen.id);
-  asio::post(writes_, [this, &io = io_, alive = alive_, store = store_, seen, now, next] {
+  asio::post(writes_, [this, &io = io_, alive = alive_, store = shared_store_, seen, now, next] {
     absl::StatusOr<bool> claimed = store->ClaimRun(seen.id, seen.runs, now, next);
     asio::post(io, [this, alive, seen, now, next, claimed] {
       if (*alive) Claimed(seen, now, next, claimed);

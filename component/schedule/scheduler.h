@@ -41,6 +41,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "component/base/postgres_database.h"
+#include "component/schedule/postgres_schedule_store.h"
 #include "component/schedule/schedule.h"
 #include "component/schedule/schedule_store.h"
 
@@ -110,7 +111,8 @@ class Scheduler {
 
  private:
   Scheduler(asio::io_context& io, asio::thread_pool& workers, SchedulerOptions options,
-            std::shared_ptr<ScheduleStore> store, Clock clock);
+            std::shared_ptr<ScheduleStore> store,
+            std::shared_ptr<PostgresScheduleStore> shared_store, Clock clock);
   void Arm();
   void Persist(const Schedule& schedule);
   void Forget(int64_t id);
@@ -132,6 +134,9 @@ class Scheduler {
   asio::io_context& io_;
   SchedulerOptions options_;
   std::shared_ptr<ScheduleStore> store_;
+  // The same store when it is shared by several instances (ids in blocks, claimed runs); null
+  // for this host's file.
+  std::shared_ptr<PostgresScheduleStore> shared_store_;
   asio::strand<asio::thread_pool::executor_type> writes_;
   Clock clock_;
   Fire fire_;
