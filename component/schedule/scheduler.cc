@@ -421,7 +421,9 @@ void Scheduler::Claimed(const Schedule& seen, absl::Time now, absl::Time next,
     return;
   }
   // Claimed here or by another instance, the run is made: the schedule moves on either way
-  // (the next refresh brings what the other instance stored).
+  // (the next refresh brings what the other instance stored), and a re-read begun before the
+  // claim, which may still show the run as due, does not undo that.
+  changed_ids_.insert(seen.id);
   auto it = schedules_.find(seen.id);
   if (it != schedules_.end() && it->second.runs == seen.runs) {
     if (next == absl::InfiniteFuture()) {
