@@ -167,7 +167,8 @@ int Serve(const std::string& path) {
   asio::thread_pool& workers = loop.workers();
 
   absl::StatusOr<std::unique_ptr<memory::MemoryStore>> store =
-      memory::MemoryStore::Open(config->memory.path, config->memory.shared_path);
+      memory::MemoryStore::Open(config->memory.path, config->memory.shared_path,
+                                {.postgres = stores->postgres});  // shared when it is set
   if (!store.ok()) {
     std::cerr << "herald: [memory]: " << store.status().message() << "\n";
     return base::kExitConfig;

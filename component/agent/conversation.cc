@@ -289,6 +289,15 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     absl::StatusOr<PromptParts> prompt = LoadPromptParts(*store, ref, agent_name);
     if (!prompt.ok()) return prompt.status();
     loaded.prompt = *std::move(prompt);
+    // Recorded already, and not answered: a turn that an instance which then died began
+    // (shared memory, docs/scale-out.md), or one that failed and the person sent again. The
+    // message is recorded, and shown to the model, once.
+    const MemoryEntry* last = loaded.history.empty() ? nullptr : &loaded.history.back();
+    if (last != nullptr && last->role == "user" && last->author == user_entry.author &&
+        last->text == user_entry.text) {
+      loaded.history.pop_back();
+      return loaded;
+    }
     absl::Status appended = store->Append(ref, user_entry);
     if (!appended.ok()) return appended;
     return loaded;

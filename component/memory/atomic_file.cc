@@ -1,10 +1,12 @@
 #include "component/memory/atomic_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -12,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/private_files.h"
@@ -89,6 +92,34 @@ absl::StatusOr<std::optional<RegularFile>> OpenRegularFile(const std::string& pa
   return RegularFile{std::move(fd), static_cast<uint64_t>(st.st_size)};
 }
 
+// Adds the regular files under `folder` (named `relative` from where the listing began) to
+// `files`, depth first (ListRegularFiles).
+absl::Status ListUnder(const std::string& folder, const std::string& relative, int depth,
+                       std::vector<std::string>& files) {
+  if (depth > 8) return absl::OkStatus();
+  DIR* dir = ::opendir(folder.c_str());
+  if (dir == nullptr) {
+    if (errno == ENOENT) return absl::OkStatus();
+    return base::ErrnoStatus(errno, "list", folder);
+  }
+  absl::Cleanup close = [dir] { ::closedir(dir); };
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name.empty() || name[0] == '.') continue;
+    const std::string path = absl::StrCat(folder, "/", AbslView(name));
+    const std::string shown =
+        relative.empty() ? std::string(name) : absl::StrCat(relative, "/", AbslView(name));
+    struct stat info;
+    if (::lstat(path.c_str(), &info) != 0) continue;  // gone since it was listed
+    if (S_ISDIR(info.st_mode)) {
+      if (absl::Status s = ListUnder(path, shown, depth + 1, files); !s.ok()) return s;
+    } else if (S_ISREG(info.st_mode)) {
+      files.push_back(shown);
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status SyncDirectory(const std::string& path) {
@@ -120,7 +151,7 @@ absl::Status CreateDirectories(const std::string& path) {
 }
 
 absl::Status AppendDurably(const std::string& path, std::string_view bytes,
-                           const TailRepairFn& repair) {
+                           const TailRepairFn& repair, std::string* written) {
   bool created = false;
   int raw = ::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
   if (raw < 0 && errno == ENOENT) {
@@ -152,7 +183,10 @@ absl::Status AppendDurably(const std::string& path, std::string_view bytes,
   }
   if (::fdatasync(fd.get()) != 0) return base::ErrnoStatus(errno, "fsync", path);
   if (fd.Close() != 0) return base::ErrnoStatus(errno, "close", path);
-  if (created) return SyncDirectory(Parent(path));
+  if (created) {
+    if (absl::Status status = SyncDirectory(Parent(path)); !status.ok()) return status;
+  }
+  if (written != nullptr) *written = std::move(buffer);
   return absl::OkStatus();
 }
 
@@ -231,6 +265,13 @@ absl::Status RenameNoReplace(const std::string& from, const std::string& to) {
   if (::lstat(to.c_str(), &st) == 0) return base::ErrnoStatus(EEXIST, "rename to", to);
   if (::rename(from.c_str(), to.c_str()) != 0) return base::ErrnoStatus(errno, "rename to", to);
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> ListRegularFiles(const std::string& folder) {
+  std::vector<std::string> files;
+  if (absl::Status s = ListUnder(folder, "", 0, files); !s.ok()) return s;
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 }  // namespace herald::memory

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -36,9 +37,10 @@ using TailRepairFn = std::function<std::string(std::string_view last_bytes)>;
 
 // Appends `prefix + bytes` with one write, where prefix = repair(last bytes), then fdatasyncs.
 // Creates the file (mode 0600) and its folders when missing and fsyncs the folder then. On a
-// failed write (disk full) the file is truncated back to its old size.
+// failed write (disk full) the file is truncated back to its old size. `written`, when set,
+// gets what was appended (the prefix and the bytes).
 absl::Status AppendDurably(const std::string& path, std::string_view bytes,
-                           const TailRepairFn& repair);
+                           const TailRepairFn& repair, std::string* written = nullptr);
 
 // Replaces `path` (creating it and its folders when missing) so that a crash leaves either
 // the old or the new contents.
@@ -59,5 +61,10 @@ absl::StatusOr<std::optional<FileTail>> ReadFileTail(const std::string& path, ui
 // Renames `from` to `to` unless `to` exists (AlreadyExists then), atomically where the file
 // system supports RENAME_NOREPLACE.
 absl::Status RenameNoReplace(const std::string& from, const std::string& to);
+
+// The regular files under `folder` as paths relative to it, sorted; none when it does not
+// exist. Hidden names (temporary files, markers) and symbolic links are left out, and so is
+// anything deeper than 8 folders (Herald makes at most threads/X/sessions/).
+absl::StatusOr<std::vector<std::string>> ListRegularFiles(const std::string& folder);
 
 }  // namespace herald::memory

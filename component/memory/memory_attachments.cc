@@ -65,8 +65,10 @@ absl::StatusOr<std::string> MemoryStore::SaveAttachment(const ConversationRef& r
   const std::string file = absl::StrCat(kAttachmentsFolder, "/",
                                         absl::FormatTime("%Y%m%d-%H%M%S", now, absl::UTCTimeZone()),
                                         "-", name, ".", AbslView(extension));
+  Refresh(ref);
   status = WriteFileAtomically(absl::StrCat(FolderFor(ref), "/", file), bytes);
   if (!status.ok()) return status;
+  ShareChange(ref, {ThreadPrefix(ref) + file});
   return file;
 }
 
@@ -77,6 +79,7 @@ absl::StatusOr<std::string> MemoryStore::ReadAttachment(const ConversationRef& r
   if (!IsAttachmentName(file)) {
     return absl::InvalidArgumentError("not the name of an attachment Herald kept");
   }
+  Refresh(ref);
   absl::StatusOr<std::optional<std::string>> bytes =
       ReadFileIfExists(absl::StrCat(FolderFor(ref), "/", AbslView(file)));
   if (!bytes.ok()) return bytes.status();

@@ -2,7 +2,6 @@
 //
 // MemoryStore::ListFiles and ReadFilePart (memory_store.h): a conversation's files as Herald
 // keeps them, for `heraldctl memory export` (SessionService.ExportMemory).
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,48 +19,16 @@
 #include "absl/strings/str_split.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/private_files.h"
+#include "component/memory/atomic_file.h"
 #include "component/memory/memory_store.h"
 
 namespace herald::memory {
-namespace {
-
-// Adds the regular files under `folder` (named `relative` from the conversation's folder) to
-// `files`, depth first. Hidden names and symbolic links are left out, as searches leave them.
-absl::Status ListUnder(const std::string& folder, const std::string& relative, int depth,
-                       std::vector<std::string>& files) {
-  if (depth > 8) return absl::OkStatus();  // Herald makes at most threads/X/sessions/
-  DIR* dir = ::opendir(folder.c_str());
-  if (dir == nullptr) {
-    if (errno == ENOENT) return absl::OkStatus();
-    return base::ErrnoStatus(errno, "list", folder);
-  }
-  absl::Cleanup close = [dir] { ::closedir(dir); };
-  while (const dirent* entry = ::readdir(dir)) {
-    const std::string_view name = entry->d_name;
-    if (name.empty() || name[0] == '.') continue;
-    const std::string path = absl::StrCat(folder, "/", AbslView(name));
-    const std::string shown =
-        relative.empty() ? std::string(name) : absl::StrCat(relative, "/", AbslView(name));
-    struct stat info;
-    if (::lstat(path.c_str(), &info) != 0) continue;  // gone since it was listed
-    if (S_ISDIR(info.st_mode)) {
-      if (absl::Status s = ListUnder(path, shown, depth + 1, files); !s.ok()) return s;
-    } else if (S_ISREG(info.st_mode)) {
-      files.push_back(shown);
-    }
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 absl::StatusOr<std::vector<std::string>> MemoryStore::ListFiles(const ConversationRef& ref) const {
   if (absl::Status s = base::CheckConversationRef(ref); !s.ok()) return s;
   const ConversationRef whole{.kind = ref.kind, .address = ref.address};
-  std::vector<std::string> files;
-  if (absl::Status s = ListUnder(FolderFor(whole), "", 0, files); !s.ok()) return s;
-  std::sort(files.begin(), files.end());
-  return files;
+  Refresh(whole);
+  return ListRegularFiles(FolderFor(whole));
 }
 
 absl::StatusOr<MemoryFilePart> MemoryStore::ReadFilePart(const ConversationRef& ref,
@@ -74,6 +41,7 @@ absl::StatusOr<MemoryFilePart> MemoryStore::ReadFilePart(const ConversationRef& 
   // symbolic link on the way (each folder on the path is checked, then the file is opened
   // without following one).
   const ConversationRef whole{.kind = ref.kind, .address = ref.address};
+  Refresh(whole);
   std::string path = FolderFor(whole);
   const std::vector<absl::string_view> parts = absl::StrSplit(AbslView(file), '/');
   for (absl::string_view part : parts) {

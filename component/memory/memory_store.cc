@@ -24,6 +24,8 @@
 #include "component/memory/jid_folder.h"
 #include "component/memory/markdown_format.h"
 #include "component/memory/memory_search.h"
+#include "component/memory/shared_memory.h"
+#include "glog/logging.h"
 
 namespace herald::memory {
 namespace {
@@ -33,9 +35,6 @@ namespace fs = std::filesystem;
 constexpr char kHistoryFile[] = "history.md";
 constexpr char kSessionsFolder[] = "sessions";
 constexpr char kContextFile[] = "context.md";
-constexpr char kIdentityFile[] = "identity.md";
-constexpr char kChosenIdentityFile[] = "chosen-identity.txt";
-constexpr char kInstructionsFile[] = "instructions.md";
 constexpr char kNotesFile[] = "notes.md";
 constexpr char kSharedNotesFile[] = "herald-notes.md";
 constexpr char kSharedShown[] = "shared";
@@ -61,23 +60,6 @@ const char* KindFolder(ConversationRef::Kind kind) {
       return "api";
   }
   return "users";
-}
-
-// Identity names become file names under identities/: a conservative alphabet, no leading
-// dot, so a name can never reach outside that folder.
-absl::Status CheckIdentityName(std::string_view name) {
-  if (name.empty() || name.size() > 64) {
-    return absl::InvalidArgumentError("an identity name has 1 to 64 characters");
-  }
-  for (size_t i = 0; i < name.size(); ++i) {
-    const auto c = static_cast<unsigned char>(name[i]);
-    const bool ok = absl::ascii_isalnum(c) || c == '_' || c == '-' || (c == '.' && i > 0);
-    if (!ok) {
-      return absl::InvalidArgumentError(
-          "an identity name uses letters, digits, '_', '-' and '.' (not first)");
-    }
-  }
-  return absl::OkStatus();
 }
 
 // sessions/ names sort by time and then by suffix ("-2" after the plain name, "-10" after
@@ -134,7 +116,12 @@ class MemoryStore::Impl {
   const std::string& shared() const { return shared_; }
 
   std::string ConversationFolder(const ConversationRef& ref) const {
-    return absl::StrCat(root_, "/", KindFolder(ref.kind), "/", EncodeFolderName(ref.address));
+    return absl::StrCat(root_, "/", SharedName(ref));
+  }
+
+  // The conversation's folder relative to the root, as SharedMemory names it.
+  static std::string SharedName(const ConversationRef& ref) {
+    return absl::StrCat(KindFolder(ref.kind), "/", EncodeFolderName(ref.address));
   }
 
   std::string SessionFolder(const ConversationRef& ref) const {
@@ -174,6 +161,7 @@ class MemoryStore::Impl {
   mutable absl::flat_hash_map<std::string, CachedFile> cache_ ABSL_GUARDED_BY(mu_);
 
  public:
+  std::unique_ptr<SharedMemory> sharing;  // null on one host
   // Notes come from slash commands (on the conversation's strand) and from memory_save (on
   // the pool), and shared notes from every conversation: their appends take turns.
   absl::Mutex notes_mu;
@@ -249,7 +237,8 @@ MemoryStore::MemoryStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 MemoryStore::~MemoryStore() = default;
 
 absl::StatusOr<std::unique_ptr<MemoryStore>> MemoryStore::Open(const std::string& root,
-                                                               const std::string& shared) {
+                                                               const std::string& shared,
+                                                               Sharing sharing) {
   if (root.empty()) return absl::InvalidArgumentError("the memory path is empty");
   std::string normalised = root;
   while (normalised.size() > 1 && normalised.back() == '/') normalised.pop_back();
@@ -295,23 +284,66 @@ absl::StatusOr<std::unique_ptr<MemoryStore>> MemoryStore::Open(const std::string
       }
     }
   }
-  return std::unique_ptr<MemoryStore>(
-      new MemoryStore(std::make_unique<Impl>(normalised, shared_folder)));
+  auto impl = std::make_unique<Impl>(normalised, shared_folder);
+  if (sharing.postgres != nullptr) {
+    absl::StatusOr<std::unique_ptr<SharedMemory>> shared_memory =
+        SharedMemory::Open(std::move(sharing.postgres), normalised, {.recheck = sharing.recheck});
+    if (!shared_memory.ok()) return shared_memory.status();
+    impl->sharing = *std::move(shared_memory);
+  }
+  return std::unique_ptr<MemoryStore>(new MemoryStore(std::move(impl)));
+}
+
+void MemoryStore::Refresh(const ConversationRef& ref) const {
+  if (impl_->sharing == nullptr) return;
+  const std::string name = Impl::SharedName(ref);
+  if (absl::Status s = impl_->sharing->Refresh(name); !s.ok()) {
+    LOG_EVERY_N(WARNING, 100) << "memory: " << name
+                              << " may miss other instances' changes: " << s.message();
+  }
+}
+
+void MemoryStore::ShareAppend(const ConversationRef& ref, const std::string& file,
+                              std::string_view bytes) {
+  if (impl_->sharing != nullptr) impl_->sharing->Appended(Impl::SharedName(ref), file, bytes);
+}
+
+void MemoryStore::ShareChange(const ConversationRef& ref, const std::vector<std::string>& files,
+                              const std::vector<std::string>& removed_under) {
+  if (impl_->sharing != nullptr) {
+    impl_->sharing->Changed(Impl::SharedName(ref), files, removed_under);
+  }
+}
+
+void MemoryStore::ShareRemoval(const ConversationRef& ref) {
+  if (impl_->sharing != nullptr) impl_->sharing->Removed(Impl::SharedName(ref));
+}
+
+std::string MemoryStore::ThreadPrefix(const ConversationRef& ref) {
+  return ref.thread.empty() ? "" : absl::StrCat("threads/", EncodeFolderName(ref.thread), "/");
 }
 
 absl::Status MemoryStore::Append(const ConversationRef& ref, const MemoryEntry& entry) {
   absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
-  return AppendDurably(absl::StrCat(impl_->SessionFolder(ref), "/", kHistoryFile),
-                       FormatEntry(entry), TailRepair);
+  Refresh(ref);
+  std::string written;
+  status = AppendDurably(absl::StrCat(impl_->SessionFolder(ref), "/", kHistoryFile),
+                         FormatEntry(entry), TailRepair, &written);
+  if (status.ok()) ShareAppend(ref, ThreadPrefix(ref) + kHistoryFile, written);
+  return status;
 }
 
 absl::Status MemoryStore::AddNote(const ConversationRef& ref, const MemoryEntry& entry) {
   absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
+  Refresh(ref);
   absl::MutexLock lock(&impl_->notes_mu);
-  return AppendDurably(absl::StrCat(impl_->ConversationFolder(ref), "/", kNotesFile),
-                       FormatEntry(entry), TailRepair);
+  std::string written;
+  status = AppendDurably(absl::StrCat(impl_->ConversationFolder(ref), "/", kNotesFile),
+                         FormatEntry(entry), TailRepair, &written);
+  if (status.ok()) ShareAppend(ref, kNotesFile, written);
+  return status;
 }
 
 absl::Status MemoryStore::AddSharedNote(const MemoryEntry& entry) {
@@ -330,6 +362,7 @@ absl::StatusOr<std::vector<MemoryEntry>> MemoryStore::History(const Conversation
   absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
   if (max_entries == 0) return std::vector<MemoryEntry>();
+  Refresh(ref);
   const std::string path = absl::StrCat(impl_->SessionFolder(ref), "/", kHistoryFile);
   for (uint64_t chunk = kFirstHistoryChunk;; chunk *= 2) {
     absl::StatusOr<std::optional<FileTail>> tail = ReadFileTail(path, chunk);
@@ -371,6 +404,8 @@ absl::StatusOr<std::string> MemoryStore::ArchiveSession(const ConversationRef& r
     status = SyncDirectory(sessions);
     if (status.ok()) status = SyncDirectory(folder);
     if (!status.ok()) return status;
+    const std::string prefix = ThreadPrefix(ref);
+    ShareChange(ref, {prefix + kHistoryFile, absl::StrCat(prefix, kSessionsFolder, "/", name)});
     return name;
   }
   return absl::ResourceExhaustedError("too many archived sessions with the same time");
@@ -380,6 +415,7 @@ absl::StatusOr<std::vector<std::string>> MemoryStore::ListSessions(
     const ConversationRef& ref) const {
   absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
+  Refresh(ref);
   const fs::path sessions = absl::StrCat(impl_->SessionFolder(ref), "/", kSessionsFolder);
   std::vector<std::string> names;
   std::error_code error;
@@ -410,11 +446,15 @@ absl::Status MemoryStore::Forget(const ConversationRef& ref) {
   const std::string trash = absl::StrCat(parent, "/", kTrashPrefix, ::getpid(), "-",
                                          trash_counter++, "-", absl::ToUnixNanos(absl::Now()));
   if (::rename(folder.c_str(), trash.c_str()) != 0) {
-    if (errno == ENOENT) return absl::OkStatus();
+    if (errno == ENOENT) {
+      ShareRemoval(ref);  // it may be kept for other instances all the same
+      return absl::OkStatus();
+    }
     return absl::InternalError(absl::StrCat("rename ", folder, ": ", std::strerror(errno)));
   }
   status = SyncDirectory(parent);
   if (!status.ok()) return status;
+  ShareRemoval(ref);
   std::error_code error;
   fs::remove_all(trash, error);
   if (error) return absl::InternalError(absl::StrCat("remove ", trash, ": ", error.message()));
@@ -424,6 +464,7 @@ absl::Status MemoryStore::Forget(const ConversationRef& ref) {
 absl::Status MemoryStore::ClearSession(const ConversationRef& ref) {
   absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
+  Refresh(ref);
   const std::pair<std::string, const char*> files[] = {
       {impl_->SessionFolder(ref), kHistoryFile}, {impl_->ConversationFolder(ref), kContextFile}};
   for (const auto& [folder, name] : files) {
@@ -438,12 +479,16 @@ absl::Status MemoryStore::ClearSession(const ConversationRef& ref) {
   std::error_code error;
   fs::remove_all(absl::StrCat(impl_->SessionFolder(ref), "/", kAttachmentsFolder), error);
   if (error) return absl::InternalError(absl::StrCat("remove attachments: ", error.message()));
+  const std::string prefix = ThreadPrefix(ref);
+  ShareChange(ref, {prefix + kHistoryFile, kContextFile},
+              {absl::StrCat(prefix, kAttachmentsFolder, "/")});
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> MemoryStore::ReadContext(const ConversationRef& ref) const {
   absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
+  Refresh(ref);
   absl::StatusOr<std::optional<std::string>> text =
       ReadFileIfExists(absl::StrCat(impl_->ConversationFolder(ref), "/", kContextFile));
   if (!text.ok()) return text.status();
@@ -453,87 +498,11 @@ absl::StatusOr<std::string> MemoryStore::ReadContext(const ConversationRef& ref)
 absl::Status MemoryStore::WriteContext(const ConversationRef& ref, std::string_view text) {
   absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
-  return WriteFileAtomically(absl::StrCat(impl_->ConversationFolder(ref), "/", kContextFile), text);
-}
-
-absl::StatusOr<std::optional<std::string>> MemoryStore::ReadOwnIdentity(
-    const ConversationRef& ref) const {
-  absl::Status status = base::CheckConversationRef(ref);
-  if (!status.ok()) return status;
-  return ReadFileIfExists(absl::StrCat(impl_->ConversationFolder(ref), "/", kIdentityFile));
-}
-
-absl::StatusOr<std::optional<std::string>> MemoryStore::ChosenIdentity(
-    const ConversationRef& ref) const {
-  absl::Status status = base::CheckConversationRef(ref);
-  if (!status.ok()) return status;
-  absl::StatusOr<std::optional<std::string>> text = ReadFileIfExists(
-      absl::StrCat(impl_->ConversationFolder(ref), "/", kChosenIdentityFile), 4096);
-  if (!text.ok()) return text.status();
-  if (!text->has_value()) return std::nullopt;
-  // An operator may have edited the file by hand: a name that is not valid is no choice.
-  std::string name(absl::StripAsciiWhitespace(**text));
-  if (!CheckIdentityName(name).ok()) return std::nullopt;
-  return name;
-}
-
-absl::Status MemoryStore::SetChosenIdentity(const ConversationRef& ref, std::string_view name) {
-  absl::Status status = base::CheckConversationRef(ref);
-  if (!status.ok()) return status;
-  const std::string folder = impl_->ConversationFolder(ref);
-  const std::string path = absl::StrCat(folder, "/", kChosenIdentityFile);
-  if (name.empty()) {
-    if (::unlink(path.c_str()) != 0) {
-      if (errno == ENOENT) return absl::OkStatus();
-      return absl::InternalError(absl::StrCat("remove ", path, ": ", std::strerror(errno)));
-    }
-    return SyncDirectory(folder);
-  }
-  status = CheckIdentityName(name);
-  if (!status.ok()) return status;
-  return WriteFileAtomically(path, absl::StrCat(AbslView(name), "\n"));
-}
-
-absl::StatusOr<std::optional<std::string>> MemoryStore::ReadNamedIdentity(
-    std::string_view name) const {
-  absl::Status status = CheckIdentityName(name);
-  if (!status.ok()) return status;
-  return ReadFileIfExists(absl::StrCat(impl_->root(), "/identities/", AbslView(name), ".md"));
-}
-
-absl::StatusOr<std::vector<std::string>> MemoryStore::ListIdentities() const {
-  const fs::path folder = impl_->root() + "/identities";
-  std::vector<std::string> names;
-  std::error_code error;
-  fs::directory_iterator it(folder, error);
-  if (error) {
-    if (error == std::errc::no_such_file_or_directory) return names;
-    return absl::InternalError(absl::StrCat("list ", folder.string(), ": ", error.message()));
-  }
-  for (const fs::directory_entry& entry : it) {
-    const std::string file_name = entry.path().filename().string();
-    absl::string_view name(file_name);
-    if (!absl::ConsumeSuffix(&name, ".md")) continue;
-    const std::string_view view(name.data(), name.size());
-    if (!CheckIdentityName(view).ok() || !entry.is_regular_file(error)) continue;
-    names.emplace_back(view);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-absl::StatusOr<std::optional<std::string>> MemoryStore::ReadGlobalIdentity() const {
-  return ReadFileIfExists(absl::StrCat(impl_->root(), "/", kIdentityFile));
-}
-
-absl::StatusOr<std::optional<std::string>> MemoryStore::ReadRoomInstructions(
-    const ConversationRef& room) const {
-  absl::Status status = base::CheckConversationRef(room);
-  if (!status.ok()) return status;
-  if (room.kind != ConversationRef::Kind::kRoom) {
-    return absl::InvalidArgumentError("only rooms have instructions");
-  }
-  return ReadFileIfExists(absl::StrCat(impl_->ConversationFolder(room), "/", kInstructionsFile));
+  Refresh(ref);
+  status =
+      WriteFileAtomically(absl::StrCat(impl_->ConversationFolder(ref), "/", kContextFile), text);
+  if (status.ok()) ShareChange(ref, {kContextFile});
+  return status;
 }
 
 namespace {
@@ -574,6 +543,7 @@ absl::StatusOr<std::vector<SearchDocument>> MemoryStore::Chunks(
     const ConversationRef& ref, const MemoryEntry* leave_out) const {
   absl::Status status = base::CheckConversationRef(ref);
   if (!status.ok()) return status;
+  Refresh(ref);
   // The whole conversation (every thread) and the shared folder; nothing else is ever opened.
   const std::string left_out = leave_out != nullptr ? EntryExcerpt(*leave_out) : std::string();
   std::vector<SearchDocument> documents;

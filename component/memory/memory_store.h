@@ -24,6 +24,11 @@
 // files that read back. The format round-trips exactly (docs/memory.md). Folder names are
 // jid_folder.h's encoding of the address (and of the thread id under threads/).
 //
+// Several instances on one domain share their conversations' folders through PostgreSQL
+// (Sharing, shared_memory.h): each keeps its own copy as files, brought up to date before a
+// folder is read or changed, and sends every change it makes. The shared knowledge folder,
+// identities and rooms' instructions stay each host's.
+//
 // Every method does blocking file I/O: call it from the worker pool, never the I/O loop. It
 // is safe to use from several threads for different conversations; calls for the same
 // conversation must not overlap (the conversation's actor serialises them).
@@ -47,6 +52,10 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "component/base/conversation_ref.h"
+
+namespace herald::base {
+class PostgresDatabase;
+}  // namespace herald::base
 
 namespace herald::memory {
 
@@ -87,14 +96,28 @@ struct MemoryFilePart {
   uint64_t size = 0;    // the whole file's size when it was read
 };
 
+class SharedMemory;
+
 class MemoryStore {
  public:
+  // What other instances the conversations' folders are shared with.
+  struct Sharing {
+    std::shared_ptr<base::PostgresDatabase> postgres;  // null: this host's alone
+    absl::Duration recheck = absl::Seconds(1);         // SharedMemory::Options
+  };
+
   // Creates the root when missing. Fails when it cannot be created or written. `shared` is
   // the shared knowledge folder ("" = <root>/shared); it need not exist, and Herald creates
   // it only to write a shared note. InvalidArgument when it holds the root or lies in a
   // conversations' folder (users/, rooms/, api/): everyone would see everyone's memory.
+  // With `sharing.postgres`, applies the memory tables' schema too.
   static absl::StatusOr<std::unique_ptr<MemoryStore>> Open(const std::string& root,
-                                                           const std::string& shared = "");
+                                                           const std::string& shared,
+                                                           Sharing sharing);
+  static absl::StatusOr<std::unique_ptr<MemoryStore>> Open(const std::string& root,
+                                                           const std::string& shared = "") {
+    return Open(root, shared, Sharing());
+  }
   ~MemoryStore();
 
   // Adds an entry to the current session (of ref.thread when set). Writes only the new entry
@@ -198,6 +221,17 @@ class MemoryStore {
   std::string FolderFor(const ConversationRef& ref) const;
 
  private:
+  // With sharing: brings the conversation's folder up to date before it is read or changed,
+  // and sends a change made to it (`files` relative to the conversation's folder, as ListFiles
+  // names them). A failure is logged; the local copy stays right either way.
+  void Refresh(const ConversationRef& ref) const;
+  void ShareAppend(const ConversationRef& ref, const std::string& file, std::string_view bytes);
+  void ShareChange(const ConversationRef& ref, const std::vector<std::string>& files,
+                   const std::vector<std::string>& removed_under = {});
+  void ShareRemoval(const ConversationRef& ref);
+  // "threads/<encoded thread>/" for a thread, else "".
+  static std::string ThreadPrefix(const ConversationRef& ref);
+
   class Impl;
   explicit MemoryStore(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

@@ -81,6 +81,37 @@ TEST_F(AgentTest, TheNextTurnSeesTheSessionSoFar) {
   EXPECT_EQ(second.messages[2].text, "two");
 }
 
+TEST_F(AgentTest, AMessageRecordedByATurnThatNeverEndedIsRecordedAndShownOnce) {
+  // An instance that died mid-turn had recorded the message (shared memory); the one that
+  // takes the conversation over answers it again.
+  const base::ConversationRef alice{.kind = base::ConversationRef::Kind::kDirect,
+                                    .address = "alice@localhost"};
+  ASSERT_TRUE(store_
+                  ->Append(alice, {.time = absl::Now(),
+                                   .role = "user",
+                                   .author = "alice@localhost",
+                                   .text = "still there?"})
+                  .ok());
+  model_->script.push_back({.text = "yes"});
+  Send("alice@localhost/phone", "still there?");
+  ASSERT_TRUE(WaitForMessages(1));
+  ASSERT_EQ(model_->requests.size(), 1u);
+  ASSERT_EQ(model_->requests[0].messages.size(), 1u);
+  EXPECT_EQ(model_->requests[0].messages[0].text, "still there?");
+  ASSERT_TRUE(WaitForIdle());
+  std::vector<memory::MemoryEntry> history = History("alice@localhost");
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_EQ(history[0].text, "still there?");
+  EXPECT_EQ(history[1].text, "yes");
+
+  // Answered, the same words again are a new message.
+  model_->script.push_back({.text = "still yes"});
+  Send("alice@localhost/phone", "still there?");
+  ASSERT_TRUE(WaitForMessages(2));
+  ASSERT_TRUE(WaitForIdle());
+  EXPECT_EQ(History("alice@localhost").size(), 4u);
+}
+
 TEST_F(AgentTest, MemoryRecallInATurnFindsWhatWasSaidButNotTheQuestionItAnswers) {
   skills::MemorySearch search(io_, workers_, *store_);
   ASSERT_TRUE(
