@@ -21,7 +21,10 @@ round at once. What the test checks:
   the tokens those calls held under the daily limit are released 20 s after the kill;
 - `heraldctl audit verify` passes on the instances that live, and both list each other;
   `heraldctl sessions list` on either lists all 50 conversations, each with the survivor
-  that answers it.
+  that answers it;
+- memory is shared: `heraldctl memory export` through either survivor gives each person's
+  whole history, the same bytes, with each message recorded once (the killed instance's
+  people's first message too, which it had recorded before it died).
 
 Four more: a database restart while 50 answers are written loses nothing; a person allowed
 through one instance (`heraldctl allowlist add`) is let through by all three, and removed
@@ -271,6 +274,28 @@ class FailoverTest(unittest.TestCase):
                 int(i.get("conversations", 0)) for i in json.loads(run_heraldctl(
                     agent.dir, "--json", "status").stdout).get("instances", [])) == len(PEOPLE),
                 10, interval=0.2), status.get("instances"))
+
+        # Memory is shared: either instance exports each person's history whole, the same
+        # bytes, whichever instances answered them; the message the killed instance had
+        # recorded when it died is recorded once.
+        for person in PEOPLE:
+            exported = []
+            for agent in survivors:
+                target = tempfile.mkdtemp(prefix="herald-e2e-export-")
+                self.addCleanup(shutil.rmtree, target, True)
+                result = run_heraldctl(agent.dir, "memory", "export", f"{person}@localhost",
+                                       os.path.join(target, "out"))
+                self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+                with open(os.path.join(target, "out", "history.md"), encoding="utf-8") as f:
+                    exported.append(f.read())
+            self.assertEqual(exported[0], exported[1], person)
+            history = exported[0]
+            for said in (f"slow one {person}", f"slow two {person}"):
+                self.assertEqual(history.count(said), 2,  # the message and its echo
+                                 f"{person} ({'killed' if person in victims_people else 'kept'}"
+                                 f" instance):\n{history}")
+            self.assertLess(history.index(f"you said: slow one {person}"),
+                            history.index(f"slow two {person}"), history)
 
     def test_a_database_restart_under_load_loses_nothing(self):
         self.lease_seconds = 30  # rides out the outage: no conversation changes hands
