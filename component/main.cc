@@ -39,6 +39,7 @@
 #include "component/memory/memory_store.h"
 #include "component/schedule/scheduler.h"
 #include "component/storage/shared_conversations.h"
+#include "component/storage/shared_pending_actions.h"
 #include "component/storage/shared_state_refresh.h"
 #include "component/storage/stores.h"
 #include "component/trace/tracer.h"
@@ -200,6 +201,12 @@ int Serve(const std::string& path) {
   }
   std::unique_ptr<skills::CredentialStore> credentials = *std::move(opened_credentials);
   skills::PendingActions pending_actions(io);
+  auto shared_pending = storage::SharePendingActions(io, workers, *stores, pending_actions,
+                                                     credentials.get());  // every instance's
+  if (!shared_pending.ok()) {
+    std::cerr << "herald: [storage] postgresql: " << shared_pending.status().message() << "\n";
+    return base::kExitFailure;
+  }
   // The external tool registry (S6): imported and searched through the control plane.
   absl::StatusOr<std::unique_ptr<skills::ToolSearch>> tool_search =
       skills::ToolSearch::Open(workers, config->skills.tool_registry_path,
@@ -476,6 +483,7 @@ int Serve(const std::string& path) {
       .notices = notices};
   control_services.tracer = tracer.get();
   control_services.shared_documents = stores->documents.get();
+  control_services.shared_pending_actions = shared_pending->get();
   if (stores->instances != nullptr) {
     control_services.instances = [registry = stores->instances.get()] { return registry->Known(); };
     control_services.leases = [inbox = stores->inbox.get()] { return inbox->Leases(); };

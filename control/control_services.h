@@ -27,6 +27,7 @@
 #include "component/storage/conversation_inbox.h"
 #include "component/storage/instance_registry.h"
 #include "component/storage/shared_documents.h"
+#include "component/storage/shared_pending_actions.h"
 #include "component/trace/tracer.h"
 #include "component/xmpp/jid.h"
 #include "component/xmpp/session.h"
@@ -91,6 +92,8 @@ struct ControlServices {
   // store (worker pool); SkillService answers the first and fills the second. Either may be
   // null: then those RPCs say what is not configured.
   skills::PendingActions* pending_actions = nullptr;
+  // With several instances: the actions the others hold, and answers relayed to them.
+  storage::SharedPendingActions* shared_pending_actions = nullptr;
   skills::CredentialStore* credentials = nullptr;
   // The external tool registry (S6) that ImportTools and SearchTools use; null: not opened.
   skills::ToolSearch* tool_search = nullptr;

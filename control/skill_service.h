@@ -7,7 +7,8 @@
 // comes, is dropped.
 //
 // Runs that wait for a person (S7, S8; component/agent/tool_call.h) are listed, approved or
-// denied here, and credentials are provided for them — or stored ahead of need — here. A
+// denied here, and credentials are provided for them — or stored ahead of need — here
+// (pending_action_service.cc); with several instances, those of every instance. A
 // credential value goes to the encrypted store and the waiting run, never into a response,
 // the audit log or a log line.
 //
@@ -18,6 +19,12 @@
 //   builder.RegisterService(&skills);
 #pragma once
 
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "component/storage/shared_pending_actions.h"
 #include "control/control_context.h"
 #include "proto/herald/v1/skill.grpc.pb.h"
 
@@ -54,6 +61,18 @@ class SkillService final : public v1::SkillService::CallbackService {
                                         v1::SearchToolsResponse* response) override;
 
  private:
+  // The pending action `id`, here (then `then` gets no holder) or on the instance holding it,
+  // on the loop; a call for an action that is nowhere is finished with NotFound.
+  // (pending_action_service.cc, as the pending actions' methods)
+  void WithPending(std::shared_ptr<UnaryCall> call, std::string id,
+                   std::function<void(const skills::PendingAction&,
+                                      std::optional<storage::SharedPendingActions::Held> elsewhere)>
+                       then);
+  // Resolves the action here, or relays the answer to `elsewhere`; finishes `call` with the
+  // verdict.
+  void ResolvePending(std::shared_ptr<UnaryCall> call, const std::string& id,
+                      const std::optional<storage::SharedPendingActions::Held>& elsewhere,
+                      skills::ActionResolution resolution);
   // Approve and Deny.
   grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, std::string_view method,
                                    const std::string& action_id, bool approve, std::string reason);

@@ -82,10 +82,11 @@ std::string PendingActions::Open(PendingAction action, absl::Duration timeout,
     LOG(INFO) << "pending action " << id << " timed out";
     Finish(id, ActionResolution{.outcome = ActionResolution::Outcome::kTimedOut, .by = "timeout"});
   });
-  actions_.emplace(id, Entry{.action = std::move(action),
-                             .on_resolved = std::move(on_resolved),
-                             .timer = std::move(timer),
-                             .order = next_order_++});
+  auto [it, added] = actions_.emplace(id, Entry{.action = std::move(action),
+                                                .on_resolved = std::move(on_resolved),
+                                                .timer = std::move(timer),
+                                                .order = next_order_++});
+  if (observer_.opened) observer_.opened(it->second.action);
   return id;
 }
 
@@ -133,7 +134,9 @@ void PendingActions::Finish(std::string_view id, ActionResolution resolution) {
   if (it == actions_.end()) return;
   it->second.timer->cancel();
   OnResolved on_resolved = std::move(it->second.on_resolved);
+  const std::string finished(id);  // `id` may be the entry's own key
   actions_.erase(it);
+  if (observer_.finished) observer_.finished(finished);
   // Posted, so that a resolution never runs the waiting turn inside the resolver's call.
   asio::post(io_, [on_resolved = std::move(on_resolved), resolution = std::move(resolution)]() {
     if (on_resolved) on_resolved(resolution);

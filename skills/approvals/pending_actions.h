@@ -104,6 +104,15 @@ class PendingActions {
 
   size_t size() const { return actions_.size(); }
 
+  // Told, on the loop, of each action when it is opened and when it is finished (however),
+  // e.g. to show it to other instances (storage/shared_pending_actions.h). One observer; set
+  // it before the first Open.
+  struct Observer {
+    std::function<void(const PendingAction& action)> opened;
+    std::function<void(const std::string& id)> finished;
+  };
+  void SetObserver(Observer observer) { observer_ = std::move(observer); }
+
  private:
   struct Entry {
     PendingAction action;
@@ -119,6 +128,7 @@ class PendingActions {
   Clock clock_;
   absl::flat_hash_map<std::string, Entry> actions_;
   uint64_t next_order_ = 0;
+  Observer observer_;
 };
 
 }  // namespace herald::skills

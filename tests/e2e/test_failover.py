@@ -26,12 +26,12 @@ round at once. What the test checks:
   whole history, the same bytes, with each message recorded once (the killed instance's
   people's first message too, which it had recorded before it died).
 
-Four more: a database restart while 50 answers are written loses nothing; a person allowed
+Five more: a database restart while 50 answers are written loses nothing; a person allowed
 through one instance (`heraldctl allowlist add`) is let through by all three, and removed
 through another, by none; a credential stored through one instance and replaced through
 another is one row of the shared table, sealed (no instance writes a credentials file); and an
 operator's schedule on three instances is one shared schedule whose every run reaches its
-person once.
+person once; and a run waiting for an approval on one instance is answered through another.
 
     tests/e2e/run bazel-bin/component/herald test_failover
 """
@@ -87,12 +87,15 @@ class FailoverTest(unittest.TestCase):
         self.agents = []
         self.lease_seconds = LEASE
         self.credentials_key = None  # a key file for [skills] credentials_key_file
+        self.rules = None  # a rules file: the scripted provider instead of the fake model
         self.extra = ""  # more sections for the config
 
     def config(self):
         llm = {"default": "anthropic:fake", "max_retries": 0, "connect_timeout_seconds": 2,
                "request_timeout_seconds": 30,
                "anthropic": {"base_url": self.llm.base_url, "api_key": "e2e-not-a-secret"}}
+        if self.rules:
+            llm = {"default": "scripted:e2e", "scripted": {"rules_file": self.rules}}
         text = (component_config(self.server, allowed_jids=[f"{p}@localhost" for p in PEOPLE])
                 + runtime_sections(llm=llm) + control_section()
                 + storage_section(self.db.conninfo(self.database))
@@ -449,6 +452,62 @@ class FailoverTest(unittest.TestCase):
         for agent in self.agents:
             listed = json.loads(run_heraldctl(agent.dir, "schedules", "list", "--json").stdout)
             self.assertEqual([s["prompt"] for s in listed.get("schedules", [])], ["say tick"])
+
+    def test_a_run_waiting_on_one_instance_is_answered_through_another(self):
+        """A run on the first instance waits for an operator's approval of current_time: the
+        second lists it (with the instance it waits on) and answers it, and the run goes on
+        with the answer; a denial's reason reaches the model the same way; an action that is
+        nowhere is NOT_FOUND through either."""
+        folder = tempfile.mkdtemp(prefix="herald-e2e-rules-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        self.rules = os.path.join(folder, "rules.toml")
+        with open(self.rules, "w") as f:
+            f.write('[[rule]]\nname = "after"\nafter_tool = "*"\n'
+                    'reply = "The {tool} tool says: {tool_result}"\n'
+                    '[[rule]]\nname = "time"\nstarts_with = "what time"\ntool = "current_time"\n'
+                    '[[rule]]\nname = "fallback"\nreply = "ok"\n')
+        self.extra = '\n[skills.approvals]\nskills = ["current_time"]\ntimeout_seconds = 60\n'
+        first, second = start_instance(self), start_instance(self)
+        first_id = self.instance_ids()[first]
+
+        def converse_on_first(name):
+            return subprocess.Popen(
+                [heraldctl_program(), "--target", f"unix:{os.path.join(first.dir, SOCKET)}",
+                 "--token", TOKEN, "--json", "converse", "--conversation", name,
+                 "what time is it?"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+        def waiting_elsewhere():
+            listed = json.loads(run_heraldctl(second.dir, "--json", "skills", "pending").stdout)
+            return [a for a in listed.get("actions", []) if a.get("instance") == first_id]
+
+        for name, answer, expected in (
+                ("ops-yes", ["approve"], "The current_time tool says: "),
+                ("ops-no", ["deny", "--reason", "not during the freeze"], "not during the freeze")):
+            run = converse_on_first(name)
+            self.addCleanup(run.kill)
+            actions = []
+            self.assertTrue(wait_until(lambda: actions.extend(waiting_elsewhere()) or actions, 20,
+                                       interval=0.2), self.diagnosis())
+            action = actions[0]
+            self.assertEqual(action.get("skill"), "current_time")
+            self.assertEqual(action.get("conversation"), f"api:{name}")
+            # The first lists it as its own, without an instance.
+            own = json.loads(run_heraldctl(first.dir, "--json", "skills", "pending").stdout)
+            self.assertEqual([a.get("instance", "") for a in own.get("actions", [])], [""])
+            done = run_heraldctl(second.dir, "skills", *answer[:1], action["actionId"],
+                                 *answer[1:])
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            out, err = run.communicate(timeout=30)
+            self.assertEqual(run.returncode, 0, out + err)
+            self.assertIn(expected, out)
+            if answer[0] == "approve":
+                self.assertNotIn("did not approve", out)
+            self.assertTrue(wait_until(lambda: not waiting_elsewhere(), 5, interval=0.2))
+            # Answered: nowhere any more, through either instance.
+            for agent in (first, second):
+                again = run_heraldctl(agent.dir, "skills", "approve", action["actionId"])
+                self.assertEqual(again.returncode, 5, again.stdout + again.stderr)
+        self.assertEqual(self.sql("SELECT count(*) FROM pending_answers"), "0")
 
 
 if __name__ == "__main__":

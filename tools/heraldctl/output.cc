@@ -229,7 +229,14 @@ std::string RenderSkills(const v1::ListSkillsResponse& skills) {
 
 std::string RenderPendingActions(const v1::ListPendingActionsResponse& pending, absl::Time now) {
   if (pending.actions().empty()) return "no pending actions\n";
-  Table table({{"ID"}, {"KIND"}, {"CONVERSATION"}, {"SKILL"}, {"WHAT"}, {"EXPIRES"}});
+  // With several instances, where each run waits ("-": the instance asked).
+  const bool several =
+      std::any_of(pending.actions().begin(), pending.actions().end(),
+                  [](const v1::PendingAction& a) { return !a.instance().empty(); });
+  std::vector<Column> columns = {{"ID"},    {"KIND"}, {"CONVERSATION"},
+                                 {"SKILL"}, {"WHAT"}, {"EXPIRES"}};
+  if (several) columns.push_back({"INSTANCE"});
+  Table table(std::move(columns));
   for (const v1::PendingAction& action : pending.actions()) {
     std::string what;
     if (action.kind() == v1::REQUIRED_ACTION_KIND_CREDENTIALS) {
@@ -238,10 +245,14 @@ std::string RenderPendingActions(const v1::ListPendingActionsResponse& pending, 
       what = action.description();
       what = what.substr(0, what.find('\n'));
     }
-    table.AddRow({action.action_id(), RequiredActionKindWord(action.kind()),
-                  action.conversation().empty() ? "-" : action.conversation(),
-                  action.skill().empty() ? "-" : action.skill(), what.empty() ? "-" : what,
-                  FormatRelative(action.expires(), now)});
+    std::vector<std::string> row = {action.action_id(),
+                                    RequiredActionKindWord(action.kind()),
+                                    action.conversation().empty() ? "-" : action.conversation(),
+                                    action.skill().empty() ? "-" : action.skill(),
+                                    what.empty() ? "-" : what,
+                                    FormatRelative(action.expires(), now)};
+    if (several) row.push_back(action.instance().empty() ? "-" : action.instance());
+    table.AddRow(std::move(row));
   }
   return table.Render();
 }

@@ -416,6 +416,24 @@ TEST(OutputTest, PendingActionsAreATableWithRelativeExpiry) {
             "c2  credentials  -                         -      API_KEY, ORG_ID  expired\n");
 }
 
+TEST(OutputTest, PendingActionsOfSeveralInstancesSayWhereEachWaits) {
+  absl::Time now = absl::FromUnixSeconds(kJan2);
+  v1::ListPendingActionsResponse pending;
+  v1::PendingAction* here = pending.add_actions();
+  here->set_action_id("a1");
+  here->set_kind(v1::REQUIRED_ACTION_KIND_APPROVAL);
+  here->mutable_expires()->set_seconds(kJan2 + 60);
+  v1::PendingAction* there = pending.add_actions();
+  there->set_action_id("b2");
+  there->set_kind(v1::REQUIRED_ACTION_KIND_APPROVAL);
+  there->set_instance("host-b:42:9f");
+  there->mutable_expires()->set_seconds(kJan2 + 60);
+  EXPECT_EQ(RenderPendingActions(pending, now),
+            "ID  KIND      CONVERSATION  SKILL  WHAT  EXPIRES  INSTANCE\n"
+            "a1  approval  -             -      -     in 1m    -\n"
+            "b2  approval  -             -      -     in 1m    host-b:42:9f\n");
+}
+
 TEST(OutputTest, ProvidedCredentialsNameWhatWasStored) {
   v1::ProvideCredentialsResponse response;
   response.add_stored("API_KEY");
