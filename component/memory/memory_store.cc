@@ -303,20 +303,23 @@ void MemoryStore::Refresh(const ConversationRef& ref) const {
   }
 }
 
+// A change the database did not take is marked and logged by SharedMemory, and written later:
+// the local change stands either way.
 void MemoryStore::ShareAppend(const ConversationRef& ref, const std::string& file,
                               std::string_view bytes) {
-  if (impl_->sharing != nullptr) impl_->sharing->Appended(Impl::SharedName(ref), file, bytes);
+  if (impl_->sharing == nullptr) return;
+  impl_->sharing->Appended(Impl::SharedName(ref), file, bytes).IgnoreError();
 }
 
 void MemoryStore::ShareChange(const ConversationRef& ref, const std::vector<std::string>& files,
                               const std::vector<std::string>& removed_under) {
-  if (impl_->sharing != nullptr) {
-    impl_->sharing->Changed(Impl::SharedName(ref), files, removed_under);
-  }
+  if (impl_->sharing == nullptr) return;
+  impl_->sharing->Changed(Impl::SharedName(ref), files, removed_under).IgnoreError();
 }
 
 void MemoryStore::ShareRemoval(const ConversationRef& ref) {
-  if (impl_->sharing != nullptr) impl_->sharing->Removed(Impl::SharedName(ref));
+  if (impl_->sharing == nullptr) return;
+  impl_->sharing->Removed(Impl::SharedName(ref)).IgnoreError();
 }
 
 std::string MemoryStore::ThreadPrefix(const ConversationRef& ref) {

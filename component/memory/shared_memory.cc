@@ -265,10 +265,15 @@ absl::Status SharedMemory::Change(const std::string& folder,
   }
   absl::MutexLock lock(&mu_);
   Known& known = known_[folder];
-  // Another instance's change in between: the next Refresh takes the database's copy, which
-  // holds both.
-  known.version = known.version == version - 1 ? version : -1;
-  known.checked = absl::Now();
+  if (known.version == version - 1) {
+    known.version = version;
+    known.checked = absl::Now();
+  } else {
+    // Another instance's change in between: the next Refresh takes the database's copy, which
+    // holds both.
+    known.version = -1;
+    known.checked = absl::InfinitePast();
+  }
   return absl::OkStatus();
 }
 

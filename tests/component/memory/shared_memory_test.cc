@@ -229,5 +229,20 @@ TEST_F(SharedMemoryTest, AFolderCheckedRecentlyIsNotAskedForAgain) {
   EXPECT_THAT(Texts(*(*lazy)->History(kAlice, 10)), ElementsAre("one"));
 }
 
+TEST_F(SharedMemoryTest, AWriteThatFindsAnotherInstancesChangeTakesTheDatabasesCopyNext) {
+  auto lazy =
+      MemoryStore::Open(dir_.path() + "/lazy", "", {.postgres = db_, .recheck = absl::Hours(1)});
+  ASSERT_TRUE(lazy.ok());
+  ASSERT_TRUE(a_->Append(kAlice, Said("one", 1)).ok());
+  EXPECT_THAT(Texts(*(*lazy)->History(kAlice, 10)), ElementsAre("one"));
+  ASSERT_TRUE(a_->Append(kAlice, Said("two", 2)).ok());
+  // Its own write shows that the folder moved on without it: it looks again at once, and
+  // the database's copy holds both.
+  ASSERT_TRUE((*lazy)->Append(kAlice, Said("three", 3)).ok());
+  EXPECT_THAT(Texts(*(*lazy)->History(kAlice, 10)), ElementsAre("one", "two", "three"));
+  EXPECT_THAT(Texts(*a_->History(kAlice, 10)), ElementsAre("one", "two", "three"));
+  EXPECT_EQ(OnDisk(**lazy, kAlice), OnDisk(*a_, kAlice));
+}
+
 }  // namespace
 }  // namespace herald::memory
