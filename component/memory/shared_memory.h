@@ -85,6 +85,11 @@ class SharedMemory {
   // marks the folder unshared when it fails.
   absl::Status Change(const std::string& folder,
                       absl::FunctionRef<absl::Status(base::PostgresConnection&)> body);
+  // After a change: the version it made, or its error (the folder is marked unshared then).
+  absl::Status Record(const std::string& folder, absl::StatusOr<int64_t> version);
+  // Whether a change did not reach the database: then none is sent until the folder is
+  // written whole.
+  bool Unshared(const std::string& folder);
   // Writes the whole local copy, when the database's version is still `base` (or it has no
   // such folder). FailedPrecondition when another instance changed it.
   absl::Status Upload(const std::string& folder, int64_t base);
