@@ -242,9 +242,24 @@ void SharedPendingActions::Finished(const std::string& id) {
 }
 
 absl::StatusOr<std::vector<SharedPendingActions::Held>> SharedPendingActions::Elsewhere() const {
-  absl::StatusOr<PostgresResult> rows = db_->Exec(
-      absl::StrCat(kElsewhere, " ORDER BY p.created_at, p.id"),
-      SqlParams().Text(instance_).Double(absl::ToDoubleSeconds(InstanceRegistry::kAliveFor)));
+  return HeldElsewhere(" ORDER BY p.created_at, p.id", std::nullopt);
+}
+
+absl::StatusOr<std::optional<SharedPendingActions::Held>> SharedPendingActions::FindElsewhere(
+    std::string_view id) const {
+  absl::StatusOr<std::vector<Held>> held = HeldElsewhere(" AND p.id = $3", id);
+  if (!held.ok()) return held.status();
+  if (held->empty()) return std::nullopt;
+  return std::move(held->front());
+}
+
+absl::StatusOr<std::vector<SharedPendingActions::Held>> SharedPendingActions::HeldElsewhere(
+    std::string_view condition, std::optional<std::string_view> id) const {
+  SqlParams params;
+  params.Text(instance_).Double(absl::ToDoubleSeconds(InstanceRegistry::kAliveFor));
+  if (id.has_value()) params.Text(*id);
+  absl::StatusOr<PostgresResult> rows =
+      db_->Exec(absl::StrCat(kElsewhere, AbslView(condition)), params);
   if (!rows.ok()) return rows.status();
   std::vector<Held> held;
   for (int i = 0; i < rows->rows(); ++i) {
@@ -254,21 +269,6 @@ absl::StatusOr<std::vector<SharedPendingActions::Held>> SharedPendingActions::El
     }
   }
   return held;
-}
-
-absl::StatusOr<std::optional<SharedPendingActions::Held>> SharedPendingActions::FindElsewhere(
-    std::string_view id) const {
-  absl::StatusOr<PostgresResult> rows =
-      db_->Exec(absl::StrCat(kElsewhere, " AND p.id = $3"),
-                SqlParams()
-                    .Text(instance_)
-                    .Double(absl::ToDoubleSeconds(InstanceRegistry::kAliveFor))
-                    .Text(id));
-  if (!rows.ok()) return rows.status();
-  if (rows->rows() == 0) return std::nullopt;
-  std::optional<PendingAction> action = DecodeAction(rows->Text(0, 0), rows->Text(0, 2));
-  if (!action.has_value()) return std::nullopt;
-  return Held{.instance = std::string(rows->Text(0, 1)), .action = *std::move(action)};
 }
 
 void SharedPendingActions::ArmPoll() {

@@ -89,6 +89,9 @@ class SharedPendingActions {
                        skills::PendingActions& pending, skills::CredentialStore* credentials,
                        Options options);
 
+  // The live others' actions, the query's `condition` appended ($3: `id`, when set).
+  absl::StatusOr<std::vector<Held>> HeldElsewhere(std::string_view condition,
+                                                  std::optional<std::string_view> id) const;
   void Opened(const skills::PendingAction& action);
   void Finished(const std::string& id);
   // Writes this instance's actions again (and removes any others of its): the others may have

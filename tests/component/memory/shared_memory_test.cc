@@ -69,10 +69,11 @@ class SharedMemoryTest : public ::testing::Test {
     ASSERT_NE(b_, nullptr);
   }
 
-  // An instance that checks the database at every call (recheck 0), as one whose last check is
-  // older than the recheck time does.
-  std::unique_ptr<MemoryStore> Open(const std::string& root) {
-    auto store = MemoryStore::Open(root, "", {.postgres = db_, .recheck = absl::ZeroDuration()});
+  // An instance; by default one that checks the database at every call (recheck 0), as one
+  // whose last check is older than the recheck time does.
+  std::unique_ptr<MemoryStore> Open(const std::string& root,
+                                    absl::Duration recheck = absl::ZeroDuration()) {
+    auto store = MemoryStore::Open(root, "", {.postgres = db_, .recheck = recheck});
     EXPECT_TRUE(store.ok()) << store.status();
     return store.ok() ? *std::move(store) : nullptr;
   }
@@ -218,30 +219,28 @@ TEST_F(SharedMemoryTest, RowsNamingFilesOutsideTheFolderWriteNothing) {
 }
 
 TEST_F(SharedMemoryTest, AFolderCheckedRecentlyIsNotAskedForAgain) {
-  auto lazy =
-      MemoryStore::Open(dir_.path() + "/lazy", "", {.postgres = db_, .recheck = absl::Hours(1)});
-  ASSERT_TRUE(lazy.ok());
+  std::unique_ptr<MemoryStore> lazy = Open(dir_.path() + "/lazy", absl::Hours(1));
+  ASSERT_NE(lazy, nullptr);
   ASSERT_TRUE(a_->Append(kAlice, Said("one", 1)).ok());
-  EXPECT_THAT(Texts(*(*lazy)->History(kAlice, 10)), ElementsAre("one"));
+  EXPECT_THAT(Texts(*lazy->History(kAlice, 10)), ElementsAre("one"));
   ASSERT_TRUE(a_->Append(kAlice, Said("two", 2)).ok());
   // Within the recheck time the copy is taken as current (the lease time keeps an instance
   // that takes a conversation over from being within it).
-  EXPECT_THAT(Texts(*(*lazy)->History(kAlice, 10)), ElementsAre("one"));
+  EXPECT_THAT(Texts(*lazy->History(kAlice, 10)), ElementsAre("one"));
 }
 
 TEST_F(SharedMemoryTest, AWriteThatFindsAnotherInstancesChangeTakesTheDatabasesCopyNext) {
-  auto lazy =
-      MemoryStore::Open(dir_.path() + "/lazy", "", {.postgres = db_, .recheck = absl::Hours(1)});
-  ASSERT_TRUE(lazy.ok());
+  std::unique_ptr<MemoryStore> lazy = Open(dir_.path() + "/lazy", absl::Hours(1));
+  ASSERT_NE(lazy, nullptr);
   ASSERT_TRUE(a_->Append(kAlice, Said("one", 1)).ok());
-  EXPECT_THAT(Texts(*(*lazy)->History(kAlice, 10)), ElementsAre("one"));
+  EXPECT_THAT(Texts(*lazy->History(kAlice, 10)), ElementsAre("one"));
   ASSERT_TRUE(a_->Append(kAlice, Said("two", 2)).ok());
   // Its own write shows that the folder moved on without it: it looks again at once, and
   // the database's copy holds both.
-  ASSERT_TRUE((*lazy)->Append(kAlice, Said("three", 3)).ok());
-  EXPECT_THAT(Texts(*(*lazy)->History(kAlice, 10)), ElementsAre("one", "two", "three"));
+  ASSERT_TRUE(lazy->Append(kAlice, Said("three", 3)).ok());
+  EXPECT_THAT(Texts(*lazy->History(kAlice, 10)), ElementsAre("one", "two", "three"));
   EXPECT_THAT(Texts(*a_->History(kAlice, 10)), ElementsAre("one", "two", "three"));
-  EXPECT_EQ(OnDisk(**lazy, kAlice), OnDisk(*a_, kAlice));
+  EXPECT_EQ(OnDisk(*lazy, kAlice), OnDisk(*a_, kAlice));
 }
 
 }  // namespace
