@@ -40,6 +40,7 @@
 #include "component/schedule/scheduler.h"
 #include "component/storage/shared_conversations.h"
 #include "component/storage/shared_pending_actions.h"
+#include "component/storage/shared_rooms.h"
 #include "component/storage/shared_state_refresh.h"
 #include "component/storage/stores.h"
 #include "component/trace/tracer.h"
@@ -57,7 +58,7 @@
 #include "control/metrics_collector.h"
 #include "control/runtime_editor.h"
 #include "control/runtime_state.h"
-#include "control/shared_allowlist.h"
+#include "control/shared_runtime_state.h"
 #include "glog/logging.h"
 #include "providers/embeddings/embeddings_client.h"
 #include "providers/factory.h"
@@ -429,17 +430,22 @@ int Serve(const std::string& path) {
   agent::TurnHooks turn_hooks(io, static_cast<size_t>(turn_options.max_message_bytes));
   services.hooks = &turn_hooks;
   agent::Agent agent(*policy, services);
-  agent::RoomManager rooms(io, config->rooms, &agent.policy(), act,
-                           [&](const xmpp::GroupMessage& message) {
-                             agent.OnRoomTurn(message, session->own_jid().Bare());
-                             rooms.RecordReply(message.room, message.nick);
-                           });
+  agent::RoomOptions room_options;
+  room_options.leased = stores->rooms != nullptr;  // one instance in each room (scale-out.md)
+  agent::RoomManager rooms(
+      io, config->rooms, &agent.policy(), act,
+      [&](const xmpp::GroupMessage& message) {
+        agent.OnRoomTurn(message, session->own_jid().Bare());
+        rooms.RecordReply(message.room, message.nick);
+      },
+      room_options);
   rooms.set_on_joined([&](const xmpp::Jid& room, const std::string& nick) {
     agent.OnRoomJoined(room, nick, session->own_jid().Bare());
   });
   agent::Runtime runtime(agent, rooms, &events);
   // [storage] "postgresql": 1:1 messages go through the inbox the instances share.
   auto shared = storage::ShareConversations(io, workers, *stores, agent, runtime);
+  auto shared_rooms = storage::ShareRooms(io, workers, *stores, rooms);
   // Other agents' requests (X13): answered for the peers of [[agent_protocol.peer]].
   agent::AgentProtocol agent_protocol(services, agent, config->agent_protocol);
   runtime.ServeAgents(&agent_protocol, &agent_calls);
@@ -456,6 +462,12 @@ int Serve(const std::string& path) {
     return base::kExitConfig;
   }
   session = *std::move(created);
+  if (shared_rooms != nullptr) {
+    session->set_divert([&](const xmpp::XmlElement& stanza, std::string_view stream_namespace) {
+      return shared_rooms->Divert(stanza, stream_namespace);
+    });
+    shared_rooms->set_handle([&](std::string_view xml) { return session->HandleHandedOver(xml); });
+  }
 
   control::ControlServices control_services{
       .io = io,
@@ -619,25 +631,11 @@ int Serve(const std::string& path) {
   };
   await_hangup();
 
-  // A due schedule becomes a turn of its chat or room; one that cannot run now is logged.
+  // A due schedule becomes a turn of its chat or room; a room's runs where Herald is in it.
   if (scheduler != nullptr) {
-    scheduler->Start([&](const schedule::Schedule& due) {
-      const xmpp::Jid own = session->own_jid();
-      if (own.empty()) {
-        LOG(WARNING) << "schedules: schedule #" << due.id
-                     << " fell due while Herald was not connected; this run is missed";
-        return;
-      }
-      if (due.owner.kind == base::ConversationRef::Kind::kRoom) {
-        absl::StatusOr<xmpp::Jid> room = xmpp::Jid::Parse(due.owner.address);
-        if (!room.ok() || !rooms.IsJoined(*room)) {
-          LOG(WARNING) << "schedules: schedule #" << due.id << " is for " << due.owner.address
-                       << ", where Herald is not now; this run is missed";
-          return;
-        }
-      }
-      agent.RunScheduled(due, own);
-    });
+    scheduler->Start(
+        [&](const schedule::Schedule& due) { runtime.RunScheduled(due, session->own_jid()); },
+        [&runtime](const std::string& room) { return runtime.InRoom(room); });
   }
   LOG(INFO) << "herald " << kVersion << " starting (" << connection << ", server "
             << config->server.host << ":" << config->server.port << ", model "

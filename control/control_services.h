@@ -112,8 +112,8 @@ struct ControlServices {
   // The 1:1 conversations every instance on one database answers, with the instance that
   // holds each (worker pool); null: one instance on this host's files.
   std::function<absl::StatusOr<std::vector<storage::ConversationInbox::Lease>>()> leases;
-  // What several instances on one database share beside the stores (the allowlist changes:
-  // shared_allowlist.h; worker pool); null: one instance on this host's files.
+  // What several instances on one database share beside the stores (the allowlist and room
+  // changes: shared_runtime_state.h; worker pool); null: one instance on this host's files.
   storage::SharedDocuments* shared_documents = nullptr;
 };
 

@@ -74,30 +74,24 @@ void RuntimeEditor::Change(RuntimeState change, std::vector<xmpp::Jid> leave_unl
                            ChangeDone done) {
   asio::post(strand_, [this, change = std::move(change), leave_unlisted = std::move(leave_unlisted),
                        done = std::move(done)]() mutable {
-    // With a shared database the allowlist entries go there (every instance's, in force on
-    // all of them); the rooms stay in this instance's file.
+    // With a shared database the changes go there (every instance's, in force on all of
+    // them); else to this instance's file.
     RuntimeState in_force = change;
-    RuntimeState to_file = change;
     absl::Status saved = absl::OkStatus();
     if (storage::SharedDocuments* shared = services_.shared_documents; shared != nullptr) {
-      to_file = RoomsPart(change);
-      if (RuntimeState allowlist = AllowlistPart(change); !allowlist.empty()) {
-        absl::StatusOr<SharedAllowlist> recorded = RecordSharedAllowlist(*shared, allowlist);
-        saved = recorded.status();
-        if (recorded.ok()) {
-          // Every instance's changes so far, this one last: what another instance recorded
-          // just before is put in force with it.
-          seen_version_ = recorded->version;
-          in_force = std::move(recorded->changes);
-          in_force.Record(to_file);
-        }
+      absl::StatusOr<SharedRuntimeState> recorded = RecordSharedRuntimeState(*shared, change);
+      saved = recorded.status();
+      if (recorded.ok()) {
+        // Every instance's changes so far, this one's among them: what another instance
+        // recorded just before is put in force with it.
+        in_force = recorded->changes;
+        seen_ = *std::move(recorded);
       }
-    }
-    if (saved.ok() && (services_.shared_documents == nullptr || !to_file.empty())) {
+    } else {
       absl::StatusOr<RuntimeState> state = LoadRuntimeState(state_path_);
       saved = state.status();
       if (saved.ok()) {
-        state->Record(to_file);
+        state->Record(change);
         saved = SaveRuntimeState(state_path_, *state);
       }
     }
@@ -124,11 +118,11 @@ void RuntimeEditor::ArmFollow() {
 }
 
 void RuntimeEditor::Follow() {
-  absl::StatusOr<SharedAllowlist> now = ReadSharedAllowlist(*services_.shared_documents);
-  if (!now.ok() || now->version == seen_version_) {
+  absl::StatusOr<SharedRuntimeState> now = ReadSharedRuntimeState(*services_.shared_documents);
+  if (!now.ok() || now->SameVersions(seen_)) {
     if (!now.ok() && !follow_failing_) {
-      LOG(WARNING) << "allowlist: the shared allowlist cannot be read; the last one read stays "
-                      "in force: "
+      LOG(WARNING) << "runtime changes: the shared allowlist and rooms cannot be read; the last "
+                      "ones read stay in force: "
                    << now.status();
     }
     follow_failing_ = !now.ok();
@@ -136,16 +130,24 @@ void RuntimeEditor::Follow() {
     return;
   }
   follow_failing_ = false;
-  seen_version_ = now->version;
-  OnLoop([this, changes = std::move(now->changes)] {
-    DesiredRuntime desired{.config = services_.config};
+  // Rooms another instance left since the last read: this one leaves them even when it is in
+  // them on an invitation, which no configuration lists.
+  std::vector<xmpp::Jid> left;
+  for (const std::string& room : now->changes.leave_rooms) {
+    const std::vector<std::string>& before = seen_.changes.leave_rooms;
+    if (std::find(before.begin(), before.end(), room) != before.end()) continue;
+    if (absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(room); jid.ok()) left.push_back(*jid);
+  }
+  seen_ = *now;
+  OnLoop([this, changes = std::move(now->changes), left = std::move(left)]() mutable {
+    DesiredRuntime desired{.config = services_.config, .leave_unlisted = std::move(left)};
     ApplyRuntimeState(changes, desired.config);
     absl::StatusOr<ConfigChange> done = PutInForce(std::move(desired), LiveRuntimeOf(services_));
     if (!done.ok()) {
-      LOG(WARNING) << "allowlist: a change another instance made is refused here: "
+      LOG(WARNING) << "runtime changes: a change another instance made is refused here: "
                    << done.status();
     } else if (!done->applied.empty()) {
-      LOG(INFO) << "allowlist: a change another instance made is in force";
+      LOG(INFO) << "runtime changes: a change another instance made is in force";
     }
     ArmFollow();
   });
@@ -287,11 +289,12 @@ void RuntimeEditor::Reload(std::function<void(absl::StatusOr<ReloadReport>)> don
     absl::StatusOr<RuntimeState> state =
         fresh.ok() ? LoadRuntimeState(state_path_) : RuntimeState{};
     if (fresh.ok() && state.ok() && services_.shared_documents != nullptr) {
-      // The shared allowlist changes over the file's (shared_allowlist.h).
-      absl::StatusOr<SharedAllowlist> shared = ReadSharedAllowlist(*services_.shared_documents);
+      // The shared changes over the file's (shared_runtime_state.h).
+      absl::StatusOr<SharedRuntimeState> shared =
+          ReadSharedRuntimeState(*services_.shared_documents);
       if (shared.ok()) {
-        seen_version_ = shared->version;
         state->Record(shared->changes);
+        seen_ = *std::move(shared);
       } else {
         state = shared.status();
       }

@@ -8,8 +8,9 @@
 // A change is first written to the runtime state file (runtime_state.h), so that it outlives
 // a restart and a reload, and then put in force (runtime_changes.h); a write that fails
 // changes nothing. With several instances on one database (ControlServices::shared_documents)
-// the allowlist entries are written there instead (shared_allowlist.h), and every instance
-// puts in force what the others changed within kFollowEvery; rooms stay in the file. The files are
+// the changes are written there instead (shared_runtime_state.h), and every instance puts in
+// force what the others changed within kFollowEvery (a room is then wanted by all, and one of
+// them is in it: storage/shared_rooms.h). The files are
 // read and written on one strand of the worker pool, so two changes never interleave and a reload
 // never reads a state being written; the configuration is put in force on the I/O loop, and every
 // `done` is called there, exactly once.
@@ -38,7 +39,7 @@
 #include "control/control_services.h"
 #include "control/runtime_changes.h"
 #include "control/runtime_state.h"
-#include "control/shared_allowlist.h"
+#include "control/shared_runtime_state.h"
 
 namespace herald::control {
 
@@ -88,7 +89,7 @@ class RuntimeEditor {
   static constexpr absl::Duration kFollowEvery = absl::Seconds(2);
 
  private:
-  // Reads the shared allowlist every kFollowEvery (strand) and puts another instance's change
+  // Reads the shared changes every kFollowEvery (strand) and puts another instance's change
   // in force (I/O loop); one read at a time.
   void ArmFollow();
   void Follow();
@@ -101,9 +102,9 @@ class RuntimeEditor {
   ControlServices& services_;
   const std::string state_path_;
   asio::strand<asio::thread_pool::executor_type> strand_;
-  // The shared allowlist's version last put in force here, and whether the last read failed
-  // (the strand's alone).
-  int64_t seen_version_ = 0;
+  // The shared changes last put in force here, and whether the last read failed (the
+  // strand's alone).
+  SharedRuntimeState seen_;
   bool follow_failing_ = false;
   asio::steady_timer follow_timer_;  // I/O loop
 };

@@ -84,16 +84,40 @@ RoomManager::Room* RoomManager::Find(const xmpp::Jid& room) const {
 
 RoomManager::Room& RoomManager::Add(xmpp::Jid jid, std::string nick, bool all, bool invited,
                                     std::string password, std::string why) {
-  auto room = std::make_unique<Room>(
-      Room{.jid = std::move(jid), .base_nick = nick, .nick = nick, .all = all, .invited = invited});
+  auto room = std::make_unique<Room>(Room{.jid = std::move(jid),
+                                          .base_nick = nick,
+                                          .nick = nick,
+                                          .all = all,
+                                          .invited = invited,
+                                          .password = std::move(password)});
   index_[room->jid.BareString()] = room.get();
   rooms_.push_back(std::move(room));
   Room& added = *rooms_.back();
-  muc_.Perform(xmpp::muc::EnterRoom{.room = added.jid,
-                                    .nick = added.nick,
-                                    .password = std::move(password),
-                                    .why = std::move(why)});
+  Enter(added, std::move(why));
   return added;
+}
+
+void RoomManager::Enter(Room& room, std::string why) {
+  if (options_.leased && !leases_.contains(room.jid.BareString())) return;
+  room.entered = true;
+  muc_.Perform(xmpp::muc::EnterRoom{
+      .room = room.jid, .nick = room.nick, .password = room.password, .why = std::move(why)});
+}
+
+void RoomManager::SetLeases(const absl::flat_hash_set<std::string>& held) {
+  leases_ = held;
+  for (const std::unique_ptr<Room>& room : rooms_) {
+    const bool holds = leases_.contains(room->jid.BareString());
+    if (holds && !room->entered) {
+      Enter(*room, "(this instance's to answer in now)");
+    } else if (!holds && room->entered) {
+      // Another instance holds it: it is the same occupant, so no presence goes out.
+      muc_.Perform(xmpp::muc::LeaveRoom{.room = room->jid, .announce = false});
+      room->entered = false;
+      room->joined = false;
+      LOG(INFO) << "rooms: another instance answers in " << room->jid.BareString() << " now";
+    }
+  }
 }
 
 void RoomManager::Handle(const xmpp::InboundEvent& event) {
@@ -165,7 +189,7 @@ absl::Status RoomManager::Leave(const xmpp::Jid& jid) {
   auto it = index_.find(bare);
   if (it == index_.end()) return absl::NotFoundError(absl::StrCat("not in ", bare));
   Room* room = it->second;
-  muc_.Perform(xmpp::muc::LeaveRoom{.room = room->jid});
+  if (room->entered) muc_.Perform(xmpp::muc::LeaveRoom{.room = room->jid});
   if (room->invited && invited_ > 0) --invited_;
   index_.erase(it);
   std::erase_if(rooms_, [room](const std::unique_ptr<Room>& r) { return r.get() == room; });
@@ -200,14 +224,19 @@ void RoomManager::OnInvite(const xmpp::RoomInvite& invite) {
   }
   // A known room: MucClient joins again unless it is in or joining, even after a ban (an
   // allowed person's invitation is reason enough), with the new password if there is one.
+  Room& room = *Find(invite.room);
+  if (!invite.password.empty()) room.password = invite.password;
+  if (options_.leased && !room.entered) return;  // another instance is in it
   muc_.Perform(xmpp::muc::EnterRoom{
-      .room = invite.room.Bare(), .nick = default_nick_, .password = invite.password, .why = why});
+      .room = room.jid, .nick = default_nick_, .password = invite.password, .why = why});
 }
 
 void RoomManager::OnMessage(const xmpp::GroupMessage& message) {
   Room* room = Find(message.room);
   if (room == nullptr) return;
-  if (!room->joined || message.delayed) return;
+  // With `leased`, a room this instance has just taken over is one it was in all along (the
+  // same occupant): what is said there counts before its join is confirmed.
+  if (!(room->joined || (options_.leased && room->entered)) || message.delayed) return;
   if (message.nick == room->nick) return;  // the room echoes what Herald said
   // A reply to one of Herald's messages (XEP-0461) speaks to Herald as much as its nick does.
   const bool replies_to_herald = !message.reply.id.empty() &&

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -65,6 +66,11 @@ struct RoomOptions {
   size_t max_invited_rooms = 50;
   // The wall clock of the loop breaker and of room silence (tests substitute their own).
   std::function<absl::Time()> clock = [] { return absl::Now(); };
+  // Several instances of one component domain share the rooms (storage/shared_rooms.h): a
+  // room is entered only while this instance holds its lease (SetLeases), and forgotten
+  // without unavailable presence when the lease goes to another instance, which is the same
+  // occupant (the same JID) from then on.
+  bool leased = false;
 };
 
 class RoomManager {
@@ -96,6 +102,10 @@ class RoomManager {
   // SessionOnline. Leave: NotFound for an unknown room; sends unavailable presence when in.
   absl::Status Join(const agent::RoomSettings& room);
   absl::Status Leave(const xmpp::Jid& room);
+  // With `leased`: the rooms (bare JIDs) whose leases this instance holds now. Those it does
+  // not enter yet are entered; those it is in and no longer holds are forgotten quietly.
+  void SetLeases(const absl::flat_hash_set<std::string>& held);
+
   // Whether a message in `room` starts a turn for every message ("all") or only mentions.
   bool AnswersAll(const xmpp::Jid& room) const;
 
@@ -117,7 +127,9 @@ class RoomManager {
     std::string nick;  // as MucClient last reported it
     bool all = false;  // activation "all"
     bool invited = false;
-    bool joined = false;                                   // between RoomJoined and RoomLeft
+    std::string password;  // the invitation's, for entering later (with `leased`)
+    bool entered = false;  // MucClient was told to enter it (and not to leave since)
+    bool joined = false;   // between RoomJoined and RoomLeft
     absl::flat_hash_map<std::string, Occupant> occupants;  // by nick
   };
 
@@ -125,6 +137,8 @@ class RoomManager {
   // Adds the room and tells MucClient to enter it (`why`, if any, is logged).
   Room& Add(xmpp::Jid jid, std::string nick, bool all, bool invited, std::string password = "",
             std::string why = "");
+  // Tells MucClient to enter `room` (not with `leased` while another instance holds it).
+  void Enter(Room& room, std::string why);
 
   void OnRoomEvent(const xmpp::muc::RoomEvent& event);
   void OnMessage(const xmpp::GroupMessage& message);
@@ -140,6 +154,7 @@ class RoomManager {
   std::vector<std::unique_ptr<Room>> rooms_;       // configured, then invited
   absl::flat_hash_map<std::string, Room*> index_;  // by bare JID
   size_t invited_ = 0;
+  absl::flat_hash_set<std::string> leases_;  // with `leased`: the rooms this instance holds
   xmpp::muc::MucClient muc_;
 };
 

@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "glog/logging.h"
 
 namespace herald::agent {
 
@@ -31,6 +32,25 @@ void Runtime::OnEvent(xmpp::InboundEvent&& event) {
   // Rooms first: a room message or presence is theirs; the Agent ignores what is not its own.
   rooms_.Handle(event);
   agent_.Handle(std::move(event));
+}
+
+bool Runtime::InRoom(const std::string& room) const {
+  absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(room);
+  return jid.ok() && rooms_.IsJoined(*jid);
+}
+
+void Runtime::RunScheduled(const schedule::Schedule& due, const xmpp::Jid& own) {
+  if (own.empty()) {
+    LOG(WARNING) << "schedules: schedule #" << due.id
+                 << " fell due while Herald was not connected; this run is missed";
+    return;
+  }
+  if (due.owner.kind == base::ConversationRef::Kind::kRoom && !InRoom(due.owner.address)) {
+    LOG(WARNING) << "schedules: schedule #" << due.id << " is for " << due.owner.address
+                 << ", where Herald is not now; this run is missed";
+    return;
+  }
+  agent_.RunScheduled(due, own);
 }
 
 }  // namespace herald::agent

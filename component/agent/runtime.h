@@ -13,12 +13,14 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include "component/agent/agent.h"
 #include "component/agent/agent_calls.h"
 #include "component/agent/agent_protocol.h"
 #include "component/agent/rooms.h"
 #include "component/events/event_bus.h"
+#include "component/schedule/schedule.h"
 #include "component/xmpp/events.h"
 
 namespace herald::agent {
@@ -47,6 +49,12 @@ class Runtime {
   void RouteChatsThrough(std::function<void(xmpp::ChatMessage&&)> intake) {
     intake_ = std::move(intake);
   }
+
+  // A due schedule (schedule/scheduler.h) becomes a turn of its chat or room, as `own`; one
+  // that cannot run now (Herald not connected, or not in the room) is logged and missed.
+  void RunScheduled(const schedule::Schedule& due, const xmpp::Jid& own);
+  // Whether Herald is in `room` (a bare JID) now: a room's schedules run where it is.
+  bool InRoom(const std::string& room) const;
 
  private:
   Agent& agent_;

@@ -173,7 +173,6 @@ schedule::SchedulerOptions SchedulerOptionsFrom(const Config& config,
                                      .max_per_owner = schedules.max_per_user,
                                      .min_interval = absl::Seconds(schedules.min_interval_seconds),
                                      .run_missed = schedules.missed != "skip"};
-  for (const agent::RoomSettings& room : config.rooms) options.rooms.push_back(room.jid);
   return options;
 }
 

@@ -177,18 +177,19 @@ Scheduler::~Scheduler() {
   refresh_timer_.cancel();
 }
 
-void Scheduler::Start(Fire fire) {
+void Scheduler::Start(Fire fire, InRoom in_room) {
   fire_ = std::move(fire);
+  in_room_ = std::move(in_room);
   Arm();
   if (shared_store_ != nullptr) ArmRefresh();
 }
 
 bool Scheduler::RunsHere(const Schedule& schedule) const {
-  if (shared_store_ == nullptr || schedule.owner.kind != ConversationRef::Kind::kRoom) {
+  if (shared_store_ == nullptr || schedule.owner.kind != ConversationRef::Kind::kRoom ||
+      !in_room_) {
     return true;
   }
-  return std::find(options_.rooms.begin(), options_.rooms.end(), schedule.owner.address) !=
-         options_.rooms.end();
+  return in_room_(schedule.owner.address);
 }
 
 void Scheduler::Arm() {

@@ -16,8 +16,8 @@
 // With a shared store (options.postgres: several instances of one domain), every instance
 // holds every schedule and re-reads them every `refresh_every`; ids come in blocks from the
 // database; and a due run is claimed in the database (schedule_store.h, ClaimRun) before it
-// fires, so one instance makes it. A room's schedules run only on an instance that is in the
-// room (options.rooms). A run that could not be claimed (the database out of reach) is tried
+// fires, so one instance makes it. A room's schedules run only on the instance that is in the
+// room (Start's `in_room`). A run that could not be claimed (the database out of reach) is tried
 // again every few seconds, never fired unclaimed.
 //
 // Everything but Open runs on the I/O loop.
@@ -52,7 +52,6 @@ struct SchedulerOptions {
   // Set ([storage] backend = "postgresql"): the schedules are in this database, shared by
   // every instance, and `path` is not used.
   std::shared_ptr<base::PostgresDatabase> postgres;
-  std::vector<std::string> rooms;  // with `postgres`: the rooms this instance is in
   absl::Duration refresh_every = absl::Seconds(5);  // with `postgres`
   int max_per_owner = 20;
   absl::Duration min_interval = absl::Minutes(5);
@@ -85,7 +84,10 @@ class Scheduler {
   ~Scheduler();
 
   // Arms the timer; due schedules go to `fire` from now on.
-  void Start(Fire fire);
+  // With `postgres`: whether this instance is in `room` (a bare JID) now; asked each time a
+  // room's schedule is looked at, so it may change. Unset: every room's schedules run here.
+  using InRoom = std::function<bool(const std::string& room)>;
+  void Start(Fire fire, InRoom in_room = nullptr);
 
   // Makes a schedule of `owner` (a chat or a room) by `author`, `when` read in the zone of
   // `zone_of` (a bare JID's /timezone; UTC when unset). InvalidArgument for a bad `when` or
@@ -140,6 +142,7 @@ class Scheduler {
   asio::strand<asio::thread_pool::executor_type> writes_;
   Clock clock_;
   Fire fire_;
+  InRoom in_room_;
   asio::system_timer timer_;
   asio::system_timer refresh_timer_;       // a shared store's
   std::map<int64_t, Schedule> schedules_;  // by id

@@ -1,7 +1,5 @@
 #include "component/storage/shared_conversations.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <utility>
 
@@ -24,16 +22,22 @@ SharedConversations::SharedConversations(asio::io_context& io, asio::thread_pool
       options_(options),
       poll_timer_(io),
       beat_timer_(io),
-      renewed_at_(std::chrono::steady_clock::now()) {
+      renewed_at_(std::chrono::steady_clock::now()),
+      notifications_(
+          io, workers, "inbox", [&inbox] { return inbox.Listen(); },
+          [this](const std::vector<std::string>& holders) {
+            if (std::find(holders.begin(), holders.end(), inbox_.instance()) != holders.end()) {
+              Poll();
+            }
+          },
+          [this] { Poll(); }) {  // what was accepted while nobody listened
   ArmPoll();
   ArmBeat();
-  Listen();
+  notifications_.Open();
 }
 
 SharedConversations::~SharedConversations() {
   alive_.reset();
-  listener_socket_.reset();
-  listener_.reset();
   // Herald is stopping (the loop and the pool are done): the other instances need not wait
   // for the leases to run out. Turns cut short here are unanswered, so they take them over.
   if (absl::Status s = inbox_.Release(); !s.ok()) {
@@ -126,54 +130,6 @@ void SharedConversations::ArmPoll() {
   });
 }
 
-void SharedConversations::Listen() {
-  if (listener_ != nullptr || connecting_listener_) return;
-  connecting_listener_ = true;
-  asio::post(workers_, [this] {
-    absl::StatusOr<std::unique_ptr<base::PostgresListener>> listener = inbox_.Listen();
-    asio::post(io_, [this, listener = std::move(listener)]() mutable {
-      connecting_listener_ = false;
-      if (!listener.ok()) {
-        VLOG(1) << "inbox: cannot listen (polling every " << absl::FormatDuration(options_.poll)
-                << " meanwhile): " << listener.status();
-        return;
-      }
-      const int fd = ::dup((*listener)->socket());
-      if (fd < 0) return;
-      listener_ = *std::move(listener);
-      listener_socket_.emplace(io_, fd);
-      WaitForNotifications();
-      Poll();  // what was accepted while nobody listened
-    });
-  });
-}
-
-void SharedConversations::WaitForNotifications() {
-  listener_socket_->async_wait(
-      asio::posix::stream_descriptor::wait_read, [this](const asio::error_code& error) {
-        if (error) return;  // closed, or Herald is stopping
-        absl::StatusOr<std::vector<std::string>> payloads = listener_->Drain();
-        if (!payloads.ok()) {
-          VLOG(1) << "inbox: " << payloads.status();
-          StopListening();  // opened again at the next beat
-          return;
-        }
-        for (const std::string& holder : *payloads) {
-          if (holder == inbox_.instance()) {
-            Poll();
-            break;
-          }
-        }
-        WaitForNotifications();
-      });
-}
-
-void SharedConversations::StopListening() {
-  listener_socket_.reset();
-  // PQfinish writes to the socket: on the pool, not the loop.
-  asio::post(workers_, [listener = std::move(listener_)] {});
-}
-
 void SharedConversations::Poll() {
   if (polling_) {
     poll_again_ = true;
@@ -241,7 +197,7 @@ void SharedConversations::Abandon(const std::string& conversation) {
 
 void SharedConversations::Beat() {
   if (!Fresh()) LetGo("the database has not renewed their leases in time");
-  Listen();  // again, if the listening connection broke
+  notifications_.Open();  // again, if the listening connection broke
   if (beating_) return;
   beating_ = true;
   const bool prune = ++beats_ % 30 == 0;

@@ -39,6 +39,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
 #include "component/storage/conversation_inbox.h"
+#include "component/storage/notification_watch.h"
 #include "component/storage/stores.h"
 #include "component/xmpp/events.h"
 
@@ -82,10 +83,6 @@ class SharedConversations {
   void Beat();
   void ArmPoll();
   void ArmBeat();
-  // Opens the listening connection (on the pool) and watches it on the loop.
-  void Listen();
-  void WaitForNotifications();
-  void StopListening();
   // Whether this instance renewed its leases recently enough to answer under them.
   bool Fresh() const;
   // Stops every conversation this instance answers (its leases may be taken).
@@ -127,9 +124,6 @@ class SharedConversations {
   std::chrono::steady_clock::time_point renewed_at_;
   bool polling_ = false;
   bool poll_again_ = false;  // asked to poll while a poll ran: its snapshot may be too early
-  std::unique_ptr<base::PostgresListener> listener_;
-  std::optional<asio::posix::stream_descriptor> listener_socket_;  // a dup of its socket
-  bool connecting_listener_ = false;
   bool beating_ = false;
   bool failing_ = false;  // the last database call of a poll or beat failed
   int beats_ = 0;
@@ -139,6 +133,8 @@ class SharedConversations {
     int64_t token;
   };
   std::vector<Unmarked> unmarked_;  // answered, marking failed: tried again at the next beat
+  // Another instance accepted a message for a conversation this one holds: poll at once.
+  NotificationWatch notifications_;
 };
 
 // Routes `runtime`'s 1:1 messages from allowed senders through the inbox of `stores` to

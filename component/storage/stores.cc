@@ -59,6 +59,10 @@ absl::StatusOr<Stores> OpenStores(const config::Config& config) {
         SharedDocuments::Open(stores.postgres);
     if (!documents.ok()) return Named("[storage] postgresql (documents)", documents.status());
     stores.documents = *std::move(documents);
+    absl::StatusOr<std::unique_ptr<RoomLeases>> rooms = RoomLeases::Open(
+        stores.postgres, stores.instances->id(), absl::Seconds(config.storage.lease_seconds));
+    if (!rooms.ok()) return Named("[storage] postgresql (rooms)", rooms.status());
+    stores.rooms = *std::move(rooms);
     stores.instances->CountConversations();
     stores.instances->ReleaseReservationsOfTheGone();
     return stores;

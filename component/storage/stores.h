@@ -3,10 +3,10 @@
 // Opens the stores that [storage] places: on this host (SQLite files, the default and what
 // tools/demo uses), or in the PostgreSQL database that several instances of one component
 // domain share (D1; docs/scale-out.md). Today the token ledger and its limits, the audit
-// chain, the instances, the 1:1 conversations' inbox and leases and the allowlist changes
-// follow [storage], and so do the credentials (OpenCredentials) and the schedules (main()
-// gives them `postgres`); the other stores stay on this host whatever it says
-// (docs/scale-out.md lists them).
+// chain, the instances, the 1:1 conversations' inbox and leases, the room leases and the
+// allowlist and room changes follow [storage], and so do the credentials (OpenCredentials),
+// the schedules and the memory (main() gives them `postgres`); the other stores stay on this
+// host whatever it says (docs/scale-out.md lists them).
 //
 // Opening blocks (files, the network): main() calls it before the I/O loop runs.
 //
@@ -26,6 +26,7 @@
 #include "component/ledger/usage_ledger.h"
 #include "component/storage/conversation_inbox.h"
 #include "component/storage/instance_registry.h"
+#include "component/storage/room_leases.h"
 #include "component/storage/shared_documents.h"
 #include "skills/credentials/credential_store.h"
 
@@ -41,9 +42,12 @@ struct Stores {
   std::unique_ptr<InstanceRegistry> instances;
   // Who answers which 1:1 conversation, and what waits to be answered; null with "sqlite".
   std::unique_ptr<ConversationInbox> inbox;
-  // The allowlist changes made at run time, which every instance puts in force; null with
-  // "sqlite" (they stay in [control] state_path).
+  // The allowlist and room changes made at run time, which every instance puts in force;
+  // null with "sqlite" (they stay in [control] state_path).
   std::unique_ptr<SharedDocuments> documents;
+  // Which instance is in which room, and the room stanzas handed over to it; null with
+  // "sqlite".
+  std::unique_ptr<RoomLeases> rooms;
 };
 
 // Errors name the key that led to them ("[storage] postgresql: ...", "[quota] path: ...") and

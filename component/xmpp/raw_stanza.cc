@@ -27,7 +27,7 @@ class Collector : public StreamParser::Handler {
   void OnStreamClose() override { closed_ = true; }
 
   int count() const { return count_; }
-  const XmlElement* first() const { return first_.get(); }
+  std::unique_ptr<XmlElement> TakeFirst() { return std::move(first_); }
   bool closed() const { return closed_; }
 
  private:
@@ -36,56 +36,81 @@ class Collector : public StreamParser::Handler {
   bool closed_ = false;
 };
 
-absl::Status Refuse(std::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat("not a stanza Herald can send: ", AbslView(why)));
-}
-
-}  // namespace
-
-absl::Status ValidateRawStanza(std::string_view xml) {
+// Reads `xml` as the content of a stream whose namespace is `stream_namespace`: exactly one
+// complete <message/>, <presence/> or <iq/> and nothing after it but whitespace. The error says
+// what is wrong with it.
+absl::StatusOr<std::unique_ptr<XmlElement>> ReadOneStanza(std::string_view xml,
+                                                          std::string_view stream_namespace) {
   if (xml.size() > kMaxRawStanzaBytes) {
-    return Refuse(absl::StrCat("it is ", xml.size(), " bytes, more than the ", kMaxRawStanzaBytes,
-                               " allowed"));
+    return absl::InvalidArgumentError(absl::StrCat("it is ", xml.size(), " bytes, more than the ",
+                                                   kMaxRawStanzaBytes, " allowed"));
   }
   StreamLimits limits;
   limits.max_stanza_bytes = kMaxRawStanzaBytes;
   Collector collector;
   StreamParser parser(limits, &collector);
   absl::Status header =
-      parser.Feed(absl::StrCat("<stream:stream xmlns='", AbslView(kPlaceholderNamespace),
+      parser.Feed(absl::StrCat("<stream:stream xmlns='", AbslView(stream_namespace),
                                "' xmlns:stream='http://etherx.jabber.org/streams'>"));
-  if (!header.ok()) return absl::InternalError("the raw stanza check could not start its parser");
+  if (!header.ok()) return absl::InternalError("the stanza reader could not start its parser");
 
   absl::Status parsed = parser.Feed(xml);
   if (!parsed.ok()) {
-    return Refuse(absl::StrCat("the XML is refused (", AbslView(parser.error_condition()),
-                               "): ", parsed.message()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the XML is refused (", AbslView(parser.error_condition()), "): ", parsed.message()));
   }
-  if (collector.closed()) return Refuse("it closes the XMPP stream");
+  if (collector.closed()) return absl::InvalidArgumentError("it closes the XMPP stream");
   if (collector.count() == 0) {
-    return Refuse(xml.find_first_not_of(" \t\r\n") == std::string_view::npos
-                      ? "it is empty"
-                      : "its element is not complete");
+    return absl::InvalidArgumentError(xml.find_first_not_of(" \t\r\n") == std::string_view::npos
+                                          ? "it is empty"
+                                          : "its element is not complete");
   }
   if (collector.count() > 1) {
-    return Refuse(
+    return absl::InvalidArgumentError(
         absl::StrCat("it holds ", collector.count(), " top-level elements; send one at a time"));
   }
   // The element must be complete and followed by nothing but whitespace: closing the stream now
   // fails on an unclosed element or trailing text.
   absl::Status closed = parser.Feed("</stream:stream>");
   if (!closed.ok() || !collector.closed() || collector.count() != 1) {
-    return Refuse("there is something after its element");
+    return absl::InvalidArgumentError("there is something after its element");
   }
-  const XmlElement& stanza = *collector.first();
-  if (stanza.name() != "message" && stanza.name() != "presence" && stanza.name() != "iq") {
-    return Refuse(absl::StrCat("<", stanza.name(), "/> is not a message, presence or iq"));
+  std::unique_ptr<XmlElement> stanza = collector.TakeFirst();
+  if (stanza->name() != "message" && stanza->name() != "presence" && stanza->name() != "iq") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("<", stanza->name(), "/> is not a message, presence or iq"));
   }
-  if (stanza.xmlns() != kPlaceholderNamespace) {
-    return Refuse(absl::StrCat("<", stanza.name(), "/> declares the namespace '", stanza.xmlns(),
-                               "'; leave xmlns out so that it takes the stream's"));
+  return stanza;
+}
+
+}  // namespace
+
+absl::Status ValidateRawStanza(std::string_view xml) {
+  absl::StatusOr<std::unique_ptr<XmlElement>> stanza = ReadOneStanza(xml, kPlaceholderNamespace);
+  if (!stanza.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a stanza Herald can send: ", stanza.status().message()));
+  }
+  if ((*stanza)->xmlns() != kPlaceholderNamespace) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not a stanza Herald can send: <", (*stanza)->name(), "/> declares the namespace '",
+        (*stanza)->xmlns(), "'; leave xmlns out so that it takes the stream's"));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<XmlElement>> ParseStanza(std::string_view xml,
+                                                        std::string_view stream_namespace) {
+  absl::StatusOr<std::unique_ptr<XmlElement>> stanza = ReadOneStanza(xml, stream_namespace);
+  if (!stanza.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("not a stanza: ", stanza.status().message()));
+  }
+  if ((*stanza)->xmlns() != stream_namespace) {
+    return absl::InvalidArgumentError(absl::StrCat("not a stanza: <", (*stanza)->name(),
+                                                   "/> is in the namespace '", (*stanza)->xmlns(),
+                                                   "', not the stream's"));
+  }
+  return stanza;
 }
 
 }  // namespace herald::xmpp

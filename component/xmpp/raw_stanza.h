@@ -6,7 +6,8 @@
 // comments, processing instructions or invalid UTF-8), taking the stream's namespace rather
 // than declaring its own, and no bigger than kMaxRawStanzaBytes. Anything else (a second
 // element, text around it, a </stream:stream> that would end Herald's stream) is refused
-// with a message that says what is wrong, so one typo cannot break the connection.
+// with a message that says what is wrong, so one typo cannot break the connection. The same
+// reader turns a stanza another instance handed over (ParseStanza) back into an element.
 //
 //   absl::Status valid = ValidateRawStanza(argument);
 //   if (!valid.ok()) return absl::StrCat("/raw: ", valid.message());
@@ -14,9 +15,12 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "component/xmpp/xml_element.h"
 
 namespace herald::xmpp {
 
@@ -26,5 +30,12 @@ inline constexpr size_t kMaxRawStanzaBytes = 64 * 1024;
 // Ok when `xml` may be written to the stream as it is; InvalidArgument naming the problem
 // otherwise.
 absl::Status ValidateRawStanza(std::string_view xml);
+
+// Reads one stanza that was serialized with AppendXml (xml_writer.h) on a stream whose
+// namespace is `stream_namespace` — a stanza another instance received and handed over
+// (storage/shared_rooms.h) — by the same parser, rules and size limit. InvalidArgument when it
+// is not exactly one <message/>, <presence/> or <iq/> of that namespace.
+absl::StatusOr<std::unique_ptr<XmlElement>> ParseStanza(std::string_view xml,
+                                                        std::string_view stream_namespace);
 
 }  // namespace herald::xmpp

@@ -90,6 +90,17 @@ class XmppSession {
   // Flushes what is queued, closes the stream politely and stops reconnecting.
   void Stop();
 
+  // With several instances in the same rooms (storage/shared_rooms.h): `divert` sees each
+  // stanza of the stream before it is handled, and takes it (returns true) when another
+  // instance must handle it; it serializes it with AppendXml in `stream_namespace` for that
+  // instance's HandleHandedOver. Unset: every stanza is handled here.
+  using Divert = std::function<bool(const XmlElement& stanza, std::string_view stream_namespace)>;
+  void set_divert(Divert divert) { divert_ = std::move(divert); }
+  // Handles a stanza another instance's stream received and diverted, as if it had come on
+  // this one (XEP-0198 counts only what this stream received). InvalidArgument when `xml` is
+  // not one stanza (ParseStanza, raw_stanza.h).
+  absl::Status HandleHandedOver(std::string_view xml);
+
   ConnectionState state() const { return state_; }
   // The component domain, or the bound full JID once online in client mode.
   const Jid& own_jid() const { return own_jid_; }
@@ -135,6 +146,9 @@ class XmppSession {
   void OnUploadDiscoverySettled();
   void Emit(InboundEvent&& event);
 
+  // Handles a message, presence or iq of the content namespace.
+  void Handle(const XmlElement& stanza);
+
   // Queues `stanza` (from is filled in component mode) and wakes the writer.
   void Send(XmlElement stanza);
   // Queues serialized XML and wakes the writer.
@@ -149,6 +163,7 @@ class XmppSession {
   SessionOptions options_;
   EventSink on_event_;
   StopCallback on_stopped_;
+  Divert divert_;
   IqResponder responder_;
 
   ConnectionState state_ = ConnectionState::kDisconnected;

@@ -20,6 +20,7 @@
 #include "component/xmpp/agent_protocol.h"
 #include "component/xmpp/coroutine_util.h"
 #include "component/xmpp/namespaces.h"
+#include "component/xmpp/raw_stanza.h"
 #include "component/xmpp/session.h"
 #include "component/xmpp/stanza.h"
 #include "component/xmpp/stream_negotiation.h"
@@ -52,6 +53,12 @@ absl::Status XmppSession::Dispatch(const XmlElement& stanza) {
       (stanza.name() == "iq" || stanza.name() == "message" || stanza.name() == "presence")) {
     sm_.Handled();
   }
+  if (divert_ && divert_(stanza, content_namespace())) return absl::OkStatus();
+  Handle(stanza);
+  return absl::OkStatus();
+}
+
+void XmppSession::Handle(const XmlElement& stanza) {
   if (stanza.name() == "iq") {
     HandleIq(stanza);
   } else if (stanza.name() == "message") {
@@ -59,6 +66,13 @@ absl::Status XmppSession::Dispatch(const XmlElement& stanza) {
   } else if (stanza.name() == "presence") {
     HandlePresence(stanza);
   }
+}
+
+absl::Status XmppSession::HandleHandedOver(std::string_view xml) {
+  DCHECK(OnLoop()) << kLoopOnly;
+  absl::StatusOr<std::unique_ptr<XmlElement>> stanza = ParseStanza(xml, content_namespace());
+  if (!stanza.ok()) return stanza.status();
+  Handle(**stanza);
   return absl::OkStatus();
 }
 

@@ -137,7 +137,7 @@ void MucClient::Leave(const LeaveRoom& command) {
   auto it = index_.find(command.room.BareString());
   if (it == index_.end()) return;
   Room* room = it->second;
-  if (room->state == State::kJoined || room->state == State::kJoining) {
+  if (command.announce && (room->state == State::kJoined || room->state == State::kJoining)) {
     act_(JoinRoom{.room = room->jid, .nick = room->nick, .leave = true});
   }
   ++room->join_generation;

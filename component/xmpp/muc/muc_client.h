@@ -79,7 +79,8 @@ class MucClient {
 
   // EnterRoom: a new room is joined now when the session has been online, else at the next
   // SessionOnline; a known room not in (waiting, banned) is joined again at once, with the
-  // given password if any. LeaveRoom: unavailable presence when in or joining; forgotten.
+  // given password if any. LeaveRoom: unavailable presence when in or joining (unless it
+  // says not to); forgotten.
   void Perform(RoomCommand command);
   // Called for every inbound event; those that are not about rooms are ignored.
   void Handle(const InboundEvent& event);

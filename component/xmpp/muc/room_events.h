@@ -29,6 +29,10 @@ struct EnterRoom {
 
 struct LeaveRoom {
   Jid room;  // bare
+  // False: forget the room without unavailable presence — another instance of the same
+  // component domain is the occupant now (storage/shared_rooms.h), and that presence would
+  // take it out.
+  bool announce = true;
 };
 
 using RoomCommand = std::variant<EnterRoom, LeaveRoom>;

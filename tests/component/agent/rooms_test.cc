@@ -598,6 +598,96 @@ TEST_F(RoomsTest, JoinsARoomAddedAtRunTimeAndLeavesItWithUnavailablePresence) {
   EXPECT_TRUE(turns_.empty());
 }
 
+// --- rooms shared by several instances (leased) ---------------------------------------------
+
+RoomOptions Leased() {
+  RoomOptions options = Fast();
+  options.leased = true;
+  return options;
+}
+
+TEST_F(RoomsTest, LeasedEntersOnlyTheRoomsWhoseLeasesItHolds) {
+  Start({Room("lobby@conference.localhost", "herald", "all"),
+         Room("dev@conference.localhost", "herald", "all")},
+        Leased());
+  Online();
+  EXPECT_TRUE(Take<JoinRoom>().empty());                           // no lease yet
+  EXPECT_EQ(manager_->Rooms(), (std::vector<Jid>{kLobby, kDev}));  // it still wants both
+
+  manager_->SetLeases({"dev@conference.localhost"});
+  std::vector<JoinRoom> joins = Take<JoinRoom>();
+  ASSERT_EQ(joins.size(), 1u);
+  EXPECT_EQ(joins[0].room, kDev);
+  EXPECT_FALSE(joins[0].leave);
+  manager_->SetLeases({"dev@conference.localhost"});  // renewed: nothing more
+  EXPECT_TRUE(Take<JoinRoom>().empty());
+
+  // A message from a room another instance answers in starts nothing here.
+  Say(kLobby, "alice", "hello");
+  EXPECT_TRUE(turns_.empty());
+}
+
+TEST_F(RoomsTest, LeasedAnswersInARoomItTookOverBeforeTheJoinIsConfirmed) {
+  Start({Room("lobby@conference.localhost", "herald", "all")}, Leased());
+  Online();
+  manager_->SetLeases({"lobby@conference.localhost"});
+  ASSERT_EQ(Take<JoinRoom>().size(), 1u);
+  // The instance before it was the same occupant: the room is speaking to it already.
+  Say(kLobby, "alice", "hello");
+  Say(kLobby, "alice", "said before", /*delayed=*/true);
+  ASSERT_EQ(turns_.size(), 1u);
+  EXPECT_EQ(turns_[0].body, "hello");
+}
+
+TEST_F(RoomsTest, LeasedForgetsARoomWhoseLeaseWentElsewhereWithoutPresence) {
+  Start({Room("lobby@conference.localhost", "herald", "all")}, Leased());
+  Online();
+  manager_->SetLeases({"lobby@conference.localhost"});
+  ASSERT_EQ(Take<JoinRoom>().size(), 1u);
+  Presence(kLobby, "herald", {110});
+  ASSERT_TRUE(manager_->IsJoined(kLobby));
+
+  manager_->SetLeases({});
+  EXPECT_TRUE(Take<JoinRoom>().empty());  // an unavailable presence would take the other out
+  EXPECT_FALSE(manager_->IsJoined(kLobby));
+  Say(kLobby, "alice", "hello");
+  EXPECT_TRUE(turns_.empty());
+  Online();  // a new stream joins only what it holds
+  EXPECT_TRUE(Take<JoinRoom>().empty());
+
+  manager_->SetLeases({"lobby@conference.localhost"});  // back
+  EXPECT_EQ(Take<JoinRoom>().size(), 1u);
+}
+
+TEST_F(RoomsTest, LeasedLeavesWithPresenceOnlyARoomItIsIn) {
+  Start({Room("lobby@conference.localhost", "herald", "all"),
+         Room("dev@conference.localhost", "herald", "all")},
+        Leased());
+  Online();
+  manager_->SetLeases({"lobby@conference.localhost"});
+  Take<JoinRoom>();
+  ASSERT_TRUE(manager_->Leave(kDev).ok());  // another instance's room: no presence from here
+  EXPECT_TRUE(Take<JoinRoom>().empty());
+  ASSERT_TRUE(manager_->Leave(kLobby).ok());
+  std::vector<JoinRoom> leaves = Take<JoinRoom>();
+  ASSERT_EQ(leaves.size(), 1u);
+  EXPECT_TRUE(leaves[0].leave);
+  EXPECT_TRUE(manager_->Rooms().empty());
+}
+
+TEST_F(RoomsTest, LeasedEntersARoomItWasInvitedToOnceItHoldsItsLease) {
+  Start({}, Leased());
+  Online();
+  manager_->Handle(
+      xmpp::RoomInvite{.room = kDev, .inviter = J("alice@localhost"), .password = "pw"});
+  EXPECT_TRUE(Take<JoinRoom>().empty());
+  EXPECT_EQ(manager_->Rooms(), (std::vector<Jid>{kDev}));  // wanted: its lease is asked for
+  manager_->SetLeases({"dev@conference.localhost"});
+  std::vector<JoinRoom> joins = Take<JoinRoom>();
+  ASSERT_EQ(joins.size(), 1u);
+  EXPECT_EQ(joins[0].password, "pw");
+}
+
 TEST_F(RoomsTest, ARoomAddedWhileOfflineIsJoinedWhenTheSessionComesOnline) {
   Start({});
   ASSERT_TRUE(manager_->Join({.jid = "dev@conference.localhost", .nick = "bot"}).ok());

@@ -242,6 +242,7 @@ class SharedSchedulerTest : public ::testing::Test {
     std::unique_ptr<asio::thread_pool> workers;
     std::unique_ptr<Scheduler> scheduler;
     std::vector<Schedule> fired;
+    std::vector<std::string> rooms;  // the rooms it is in (a test may change them)
   };
 
   void SetUp() override {
@@ -257,7 +258,7 @@ class SharedSchedulerTest : public ::testing::Test {
     for (auto& instance : instances_) Close(*instance);
   }
 
-  // Starts one more instance (a pool of its own); its fires are kept in its `fired`.
+  // Starts one more instance (a pool of its own) in `rooms`; its fires are kept in its `fired`.
   Instance& Start(std::vector<std::string> rooms = {},
                   absl::Duration refresh_every = absl::Milliseconds(50)) {
     auto instance = std::make_unique<Instance>();
@@ -265,16 +266,19 @@ class SharedSchedulerTest : public ::testing::Test {
         {.conninfo = conninfo_, .pool_size = 1, .what = "schedules"});
     EXPECT_TRUE(db.ok()) << db.status();
     instance->workers = std::make_unique<asio::thread_pool>(1);
-    SchedulerOptions options{.postgres = *std::move(db),
-                             .rooms = std::move(rooms),
-                             .refresh_every = refresh_every,
-                             .max_per_owner = 100};
+    instance->rooms = std::move(rooms);
+    SchedulerOptions options{
+        .postgres = *std::move(db), .refresh_every = refresh_every, .max_per_owner = 100};
     absl::StatusOr<std::unique_ptr<Scheduler>> opened =
         Scheduler::Open(io_, *instance->workers, options, {}, [this] { return now_; });
     EXPECT_TRUE(opened.ok()) << opened.status();
     instance->scheduler = *std::move(opened);
     Instance* raw = instance.get();
-    instance->scheduler->Start([raw](const Schedule& due) { raw->fired.push_back(due); });
+    instance->scheduler->Start([raw](const Schedule& due) { raw->fired.push_back(due); },
+                               [raw](const std::string& room) {
+                                 return std::find(raw->rooms.begin(), raw->rooms.end(), room) !=
+                                        raw->rooms.end();
+                               });
     instances_.push_back(std::move(instance));
     return *raw;
   }
@@ -471,6 +475,23 @@ TEST_F(SharedSchedulerTest, ARoomsSchedulesRunOnlyOnAnInstanceInTheRoom) {
   now_ += absl::Hours(1);
   RunFor(kWatch);
   EXPECT_TRUE(outside.fired.empty());
+}
+
+TEST_F(SharedSchedulerTest, ARoomsSchedulesMoveWithTheRoomToAnotherInstance) {
+  Instance& first = Start({kLobby.address});
+  Instance& second = Start();
+  ASSERT_TRUE(first.scheduler->Add(kLobby, "carol", "room digest", "every 1h", "").ok());
+  ASSERT_TRUE(RunUntil([&] { return EveryoneLists(1); }));
+  now_ += absl::Hours(1);
+  ASSERT_TRUE(RunUntil([&] { return first.fired.size() == 1; }));
+  // The room's lease went to the second instance (storage/shared_rooms.h).
+  first.rooms.clear();
+  second.rooms = {kLobby.address};
+  now_ += absl::Hours(1);
+  ASSERT_TRUE(RunUntil([&] { return second.fired.size() == 1; }));
+  RunFor(kWatch);
+  EXPECT_EQ(first.fired.size(), 1u);
+  EXPECT_EQ(second.fired.size(), 1u);
 }
 
 TEST_F(SharedSchedulerTest, ARunThatCannotBeClaimedWaitsForTheDatabaseAndIsMadeOnce) {

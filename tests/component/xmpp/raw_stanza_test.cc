@@ -1,9 +1,14 @@
-// Tests of the check a developer's /raw stanza passes before Herald writes it to the stream.
+// Tests of the check a developer's /raw stanza passes before Herald writes it to the stream, and
+// of reading back a stanza another instance handed over.
 #include "component/xmpp/raw_stanza.h"
 
+#include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
+#include "component/xmpp/xml_element.h"
+#include "component/xmpp/xml_writer.h"
 #include "gtest/gtest.h"
 
 namespace herald::xmpp {
@@ -95,6 +100,41 @@ TEST(RawStanzaTest, RefusesAStanzaOverTheSizeCap) {
   absl::Status status = ValidateRawStanza(big);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(MessageOf(status).find("allowed"), std::string::npos) << status;
+}
+
+constexpr std::string_view kComponent = "jabber:component:accept";
+
+TEST(ParseStanzaTest, ReadsBackWhatAppendXmlWrote) {
+  XmlElement message("message", std::string(kComponent));
+  message.SetAttr("from", "lobby@conference.localhost/alice").SetAttr("type", "groupchat");
+  message.AddChild("body").AddText("herald: 1 < 2 & \"ok\"");
+  message.AddChild("stanza-id", "urn:xmpp:sid:0").SetAttr("id", "s1");
+  std::string xml;
+  AppendXml(message, kComponent, xml);
+
+  absl::StatusOr<std::unique_ptr<XmlElement>> read = ParseStanza(xml, kComponent);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ((*read)->name(), "message");
+  EXPECT_EQ((*read)->xmlns(), kComponent);
+  EXPECT_EQ((*read)->Attr("from"), "lobby@conference.localhost/alice");
+  ASSERT_NE((*read)->FindChild("body"), nullptr);
+  EXPECT_EQ((*read)->FindChild("body")->Text(), "herald: 1 < 2 & \"ok\"");
+  ASSERT_NE((*read)->FindChild("stanza-id", "urn:xmpp:sid:0"), nullptr);
+  EXPECT_EQ((*read)->FindChild("stanza-id", "urn:xmpp:sid:0")->Attr("id"), "s1");
+}
+
+TEST(ParseStanzaTest, RefusesWhatIsNotOneStanzaOfTheStream) {
+  EXPECT_FALSE(ParseStanza("", kComponent).ok());
+  EXPECT_FALSE(ParseStanza("<message/><message/>", kComponent).ok());
+  EXPECT_FALSE(ParseStanza("<message>", kComponent).ok());
+  EXPECT_FALSE(ParseStanza("<stream:features/>", kComponent).ok());
+  EXPECT_FALSE(ParseStanza("</stream:stream>", kComponent).ok());
+  absl::StatusOr<std::unique_ptr<XmlElement>> other =
+      ParseStanza("<message xmlns='jabber:client'/>", kComponent);
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(MessageOf(other.status()).find("jabber:client"), std::string::npos) << other.status();
+  EXPECT_FALSE(ParseStanza("<message><!-- x --></message>", kComponent).ok());
 }
 
 }  // namespace

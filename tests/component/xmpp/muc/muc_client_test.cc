@@ -344,6 +344,16 @@ TEST_F(MucClientTest, LeavingSendsUnavailablePresenceAndForgetsTheRoom) {
   EXPECT_TRUE(Events<RoomJoined>().empty());
 }
 
+TEST_F(MucClientTest, LeavingWithoutAnnouncingSendsNothingAndForgetsTheRoom) {
+  InLobby();
+  muc_->Perform(LeaveRoom{.room = kLobby, .announce = false});
+  EXPECT_FALSE(Has<JoinRoom>());
+  Online();
+  EXPECT_FALSE(Has<JoinRoom>());
+  Presence("herald", {110});
+  EXPECT_TRUE(Events<RoomJoined>().empty());
+}
+
 TEST_F(MucClientTest, EnteringAgainRejoinsABannedRoomAtOnce) {
   InLobby();
   Presence("herald", {301, 110}, /*available=*/false);
