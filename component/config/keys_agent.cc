@@ -185,7 +185,10 @@ void DeclareRoomKeys(std::vector<ConfigKey>& keys) {
           "rooms", K::kTableArray, [](auto& c) -> auto& { return c.rooms; }),
       Part("rooms.jid", K::kString)
           .Type("string, bare JID with a localpart")
-          .Doc("— (required)", "the room (`lobby@conference.example.org`); each room once"),
+          .Doc("— (required)",
+               "the room (`lobby@conference.example.org`); each room once. With several "
+               "instances on one database give them all the same rooms: one is in each "
+               "([scale-out.md](scale-out.md#rooms))"),
       Part("rooms.nick", K::kString)
           .Type("string, not empty")
           .Doc("`\"herald\"`", "Herald's nickname in the room"),

@@ -53,8 +53,9 @@ void DeclareStorageKeys(std::vector<ConfigKey>& keys) {
                "`skills.credentials_path`, the schedules in `schedules.path`), or "
                "`\"postgresql\"`, the database "
                "`storage.postgresql` names, which several instances share: those, the "
-               "allowlist changes, and the inbox and leases of the 1:1 conversations they "
-               "answer ([scale-out.md](scale-out.md) says what is shared so far)"),
+               "conversations' memory, the allowlist and room changes, the inbox and leases "
+               "of the 1:1 conversations they answer, and the room leases "
+               "([scale-out.md](scale-out.md) says what is shared)"),
       Restart(
           "storage.postgresql", K::kString, [](auto& c) -> auto& { return c.storage.postgresql; },
           kSecret)
@@ -74,10 +75,10 @@ void DeclareStorageKeys(std::vector<ConfigKey>& keys) {
           [](auto& c) -> auto& { return c.storage.lease_seconds; })
           .Range(3, 600)
           .Doc("`10`",
-               "how long an instance's hold on a 1:1 conversation lasts without being renewed "
-               "(every 2 s): when an instance dies, another answers its people after this long. "
-               "Longer rides out longer database outages without handing conversations over; "
-               "shorter fails over sooner ([scale-out.md](scale-out.md))"),
+               "how long an instance's hold on a 1:1 conversation or a room lasts without being "
+               "renewed (every 2 s): when an instance dies, another answers its people and "
+               "rooms after this long. Longer rides out longer database outages without "
+               "handing them over; shorter fails over sooner ([scale-out.md](scale-out.md))"),
   };
   for (ConfigKey& key : declared) keys.push_back(std::move(key));
 }

@@ -12,16 +12,12 @@
 namespace herald::storage {
 namespace {
 
-// The bare JID a stanza comes from, as the leases spell rooms: servers send it normalized, so
-// only one with upper case or non-ASCII bytes is parsed (and so normalized) first.
-std::string BareFrom(std::string_view from) {
-  const std::string_view bare = from.substr(0, from.find('/'));
-  const bool plain = std::none_of(bare.begin(), bare.end(), [](char c) {
+// Whether `bare` may be looked up as it is: servers send JIDs normalized, so only one with
+// upper case or non-ASCII bytes is parsed (and so normalized) first.
+bool IsPlain(std::string_view bare) {
+  return std::none_of(bare.begin(), bare.end(), [](char c) {
     return static_cast<unsigned char>(c) >= 0x80 || absl::ascii_isupper(c);
   });
-  if (plain) return std::string(bare);
-  absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(from);
-  return jid.ok() ? jid->BareString() : std::string(bare);
 }
 
 }  // namespace
@@ -62,12 +58,18 @@ SharedRooms::~SharedRooms() {
 
 bool SharedRooms::Divert(const xmpp::XmlElement& stanza, std::string_view stream_namespace) {
   if (elsewhere_.empty()) return false;
-  const std::string room = BareFrom(stanza.Attr("from"));
-  auto it = elsewhere_.find(room);
+  const std::string_view from = stanza.Attr("from");
+  const std::string_view bare = from.substr(0, from.find('/'));
+  auto it = elsewhere_.end();
+  if (IsPlain(bare)) {
+    it = elsewhere_.find(AbslView(bare));  // no copy on the stanza path
+  } else if (absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(from); jid.ok()) {
+    it = elsewhere_.find(jid->BareString());
+  }
   if (it == elsewhere_.end()) return false;
   std::string xml;
   xmpp::AppendXml(stanza, stream_namespace, xml);
-  asio::post(handing_over_, [this, room, holder = it->second, xml = std::move(xml)] {
+  asio::post(handing_over_, [this, room = it->first, holder = it->second, xml = std::move(xml)] {
     if (absl::Status s = leases_.HandOver(room, holder, xml); !s.ok()) {
       LOG_EVERY_N(WARNING, 100) << "rooms: a stanza from " << room << " could not be handed over "
                                 << "to the instance in it, and is lost: " << s;

@@ -45,13 +45,11 @@ import tempfile
 import time
 import unittest
 
-from agent import agent_program, component_config, runtime_sections
+from agent import component_config, runtime_sections
 from client import Client
-from fake_llm import FakeLlm, fake_llm_program
-from postgres import Postgres
-from servers import Ejabberd, tail, wait_until
+from servers import tail, wait_until
 from test_control import SOCKET, TOKEN, control_section, heraldctl_program, run_heraldctl
-from test_scale_out import start_instance, storage_section
+from test_scale_out import SharedDatabaseTest, start_instance, storage_section
 
 PEOPLE = [f"user{i:02d}" for i in range(50)]
 INSTANCES = 3
@@ -62,29 +60,12 @@ BEAT = 2          # SharedConversations' beat
 ANSWERED = 60.0   # the whole run's answers, generously
 
 
-class FailoverTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        if os.environ.get("HERALD_E2E_AGENT") == "echo":
-            raise unittest.SkipTest("the echo stand-in keeps no state")
-        agent_program()
-        fake_llm_program()
-        heraldctl_program()
-        cls.db = Postgres()
-        cls.server = Ejabberd(extra_users=PEOPLE)
-        cls.server.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-        cls.db.close()
+class FailoverTest(SharedDatabaseTest):
+    ejabberd = {"extra_users": PEOPLE}
+    fake_llm = {"slow_seconds": SLOW}
 
     def setUp(self):
-        self.llm = FakeLlm("anthropic", slow_seconds=SLOW)
-        self.addCleanup(self.llm.stop)
-        self.database = f"herald_{self.id().rsplit('.', 1)[-1][:40]}"
-        self.db.sql("postgres", f"CREATE DATABASE {self.database}")
-        self.agents = []
+        super().setUp()
         self.lease_seconds = LEASE
         self.credentials_key = None  # a key file for [skills] credentials_key_file
         self.rules = None  # a rules file: the scripted provider instead of the fake model
@@ -113,9 +94,6 @@ class FailoverTest(unittest.TestCase):
         parts.append(f"--- inbox ---\n{self.sql('SELECT id, conversation, received_by, answered_by, answered_token, received_at, answered_at, message FROM herald_inbox ORDER BY id')}")
         parts.append(f"--- tail of ejabberd's log ---\n{tail(self.server.log_file, 15)}")
         return "\n".join(parts)
-
-    def sql(self, statement):
-        return self.db.sql(self.database, statement)
 
     def instance_ids(self):
         """herald_instances' id of each agent, by its process id."""

@@ -57,7 +57,14 @@ def start_instance(test):
     return agent
 
 
-class ScaleOutTest(unittest.TestCase):
+class SharedDatabaseTest(unittest.TestCase):
+    """Heralds behind one ejabberd, on one private PostgreSQL with a database per test: the
+    class starts ejabberd (Ejabberd(**ejabberd)) and PostgreSQL (self.db), each test the fake
+    model (self.llm: FakeLlm("anthropic", **fake_llm)) and its database (self.database);
+    self.agents are the instances start_instance started."""
+    ejabberd = {}
+    fake_llm = {}
+
     @classmethod
     def setUpClass(cls):
         if os.environ.get("HERALD_E2E_AGENT") == "echo":
@@ -66,7 +73,7 @@ class ScaleOutTest(unittest.TestCase):
         fake_llm_program()
         heraldctl_program()
         cls.db = Postgres()
-        cls.server = Ejabberd(scale_out=True)
+        cls.server = Ejabberd(**cls.ejabberd)
         cls.server.start()
 
     @classmethod
@@ -75,11 +82,18 @@ class ScaleOutTest(unittest.TestCase):
         cls.db.close()
 
     def setUp(self):
-        self.llm = FakeLlm("anthropic")
+        self.llm = FakeLlm("anthropic", **self.fake_llm)
         self.addCleanup(self.llm.stop)
         self.database = f"herald_{self.id().rsplit('.', 1)[-1][:40]}"
         self.db.sql("postgres", f"CREATE DATABASE {self.database}")
         self.agents = []
+
+    def sql(self, statement):
+        return self.db.sql(self.database, statement)
+
+
+class ScaleOutTest(SharedDatabaseTest):
+    ejabberd = {"scale_out": True}
 
     def config(self):
         llm = {"default": "anthropic:fake", "max_retries": 0, "connect_timeout_seconds": 2,

@@ -23,13 +23,11 @@ import signal
 import time
 import unittest
 
-from agent import agent_program, component_config, runtime_sections
+from agent import component_config, runtime_sections
 from client import Client, ClientError
-from fake_llm import FakeLlm, fake_llm_program
-from postgres import Postgres
-from servers import Ejabberd, tail, wait_until
-from test_control import control_section, heraldctl_program, run_heraldctl
-from test_scale_out import start_instance, storage_section
+from servers import tail, wait_until
+from test_control import control_section, run_heraldctl
+from test_scale_out import SharedDatabaseTest, start_instance, storage_section
 
 LOBBY = "lobby@conference.localhost"
 DEV = "dev@conference.localhost"
@@ -47,29 +45,8 @@ def heralds(occupants):
     return {nick for nick in occupants if nick.startswith("herald")}
 
 
-class SharedRoomsTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        if os.environ.get("HERALD_E2E_AGENT") == "echo":
-            raise unittest.SkipTest("the echo stand-in keeps no state")
-        agent_program()
-        fake_llm_program()
-        heraldctl_program()
-        cls.db = Postgres()
-        cls.server = Ejabberd(extra_users=SPEAKERS)
-        cls.server.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-        cls.db.close()
-
-    def setUp(self):
-        self.llm = FakeLlm("anthropic")
-        self.addCleanup(self.llm.stop)
-        self.database = f"herald_{self.id().rsplit('.', 1)[-1][:40]}"
-        self.db.sql("postgres", f"CREATE DATABASE {self.database}")
-        self.agents = []
+class SharedRoomsTest(SharedDatabaseTest):
+    ejabberd = {"extra_users": SPEAKERS}
 
     def config(self):
         llm = {"default": "anthropic:fake", "max_retries": 0, "connect_timeout_seconds": 2,
@@ -87,9 +64,6 @@ class SharedRoomsTest(unittest.TestCase):
         parts.append(f"--- the fake LLM got {len(self.llm.requests())} requests ---")
         parts.append(f"--- tail of ejabberd's log ---\n{tail(self.server.log_file, 15)}")
         return "\n".join(parts)
-
-    def sql(self, statement):
-        return self.db.sql(self.database, statement)
 
     def holders(self, room):
         """The instance ids with a live lease of room."""
