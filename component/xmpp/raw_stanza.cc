@@ -40,13 +40,14 @@ class Collector : public StreamParser::Handler {
 // complete <message/>, <presence/> or <iq/> and nothing after it but whitespace. The error says
 // what is wrong with it.
 absl::StatusOr<std::unique_ptr<XmlElement>> ReadOneStanza(std::string_view xml,
-                                                          std::string_view stream_namespace) {
-  if (xml.size() > kMaxRawStanzaBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("it is ", xml.size(), " bytes, more than the ",
-                                                   kMaxRawStanzaBytes, " allowed"));
+                                                          std::string_view stream_namespace,
+                                                          size_t max_bytes) {
+  if (xml.size() > max_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("it is ", xml.size(), " bytes, more than the ", max_bytes, " allowed"));
   }
   StreamLimits limits;
-  limits.max_stanza_bytes = kMaxRawStanzaBytes;
+  limits.max_stanza_bytes = max_bytes;
   Collector collector;
   StreamParser parser(limits, &collector);
   absl::Status header =
@@ -86,7 +87,8 @@ absl::StatusOr<std::unique_ptr<XmlElement>> ReadOneStanza(std::string_view xml,
 }  // namespace
 
 absl::Status ValidateRawStanza(std::string_view xml) {
-  absl::StatusOr<std::unique_ptr<XmlElement>> stanza = ReadOneStanza(xml, kPlaceholderNamespace);
+  absl::StatusOr<std::unique_ptr<XmlElement>> stanza =
+      ReadOneStanza(xml, kPlaceholderNamespace, kMaxRawStanzaBytes);
   if (!stanza.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("not a stanza Herald can send: ", stanza.status().message()));
@@ -100,8 +102,10 @@ absl::Status ValidateRawStanza(std::string_view xml) {
 }
 
 absl::StatusOr<std::unique_ptr<XmlElement>> ParseStanza(std::string_view xml,
-                                                        std::string_view stream_namespace) {
-  absl::StatusOr<std::unique_ptr<XmlElement>> stanza = ReadOneStanza(xml, stream_namespace);
+                                                        std::string_view stream_namespace,
+                                                        size_t max_bytes) {
+  absl::StatusOr<std::unique_ptr<XmlElement>> stanza =
+      ReadOneStanza(xml, stream_namespace, max_bytes);
   if (!stanza.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("not a stanza: ", stanza.status().message()));
   }

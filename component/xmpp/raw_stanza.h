@@ -33,9 +33,11 @@ absl::Status ValidateRawStanza(std::string_view xml);
 
 // Reads one stanza that was serialized with AppendXml (xml_writer.h) on a stream whose
 // namespace is `stream_namespace` — a stanza another instance received and handed over
-// (storage/shared_rooms.h) — by the same parser, rules and size limit. InvalidArgument when it
-// is not exactly one <message/>, <presence/> or <iq/> of that namespace.
+// (storage/shared_rooms.h) — by the same parser and rules, up to `max_bytes` (the stream's
+// own limit). InvalidArgument when it is not exactly one <message/>, <presence/> or <iq/> of
+// that namespace.
 absl::StatusOr<std::unique_ptr<XmlElement>> ParseStanza(std::string_view xml,
-                                                        std::string_view stream_namespace);
+                                                        std::string_view stream_namespace,
+                                                        size_t max_bytes);
 
 }  // namespace herald::xmpp

@@ -70,7 +70,10 @@ void XmppSession::Handle(const XmlElement& stanza) {
 
 absl::Status XmppSession::HandleHandedOver(std::string_view xml) {
   DCHECK(OnLoop()) << kLoopOnly;
-  absl::StatusOr<std::unique_ptr<XmlElement>> stanza = ParseStanza(xml, content_namespace());
+  // Up to twice this stream's limit: serialized again, it may hold more escapes than its
+  // sender wrote.
+  absl::StatusOr<std::unique_ptr<XmlElement>> stanza =
+      ParseStanza(xml, content_namespace(), 2 * options_.limits.max_stanza_bytes);
   if (!stanza.ok()) return stanza.status();
   Handle(**stanza);
   return absl::OkStatus();

@@ -112,7 +112,8 @@ TEST(ParseStanzaTest, ReadsBackWhatAppendXmlWrote) {
   std::string xml;
   AppendXml(message, kComponent, xml);
 
-  absl::StatusOr<std::unique_ptr<XmlElement>> read = ParseStanza(xml, kComponent);
+  absl::StatusOr<std::unique_ptr<XmlElement>> read =
+      ParseStanza(xml, kComponent, kMaxRawStanzaBytes);
   ASSERT_TRUE(read.ok()) << read.status();
   EXPECT_EQ((*read)->name(), "message");
   EXPECT_EQ((*read)->xmlns(), kComponent);
@@ -124,17 +125,24 @@ TEST(ParseStanzaTest, ReadsBackWhatAppendXmlWrote) {
 }
 
 TEST(ParseStanzaTest, RefusesWhatIsNotOneStanzaOfTheStream) {
-  EXPECT_FALSE(ParseStanza("", kComponent).ok());
-  EXPECT_FALSE(ParseStanza("<message/><message/>", kComponent).ok());
-  EXPECT_FALSE(ParseStanza("<message>", kComponent).ok());
-  EXPECT_FALSE(ParseStanza("<stream:features/>", kComponent).ok());
-  EXPECT_FALSE(ParseStanza("</stream:stream>", kComponent).ok());
+  EXPECT_FALSE(ParseStanza("", kComponent, kMaxRawStanzaBytes).ok());
+  EXPECT_FALSE(ParseStanza("<message/><message/>", kComponent, kMaxRawStanzaBytes).ok());
+  EXPECT_FALSE(ParseStanza("<message>", kComponent, kMaxRawStanzaBytes).ok());
+  EXPECT_FALSE(ParseStanza("<stream:features/>", kComponent, kMaxRawStanzaBytes).ok());
+  EXPECT_FALSE(ParseStanza("</stream:stream>", kComponent, kMaxRawStanzaBytes).ok());
   absl::StatusOr<std::unique_ptr<XmlElement>> other =
-      ParseStanza("<message xmlns='jabber:client'/>", kComponent);
+      ParseStanza("<message xmlns='jabber:client'/>", kComponent, kMaxRawStanzaBytes);
   ASSERT_FALSE(other.ok());
   EXPECT_EQ(other.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(MessageOf(other.status()).find("jabber:client"), std::string::npos) << other.status();
-  EXPECT_FALSE(ParseStanza("<message><!-- x --></message>", kComponent).ok());
+  EXPECT_FALSE(ParseStanza("<message><!-- x --></message>", kComponent, kMaxRawStanzaBytes).ok());
+}
+
+TEST(ParseStanzaTest, TakesStanzasUpToTheStreamsLimit) {
+  const std::string big =
+      "<message><body>" + std::string(kMaxRawStanzaBytes, 'a') + "</body></message>";
+  EXPECT_TRUE(ParseStanza(big, kComponent, 4 * kMaxRawStanzaBytes).ok());
+  EXPECT_FALSE(ParseStanza(big, kComponent, kMaxRawStanzaBytes).ok());
 }
 
 }  // namespace
