@@ -99,6 +99,7 @@ grpc::ServerUnaryReactor* AdminService::GetStatus(grpc::CallbackServerContext* c
         SetTimestamp(known.last_seen, instance->mutable_last_seen());
         instance->set_this_instance(known.this_instance);
         instance->set_conversations(known.conversations);
+        instance->set_rooms(known.rooms);
       }
     }
     if (services.config.llm.default_model.empty()) {

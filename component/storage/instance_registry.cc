@@ -32,14 +32,16 @@ constexpr char kUpsert[] =
 
 constexpr char kKnown[] =
     "SELECT id, host, pid, floor(extract(epoch FROM started_at) * 1000)::bigint, "
-    "floor(extract(epoch FROM last_seen) * 1000)::bigint, 0 FROM herald_instances "
+    "floor(extract(epoch FROM last_seen) * 1000)::bigint, 0, 0 FROM herald_instances "
     "WHERE last_seen > now() - make_interval(secs => $1) ORDER BY started_at, id";
 
-// herald_leases belongs to the ConversationInbox (conversation_inbox.h).
-constexpr char kKnownWithConversations[] =
+// herald_leases belongs to the ConversationInbox (conversation_inbox.h), herald_room_leases to
+// RoomLeases (room_leases.h).
+constexpr char kKnownWithLeases[] =
     "SELECT i.id, i.host, i.pid, floor(extract(epoch FROM i.started_at) * 1000)::bigint, "
     "floor(extract(epoch FROM i.last_seen) * 1000)::bigint, "
-    "(SELECT count(*) FROM herald_leases l WHERE l.owner = i.id AND l.expires_at > now()) "
+    "(SELECT count(*) FROM herald_leases l WHERE l.owner = i.id AND l.expires_at > now()), "
+    "(SELECT count(*) FROM herald_room_leases r WHERE r.owner = i.id AND r.expires_at > now()) "
     "FROM herald_instances i "
     "WHERE i.last_seen > now() - make_interval(secs => $1) ORDER BY i.started_at, i.id";
 
@@ -88,7 +90,7 @@ absl::Status InstanceRegistry::Beat() {
   }
   if (!s.ok()) return s;
   absl::StatusOr<PostgresResult> rows =
-      db_->Exec(count_conversations_ ? kKnownWithConversations : kKnown,
+      db_->Exec(count_leases_ ? kKnownWithLeases : kKnown,
                 SqlParams().Int64(absl::ToInt64Seconds(kAliveFor)));
   if (!rows.ok()) return rows.status();
   std::vector<InstanceInfo> known;
@@ -100,7 +102,8 @@ absl::Status InstanceRegistry::Beat() {
                                  .started_at = absl::FromUnixMillis(rows->Int64(i, 3)),
                                  .last_seen = absl::FromUnixMillis(rows->Int64(i, 4)),
                                  .this_instance = rows->Text(i, 0) == id_,
-                                 .conversations = rows->Int64(i, 5)});
+                                 .conversations = rows->Int64(i, 5),
+                                 .rooms = rows->Int64(i, 6)});
   }
   base::MutexLock lock(&mu_);
   known_ = std::move(known);

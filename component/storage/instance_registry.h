@@ -35,7 +35,9 @@ struct InstanceInfo {
   absl::Time started_at;
   absl::Time last_seen;
   bool this_instance = false;
-  int64_t conversations = 0;  // whose leases it holds (ConversationInbox), once they are kept
+  // Whose leases it holds (ConversationInbox, RoomLeases), once they are counted.
+  int64_t conversations = 0;
+  int64_t rooms = 0;
 };
 
 class InstanceRegistry {
@@ -56,9 +58,10 @@ class InstanceRegistry {
 
   const std::string& id() const { return id_; }
 
-  // From now on each beat also counts the conversations each instance holds (call it once
-  // the ConversationInbox's tables exist). Before the first beat; not thread-safe.
-  void CountConversations() { count_conversations_ = true; }
+  // From now on each beat also counts the conversations and the rooms each instance holds
+  // (call it once the ConversationInbox's and the RoomLeases' tables exist). Before the first
+  // beat; not thread-safe.
+  void CountLeases() { count_leases_ = true; }
   // From now on each beat also releases the ledger's reservations (ledger::PostgresUsageStore)
   // made by an instance not seen for kGoneFor: one that died mid-call holds them no longer
   // than that, rather than until they lapse. Once the ledger's tables exist; before the first
@@ -74,7 +77,7 @@ class InstanceRegistry {
   const std::string id_;
   const std::string host_;
   const int64_t pid_;
-  bool count_conversations_ = false;
+  bool count_leases_ = false;
   bool release_reservations_ = false;
   mutable base::Mutex mu_;
   std::vector<InstanceInfo> known_ ABSL_GUARDED_BY(mu_);

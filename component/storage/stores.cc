@@ -63,7 +63,7 @@ absl::StatusOr<Stores> OpenStores(const config::Config& config) {
         stores.postgres, stores.instances->id(), absl::Seconds(config.storage.lease_seconds));
     if (!rooms.ok()) return Named("[storage] postgresql (rooms)", rooms.status());
     stores.rooms = *std::move(rooms);
-    stores.instances->CountConversations();
+    stores.instances->CountLeases();
     stores.instances->ReleaseReservationsOfTheGone();
     return stores;
   }

@@ -12,12 +12,14 @@ database (component/storage/shared_rooms.h). What the tests check:
 - when that instance is killed with SIGKILL, the other takes the room's lease when it runs out
   and answers there, as the same occupant (the room sees no one leave or arrive), within the
   lease time and a bit;
+- `heraldctl status` on either instance says which one holds the room;
 - a room joined at run time through one instance (`heraldctl rooms join`) is joined by one of
   them and answered in once, and left through the other (`heraldctl rooms leave`).
 
     tests/e2e/run bazel-bin/component/herald test_shared_rooms
 """
 
+import json
 import os
 import signal
 import time
@@ -141,6 +143,12 @@ class SharedRoomsTest(SharedDatabaseTest):
         self.assertEqual(heralds(occupants), {"herald"}, self.diagnosis())
         holders = self.holders(LOBBY)
         self.assertEqual(len(holders), 1, self.diagnosis())
+        # `heraldctl status` on either instance says which one is in the room.
+        ids = self.sql("SELECT id FROM herald_instances").split()
+        expected = {iid: (1 if iid == holders[0] else 0) for iid in ids}
+        for agent in self.agents:
+            self.assertTrue(wait_until(lambda: self.rooms_held(agent) == expected, 3 * BEAT + 5),
+                            f"{self.rooms_held(agent)} != {expected}\n{self.diagnosis()}")
 
         # Each reaches the instance outside the room with odds 1/2.
         texts = [f"lobby message {i}" for i in range(2 * len(SPEAKERS))]
@@ -171,6 +179,13 @@ class SharedRoomsTest(SharedDatabaseTest):
         self.assertFalse(listener.occupant_arrives(LOBBY, "herald_", within=0.5))
         print(f"\nshared rooms: the room answered again {taken_after:.1f} s after SIGKILL "
               f"(lease {LEASE} s)")
+
+    def rooms_held(self, agent):
+        """Instance id → the rooms it holds, as `heraldctl --json status` on agent says."""
+        result = run_heraldctl(agent.dir, "--json", "status")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return {i["id"]: int(i.get("rooms", 0))
+                for i in json.loads(result.stdout).get("instances", [])}
 
     def instance_of(self, agent):
         return self.sql(f"SELECT id FROM herald_instances WHERE pid = {agent.proc.pid}").strip()

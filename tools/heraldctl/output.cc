@@ -87,7 +87,8 @@ std::string RenderStatus(const v1::GetStatusResponse& status) {
   for (const v1::Instance& instance : status.instances()) {
     fields.emplace_back(
         "instance", absl::StrCat(instance.id(), ", since ", FormatTime(instance.started_at()), ", ",
-                                 FormatCount(instance.conversations()), " conversations",
+                                 FormatCount(instance.conversations()), " conversations, ",
+                                 FormatCount(instance.rooms()), " rooms",
                                  instance.this_instance() ? " (this one)" : ""));
   }
   for (const std::string& notice : status.notices()) fields.emplace_back("notice", notice);

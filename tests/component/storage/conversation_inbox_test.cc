@@ -5,6 +5,7 @@
 
 #include "absl/time/clock.h"
 #include "component/storage/instance_registry.h"
+#include "component/storage/room_leases.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/postgres_server.h"
@@ -199,23 +200,30 @@ TEST_F(ConversationInboxTest, AnAnswerUnderAnOlderTokenOfTheSameInstanceMarksNot
   EXPECT_EQ(a->MarkAnswered(accepted->id, "alice@example.org", 2).value_or(false), true);
 }
 
-TEST_F(ConversationInboxTest, TheRegistryCountsTheConversationsEachInstanceHolds) {
+TEST_F(ConversationInboxTest, TheRegistryCountsTheConversationsAndRoomsEachInstanceHolds) {
   absl::StatusOr<std::unique_ptr<InstanceRegistry>> registry =
       InstanceRegistry::Join(db_, "host-a", 100);
   ASSERT_TRUE(registry.ok()) << registry.status();
   auto a = Open((*registry)->id());
   auto b = Open("b");
+  absl::StatusOr<std::unique_ptr<RoomLeases>> rooms = RoomLeases::Open(db_, (*registry)->id());
+  ASSERT_TRUE(rooms.ok()) << rooms.status();
   ASSERT_TRUE(a->Accept(Message("alice@example.org/p", "m1", "one")).ok());
   ASSERT_TRUE(a->Accept(Message("bob@example.org/p", "m1", "one")).ok());
   ASSERT_TRUE(b->Accept(Message("carol@example.org/p", "m1", "one")).ok());
+  ASSERT_TRUE((*rooms)->Claim({"lobby@conference.example.org"}).ok());
   ASSERT_TRUE((*registry)->Beat().ok());
   EXPECT_EQ((*registry)->Known().at(0).conversations, 0);  // not counted until asked
-  (*registry)->CountConversations();
+  EXPECT_EQ((*registry)->Known().at(0).rooms, 0);
+  (*registry)->CountLeases();
   ASSERT_TRUE((*registry)->Beat().ok());
   EXPECT_EQ((*registry)->Known().at(0).conversations, 2);
+  EXPECT_EQ((*registry)->Known().at(0).rooms, 1);
   ASSERT_TRUE(a->Release().ok());
+  ASSERT_TRUE((*rooms)->Release().ok());
   ASSERT_TRUE((*registry)->Beat().ok());
   EXPECT_EQ((*registry)->Known().at(0).conversations, 0);
+  EXPECT_EQ((*registry)->Known().at(0).rooms, 0);
 }
 
 TEST_F(ConversationInboxTest, TwoInstancesTakingOverAtOnceSplitTheConversations) {

@@ -72,11 +72,12 @@ TEST(OutputTest, StatusListsTheInstancesSharingTheDatabase) {
   }
   status.mutable_instances(1)->set_this_instance(true);
   status.mutable_instances(0)->set_conversations(1234);
+  status.mutable_instances(1)->set_rooms(2);
   std::string text = RenderStatus(status);
   EXPECT_THAT(text, HasSubstr("instance           host-a:100:0a0b0c0d, since 2025-01-02 03:04:05 "
-                              "UTC, 1,234 conversations\n"
+                              "UTC, 1,234 conversations, 0 rooms\n"
                               "instance           host-b:200:01020304, since 2025-01-02 03:04:05 "
-                              "UTC, 0 conversations (this one)\n"));
+                              "UTC, 0 conversations, 2 rooms (this one)\n"));
 }
 
 TEST(OutputTest, SessionsAreATableOfConversations) {
