@@ -131,11 +131,13 @@ void RuntimeEditor::Follow() {
   }
   follow_failing_ = false;
   // Rooms another instance left since the last read: this one leaves them even when it is in
-  // them on an invitation, which no configuration lists.
+  // them on an invitation, which no configuration lists. The first read is what main put in
+  // force at start; the rooms it lists as left were left before.
   std::vector<xmpp::Jid> left;
+  const std::vector<std::string>& before = seen_.changes.leave_rooms;
+  const bool first_read = seen_.SameVersions(SharedRuntimeState{});
   for (const std::string& room : now->changes.leave_rooms) {
-    const std::vector<std::string>& before = seen_.changes.leave_rooms;
-    if (std::find(before.begin(), before.end(), room) != before.end()) continue;
+    if (first_read || std::find(before.begin(), before.end(), room) != before.end()) continue;
     if (absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(room); jid.ok()) left.push_back(*jid);
   }
   seen_ = *now;
