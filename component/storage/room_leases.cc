@@ -64,7 +64,8 @@ absl::StatusOr<std::unique_ptr<RoomLeases>> RoomLeases::Open(
 absl::StatusOr<RoomHolders> RoomLeases::Claim(const std::vector<std::string>& wanted) {
   absl::StatusOr<PostgresResult> rows =
       db_->Exec(kClaim, SqlParams()
-                            .Text(nlohmann::json(wanted).dump())
+                            .Text(nlohmann::json(wanted).dump(
+                                -1, ' ', false, nlohmann::json::error_handler_t::replace))
                             .Text(instance_)
                             .Double(absl::ToDoubleSeconds(lease_time_)));
   if (!rows.ok()) return rows.status();
