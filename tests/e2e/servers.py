@@ -70,11 +70,22 @@ class ServerError(RuntimeError):
     """A server did not start or stop as it should; the message holds its log's tail."""
 
 
+# Every port free_port handed out in this run. The kernel may hand the same free port to two
+# binds in a row; two services of one server given one port would leave one of them unbound,
+# and a client of it talking to the other (a c2s client waiting on the upload listener).
+_given_ports = set()
+
+
 def free_port():
-    """A TCP port on 127.0.0.1 that nothing listened on a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port on 127.0.0.1 that nothing listened on a moment ago, and that this run has not
+    handed out before."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in _given_ports:
+            _given_ports.add(port)
+            return port
 
 
 def port_accepts(port, host="127.0.0.1"):
