@@ -2,16 +2,8 @@
 
 #include <opus/opusfile.h>
 
-extern "C" {
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-#include <libavutil/log.h>
-}
-
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -25,6 +17,7 @@ extern "C" {
 #include "absl/strings/string_view.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/byte_size.h"
+#include "component/media/ffmpeg_library.h"
 #include "component/media/resampler.h"
 #include "glog/logging.h"
 
@@ -250,24 +243,6 @@ constexpr int kMaxAacFrameSamples = 4'096;
 // no file it does not hold is refused for its claim.
 constexpr int kShortestAacFrame = 960;
 
-// FFmpeg's messages (about a stranger's damaged file, mostly) go to VLOG(2), not stderr.
-void ForwardFfmpegLog(void* /*context*/, int level, const char* format, va_list arguments) {
-  if (level > AV_LOG_WARNING || !VLOG_IS_ON(2)) return;
-  char line[512];
-  std::vsnprintf(line, sizeof(line), format, arguments);
-  std::string_view text(line);
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
-  if (!text.empty()) VLOG(2) << "ffmpeg: " << text;
-}
-
-void QuietFfmpeg() {
-  static const bool quiet = [] {
-    av_log_set_callback(&ForwardFfmpegLog);
-    return true;
-  }();
-  (void)quiet;
-}
-
 // The attachment, read by FFmpeg through a custom AVIOContext: no file, no network.
 struct MemoryInput {
   std::string_view bytes;
@@ -304,26 +279,33 @@ int64_t SeekMemory(void* opaque, int64_t offset, int whence) {
   return target;
 }
 
+// Deleters for what FFmpeg allocated, through the loaded library.
 struct AvioFree {
+  const FfmpegLibrary* av;
   void operator()(AVIOContext* io) const {
-    av_freep(&io->buffer);  // FFmpeg may have replaced the one it was given
-    avio_context_free(&io);
+    av->av_freep(&io->buffer);  // FFmpeg may have replaced the one it was given
+    av->avio_context_free(&io);
   }
 };
 struct FormatFree {
-  void operator()(AVFormatContext* format) const { avformat_free_context(format); }
+  const FfmpegLibrary* av;
+  void operator()(AVFormatContext* format) const { av->avformat_free_context(format); }
 };
 struct FormatClose {
-  void operator()(AVFormatContext* format) const { avformat_close_input(&format); }
+  const FfmpegLibrary* av;
+  void operator()(AVFormatContext* format) const { av->avformat_close_input(&format); }
 };
 struct CodecFree {
-  void operator()(AVCodecContext* codec) const { avcodec_free_context(&codec); }
+  const FfmpegLibrary* av;
+  void operator()(AVCodecContext* codec) const { av->avcodec_free_context(&codec); }
 };
 struct PacketFree {
-  void operator()(AVPacket* packet) const { av_packet_free(&packet); }
+  const FfmpegLibrary* av;
+  void operator()(AVPacket* packet) const { av->av_packet_free(&packet); }
 };
 struct FrameFree {
-  void operator()(AVFrame* frame) const { av_frame_free(&frame); }
+  const FfmpegLibrary* av;
+  void operator()(AVFrame* frame) const { av->av_frame_free(&frame); }
 };
 
 // Whether what the container and the stream claim (their durations, the sample table's frame
@@ -348,8 +330,8 @@ bool ClaimsTooLong(const AVFormatContext& format, const AVStream& stream,
 // Decoded AAC mixed down to mono as it comes, up to max_seconds.
 class AacSink {
  public:
-  AacSink(const SpeechLimits& limits, absl::Status damaged)
-      : limits_(limits), damaged_(std::move(damaged)) {}
+  AacSink(const FfmpegLibrary& av, const SpeechLimits& limits, absl::Status damaged)
+      : av_(av), limits_(limits), damaged_(std::move(damaged)) {}
 
   absl::Status Take(const AVFrame& frame) {
     const int channels = frame.ch_layout.nb_channels;
@@ -390,7 +372,8 @@ class AacSink {
     if (rate_ == 0) return audio;
     if (stream.duration != AV_NOPTS_VALUE && stream.duration > 0 && stream.time_base.num > 0 &&
         stream.time_base.den > 0) {
-      const int64_t claimed = av_rescale_q(stream.duration, stream.time_base, AVRational{1, rate_});
+      const int64_t claimed =
+          av_.av_rescale_q(stream.duration, stream.time_base, AVRational{1, rate_});
       const auto decoded = static_cast<int64_t>(mono_.size());
       if (claimed < decoded && decoded - claimed <= kMaxAacFrameSamples) {
         mono_.resize(static_cast<size_t>(claimed));
@@ -405,6 +388,7 @@ class AacSink {
   }
 
  private:
+  const FfmpegLibrary& av_;
   const SpeechLimits& limits_;
   const absl::Status damaged_;
   int rate_ = 0;
@@ -413,38 +397,43 @@ class AacSink {
 };
 
 absl::StatusOr<SpeechAudio> DecodeAac(std::string_view bytes, const SpeechLimits& limits) {
-  QuietFfmpeg();
+  absl::StatusOr<const FfmpegLibrary*> loaded = LoadFfmpeg();
+  if (!loaded.ok()) return loaded.status();
+  const FfmpegLibrary& av = **loaded;
   const absl::Status damaged =
       absl::InvalidArgumentError("the voice message is damaged or not AAC audio");
   const absl::Status out_of_memory = absl::ResourceExhaustedError("FFmpeg: out of memory");
 
   MemoryInput input{bytes};
   constexpr int kIoBufferBytes = 32 * 1024;
-  auto* buffer = static_cast<unsigned char*>(av_malloc(kIoBufferBytes));
+  auto* buffer = static_cast<unsigned char*>(av.av_malloc(kIoBufferBytes));
   if (buffer == nullptr) return out_of_memory;
-  std::unique_ptr<AVIOContext, AvioFree> io(avio_alloc_context(
-      buffer, kIoBufferBytes, /*write_flag=*/0, &input, &ReadMemory, nullptr, &SeekMemory));
+  std::unique_ptr<AVIOContext, AvioFree> io(
+      av.avio_alloc_context(buffer, kIoBufferBytes, /*write_flag=*/0, &input, &ReadMemory, nullptr,
+                            &SeekMemory),
+      AvioFree{&av});
   if (io == nullptr) {
-    av_free(buffer);
+    av.av_free(buffer);
     return out_of_memory;
   }
 
-  std::unique_ptr<AVFormatContext, FormatFree> unopened(avformat_alloc_context());
+  std::unique_ptr<AVFormatContext, FormatFree> unopened(av.avformat_alloc_context(),
+                                                        FormatFree{&av});
   if (unopened == nullptr) return out_of_memory;
   unopened->pb = io.get();
   unopened->flags |= AVFMT_FLAG_CUSTOM_IO;
   unopened->max_streams = 16;
   // Only these demuxers and this decoder, and no protocol at all (an MP4 may name other files).
-  unopened->format_whitelist = av_strdup(kAacFormats);
-  unopened->codec_whitelist = av_strdup(kAacCodecs);
-  unopened->protocol_whitelist = av_strdup("");
+  unopened->format_whitelist = av.av_strdup(kAacFormats);
+  unopened->codec_whitelist = av.av_strdup(kAacCodecs);
+  unopened->protocol_whitelist = av.av_strdup("");
   if (unopened->format_whitelist == nullptr || unopened->codec_whitelist == nullptr ||
       unopened->protocol_whitelist == nullptr) {
     return out_of_memory;
   }
   AVFormatContext* raw = unopened.release();
-  if (avformat_open_input(&raw, nullptr, nullptr, nullptr) < 0) return damaged;  // frees raw
-  std::unique_ptr<AVFormatContext, FormatClose> format(raw);
+  if (av.avformat_open_input(&raw, nullptr, nullptr, nullptr) < 0) return damaged;  // frees raw
+  std::unique_ptr<AVFormatContext, FormatClose> format(raw, FormatClose{&av});
 
   // The first audio stream (av_find_best_stream would pass over an ADTS stream, whose rate and
   // channels are known only once a frame is read).
@@ -457,48 +446,49 @@ absl::StatusOr<SpeechAudio> DecodeAac(std::string_view bytes, const SpeechLimits
   if (stream.codecpar->codec_id != AV_CODEC_ID_AAC) return damaged;
   if (ClaimsTooLong(*format, stream, limits)) return TooLong(limits);
 
-  const AVCodec* decoder = avcodec_find_decoder_by_name(kAacCodecs);
+  const AVCodec* decoder = av.avcodec_find_decoder_by_name(kAacCodecs);
   if (decoder == nullptr) return absl::InternalError("FFmpeg has no AAC decoder");
-  std::unique_ptr<AVCodecContext, CodecFree> codec(avcodec_alloc_context3(decoder));
+  std::unique_ptr<AVCodecContext, CodecFree> codec(av.avcodec_alloc_context3(decoder),
+                                                   CodecFree{&av});
   if (codec == nullptr) return out_of_memory;
-  if (avcodec_parameters_to_context(codec.get(), stream.codecpar) < 0) return damaged;
+  if (av.avcodec_parameters_to_context(codec.get(), stream.codecpar) < 0) return damaged;
   codec->thread_count = 1;
   codec->max_samples = kMaxAacFrameSamples;
-  codec->codec_whitelist = av_strdup(kAacCodecs);
+  codec->codec_whitelist = av.av_strdup(kAacCodecs);
   if (codec->codec_whitelist == nullptr) return out_of_memory;
-  if (avcodec_open2(codec.get(), decoder, nullptr) < 0) return damaged;
+  if (av.avcodec_open2(codec.get(), decoder, nullptr) < 0) return damaged;
 
-  std::unique_ptr<AVPacket, PacketFree> packet(av_packet_alloc());
-  std::unique_ptr<AVFrame, FrameFree> frame(av_frame_alloc());
+  std::unique_ptr<AVPacket, PacketFree> packet(av.av_packet_alloc(), PacketFree{&av});
+  std::unique_ptr<AVFrame, FrameFree> frame(av.av_frame_alloc(), FrameFree{&av});
   if (packet == nullptr || frame == nullptr) return out_of_memory;
-  AacSink sink(limits, damaged);
+  AacSink sink(av, limits, damaged);
   int errors = 0;
   // Takes every frame the decoder has ready.
   auto receive = [&]() -> absl::Status {
     for (;;) {
-      const int received = avcodec_receive_frame(codec.get(), frame.get());
+      const int received = av.avcodec_receive_frame(codec.get(), frame.get());
       if (received == AVERROR(EAGAIN) || received == AVERROR_EOF) return absl::OkStatus();
       if (received < 0) {
         if (++errors > kMaxAacErrors) return damaged;
         continue;
       }
       absl::Status taken = sink.Take(*frame);
-      av_frame_unref(frame.get());
+      av.av_frame_unref(frame.get());
       if (!taken.ok()) return taken;
     }
   };
   for (;;) {
-    const int read = av_read_frame(format.get(), packet.get());
+    const int read = av.av_read_frame(format.get(), packet.get());
     if (read == AVERROR_EOF) break;
     if (read < 0) return damaged;
     if (packet->stream_index == index) {
-      const int sent = avcodec_send_packet(codec.get(), packet.get());
+      const int sent = av.avcodec_send_packet(codec.get(), packet.get());
       if (sent < 0 && sent != AVERROR(EAGAIN) && ++errors > kMaxAacErrors) return damaged;
     }
-    av_packet_unref(packet.get());
+    av.av_packet_unref(packet.get());
     if (absl::Status received = receive(); !received.ok()) return received;
   }
-  if (avcodec_send_packet(codec.get(), nullptr) >= 0) {
+  if (av.avcodec_send_packet(codec.get(), nullptr) >= 0) {
     if (absl::Status received = receive(); !received.ok()) return received;
   }
   absl::StatusOr<SpeechAudio> audio = sink.Finish(stream);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -15,8 +16,10 @@
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/mutex.h"
+#include "component/base/shared_library.h"
 #include "component/base/utf8.h"
 #include "component/media/ogg_opus_encoding.h"
+#include "glog/logging.h"
 
 namespace herald::media {
 namespace {
@@ -26,9 +29,57 @@ constexpr int kMinWordsPerMinute = 80;
 constexpr int kMaxWordsPerMinute = 450;
 constexpr size_t kMaxVoiceName = 64;
 
+// espeak-ng's functions, from the library opened by the first synthesis (shared_library.h):
+// linked, it and the libraries it brings were 3 MiB of every Herald's resident memory.
+constexpr char kEspeakLibrary[] = "libespeak-ng.so.1";
+struct EspeakApi {
+  decltype(&::espeak_ng_InitializePath) espeak_ng_InitializePath = nullptr;
+  decltype(&::espeak_Info) espeak_Info = nullptr;
+  decltype(&::espeak_ng_Initialize) espeak_ng_Initialize = nullptr;
+  decltype(&::espeak_ng_ClearErrorContext) espeak_ng_ClearErrorContext = nullptr;
+  decltype(&::espeak_ng_InitializeOutput) espeak_ng_InitializeOutput = nullptr;
+  decltype(&::espeak_SetSynthCallback) espeak_SetSynthCallback = nullptr;
+  decltype(&::espeak_ng_GetSampleRate) espeak_ng_GetSampleRate = nullptr;
+  decltype(&::espeak_ng_GetStatusCodeMessage) espeak_ng_GetStatusCodeMessage = nullptr;
+  decltype(&::espeak_ng_SetVoiceByName) espeak_ng_SetVoiceByName = nullptr;
+  decltype(&::espeak_ng_SetParameter) espeak_ng_SetParameter = nullptr;
+  decltype(&::espeak_Synth) espeak_Synth = nullptr;
+  decltype(&::espeak_ng_Cancel) espeak_ng_Cancel = nullptr;
+};
+
+absl::StatusOr<EspeakApi> OpenEspeak() {
+  absl::StatusOr<base::SharedLibrary> library = base::SharedLibrary::Open(kEspeakLibrary);
+  EspeakApi api;
+  if (library.ok()) {
+#define HERALD_FIND(name) library->Find(#name, &api.name)
+    HERALD_FIND(espeak_ng_InitializePath);
+    HERALD_FIND(espeak_Info);
+    HERALD_FIND(espeak_ng_Initialize);
+    HERALD_FIND(espeak_ng_ClearErrorContext);
+    HERALD_FIND(espeak_ng_InitializeOutput);
+    HERALD_FIND(espeak_SetSynthCallback);
+    HERALD_FIND(espeak_ng_GetSampleRate);
+    HERALD_FIND(espeak_ng_GetStatusCodeMessage);
+    HERALD_FIND(espeak_ng_SetVoiceByName);
+    HERALD_FIND(espeak_ng_SetParameter);
+    HERALD_FIND(espeak_Synth);
+    HERALD_FIND(espeak_ng_Cancel);
+#undef HERALD_FIND
+  }
+  // The loader's reason (a path of this machine) goes to the log; the status may be shown to
+  // the person who asked for a spoken answer.
+  absl::Status found = library.ok() ? library->AllFound() : library.status();
+  if (!found.ok()) {
+    LOG(ERROR) << "speaking needs espeak-ng (install Debian's libespeak-ng1): " << found.message();
+    return absl::FailedPreconditionError("espeak-ng is not installed here (libespeak-ng1)");
+  }
+  return api;
+}
+
 // espeak-ng's globals, and what Herald knows of them: one lock for the whole process.
 struct Espeak {
   base::Mutex mu;
+  std::optional<EspeakApi> api ABSL_GUARDED_BY(mu);  // once the library is open
   bool ready ABSL_GUARDED_BY(mu) = false;
   int rate ABSL_GUARDED_BY(mu) = 0;  // what espeak-ng speaks at (22,050 Hz)
 };
@@ -59,19 +110,26 @@ int Collect(short* wav, int count, espeak_EVENT* events) {
   return 0;
 }
 
-std::string EspeakMessage(espeak_ng_STATUS status) {
+std::string EspeakMessage(const EspeakApi& api, espeak_ng_STATUS status) {
   char message[256] = {};
-  espeak_ng_GetStatusCodeMessage(status, message, sizeof(message));
+  api.espeak_ng_GetStatusCodeMessage(status, message, sizeof(message));
   return message;
 }
 
-// Initialises espeak-ng on the first call that finds its data, for synchronous output to
-// Collect. Until the data is there, each call looks again (and says which package to install).
+// Opens espeak-ng and initialises it on the first call that finds the library and its data, for
+// synchronous output to Collect. Until both are there, each call looks again (and says which
+// package to install).
 absl::Status EnsureEspeak(Espeak& espeak) ABSL_EXCLUSIVE_LOCKS_REQUIRED(espeak.mu) {
   if (espeak.ready) return absl::OkStatus();
-  espeak_ng_InitializePath(nullptr);  // ESPEAK_DATA_PATH, ~/espeak-ng-data, or Debian's folder
+  if (!espeak.api.has_value()) {
+    absl::StatusOr<EspeakApi> opened = OpenEspeak();
+    if (!opened.ok()) return opened.status();
+    espeak.api = *opened;
+  }
+  const EspeakApi& api = *espeak.api;
+  api.espeak_ng_InitializePath(nullptr);  // ESPEAK_DATA_PATH, ~/espeak-ng-data, or Debian's
   const char* data = nullptr;
-  espeak_Info(&data);
+  api.espeak_Info(&data);
   const std::string phontab = absl::StrCat(data == nullptr ? "" : data, "/phontab");
   if (data == nullptr || access(phontab.c_str(), R_OK) != 0) {
     return absl::FailedPreconditionError(
@@ -79,19 +137,19 @@ absl::Status EnsureEspeak(Espeak& espeak) ABSL_EXCLUSIVE_LOCKS_REQUIRED(espeak.m
                      "); install Debian's ", AbslView(kDataPackage)));
   }
   espeak_ng_ERROR_CONTEXT context = nullptr;
-  espeak_ng_STATUS status = espeak_ng_Initialize(&context);
-  espeak_ng_ClearErrorContext(&context);
+  espeak_ng_STATUS status = api.espeak_ng_Initialize(&context);
+  api.espeak_ng_ClearErrorContext(&context);
   if (status != ENS_OK) {
     return absl::FailedPreconditionError(
-        absl::StrCat("espeak-ng could not load its data in ", data, " (", EspeakMessage(status),
-                     "); reinstall Debian's ", AbslView(kDataPackage)));
+        absl::StrCat("espeak-ng could not load its data in ", data, " (",
+                     EspeakMessage(api, status), "); reinstall Debian's ", AbslView(kDataPackage)));
   }
-  status = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nullptr);
+  status = api.espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nullptr);
   if (status != ENS_OK) {
-    return absl::InternalError(absl::StrCat("espeak-ng: ", EspeakMessage(status)));
+    return absl::InternalError(absl::StrCat("espeak-ng: ", EspeakMessage(api, status)));
   }
-  espeak_SetSynthCallback(&Collect);
-  espeak.rate = espeak_ng_GetSampleRate();
+  api.espeak_SetSynthCallback(&Collect);
+  espeak.rate = api.espeak_ng_GetSampleRate();
   if (espeak.rate < kMinEncodeRate || espeak.rate > kMaxEncodeRate) {
     return absl::InternalError(absl::StrCat("espeak-ng speaks at ", espeak.rate, " Hz"));
   }
@@ -172,20 +230,21 @@ absl::StatusOr<SpokenAudio> SynthesizeLocally(std::string_view text,
     base::MutexLock lock(&espeak.mu);
     if (absl::Status ready = EnsureEspeak(espeak); !ready.ok()) return ready;
     rate = espeak.rate;
+    const EspeakApi& api = *espeak.api;
     // The voice first: choosing one sets the speed back to the voice's own.
-    const espeak_ng_STATUS voice = espeak_ng_SetVoiceByName(options.voice.c_str());
+    const espeak_ng_STATUS voice = api.espeak_ng_SetVoiceByName(options.voice.c_str());
     if (voice == ENS_VOICE_NOT_FOUND) {
       return absl::InvalidArgumentError(
           absl::StrCat("espeak-ng has no voice '", options.voice, "'"));
     }
     if (voice != ENS_OK) {
       return absl::InternalError(absl::StrCat("espeak-ng could not load the voice '", options.voice,
-                                              "': ", EspeakMessage(voice)));
+                                              "': ", EspeakMessage(api, voice)));
     }
     if (const espeak_ng_STATUS speed =
-            espeak_ng_SetParameter(espeakRATE, options.words_per_minute, 0);
+            api.espeak_ng_SetParameter(espeakRATE, options.words_per_minute, 0);
         speed != ENS_OK) {
-      return absl::InternalError(absl::StrCat("espeak-ng: ", EspeakMessage(speed)));
+      return absl::InternalError(absl::StrCat("espeak-ng: ", EspeakMessage(api, speed)));
     }
     const double max_samples = std::max(0.0, limits.max_seconds) * rate;
     collector.max_samples =
@@ -193,10 +252,10 @@ absl::StatusOr<SpokenAudio> SynthesizeLocally(std::string_view text,
     collector.samples.reserve(
         std::min<size_t>(collector.max_samples, static_cast<size_t>(rate) * 10));
     const espeak_ERROR spoken =
-        espeak_Synth(clean.c_str(), clean.size() + 1, 0, POS_CHARACTER, 0,
-                     espeakCHARS_UTF8 | espeakENDPAUSE, nullptr, &collector);
+        api.espeak_Synth(clean.c_str(), clean.size() + 1, 0, POS_CHARACTER, 0,
+                         espeakCHARS_UTF8 | espeakENDPAUSE, nullptr, &collector);
     if (collector.too_long) {
-      espeak_ng_Cancel();
+      api.espeak_ng_Cancel();
     } else if (spoken != EE_OK) {
       return absl::InternalError(absl::StrCat("espeak-ng could not speak the text (error ",
                                               static_cast<int>(spoken), ")"));

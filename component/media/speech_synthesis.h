@@ -55,7 +55,8 @@ struct SpokenAudio {
 //     the text is over max_text_bytes, the voice is unknown, the speed is outside 80 to 450
 //     words a minute, or the speech would be longer than max_seconds ("the answer is too long
 //     to speak (over 5 minutes)");
-//   - FailedPrecondition when espeak-ng's data is not installed (naming the Debian package);
+//   - FailedPrecondition when espeak-ng or its data is not installed (naming the Debian
+//     package);
 //   - Internal when espeak-ng or the encoder fails.
 absl::StatusOr<SpokenAudio> SynthesizeLocally(std::string_view text,
                                               const SynthesisOptions& options,
