@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "component/base/absl_string_view.h"
 #include "component/base/mutex.h"
+#include "component/base/shared_library.h"
 #include "glog/logging.h"
 
 namespace herald::media {
@@ -63,17 +64,69 @@ void ForwardToVlog(void* /*user_data*/, err_lvl_t /*level*/, const char* format,
   if (!text.empty()) VLOG(2) << "pocketsphinx: " << text;
 }
 
-// Once per process, before the first decoder: sphinxbase's log goes through ForwardToVlog, and
-// its log file is off (PocketSphinx prints its whole configuration to that file, when it has
-// one, bypassing the callback). -logfn is not used: each decoder made with it would reopen the
-// file and close the one the others are writing to.
-void QuietPocketSphinx() {
-  static const bool quiet = [] {
-    err_set_logfp(nullptr);
-    err_set_callback(&ForwardToVlog, nullptr);
-    return true;
-  }();
-  (void)quiet;
+// PocketSphinx's and sphinxbase's functions, from the libraries opened when the first decoder is
+// made (shared_library.h): linked, they and the BLAS, LAPACK and Fortran runtime they bring were
+// 1 MiB of every Herald's resident memory. Debian 12's libpocketsphinx3 and libsphinxbase3.
+constexpr char kSphinxbaseLibrary[] = "libsphinxbase.so.3";
+constexpr char kPocketSphinxLibrary[] = "libpocketsphinx.so.3";
+struct SphinxApi {
+  decltype(&::err_set_logfp) err_set_logfp = nullptr;
+  decltype(&::err_set_callback) err_set_callback = nullptr;
+  decltype(&::cmd_ln_init) cmd_ln_init = nullptr;
+  decltype(&::cmd_ln_free_r) cmd_ln_free_r = nullptr;
+  decltype(&::ps_args) ps_args = nullptr;
+  decltype(&::ps_init) ps_init = nullptr;
+  decltype(&::ps_free) ps_free = nullptr;
+  decltype(&::ps_start_utt) ps_start_utt = nullptr;
+  decltype(&::ps_process_raw) ps_process_raw = nullptr;
+  decltype(&::ps_end_utt) ps_end_utt = nullptr;
+  decltype(&::ps_get_hyp) ps_get_hyp = nullptr;
+};
+
+absl::StatusOr<SphinxApi> OpenSphinxLibraries() {
+  absl::StatusOr<base::SharedLibrary> sphinxbase = base::SharedLibrary::Open(kSphinxbaseLibrary);
+  absl::StatusOr<base::SharedLibrary> pocketsphinx =
+      sphinxbase.ok() ? base::SharedLibrary::Open(kPocketSphinxLibrary) : sphinxbase.status();
+  SphinxApi api;
+  if (pocketsphinx.ok()) {
+    sphinxbase->Find("err_set_logfp", &api.err_set_logfp);
+    sphinxbase->Find("err_set_callback", &api.err_set_callback);
+    sphinxbase->Find("cmd_ln_init", &api.cmd_ln_init);
+    sphinxbase->Find("cmd_ln_free_r", &api.cmd_ln_free_r);
+    pocketsphinx->Find("ps_args", &api.ps_args);
+    pocketsphinx->Find("ps_init", &api.ps_init);
+    pocketsphinx->Find("ps_free", &api.ps_free);
+    pocketsphinx->Find("ps_start_utt", &api.ps_start_utt);
+    pocketsphinx->Find("ps_process_raw", &api.ps_process_raw);
+    pocketsphinx->Find("ps_end_utt", &api.ps_end_utt);
+    pocketsphinx->Find("ps_get_hyp", &api.ps_get_hyp);
+  }
+  absl::Status found = pocketsphinx.status();
+  if (found.ok()) found = sphinxbase->AllFound();
+  if (found.ok()) found = pocketsphinx->AllFound();
+  if (!found.ok()) {
+    // The loader's reason (a path of this machine) is the operator's; the sender may be told
+    // the status.
+    LOG(ERROR) << "local transcription needs PocketSphinx (install Debian's libpocketsphinx3): "
+               << found.message();
+    return absl::FailedPreconditionError(
+        "voice messages cannot be read here (PocketSphinx is not installed)");
+  }
+  // Before the first decoder: sphinxbase's log goes through ForwardToVlog, and its log file is
+  // off (PocketSphinx prints its whole configuration to that file, when it has one, bypassing
+  // the callback). -logfn is not used: each decoder made with it would reopen the file and
+  // close the one the others are writing to.
+  api.err_set_logfp(nullptr);
+  api.err_set_callback(&ForwardToVlog, nullptr);
+  return api;
+}
+
+// The libraries, opened on the first call (and not tried again when they could not be).
+absl::StatusOr<const SphinxApi*> Sphinx() {
+  static const absl::StatusOr<SphinxApi>* const opened =
+      new absl::StatusOr<SphinxApi>(OpenSphinxLibraries());
+  if (!opened->ok()) return opened->status();
+  return &**opened;
 }
 
 absl::Status CheckModel(const std::string& dir) {
@@ -89,7 +142,8 @@ absl::Status CheckModel(const std::string& dir) {
 }
 
 struct DecoderFree {
-  void operator()(ps_decoder_t* decoder) const { ps_free(decoder); }
+  const SphinxApi* api;
+  void operator()(ps_decoder_t* decoder) const { api->ps_free(decoder); }
 };
 using Decoder = std::unique_ptr<ps_decoder_t, DecoderFree>;
 
@@ -98,16 +152,18 @@ using Decoder = std::unique_ptr<ps_decoder_t, DecoderFree>;
 absl::StatusOr<Decoder> MakeDecoder(const std::string& dir) {
   static base::Mutex* const make_mu = new base::Mutex();
   base::MutexLock lock(make_mu);
-  QuietPocketSphinx();
+  absl::StatusOr<const SphinxApi*> sphinx = Sphinx();
+  if (!sphinx.ok()) return sphinx.status();
+  const SphinxApi& api = **sphinx;
   if (absl::Status model = CheckModel(dir); !model.ok()) return model;
   const std::string hmm = absl::StrCat(dir, "/", AbslView(kAcousticModel));
   const std::string lm = absl::StrCat(dir, "/", AbslView(kLanguageModel));
   const std::string dict = absl::StrCat(dir, "/", AbslView(kDictionary));
-  cmd_ln_t* config = cmd_ln_init(nullptr, ps_args(), TRUE, "-hmm", hmm.c_str(), "-lm", lm.c_str(),
-                                 "-dict", dict.c_str(), nullptr);
+  cmd_ln_t* config = api.cmd_ln_init(nullptr, api.ps_args(), TRUE, "-hmm", hmm.c_str(), "-lm",
+                                     lm.c_str(), "-dict", dict.c_str(), nullptr);
   if (config == nullptr) return absl::InternalError("PocketSphinx refused its configuration");
-  Decoder decoder(ps_init(config));
-  cmd_ln_free_r(config);  // the decoder holds its own reference
+  Decoder decoder(api.ps_init(config), DecoderFree{&api});
+  api.cmd_ln_free_r(config);  // the decoder holds its own reference
   if (decoder == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat("PocketSphinx could not load the speech model in ", dir,
@@ -187,15 +243,16 @@ absl::StatusOr<std::string> RecognizeSpeech(std::span<const int16_t> samples,
   // the same decoder read before (another sender's voice, another result for the same audio);
   // reset to the model's initial mean, live reading got 70% of words wrong against batch's 46%.
   ps_decoder_t* ps = decoder->get();
-  if (ps_start_utt(ps) < 0 ||
+  const SphinxApi& api = *decoder->get_deleter().api;  // opened: there is a decoder
+  if (api.ps_start_utt(ps) < 0 ||
       (!dithered.empty() &&
-       ps_process_raw(ps, dithered.data(), dithered.size(), FALSE, TRUE) < 0) ||
-      ps_end_utt(ps) < 0) {
+       api.ps_process_raw(ps, dithered.data(), dithered.size(), FALSE, TRUE) < 0) ||
+      api.ps_end_utt(ps) < 0) {
     pool.Drop();  // a decoder in an unknown state is not reused; `decoder` frees it
     return absl::InternalError("PocketSphinx failed to read the voice message");
   }
   int32 score = 0;
-  const char* hypothesis = ps_get_hyp(ps, &score);
+  const char* hypothesis = api.ps_get_hyp(ps, &score);
   std::string text = hypothesis != nullptr ? hypothesis : "";
   pool.Give(*std::move(decoder));
   return text;
