@@ -2,9 +2,10 @@
 //
 // A system library opened at run time (dlopen) rather than linked: for the large ones a feature
 // needs only when it is used, whose pages would otherwise be in every Herald's resident memory
-// (FFmpeg for AAC voice messages, espeak-ng for spoken answers; docs/BENCHMARKS.md). A library
-// opened here stays open for the life of the process, with RTLD_NOW | RTLD_LOCAL: every symbol is
-// bound at once, and none of the library's symbols resolves anything else in the process.
+// (FFmpeg for AAC voice messages, PocketSphinx for reading voice messages, espeak-ng for spoken
+// answers; docs/BENCHMARKS.md). A library opened here stays open for the life of the process,
+// with RTLD_NOW | RTLD_LOCAL: every symbol is bound at once, and none of the library's symbols
+// resolves anything else in the process.
 //
 // The caller keeps its functions in a struct of pointers, typed by the header it compiled
 // against, and looks each one up by its own name:

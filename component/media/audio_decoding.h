@@ -60,6 +60,8 @@ struct SpeechAudio {
 //     file"; an MP4 cut off after its index is damaged too).
 //   - Unimplemented for Ogg Vorbis or Speex ("Ogg Vorbis voice messages are not transcribed
 //     here yet").
+//   - FailedPrecondition for AAC when FFmpeg is not installed ("AAC voice messages cannot be
+//     read here (FFmpeg is not installed)"; ffmpeg_library.h logs which file is missing);
 //   - ResourceExhausted when FFmpeg cannot allocate.
 absl::StatusOr<SpeechAudio> DecodeSpeechAudio(std::string_view bytes, std::string_view media_type,
                                               const SpeechLimits& limits);

@@ -56,7 +56,9 @@ struct Transcript {
 // What is said in `bytes`, a voice message of `media_type` ("audio/ogg", "audio/wav",
 // "audio/mp4", "audio/aac", as SniffMediaType spells them). The errors of DecodeSpeechAudio
 // (InvalidArgument for what the sender can act on, Unimplemented for Ogg Vorbis), and:
-//   - FailedPrecondition when the model is not installed (naming the Debian package);
+//   - FailedPrecondition when the model is not installed (naming the Debian package), or
+//     PocketSphinx itself ("voice messages cannot be read here (PocketSphinx is not
+//     installed)"; the log names the file and the package);
 //   - Internal when PocketSphinx fails on audio it was given.
 absl::StatusOr<Transcript> TranscribeLocally(std::string_view bytes, std::string_view media_type,
                                              const SpeechLimits& limits);
