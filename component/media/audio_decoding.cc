@@ -19,7 +19,6 @@
 #include "component/base/byte_size.h"
 #include "component/media/ffmpeg_library.h"
 #include "component/media/resampler.h"
-#include "glog/logging.h"
 
 namespace herald::media {
 namespace {
