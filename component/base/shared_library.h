@@ -12,7 +12,7 @@
 //
 //   absl::StatusOr<base::SharedLibrary> lib = base::SharedLibrary::Open("libespeak-ng.so.1");
 //   if (!lib.ok()) return lib.status();      // FailedPrecondition, with dlerror()'s words
-//   lib->Find("espeak_Synth", &api.espeak_Synth);
+//   HERALD_FIND_FUNCTION(*lib, api, espeak_Synth);  // lib->Find("espeak_Synth", &api.espeak_Synth)
 //   if (absl::Status found = lib->AllFound(); !found.ok()) return found;  // names the first miss
 #pragma once
 
@@ -50,3 +50,7 @@ class SharedLibrary {
 };
 
 }  // namespace herald::base
+
+// Looks `name` up in `library` (a SharedLibrary) into the member `name` of `api`: the name is
+// written once, so the symbol looked up and the pointer it fills cannot disagree.
+#define HERALD_FIND_FUNCTION(library, api, name) (library).Find(#name, &(api).name)

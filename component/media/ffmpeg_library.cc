@@ -47,34 +47,32 @@ absl::StatusOr<FfmpegLibrary> Load() {
 
   FfmpegLibrary av;
   // Each member is looked up by its own name, in the library that defines it.
-#define HERALD_FIND(library, name) library->Find(#name, &av.name)
-  HERALD_FIND(avutil, av_malloc);
-  HERALD_FIND(avutil, av_free);
-  HERALD_FIND(avutil, av_freep);
-  HERALD_FIND(avutil, av_strdup);
-  HERALD_FIND(avutil, av_rescale_q);
-  HERALD_FIND(avutil, av_log_set_callback);
-  HERALD_FIND(avutil, av_frame_alloc);
-  HERALD_FIND(avutil, av_frame_free);
-  HERALD_FIND(avutil, av_frame_unref);
-  HERALD_FIND(avcodec, avcodec_find_decoder_by_name);
-  HERALD_FIND(avcodec, avcodec_alloc_context3);
-  HERALD_FIND(avcodec, avcodec_free_context);
-  HERALD_FIND(avcodec, avcodec_parameters_to_context);
-  HERALD_FIND(avcodec, avcodec_open2);
-  HERALD_FIND(avcodec, avcodec_send_packet);
-  HERALD_FIND(avcodec, avcodec_receive_frame);
-  HERALD_FIND(avcodec, av_packet_alloc);
-  HERALD_FIND(avcodec, av_packet_free);
-  HERALD_FIND(avcodec, av_packet_unref);
-  HERALD_FIND(avformat, avio_alloc_context);
-  HERALD_FIND(avformat, avio_context_free);
-  HERALD_FIND(avformat, avformat_alloc_context);
-  HERALD_FIND(avformat, avformat_free_context);
-  HERALD_FIND(avformat, avformat_open_input);
-  HERALD_FIND(avformat, avformat_close_input);
-  HERALD_FIND(avformat, av_read_frame);
-#undef HERALD_FIND
+  HERALD_FIND_FUNCTION(*avutil, av, av_malloc);
+  HERALD_FIND_FUNCTION(*avutil, av, av_free);
+  HERALD_FIND_FUNCTION(*avutil, av, av_freep);
+  HERALD_FIND_FUNCTION(*avutil, av, av_strdup);
+  HERALD_FIND_FUNCTION(*avutil, av, av_rescale_q);
+  HERALD_FIND_FUNCTION(*avutil, av, av_log_set_callback);
+  HERALD_FIND_FUNCTION(*avutil, av, av_frame_alloc);
+  HERALD_FIND_FUNCTION(*avutil, av, av_frame_free);
+  HERALD_FIND_FUNCTION(*avutil, av, av_frame_unref);
+  HERALD_FIND_FUNCTION(*avcodec, av, avcodec_find_decoder_by_name);
+  HERALD_FIND_FUNCTION(*avcodec, av, avcodec_alloc_context3);
+  HERALD_FIND_FUNCTION(*avcodec, av, avcodec_free_context);
+  HERALD_FIND_FUNCTION(*avcodec, av, avcodec_parameters_to_context);
+  HERALD_FIND_FUNCTION(*avcodec, av, avcodec_open2);
+  HERALD_FIND_FUNCTION(*avcodec, av, avcodec_send_packet);
+  HERALD_FIND_FUNCTION(*avcodec, av, avcodec_receive_frame);
+  HERALD_FIND_FUNCTION(*avcodec, av, av_packet_alloc);
+  HERALD_FIND_FUNCTION(*avcodec, av, av_packet_free);
+  HERALD_FIND_FUNCTION(*avcodec, av, av_packet_unref);
+  HERALD_FIND_FUNCTION(*avformat, av, avio_alloc_context);
+  HERALD_FIND_FUNCTION(*avformat, av, avio_context_free);
+  HERALD_FIND_FUNCTION(*avformat, av, avformat_alloc_context);
+  HERALD_FIND_FUNCTION(*avformat, av, avformat_free_context);
+  HERALD_FIND_FUNCTION(*avformat, av, avformat_open_input);
+  HERALD_FIND_FUNCTION(*avformat, av, avformat_close_input);
+  HERALD_FIND_FUNCTION(*avformat, av, av_read_frame);
   for (const base::SharedLibrary* library : {&*avutil, &*avcodec, &*avformat}) {
     if (absl::Status found = library->AllFound(); !found.ok()) return Missing(found.message());
   }

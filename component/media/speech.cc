@@ -89,17 +89,17 @@ absl::StatusOr<SphinxApi> OpenSphinxLibraries() {
       sphinxbase.ok() ? base::SharedLibrary::Open(kPocketSphinxLibrary) : sphinxbase.status();
   SphinxApi api;
   if (pocketsphinx.ok()) {
-    sphinxbase->Find("err_set_logfp", &api.err_set_logfp);
-    sphinxbase->Find("err_set_callback", &api.err_set_callback);
-    sphinxbase->Find("cmd_ln_init", &api.cmd_ln_init);
-    sphinxbase->Find("cmd_ln_free_r", &api.cmd_ln_free_r);
-    pocketsphinx->Find("ps_args", &api.ps_args);
-    pocketsphinx->Find("ps_init", &api.ps_init);
-    pocketsphinx->Find("ps_free", &api.ps_free);
-    pocketsphinx->Find("ps_start_utt", &api.ps_start_utt);
-    pocketsphinx->Find("ps_process_raw", &api.ps_process_raw);
-    pocketsphinx->Find("ps_end_utt", &api.ps_end_utt);
-    pocketsphinx->Find("ps_get_hyp", &api.ps_get_hyp);
+    HERALD_FIND_FUNCTION(*sphinxbase, api, err_set_logfp);
+    HERALD_FIND_FUNCTION(*sphinxbase, api, err_set_callback);
+    HERALD_FIND_FUNCTION(*sphinxbase, api, cmd_ln_init);
+    HERALD_FIND_FUNCTION(*sphinxbase, api, cmd_ln_free_r);
+    HERALD_FIND_FUNCTION(*pocketsphinx, api, ps_args);
+    HERALD_FIND_FUNCTION(*pocketsphinx, api, ps_init);
+    HERALD_FIND_FUNCTION(*pocketsphinx, api, ps_free);
+    HERALD_FIND_FUNCTION(*pocketsphinx, api, ps_start_utt);
+    HERALD_FIND_FUNCTION(*pocketsphinx, api, ps_process_raw);
+    HERALD_FIND_FUNCTION(*pocketsphinx, api, ps_end_utt);
+    HERALD_FIND_FUNCTION(*pocketsphinx, api, ps_get_hyp);
   }
   absl::Status found = pocketsphinx.status();
   if (found.ok()) found = sphinxbase->AllFound();

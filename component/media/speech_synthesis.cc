@@ -51,20 +51,18 @@ absl::StatusOr<EspeakApi> OpenEspeak() {
   absl::StatusOr<base::SharedLibrary> library = base::SharedLibrary::Open(kEspeakLibrary);
   EspeakApi api;
   if (library.ok()) {
-#define HERALD_FIND(name) library->Find(#name, &api.name)
-    HERALD_FIND(espeak_ng_InitializePath);
-    HERALD_FIND(espeak_Info);
-    HERALD_FIND(espeak_ng_Initialize);
-    HERALD_FIND(espeak_ng_ClearErrorContext);
-    HERALD_FIND(espeak_ng_InitializeOutput);
-    HERALD_FIND(espeak_SetSynthCallback);
-    HERALD_FIND(espeak_ng_GetSampleRate);
-    HERALD_FIND(espeak_ng_GetStatusCodeMessage);
-    HERALD_FIND(espeak_ng_SetVoiceByName);
-    HERALD_FIND(espeak_ng_SetParameter);
-    HERALD_FIND(espeak_Synth);
-    HERALD_FIND(espeak_ng_Cancel);
-#undef HERALD_FIND
+    HERALD_FIND_FUNCTION(*library, api, espeak_ng_InitializePath);
+    HERALD_FIND_FUNCTION(*library, api, espeak_Info);
+    HERALD_FIND_FUNCTION(*library, api, espeak_ng_Initialize);
+    HERALD_FIND_FUNCTION(*library, api, espeak_ng_ClearErrorContext);
+    HERALD_FIND_FUNCTION(*library, api, espeak_ng_InitializeOutput);
+    HERALD_FIND_FUNCTION(*library, api, espeak_SetSynthCallback);
+    HERALD_FIND_FUNCTION(*library, api, espeak_ng_GetSampleRate);
+    HERALD_FIND_FUNCTION(*library, api, espeak_ng_GetStatusCodeMessage);
+    HERALD_FIND_FUNCTION(*library, api, espeak_ng_SetVoiceByName);
+    HERALD_FIND_FUNCTION(*library, api, espeak_ng_SetParameter);
+    HERALD_FIND_FUNCTION(*library, api, espeak_Synth);
+    HERALD_FIND_FUNCTION(*library, api, espeak_ng_Cancel);
   }
   // The loader's reason (a path of this machine) goes to the log; the status may be shown to
   // the person who asked for a spoken answer.
