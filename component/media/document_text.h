@@ -3,16 +3,11 @@
 // A document attachment turned into text for the model: plain text, markdown, CSV and JSON are
 // decoded to valid UTF-8 (text_decoding.h: a UTF-8 or UTF-16 byte order mark is honoured,
 // invalid sequences become U+FFFD, control characters but tab and newline are dropped); a PDF
-// is read with poppler, page by page, pages separated by a blank line. Either way the text is
+// is read page by page, pages separated by a blank line, by poppler in a process of its own
+// with memory, CPU and wall-clock limits (pdf_reader.h, pdf_text.h). Either way the text is
 // cut to a budget at a character boundary, and a PDF is read only up to a number of pages.
 //
 // The bytes decide, never the file name: pass the type SniffMediaType gave (media_type.h).
-// What a stranger's PDF may make poppler allocate is bounded before poppler parses it: the
-// input's size, the objects its cross-reference data claims (pdf_preflight.h) and the pages it
-// claims; a linearized PDF is read like any other, its hint tables never trusted. What is not
-// bounded is the work poppler does inside one page (a compressed content stream may expand a
-// thousandfold before its text is cut to the budget): only a separate process with limits
-// would bound that. Poppler's complaints about broken files stay out of the log (VLOG(2)).
 //
 // ExtractText blocks (a large PDF takes a while): call it on the worker pool, never on the I/O
 // loop. It is safe to call from several threads at once.
@@ -41,6 +36,11 @@ struct TextLimits {
   int max_pdf_page_count = 10'000;
   // The attachment itself; a larger one is refused before it is parsed.
   size_t max_input_bytes = 16 * 1024 * 1024;
+  // Wall-clock (and CPU) seconds one PDF may take; its reader is killed then.
+  int max_pdf_seconds = 30;
+  // The program that reads PDFs (pdf_reader.h); empty: herald-read-pdf in the folder of the
+  // running executable.
+  std::string pdf_reader;
 };
 
 struct DocumentText {
@@ -56,8 +56,10 @@ struct DocumentText {
 //   - the type is not a document ("image/png is not a document Herald reads as text");
 //   - the input is over max_input_bytes;
 //   - a PDF does not parse ("the PDF is damaged or not a PDF"), is password-protected ("the
-//     PDF is password-protected"), claims more than max_pdf_page_count pages, or claims
-//     far more objects than its size could hold.
+//     PDF is password-protected"), claims more than max_pdf_page_count pages, claims far more
+//     objects than its size could hold, takes longer than max_pdf_seconds ("the PDF took too
+//     long to read") or stops its reader ("the PDF could not be read").
+// FailedPrecondition when the PDF reader is not installed (ReadPdfInChild).
 absl::StatusOr<DocumentText> ExtractText(std::string_view bytes, std::string_view media_type,
                                          const TextLimits& limits);
 

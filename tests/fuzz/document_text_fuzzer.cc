@@ -1,7 +1,8 @@
 // libFuzzer target for the attachment path: SniffMediaType, then ExtractText, which reads any
-// document a sender attaches (hostile PDFs included) with poppler. The whole input is the
-// attachment. It is sniffed, then read as a PDF, as plain text and as what it was sniffed to
-// be, with the default limits and with tight ones. Whatever it holds:
+// document a sender attaches, and ReadPdfText, what herald-read-pdf runs on a PDF (hostile ones
+// included) with poppler. The whole input is the attachment. It is sniffed, then read as a PDF,
+// as plain text and as what it was sniffed to be, with the default limits and with tight ones.
+// Whatever it holds:
 //   - sniffing returns a type, and the text path never refuses a text type for its bytes;
 //   - a refusal is InvalidArgument with a message;
 //   - the text is valid UTF-8 with no control character but '\n' and '\t', within max_bytes;
@@ -23,6 +24,7 @@
 #include "component/base/utf8.h"
 #include "component/media/document_text.h"
 #include "component/media/media_type.h"
+#include "component/media/pdf_text.h"
 #include "component/media/text_decoding.h"
 
 namespace herald::media {
@@ -72,6 +74,14 @@ const DocumentText* CheckOne(std::string_view input, std::string_view type,
   return &doc;
 }
 
+// A PDF as herald-read-pdf reads it (ExtractText would start that program for each input);
+// anything else as Herald reads it.
+absl::StatusOr<DocumentText> Read(std::string_view input, std::string_view type,
+                                  const TextLimits& limits) {
+  if (type == "application/pdf") return ReadPdfText(input, limits);
+  return ExtractText(input, type, limits);
+}
+
 void Check(std::string_view input) {
   const std::string sniffed = SniffMediaType(input);
   if (sniffed.empty()) Fail("an empty media type", input, sniffed, "");
@@ -89,8 +99,8 @@ void Check(std::string_view input) {
                            : 2;
   for (size_t i = 0; i < count; ++i) {
     const std::string& type = types[i];
-    const absl::StatusOr<DocumentText> full = ExtractText(input, type, loose);
-    const absl::StatusOr<DocumentText> part = ExtractText(input, type, tight);
+    const absl::StatusOr<DocumentText> full = Read(input, type, loose);
+    const absl::StatusOr<DocumentText> part = Read(input, type, tight);
     const DocumentText* full_doc = CheckOne(input, type, loose, full);
     const DocumentText* part_doc = CheckOne(input, type, tight, part);
     if ((full_doc == nullptr) != (part_doc == nullptr)) {

@@ -1,8 +1,9 @@
 // Documents turned into text for the model: text within its budget and valid UTF-8, PDFs read
-// page by page up to their limits, and the files Herald will not read refused with a reason a
-// person can act on.
+// page by page up to their limits (by the real herald-read-pdf), and the files Herald will not
+// read refused with a reason a person can act on.
 #include "component/media/document_text.h"
 
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "component/base/utf8.h"
+#include "component/media/pdf_text.h"
 #include "component/media/text_decoding.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -20,6 +22,15 @@ namespace {
 
 using testing::BuildPdf;
 using ::testing::HasSubstr;
+
+// Limits whose PDF reader is the herald-read-pdf built beside this test (data dependency).
+TextLimits Pdf() {
+  const char* runfiles = ::getenv("TEST_SRCDIR");
+  TextLimits limits;
+  limits.pdf_reader =
+      std::string(runfiles != nullptr ? runfiles : ".") + "/herald/component/herald-read-pdf";
+  return limits;
+}
 
 TEST(ExtractTextTest, GivesPlainTextAsItIs) {
   absl::StatusOr<DocumentText> doc = ExtractText("Dear Herald,\nhello.\n", "text/plain", {});
@@ -64,7 +75,7 @@ TEST(ExtractTextTest, PassesJsonAndCsvAsText) {
 
 TEST(ExtractTextTest, ReadsTheTextOfAPdf) {
   absl::StatusOr<DocumentText> doc =
-      ExtractText(BuildPdf({"Hello, PDF (world)"}), "application/pdf", {});
+      ExtractText(BuildPdf({"Hello, PDF (world)"}), "application/pdf", Pdf());
   ASSERT_TRUE(doc.ok()) << doc.status();
   EXPECT_EQ(doc->text, "Hello, PDF (world)");
   EXPECT_FALSE(doc->truncated);
@@ -74,7 +85,7 @@ TEST(ExtractTextTest, ReadsTheTextOfAPdf) {
 
 TEST(ExtractTextTest, SeparatesPdfPagesWithABlankLine) {
   absl::StatusOr<DocumentText> doc =
-      ExtractText(BuildPdf({"first page", "second page", "third page"}), "application/pdf", {});
+      ExtractText(BuildPdf({"first page", "second page", "third page"}), "application/pdf", Pdf());
   ASSERT_TRUE(doc.ok()) << doc.status();
   EXPECT_EQ(doc->text, "first page\n\nsecond page\n\nthird page");
   EXPECT_EQ(doc->pages, 3);
@@ -83,7 +94,7 @@ TEST(ExtractTextTest, SeparatesPdfPagesWithABlankLine) {
 }
 
 TEST(ExtractTextTest, ReadsALongPdfOnlyUpToThePageLimit) {
-  TextLimits limits;
+  TextLimits limits = Pdf();
   limits.max_pdf_pages = 2;
   absl::StatusOr<DocumentText> doc =
       ExtractText(BuildPdf({"first page", "second page", "third page"}), "application/pdf", limits);
@@ -95,7 +106,7 @@ TEST(ExtractTextTest, ReadsALongPdfOnlyUpToThePageLimit) {
 }
 
 TEST(ExtractTextTest, StopsReadingAPdfWhenTheBudgetIsSpent) {
-  TextLimits limits;
+  TextLimits limits = Pdf();
   limits.max_bytes = 15;  // "first page\n\nsec"
   absl::StatusOr<DocumentText> doc =
       ExtractText(BuildPdf({"first page", "second page", "third page"}), "application/pdf", limits);
@@ -106,7 +117,7 @@ TEST(ExtractTextTest, StopsReadingAPdfWhenTheBudgetIsSpent) {
 }
 
 TEST(ExtractTextTest, APdfWithoutTextGivesNoText) {
-  absl::StatusOr<DocumentText> doc = ExtractText(BuildPdf({""}), "application/pdf", {});
+  absl::StatusOr<DocumentText> doc = ExtractText(BuildPdf({""}), "application/pdf", Pdf());
   ASSERT_TRUE(doc.ok()) << doc.status();
   EXPECT_EQ(doc->text, "");
   EXPECT_EQ(doc->pages, 1);
@@ -115,7 +126,7 @@ TEST(ExtractTextTest, APdfWithoutTextGivesNoText) {
 
 TEST(ExtractTextTest, RefusesAPasswordProtectedPdf) {
   absl::StatusOr<DocumentText> doc =
-      ExtractText(BuildPdf({"secret"}, {.locked = true}), "application/pdf", {});
+      ExtractText(BuildPdf({"secret"}, {.locked = true}), "application/pdf", Pdf());
   ASSERT_FALSE(doc.ok());
   EXPECT_EQ(doc.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(doc.status().message(), "the PDF is password-protected");
@@ -124,7 +135,7 @@ TEST(ExtractTextTest, RefusesAPasswordProtectedPdf) {
 TEST(ExtractTextTest, RefusesWhatIsNotAPdf) {
   for (const std::string& bytes : {std::string("this is not a PDF at all"),
                                    std::string("%PDF-1.4\ngarbage garbage\n"), std::string()}) {
-    absl::StatusOr<DocumentText> doc = ExtractText(bytes, "application/pdf", {});
+    absl::StatusOr<DocumentText> doc = ExtractText(bytes, "application/pdf", Pdf());
     ASSERT_FALSE(doc.ok()) << bytes;
     EXPECT_EQ(doc.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_EQ(doc.status().message(), "the PDF is damaged or not a PDF");
@@ -132,10 +143,11 @@ TEST(ExtractTextTest, RefusesWhatIsNotAPdf) {
 }
 
 TEST(ExtractTextTest, KeepsPopplersComplaintsOutOfTheLog) {
-  // Unsilenced, poppler writes "Couldn't find trailer dictionary" and more to stderr.
+  // Unsilenced, poppler writes "Couldn't find trailer dictionary" and more to stderr. Read in
+  // this process, as herald-read-pdf reads it (whose stderr Herald does not log either).
   ::testing::internal::CaptureStderr();
-  EXPECT_FALSE(ExtractText("%PDF-1.4\ngarbage garbage\n", "application/pdf", {}).ok());
-  EXPECT_FALSE(ExtractText(BuildPdf({"x"}, {.locked = true}), "application/pdf", {}).ok());
+  EXPECT_FALSE(ReadPdfText("%PDF-1.4\ngarbage garbage\n", {}).ok());
+  EXPECT_FALSE(ReadPdfText(BuildPdf({"x"}, {.locked = true}), {}).ok());
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
 
@@ -146,7 +158,7 @@ TEST(ExtractTextTest, ReadsPdfsOnManyThreadsAtOnce) {
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&, t] {
       for (int round = 0; round < 20; ++round) {
-        absl::StatusOr<DocumentText> doc = ExtractText(pdf, "application/pdf", {});
+        absl::StatusOr<DocumentText> doc = ExtractText(pdf, "application/pdf", Pdf());
         wrong[t] += !doc.ok() || doc->text != "first page\n\nsecond page\n\nthird page";
       }
     });
@@ -159,7 +171,7 @@ TEST(ExtractTextTest, RefusesAPdfClaimingAbsurdlyManyPagesBeforeReadingOne) {
   // The page tree counts 20,000 pages and the trailer makes room for them: poppler believes it.
   absl::StatusOr<DocumentText> doc =
       ExtractText(BuildPdf({"a", "b"}, {.claimed_pages = 20'000, .claimed_size = 20'010}),
-                  "application/pdf", {});
+                  "application/pdf", Pdf());
   ASSERT_FALSE(doc.ok());
   EXPECT_EQ(doc.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(doc.status().message(),
@@ -168,7 +180,7 @@ TEST(ExtractTextTest, RefusesAPdfClaimingAbsurdlyManyPagesBeforeReadingOne) {
 
 TEST(ExtractTextTest, ReadsThePagesAPdfHasWhenItsPageTreeCountsMore) {
   absl::StatusOr<DocumentText> doc =
-      ExtractText(BuildPdf({"a", "b"}, {.claimed_pages = 3}), "application/pdf", {});
+      ExtractText(BuildPdf({"a", "b"}, {.claimed_pages = 3}), "application/pdf", Pdf());
   ASSERT_TRUE(doc.ok()) << doc.status();
   EXPECT_EQ(doc->text, "a\n\nb");
   EXPECT_EQ(doc->pages, 3);
@@ -179,12 +191,12 @@ TEST(ExtractTextTest, RefusesAPdfClaimingMoreObjectsThanItsSizeCouldHold) {
   const std::string pdf =
       "%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 20000000 0 R >>\nendobj\n"
       "20000000 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\n%%EOF\n";
-  absl::StatusOr<DocumentText> doc = ExtractText(pdf, "application/pdf", {});
+  absl::StatusOr<DocumentText> doc = ExtractText(pdf, "application/pdf", Pdf());
   ASSERT_FALSE(doc.ok());
   EXPECT_EQ(doc.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(doc.status().message(), HasSubstr("the PDF is damaged: it claims 20000001 objects"));
 
-  doc = ExtractText(BuildPdf({"a"}, {.claimed_size = 30'000'000}), "application/pdf", {});
+  doc = ExtractText(BuildPdf({"a"}, {.claimed_size = 30'000'000}), "application/pdf", Pdf());
   ASSERT_FALSE(doc.ok());
   EXPECT_THAT(doc.status().message(), HasSubstr("claims 30000000 objects"));
 }
@@ -196,14 +208,14 @@ TEST(ExtractTextTest, RefusesAnObjectHeaderHiddenPastANul) {
       "%PDF-1.4\n1\xFF"
       "0 obj\n20000000\0\0\t\0\x04\x97\xD8\xFF\xDC\r 0 obj\n<< /p/T \x9APeages /bj\n%%EOF\n",
       68);
-  absl::StatusOr<DocumentText> doc = ExtractText(pdf, "application/pdf", {});
+  absl::StatusOr<DocumentText> doc = ExtractText(pdf, "application/pdf", Pdf());
   ASSERT_FALSE(doc.ok());
   EXPECT_THAT(doc.status().message(), HasSubstr("claims 20000001 objects"));
 }
 
 TEST(ExtractTextTest, ReadsALinearizedPdfAsAnyOther) {
   absl::StatusOr<DocumentText> doc = ExtractText(
-      BuildPdf({"Hello"}, {.linearized = testing::Linearized::kYes}), "application/pdf", {});
+      BuildPdf({"Hello"}, {.linearized = testing::Linearized::kYes}), "application/pdf", Pdf());
   ASSERT_TRUE(doc.ok()) << doc.status();
   EXPECT_EQ(doc->text, "Hello");
   EXPECT_EQ(doc->pages, 1);
@@ -213,7 +225,7 @@ TEST(ExtractTextTest, RefusesAPdfWhoseLinearizationGivesAnotherLength) {
   // Its /L is the length poppler would see after ExtractText's extra byte: without the
   // refusal, poppler would read its pages through hint tables it trusts.
   absl::StatusOr<DocumentText> doc = ExtractText(
-      BuildPdf({"Hello"}, {.linearized = testing::Linearized::kOneMore}), "application/pdf", {});
+      BuildPdf({"Hello"}, {.linearized = testing::Linearized::kOneMore}), "application/pdf", Pdf());
   ASSERT_FALSE(doc.ok());
   EXPECT_EQ(doc.status().message(), "the PDF is damaged or not a PDF");
 }
