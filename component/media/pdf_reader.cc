@@ -134,7 +134,8 @@ std::string PdfReaderPath(const TextLimits& limits) {
 absl::StatusOr<DocumentText> ReadPdfInChild(std::string_view pdf, const TextLimits& limits) {
   const std::string program = PdfReaderPath(limits);
   if (::access(program.c_str(), X_OK) != 0) {
-    LOG(ERROR) << "cannot run " << program << " (" << std::strerror(errno)
+    const int error = errno;
+    LOG(ERROR) << "cannot run " << program << " (" << std::strerror(error)
                << "): PDFs are not read; install herald-read-pdf beside herald";
     return absl::FailedPreconditionError(
         absl::StrCat("PDFs cannot be read here: ", kPdfReaderName, " is not installed"));

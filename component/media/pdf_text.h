@@ -6,7 +6,7 @@
 //
 // Only `herald-read-pdf` (component/read_pdf_main.cc) and the fuzzer call this: Herald itself
 // never parses a stranger's PDF in its own process, it runs that program (pdf_reader.h), so
-// poppler and the two dozen libraries it brings are not mapped into Herald, and what one page
+// poppler and the 19 libraries only it needs are not mapped into Herald, and what one page
 // may cost is bounded by the child's limits.
 //
 // What a stranger's PDF may make poppler allocate is bounded before poppler parses it: the
