@@ -23,7 +23,7 @@
 //
 // and exits 0; exit status 2 is a command line it does not understand. Herald checks the
 // answer as any input (ReadPdfInChild). Run by hand, it is a way to see what Herald would make
-// of a file.
+// of a file (into a pipe or a terminal: with a file size limit of 0 it cannot write a file).
 #include <grp.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
