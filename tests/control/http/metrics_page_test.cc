@@ -5,6 +5,7 @@
 #include <atomic>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -138,7 +139,15 @@ TEST_F(MetricsPageTest, ControlCallsStreamsAndConversationsAreCounted) {
     (void)admin->GetStatus(&context, {}, &status);
   }
   ASSERT_TRUE(ConverseToTheEnd("counted"));
-  const std::string page = Get("/metrics");
+  // The turn goes on a moment after its answer (it writes the session down), so the page is
+  // read again until the conversation is idle; one that never becomes idle fails below.
+  std::string page;
+  control::testing::PollUntil(
+      [&] {
+        page = Get("/metrics");
+        return absl::StrContains(page, "\nherald_conversations_busy 0\n");
+      },
+      absl::Seconds(20));
   EXPECT_THAT(page, HasSubstr("herald_control_calls_total{method=\"/herald.v1.AdminService/"
                               "GetStatus\",code=\"OK\"} 1"));
   EXPECT_THAT(page, HasSubstr("herald_control_calls_total{method=\"/herald.v1.AdminService/"
