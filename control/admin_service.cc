@@ -321,6 +321,7 @@ grpc::ServerWriteReactor<v1::Event>* AdminService::Subscribe(grpc::CallbackServe
 
   const size_t limit = static_cast<size_t>(std::max(1, control_.config().subscriber_queue_limit));
   std::weak_ptr<StreamWriter<v1::Event>> weak = writer;
+  const events::EventTypeSet types = filter->Types();
   auto listener = [weak, filter = *std::move(filter), limit](const events::EventPtr& event) {
     if (!filter.Matches(*event)) return;
     std::shared_ptr<StreamWriter<v1::Event>> writer = weak.lock();
@@ -341,7 +342,7 @@ grpc::ServerWriteReactor<v1::Event>* AdminService::Subscribe(grpc::CallbackServe
                      std::move(dropped), /*drop_queued=*/true);
     }
   };
-  const uint64_t bus_id = control_.services().events.Subscribe(std::move(listener));
+  const uint64_t bus_id = control_.services().events.Subscribe(std::move(listener), types);
   const uint64_t registry_id = control_.AddSubscriber(writer);
   bool over;
   {

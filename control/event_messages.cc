@@ -243,6 +243,13 @@ absl::StatusOr<EventFilter> EventFilter::Create(const v1::SubscribeRequest& requ
   return filter;
 }
 
+events::EventTypeSet EventFilter::Types() const {
+  if (types_.empty()) return events::EventTypeSet::All();
+  events::EventTypeSet types;
+  for (events::EventType type : types_) types.Add(type);
+  return types;
+}
+
 bool EventFilter::Matches(const events::Event& event) const {
   if (!types_.empty() && std::find(types_.begin(), types_.end(), event.type) == types_.end()) {
     return false;

@@ -43,6 +43,8 @@ class EventFilter {
   static absl::StatusOr<EventFilter> Create(const v1::SubscribeRequest& request);
 
   bool Matches(const events::Event& event) const;
+  // The types Matches can accept (every type when the request named none).
+  events::EventTypeSet Types() const;
 
  private:
   std::vector<events::EventType> types_;  // empty = every type

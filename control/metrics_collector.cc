@@ -132,8 +132,8 @@ MetricsCollector::MetricsCollector(ControlServices& services) : services_(servic
   m.DeclareGauge("process_open_fds", "Open file descriptors.");
   m.DeclareGauge("process_max_fds", "The most file descriptors the process may open.");
   m.DeclareGauge("process_start_time_seconds", "Start time since the epoch, in seconds.");
-  subscription_ =
-      services_.events.Subscribe([this](const events::EventPtr& event) { OnEvent(*event); });
+  subscription_ = services_.events.Subscribe(
+      [this](const events::EventPtr& event) { OnEvent(*event); }, CountedEvents());
   services_.runtime.router.set_call_observer(
       [this](const providers::CallReport& report) { OnModelCall(report); });
 }
@@ -154,6 +154,15 @@ void MetricsCollector::OnModelCall(const providers::CallReport& report) {
       {report.provider, report.model,
        report.circuit_open ? std::string("circuit_open")
                            : absl::AsciiStrToLower(absl::StatusCodeToString(report.code))});
+}
+
+// The types OnEvent counts: the bus builds no other event for the metrics (message_received
+// on every stanza, above all).
+events::EventTypeSet MetricsCollector::CountedEvents() {
+  using events::EventType;
+  return {EventType::kRunCompleted,  EventType::kRunFailed,    EventType::kToolStarted,
+          EventType::kToolCompleted, EventType::kToolFailed,   EventType::kActionRequired,
+          EventType::kPlanProposed,  EventType::kLimitWarning, EventType::kLimitBlocked};
 }
 
 void MetricsCollector::OnEvent(const events::Event& event) {

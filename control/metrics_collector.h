@@ -63,6 +63,7 @@ class MetricsCollector {
   base::Metrics& metrics() { return metrics_; }
 
  private:
+  static events::EventTypeSet CountedEvents();
   void OnEvent(const events::Event& event) ABSL_LOCKS_EXCLUDED(mu_);
   // An attempt at a model ended (providers/routing/model_router.h).
   void OnModelCall(const providers::CallReport& report);

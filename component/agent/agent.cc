@@ -200,7 +200,9 @@ void Agent::SendAsAgent(const xmpp::Jid& to, const xmpp::Jid& from, std::string 
 void Agent::Received(const Conversation& conversation, const std::string& jid,
                      std::string_view what, std::string_view who, const std::string& run_id) {
   ++services_.counters.messages_received;
-  if (services_.events == nullptr || services_.events->SkipUnheard()) return;
+  if (services_.events == nullptr ||
+      services_.events->SkipUnheard(events::EventType::kMessageReceived))
+    return;
   services_.events->Publish(events::Event{.type = events::EventType::kMessageReceived,
                                           .conversation = Key(conversation.ref()),
                                           .jid = jid,

@@ -52,12 +52,13 @@ std::string_view EventTypeName(EventType type) {
   return "unknown";
 }
 
-uint64_t EventBus::Subscribe(Listener listener) {
+uint64_t EventBus::Subscribe(Listener listener, EventTypeSet types) {
   base::MutexLock lock(&mu_);
   auto next = std::make_shared<Listeners>(*listeners_);
   const uint64_t id = next_id_++;
-  next->push_back(Entry{id, std::make_shared<const Listener>(std::move(listener))});
+  next->push_back(Entry{id, types, std::make_shared<const Listener>(std::move(listener))});
   listeners_ = std::move(next);
+  heard_ |= types;
   return id;
 }
 
@@ -65,8 +66,11 @@ void EventBus::Unsubscribe(uint64_t id) {
   base::MutexLock lock(&mu_);
   auto next = std::make_shared<Listeners>();
   next->reserve(listeners_->size());
+  heard_ = EventTypeSet();
   for (const Entry& entry : *listeners_) {
-    if (entry.id != id) next->push_back(entry);
+    if (entry.id == id) continue;
+    next->push_back(entry);
+    heard_ |= entry.types;
   }
   listeners_ = std::move(next);
 }
@@ -81,9 +85,9 @@ uint64_t EventBus::published() const {
   return sequence_;
 }
 
-bool EventBus::SkipUnheard() {
+bool EventBus::SkipUnheard(EventType type) {
   base::MutexLock lock(&mu_);
-  if (!listeners_->empty()) return false;
+  if (heard_.Contains(type)) return false;
   ++sequence_;
   return true;
 }
@@ -93,12 +97,14 @@ void EventBus::Publish(Event event) {
   {
     base::MutexLock lock(&mu_);
     event.sequence = ++sequence_;
+    if (!heard_.Contains(event.type)) return;
     listeners = listeners_;
   }
   if (event.time == absl::InfinitePast()) event.time = absl::Now();
-  if (listeners->empty()) return;
   const EventPtr shared = std::make_shared<const Event>(std::move(event));
-  for (const Entry& entry : *listeners) (*entry.listener)(shared);
+  for (const Entry& entry : *listeners) {
+    if (entry.types.Contains(shared->type)) (*entry.listener)(shared);
+  }
 }
 
 }  // namespace herald::events

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,30 +70,57 @@ struct Event {
 
 using EventPtr = std::shared_ptr<const Event>;
 
+// The event types a listener hears. A listener that hears every type (All, the default)
+// makes every event worth building; one that names its types lets the rest be skipped.
+class EventTypeSet {
+ public:
+  static EventTypeSet All() { return EventTypeSet(~uint32_t{0}); }
+  EventTypeSet() = default;  // no type
+  EventTypeSet(std::initializer_list<EventType> types) {
+    for (EventType type : types) Add(type);
+  }
+
+  void Add(EventType type) { bits_ |= Bit(type); }
+  bool Contains(EventType type) const { return (bits_ & Bit(type)) != 0; }
+  EventTypeSet& operator|=(EventTypeSet other) {
+    bits_ |= other.bits_;
+    return *this;
+  }
+
+ private:
+  static_assert(static_cast<int>(EventType::kScheduleFired) < 32, "a bit per type");
+  explicit EventTypeSet(uint32_t bits) : bits_(bits) {}
+  static uint32_t Bit(EventType type) { return uint32_t{1} << static_cast<int>(type); }
+
+  uint32_t bits_ = 0;
+};
+
 class EventBus {
  public:
   using Listener = std::function<void(const EventPtr& event)>;
 
-  // Returns the id to unsubscribe with.
-  uint64_t Subscribe(Listener listener) ABSL_LOCKS_EXCLUDED(mu_);
+  // Returns the id to unsubscribe with. The listener is called for events of `types` only.
+  uint64_t Subscribe(Listener listener, EventTypeSet types = EventTypeSet::All())
+      ABSL_LOCKS_EXCLUDED(mu_);
   void Unsubscribe(uint64_t id) ABSL_LOCKS_EXCLUDED(mu_);
   size_t subscriber_count() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Calls the listeners outside mu_, so a listener may Subscribe or Unsubscribe.
   void Publish(Event event) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // For an event that costs something to build on a hot path (message_received): when nobody
-  // listens, counts it as published (it takes its sequence number, as Publish would) and
-  // returns true, and the caller does not build it. False: build it and Publish it.
+  // For an event that costs something to build on a hot path (message_received): when no
+  // listener hears its type, counts it as published (it takes its sequence number, as Publish
+  // would) and returns true, and the caller does not build it. False: build it and Publish it.
   //
-  //   if (!bus.SkipUnheard()) bus.Publish(Event{...});
-  bool SkipUnheard() ABSL_LOCKS_EXCLUDED(mu_);
+  //   if (!bus.SkipUnheard(EventType::kMessageReceived)) bus.Publish(Event{...});
+  bool SkipUnheard(EventType type) ABSL_LOCKS_EXCLUDED(mu_);
 
   uint64_t published() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Entry {
     uint64_t id;
+    EventTypeSet types;
     std::shared_ptr<const Listener> listener;
   };
   using Listeners = std::vector<Entry>;
@@ -100,6 +128,7 @@ class EventBus {
   mutable base::Mutex mu_;
   // Copy-on-write: Publish takes a snapshot and calls the listeners outside the lock.
   std::shared_ptr<const Listeners> listeners_ ABSL_GUARDED_BY(mu_) = std::make_shared<Listeners>();
+  EventTypeSet heard_ ABSL_GUARDED_BY(mu_);  // the union of the listeners' types
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t sequence_ ABSL_GUARDED_BY(mu_) = 0;
 };

@@ -32,13 +32,45 @@ TEST(EventBusTest, EveryListenerGetsTheSameEventWithASequenceAndATime) {
 
 TEST(EventBusTest, AnUnheardEventIsSkippedButKeepsItsSequenceNumber) {
   EventBus bus;
-  EXPECT_TRUE(bus.SkipUnheard());
+  EXPECT_TRUE(bus.SkipUnheard(EventType::kMessageReceived));
   EXPECT_EQ(bus.published(), 1u);
   std::vector<uint64_t> sequences;
   bus.Subscribe([&](const EventPtr& event) { sequences.push_back(event->sequence); });
-  EXPECT_FALSE(bus.SkipUnheard());  // someone listens: build it and publish it
+  // someone listens: build it and publish it
+  EXPECT_FALSE(bus.SkipUnheard(EventType::kMessageReceived));
   bus.Publish({.type = EventType::kMessageReceived});
   EXPECT_EQ(sequences, std::vector<uint64_t>({2}));
+}
+
+TEST(EventBusTest, AListenerHearsOnlyTheTypesItNamed) {
+  EventBus bus;
+  std::vector<EventType> runs;
+  std::vector<EventType> everything;
+  const uint64_t runs_id =
+      bus.Subscribe([&](const EventPtr& event) { runs.push_back(event->type); },
+                    {EventType::kRunStarted, EventType::kRunCompleted});
+  // Only a listener of other types: a message_received is not worth building.
+  EXPECT_TRUE(bus.SkipUnheard(EventType::kMessageReceived));
+  EXPECT_FALSE(bus.SkipUnheard(EventType::kRunStarted));
+  bus.Publish({.type = EventType::kMessageReceived});
+  bus.Publish({.type = EventType::kRunCompleted});
+  EXPECT_EQ(runs, std::vector<EventType>({EventType::kRunCompleted}));
+
+  const uint64_t everything_id =
+      bus.Subscribe([&](const EventPtr& event) { everything.push_back(event->type); });
+  EXPECT_FALSE(bus.SkipUnheard(EventType::kMessageReceived));
+  bus.Publish({.type = EventType::kMessageReceived});
+  EXPECT_EQ(everything, std::vector<EventType>({EventType::kMessageReceived}));
+  EXPECT_EQ(runs, std::vector<EventType>({EventType::kRunCompleted}));
+
+  // What the bus hears shrinks again with the listeners that leave.
+  bus.Unsubscribe(everything_id);
+  EXPECT_TRUE(bus.SkipUnheard(EventType::kMessageReceived));
+  EXPECT_FALSE(bus.SkipUnheard(EventType::kRunCompleted));
+  bus.Unsubscribe(runs_id);
+  EXPECT_TRUE(bus.SkipUnheard(EventType::kRunCompleted));
+  // Each event published or skipped above took a sequence number, heard or not.
+  EXPECT_EQ(bus.published(), 6u);
 }
 
 TEST(EventBusTest, AnUnsubscribedListenerHearsNothingMore) {
