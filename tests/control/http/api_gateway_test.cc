@@ -186,6 +186,10 @@ TEST_F(ApiGatewayTest, ConverseStreamsItsRunAsServerSentEvents) {
     if (line.rfind("data: ", 0) != 0) continue;
     EXPECT_FALSE(nlohmann::json::parse(line.substr(6), nullptr, false).is_discarded()) << line;
   }
+  // A stream is audited when the server is done with it, which may be a moment after the
+  // client read its last event (it failed once in tools/test without the wait).
+  PollUntil([&] { return AuditText().find("SessionService/Converse") != std::string::npos; },
+            absl::Seconds(20));
   EXPECT_THAT(AuditText(), HasSubstr("SessionService/Converse"));
 }
 
