@@ -321,7 +321,7 @@ grpc::ServerWriteReactor<v1::Event>* AdminService::Subscribe(grpc::CallbackServe
 
   const size_t limit = static_cast<size_t>(std::max(1, control_.config().subscriber_queue_limit));
   std::weak_ptr<StreamWriter<v1::Event>> weak = writer;
-  const events::EventTypeSet types = filter->Types();
+  const events::EventTypeSet types = filter->types();
   auto listener = [weak, filter = *std::move(filter), limit](const events::EventPtr& event) {
     if (!filter.Matches(*event)) return;
     std::shared_ptr<StreamWriter<v1::Event>> writer = weak.lock();

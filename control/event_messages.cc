@@ -1,6 +1,5 @@
 #include "control/event_messages.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -201,6 +200,8 @@ v1::RunEvent RunEventMessage(const agent::RunEvent& event, const std::string& co
 
 absl::StatusOr<EventFilter> EventFilter::Create(const v1::SubscribeRequest& request) {
   EventFilter filter;
+  events::EventTypeSet named;
+  bool any_named = false;
   for (int i = 0; i < request.types_size(); ++i) {
     const int type = request.types(i);
     if (type == v1::EVENT_TYPE_SUBSCRIBER_DROPPED) continue;  // always delivered
@@ -216,8 +217,8 @@ absl::StatusOr<EventFilter> EventFilter::Create(const v1::SubscribeRequest& requ
           events::EventType::kPlanProposed, events::EventType::kPlanStep,
           events::EventType::kScheduleFired}) {
       if (EventTypeMessage(candidate) == type) {
-        filter.types_.push_back(candidate);
-        known = true;
+        named.Add(candidate);
+        any_named = known = true;
       }
     }
     if (!known) {
@@ -225,6 +226,7 @@ absl::StatusOr<EventFilter> EventFilter::Create(const v1::SubscribeRequest& requ
           absl::StrCat("types[", i, "] is not an event type (", type, ")"));
     }
   }
+  if (any_named) filter.types_ = named;
   if (!request.jid().empty()) {
     absl::StatusOr<xmpp::Jid> jid = xmpp::Jid::Parse(request.jid());
     if (!jid.ok()) {
@@ -243,17 +245,8 @@ absl::StatusOr<EventFilter> EventFilter::Create(const v1::SubscribeRequest& requ
   return filter;
 }
 
-events::EventTypeSet EventFilter::Types() const {
-  if (types_.empty()) return events::EventTypeSet::All();
-  events::EventTypeSet types;
-  for (events::EventType type : types_) types.Add(type);
-  return types;
-}
-
 bool EventFilter::Matches(const events::Event& event) const {
-  if (!types_.empty() && std::find(types_.begin(), types_.end(), event.type) == types_.end()) {
-    return false;
-  }
+  if (!types_.Contains(event.type)) return false;
   if (!jid_.empty() && event.jid != jid_) return false;
   if (!conversation_.empty() && event.conversation != conversation_) return false;
   return true;

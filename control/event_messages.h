@@ -10,7 +10,6 @@
 
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -44,12 +43,12 @@ class EventFilter {
 
   bool Matches(const events::Event& event) const;
   // The types Matches can accept (every type when the request named none).
-  events::EventTypeSet Types() const;
+  events::EventTypeSet types() const { return types_; }
 
  private:
-  std::vector<events::EventType> types_;  // empty = every type
-  std::string jid_;                       // bare, normalised; "" = any
-  std::string conversation_;              // "" = any
+  events::EventTypeSet types_ = events::EventTypeSet::All();
+  std::string jid_;           // bare, normalised; "" = any
+  std::string conversation_;  // "" = any
 };
 
 }  // namespace herald::control
