@@ -28,6 +28,7 @@
 #include "component/agent/runtime.h"
 #include "component/agent/schedule_skill.h"
 #include "component/base/event_loop.h"
+#include "component/base/memory_release.h"
 #include "component/base/version.h"
 #include "component/config/config.h"
 #include "component/config/module_options.h"
@@ -631,6 +632,8 @@ int Serve(const std::string& path) {
   };
   await_hangup();
 
+  // Memory a burst freed goes back to the system once the burst is over (memory_release.h).
+  auto memory_release = base::MemoryRelease::Start(io, workers);
   // A due schedule becomes a turn of its chat or room; a room's runs where Herald is in it.
   if (scheduler != nullptr) {
     scheduler->Start(

@@ -55,6 +55,11 @@ Voice::Voice(asio::io_context& io, VoiceOptions options, providers::OpenAiMediaA
   if (OpenAiModel(options_.speech).has_value()) speech_model_ = options_.speech;
 }
 
+asio::thread_pool& Voice::Local() {
+  if (local_ == nullptr) local_ = std::make_unique<asio::thread_pool>(1);
+  return *local_;
+}
+
 void Voice::Transcribe(std::shared_ptr<const std::string> audio, std::string media_type,
                        Done done) {
   if (std::optional<std::string> model = OpenAiModel(options_.transcription);
@@ -70,8 +75,8 @@ void Voice::Transcribe(std::shared_ptr<const std::string> audio, std::string med
   }
   const media::SpeechLimits limits{.max_seconds = static_cast<double>(options_.max_seconds)};
   // The thread holds only the loop (which outlives its work), not the Voice.
-  asio::post(local_, [io = &io_, audio = std::move(audio), media_type = std::move(media_type),
-                      limits, done = std::move(done)]() mutable {
+  asio::post(Local(), [io = &io_, audio = std::move(audio), media_type = std::move(media_type),
+                       limits, done = std::move(done)]() mutable {
     absl::StatusOr<media::Transcript> heard = media::TranscribeLocally(*audio, media_type, limits);
     absl::StatusOr<std::string> text =
         heard.ok() ? absl::StatusOr<std::string>(std::move(heard->text)) : heard.status();
@@ -100,8 +105,8 @@ void Voice::Speak(std::string_view text, Done done) {
   const media::SynthesisLimits limits{.max_text_bytes = max_bytes + 200,
                                       .max_seconds = static_cast<double>(options_.max_seconds)};
   // The thread holds only the loop (which outlives its work), not the Voice.
-  asio::post(local_, [io = &io_, speakable = std::move(speakable), synthesis, limits,
-                      done = std::move(done)]() mutable {
+  asio::post(Local(), [io = &io_, speakable = std::move(speakable), synthesis, limits,
+                       done = std::move(done)]() mutable {
     absl::StatusOr<media::SpokenAudio> spoken =
         media::SynthesizeLocally(speakable, synthesis, limits);
     absl::StatusOr<std::string> ogg =

@@ -6,11 +6,11 @@
 // for it (/voice on) or sent a voice message and [voice] answer_voice_notes is set: through the
 // provider's /v1/audio/speech, or on this machine with espeak-ng (speech_synthesis.h), as Ogg
 // Opus, which the runtime sends like any file (file_sender.h). Local work runs on the Voice's own
-// thread, one message at a time: reading a two-minute message takes some 35 CPU seconds, which
-// must not hold up the worker pool that every conversation's memory and the ledger use (on two
-// cores, one thread for voice leaves the other for everything else). Provider calls run on the
-// I/O loop's HTTP client. Calls to a provider are recorded in the usage ledger by the caller,
-// under `transcription_model()` / `speech_model()`.
+// thread (started when it is first needed), one message at a time: reading a two-minute message
+// takes some 35 CPU seconds, which must not hold up the worker pool that every conversation's
+// memory and the ledger use (on two cores, one thread for voice leaves the other for everything
+// else). Provider calls run on the I/O loop's HTTP client. Calls to a provider are recorded in the
+// usage ledger by the caller, under `transcription_model()` / `speech_model()`.
 //
 //   auto voice = Voice::Create(io, options, media_api.get());
 //   (*voice)->Speak(answer, [](absl::StatusOr<std::string> ogg) { ... });
@@ -55,8 +55,12 @@ class Voice {
  private:
   Voice(asio::io_context& io, VoiceOptions options, providers::OpenAiMediaApi* api);
 
+  // The thread for transcription and speech on this machine, started by the first message
+  // that needs it (most Herald processes never hear a voice message). Called on the loop.
+  asio::thread_pool& Local();
+
   asio::io_context& io_;
-  asio::thread_pool local_{1};  // transcription and speech on this machine
+  std::unique_ptr<asio::thread_pool> local_;
   VoiceOptions options_;
   providers::OpenAiMediaApi* api_;
   std::string transcription_model_;  // "openai:<model>" or ""

@@ -5,6 +5,7 @@
 
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/experimental/awaitable_operators.hpp>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -30,8 +31,20 @@ Transport::~Transport() { Close(); }
 asio::awaitable<absl::Status> Transport::Connect(const std::string& host, uint16_t port,
                                                  absl::Duration timeout) {
   asio::ip::tcp::resolver resolver(executor_);
-  auto [resolve_error, endpoints] =
-      co_await resolver.async_resolve(host, std::to_string(port), kNoThrow);
+  asio::error_code resolve_error;
+  asio::ip::tcp::resolver::results_type endpoints;
+  asio::error_code not_an_address;
+  asio::ip::make_address(host, not_an_address);
+  if (!not_an_address) {
+    // An address needs no lookup: resolved here, at once, without the resolver's thread.
+    endpoints = resolver.resolve(
+        host, std::to_string(port),
+        asio::ip::resolver_base::numeric_host | asio::ip::resolver_base::numeric_service,
+        resolve_error);
+  } else {
+    std::tie(resolve_error, endpoints) =
+        co_await resolver.async_resolve(host, std::to_string(port), kNoThrow);
+  }
   if (resolve_error) {
     co_return absl::UnavailableError(
         absl::StrCat("cannot resolve ", host, ": ", resolve_error.message()));

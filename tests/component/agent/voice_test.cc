@@ -2,6 +2,8 @@
 // answer made on this machine (espeak-ng, Ogg Opus).
 #include "component/agent/voice.h"
 
+#include <filesystem>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -47,11 +49,20 @@ TEST(VoiceTest, ALongAnswerIsCutAfterASentenceSayingTheRestIsInTheText) {
   EXPECT_THAT(spoken, Not(HasSubstr("  ")));
 }
 
+// The threads of this process, from /proc.
+size_t ThreadCount() {
+  return static_cast<size_t>(std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                                           std::filesystem::directory_iterator()));
+}
+
 TEST(VoiceTest, AnAnswerIsSpokenOnThisMachineAsOggOpus) {
   asio::io_context io;
   asio::executor_work_guard<asio::io_context::executor_type> work(io.get_executor());
+  const size_t threads_before = ThreadCount();
   absl::StatusOr<std::unique_ptr<Voice>> voice = Voice::Create(io, {}, nullptr);
   ASSERT_TRUE(voice.ok()) << voice.status();
+  // The thread for work on this machine starts with the first such work, not before.
+  EXPECT_EQ(ThreadCount(), threads_before);
   std::optional<absl::StatusOr<std::string>> spoken;
   (*voice)->Speak("**Hello** there.", [&](absl::StatusOr<std::string> ogg) { spoken = ogg; });
   const absl::Time deadline = absl::Now() + absl::Seconds(60);
@@ -62,6 +73,7 @@ TEST(VoiceTest, AnAnswerIsSpokenOnThisMachineAsOggOpus) {
   ASSERT_TRUE(spoken->ok()) << spoken->status();
   EXPECT_EQ((*spoken)->substr(0, 4), "OggS");
   EXPECT_THAT(**spoken, HasSubstr("OpusHead"));
+  EXPECT_GT(ThreadCount(), threads_before);  // its own, and whatever espeak-ng starts
 }
 
 TEST(VoiceTest, ItsOwnSpeechIsHeardBackOnThisMachine) {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <asio.hpp>
+#include <filesystem>
 #include <future>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -194,6 +196,28 @@ TEST(SessionTest, ComponentCompletesTheHandshakeAndGoesOnline) {
   std::optional<SessionOnline> online = session.WaitForEvent<SessionOnline>();
   ASSERT_TRUE(online.has_value());
   EXPECT_EQ(online->own_jid.ToString(), "agent.localhost");
+}
+
+size_t ThreadCount() {
+  return static_cast<size_t>(std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                                           std::filesystem::directory_iterator()));
+}
+
+TEST(SessionTest, AnAddressIsConnectedToWithoutALookup) {
+  auto server = StartServer();
+  const size_t before = ThreadCount();
+  SessionUnderTest session(ComponentOptions(*server));  // host 127.0.0.1
+  ASSERT_TRUE(session.WaitForEvent<SessionOnline>().has_value());
+  // The test's I/O thread; no resolver's thread (Asio starts one for its first lookup).
+  EXPECT_EQ(ThreadCount(), before + 1);
+}
+
+TEST(SessionTest, AHostNameIsLookedUp) {
+  auto server = StartServer();
+  SessionOptions options = ComponentOptions(*server);
+  options.host = "localhost";
+  SessionUnderTest session(options);
+  EXPECT_TRUE(session.WaitForEvent<SessionOnline>().has_value());
 }
 
 TEST(SessionTest, ComponentAnswersDiscoInfoWithItsIdentityAndFeatures) {
