@@ -18,6 +18,7 @@
 #include "component/agent/system_prompt.h"
 #include "component/agent/tool_call.h"
 #include "component/agent/turn_media.h"
+#include "component/agent/turn_memory.h"
 #include "component/agent/voice.h"
 #include "glog/logging.h"
 #include "skills/approvals/pending_actions.h"
@@ -38,13 +39,6 @@ constexpr char kStoppedNote[] = "[stopped]";
 // XEP-0444 marks on a room message Herald works on (👀), and on one it could not do (⚠️).
 constexpr char kWorkingOnIt[] = "\xF0\x9F\x91\x80";
 constexpr char kCouldNotDoIt[] = "\xE2\x9A\xA0\xEF\xB8\x8F";
-
-// What a turn needs from disk, read in one trip to the worker pool.
-struct TurnMemory {
-  std::vector<MemoryEntry> history;   // the session before this message
-  std::vector<MemoryEntry> archived;  // a session closed for idleness, for its summary
-  PromptParts prompt;
-};
 
 // The session as the model's messages: user and assistant turns alternate, starting with
 // the user (several providers require both). Tool and note entries stay in the files only.
@@ -83,14 +77,6 @@ void AppendUser(std::vector<LlmMessage>& messages, std::string text) {
 std::string Abbreviate(const std::string& text, size_t limit) {
   if (text.size() <= limit) return text;
   return absl::StrCat(text.substr(0, limit), "…");
-}
-
-auto Complete(providers::ModelRouter& router, providers::Tier tier, const LlmRequest& request,
-              providers::LlmProvider::OnText on_text = nullptr) {
-  return AwaitCallback<absl::StatusOr<LlmResponse>>(
-      [&router, tier, request, on_text](providers::LlmProvider::Done done) mutable {
-        router.Complete(tier, std::move(request), std::move(on_text), std::move(done));
-      });
 }
 
 RunEvent Failed(RunEvent::Failure failure, std::string text) {
@@ -250,11 +236,6 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
         xmpp::SendChatState{.to = message.reply_to, .state = "composing", .from = message.own});
   }
 
-  // Memory: close an idle session, read the session and the prompt's parts, record the
-  // message — one trip to this conversation's strand of the worker pool.
-  memory::MemoryStore* store = &services_.memory;
-  const size_t history_size = static_cast<size_t>(std::max(0, options.history_messages));
-  const absl::Duration idle = absl::Minutes(options.session_idle_minutes);
   // The files the message links (attachments.h), read before the message is recorded.
   ReadAttachments attached;
   if (!message.attachments.empty()) {
@@ -268,43 +249,9 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
                                .author = message.author,
                                .text = WithAttachments(message.body, attached.for_memory)};
   const std::string agent_name = options.name;
-  auto work1 = [store, ref, history_size, idle, user_entry, agent_name,
-                carry_over = options.carry_over_summary]() -> absl::StatusOr<TurnMemory> {
-    TurnMemory loaded;
-    if (idle > absl::ZeroDuration()) {
-      absl::StatusOr<std::optional<absl::Time>> last = store->LastActivity(ref);
-      if (!last.ok()) return last.status();
-      if (last->has_value() && user_entry.time - **last >= idle) {
-        if (carry_over) {
-          absl::StatusOr<std::vector<MemoryEntry>> old = store->History(ref, 200);
-          if (old.ok()) loaded.archived = *std::move(old);
-        }
-        absl::StatusOr<std::string> archived = store->ArchiveSession(ref, user_entry.time);
-        if (!archived.ok()) return archived.status();
-      }
-    }
-    absl::StatusOr<std::vector<MemoryEntry>> history = store->History(ref, history_size);
-    if (!history.ok()) return history.status();
-    loaded.history = *std::move(history);
-    absl::StatusOr<PromptParts> prompt = LoadPromptParts(*store, ref, agent_name);
-    if (!prompt.ok()) return prompt.status();
-    loaded.prompt = *std::move(prompt);
-    // Recorded already, and not answered: a turn that an instance which then died began
-    // (shared memory, docs/scale-out.md), or one that failed and the person sent again. The
-    // message is recorded, and shown to the model, once.
-    const MemoryEntry* last = loaded.history.empty() ? nullptr : &loaded.history.back();
-    if (last != nullptr && last->role == "user" && last->author == user_entry.author &&
-        last->text == user_entry.text) {
-      loaded.history.pop_back();
-      return loaded;
-    }
-    absl::Status appended = store->Append(ref, user_entry);
-    if (!appended.ok()) return appended;
-    return loaded;
-  };
-  trace::Span reading(services_.tracer, run_id, "memory.read");
-  absl::StatusOr<TurnMemory> memory = co_await Offload(files_, std::move(work1));
-  reading.End(memory.status());
+  // Memory: close an idle session, read the session and the prompt's parts, record the message.
+  absl::StatusOr<TurnMemory> memory =
+      co_await ReadTurnMemory(services_, files_, ref, user_entry, agent_name, run_id);
   if (!memory.ok()) {
     fail(memory.status(), RunEvent::Failure::kInternal);
     co_return;
@@ -321,34 +268,7 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
 
   // A session closed for idleness leaves a summary in context.md (light tier), if wanted.
   if (!memory->archived.empty()) {
-    LlmRequest summary_request;
-    summary_request.system =
-        "Summarise the conversation below in at most five short lines: facts about the "
-        "user, decisions and open questions worth remembering. No preamble.";
-    // Only what people and Herald said: tool output (a fetched page, say) is text from
-    // anywhere, and a summary of it would carry it into every later session.
-    std::string transcript;
-    for (const MemoryEntry& entry : memory->archived) {
-      if (entry.role != "user" && entry.role != "assistant") continue;
-      absl::StrAppend(&transcript, entry.author, ": ", entry.text, "\n");
-    }
-    summary_request.messages.push_back(
-        LlmMessage{.role = LlmMessage::Role::kUser, .text = std::move(transcript)});
-    summary_request.max_tokens = 400;
-    absl::StatusOr<LlmResponse> summary =
-        co_await Complete(services_.router, providers::Tier::kLight, summary_request);
-    if (summary.ok()) RecordCall(services_, payer, *summary);
-    if (summary.ok() && !summary->text.empty()) {
-      const std::string context = memory->prompt.context.empty()
-                                      ? summary->text
-                                      : absl::StrCat(memory->prompt.context, "\n", summary->text);
-      memory->prompt.context = context;
-      auto work2 = [store, ref, context] { return store->WriteContext(ref, context); };
-      absl::Status written = co_await Offload(files_, std::move(work2));
-      if (!written.ok()) LOG(WARNING) << "conversation " << turn_id << ": " << written;
-    } else if (!summary.ok()) {
-      LOG(WARNING) << "conversation " << turn_id << ": no carry-over summary: " << summary.status();
-    }
+    co_await SummarizeArchived(services_, files_, ref, payer, turn_id, *memory);
   }
 
   PromptOptions prompt_options{.agent_name = agent_name,
@@ -661,16 +581,8 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
   std::vector<MemoryEntry> entries = std::move(tool_entries);
   entries.push_back(MemoryEntry{
       .time = services_.clock(), .role = "assistant", .author = agent_name, .text = answer});
-  auto work4 = [store, ref, entries]() -> absl::Status {
-    for (const MemoryEntry& entry : entries) {
-      absl::Status appended = store->Append(ref, entry);
-      if (!appended.ok()) return appended;
-    }
-    return absl::OkStatus();
-  };
-  trace::Span writing_memory(services_.tracer, run_id, "memory.write");
-  absl::Status saved = co_await Offload(files_, std::move(work4));
-  writing_memory.End(saved);
+  const absl::Status saved =
+      co_await SaveEntries(services_, files_, ref, std::move(entries), run_id);
   traced.End(saved);
   if (!saved.ok()) LOG(ERROR) << "conversation " << turn_id << ": answer not saved: " << saved;
 }
