@@ -79,6 +79,67 @@ std::string Abbreviate(const std::string& text, size_t limit) {
   return absl::StrCat(text.substr(0, limit), "…");
 }
 
+// A plan turn (plan_turn.h) for `task`, in a coroutine of its own so that its PlanTurn is not
+// kept in every turn's frame (turn_memory.h says why).
+asio::awaitable<PlanOutcome> RunPlan(
+    RuntimeServices& services, const ToolCallTurn& tool_turn, RegistryTools& registry_tools,
+    const std::vector<providers::ToolSpec>& tools, const std::string& task, const LlmRequest& base,
+    const CallModel& call_model, const std::function<void(std::string)>& say,
+    const providers::LlmProvider::OnText& on_text, int max_rounds) {
+  PlanTurn plan{.services = services,
+                .tool_turn = tool_turn,
+                .registry_tools = registry_tools,
+                .tools = registry_tools.Offered(tools),
+                .task = task,
+                .base = base,
+                .call_model = call_model,
+                .say = say,
+                .on_answer_text = on_text,
+                .max_tool_rounds = max_rounds};
+  co_return co_await RunPlanTurn(plan);
+}
+
+// The answer as the reply hooks left it; withheld, the hook's reason in its place (TurnHooks
+// logs which hook). A coroutine of its own, like RunPlan.
+asio::awaitable<std::string> PassReplyHooks(TurnHooks& hooks, const std::string& conversation,
+                                            const ConversationRef& ref, const std::string& author,
+                                            std::string answer, const std::string& run_id) {
+  HookCall call{.conversation = conversation,
+                .jid = ref.kind == ConversationRef::Kind::kApi ? std::string() : ref.address,
+                .author = author,
+                .text = std::move(answer),
+                .run_id = run_id};
+  HookOutcome checked = co_await hooks.Run(HookPoint::kReply, std::move(call));
+  co_return checked.refused ? std::move(checked.reason) : std::move(checked.text);
+}
+
+// The model's request for a turn: the system prompt, the session, then the message with what
+// its attachments give the model (their pictures are moved out of `attached`). It takes the
+// turn's memory, which the request replaces: the session is not kept twice while the model
+// answers.
+LlmRequest TurnRequest(TurnMemory memory, const PromptOptions& prompt_options,
+                       const IncomingMessage& message, ReadAttachments& attached) {
+  const bool room = prompt_options.in_room;
+  LlmRequest request;
+  request.system = BuildSystemPrompt(memory.prompt, prompt_options);
+  // Notes the operator's pre_turn hooks added (turn_hooks.h): the operator's, so trusted.
+  if (!message.hook_context.empty()) {
+    absl::StrAppend(&request.system, "\n\nNotes from the operator's systems for this message:\n",
+                    message.hook_context);
+  }
+  request.messages = ToMessages(memory.history, room);
+  const std::string said = WithAttachments(message.body, attached.for_model);
+  AppendUser(request.messages, room ? absl::StrCat(message.author, ": ", said) : said);
+  request.messages.back().images = std::move(attached.images);
+  // Carried-over context was written from past messages (in a room, anyone's): it reaches
+  // the model as quoted notes ahead of the conversation, never as instructions.
+  if (!memory.prompt.context.empty()) {
+    request.messages.front().text = absl::StrCat(CarriedOverNotes(memory.prompt.context), "\n\n",
+                                                 request.messages.front().text);
+  }
+  return request;
+}
+
 RunEvent Failed(RunEvent::Failure failure, std::string text) {
   return RunEvent{.kind = RunEvent::Kind::kFailed, .text = std::move(text), .failure = failure};
 }
@@ -271,30 +332,15 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
     co_await SummarizeArchived(services_, files_, ref, payer, turn_id, *memory);
   }
 
-  PromptOptions prompt_options{.agent_name = agent_name,
-                               .in_room = room,
-                               .room = ref.address,
-                               .flagged_injection = message.flagged_injection,
-                               .now = services_.clock()};
-  LlmRequest request;
-  request.system = BuildSystemPrompt(memory->prompt, prompt_options);
-  // Notes the operator's pre_turn hooks added (turn_hooks.h): the operator's, so trusted.
-  if (!message.hook_context.empty()) {
-    absl::StrAppend(&request.system, "\n\nNotes from the operator's systems for this message:\n",
-                    message.hook_context);
-  }
-  request.messages = ToMessages(memory->history, room);
-  const std::string said = WithAttachments(message.body, attached.for_model);
-  AppendUser(request.messages, room ? absl::StrCat(message.author, ": ", said) : said);
   // Pictures go to the vision tier (when there is none, none were attached).
   const providers::Tier tier = attached.images.empty() ? message.tier : providers::Tier::kVision;
-  request.messages.back().images = std::move(attached.images);
-  // Carried-over context was written from past messages (in a room, anyone's): it reaches
-  // the model as quoted notes ahead of the conversation, never as instructions.
-  if (!memory->prompt.context.empty()) {
-    request.messages.front().text = absl::StrCat(CarriedOverNotes(memory->prompt.context), "\n\n",
-                                                 request.messages.front().text);
-  }
+  LlmRequest request = TurnRequest(*std::move(memory),
+                                   PromptOptions{.agent_name = agent_name,
+                                                 .in_room = room,
+                                                 .room = ref.address,
+                                                 .flagged_injection = message.flagged_injection,
+                                                 .now = services_.clock()},
+                                   message, attached);
   request.max_tokens = services_.turn.max_tokens;
   request.stream = services_.turn.stream;
 
@@ -499,20 +545,12 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
 
   // Plans proposed, one chosen and run; its answer ends the turn like any other.
   if (plan_task.has_value()) {
-    PlanTurn plan{.services = services_,
-                  .tool_turn = tool_turn,
-                  .registry_tools = registry_tools,
-                  .tools = registry_tools.Offered(tools),
-                  .task = *plan_task,
-                  .base = request,
-                  .call_model = call_model,
-                  .say =
-                      [this, &message](std::string text) {
-                        if (!message.sink) Reply(message, std::move(text), /*active=*/false);
-                      },
-                  .on_answer_text = on_text,
-                  .max_tool_rounds = max_rounds};
-    PlanOutcome planned = co_await RunPlanTurn(plan);
+    PlanOutcome planned = co_await RunPlan(
+        services_, tool_turn, registry_tools, tools, *plan_task, request, call_model,
+        [this, &message](std::string text) {
+          if (!message.sink) Reply(message, std::move(text), /*active=*/false);
+        },
+        on_text, max_rounds);
     if (cancelled()) co_return;
     if (IsLimitStatus(planned.status)) {
       stop_for_limit(std::string(planned.status.message()));
@@ -532,15 +570,9 @@ asio::awaitable<void> Conversation::RunTurn(const IncomingMessage& message, uint
 
   if (answer.empty()) answer = "(The model returned no text.)";
   if (hooked_reply) {
-    HookCall call{.conversation = conversation_name,
-                  .jid = ref_.kind == ConversationRef::Kind::kApi ? std::string() : ref_.address,
-                  .author = agent_name,
-                  .text = absl::StrCat(held, answer),
-                  .run_id = run_id};
-    HookOutcome checked = co_await services_.hooks->Run(HookPoint::kReply, std::move(call));
+    answer = co_await PassReplyHooks(*services_.hooks, conversation_name, ref_, agent_name,
+                                     absl::StrCat(held, answer), run_id);
     if (cancelled()) co_return;
-    // Withheld: the person reads the hook's reason in its place (TurnHooks logs which hook).
-    answer = checked.refused ? std::move(checked.reason) : std::move(checked.text);
   }
   if (writing != nullptr) {
     writing->Finish(answer);
