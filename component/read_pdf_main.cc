@@ -42,6 +42,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "component/base/sanitizers.h"
 #include "component/media/document_text.h"
 #include "component/media/pdf_text.h"
 #include "nlohmann/json.hpp"
@@ -52,18 +53,6 @@ namespace {
 
 constexpr rlim_t kAddressSpace = rlim_t{1} << 30;
 constexpr size_t kMaxInput = size_t{256} << 20;
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kUnderSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kUnderSanitizer = true;
-#else
-constexpr bool kUnderSanitizer = false;
-#endif
-#else
-constexpr bool kUnderSanitizer = false;
-#endif
 
 #if defined(__SANITIZE_ADDRESS__)
 // LeakSanitizer checks at exit from a tracer process that ptraces this one; the seccomp filter
@@ -93,7 +82,7 @@ const char* ConfineSelf(int cpu_seconds) {
   }
 
   const rlim_t cpu = static_cast<rlim_t>(cpu_seconds);
-  if (!(kUnderSanitizer || Limit(RLIMIT_AS, kAddressSpace, kAddressSpace)) ||
+  if (!(herald::base::kUnderSanitizer || Limit(RLIMIT_AS, kAddressSpace, kAddressSpace)) ||
       !Limit(RLIMIT_CPU, cpu, cpu + 1) || !Limit(RLIMIT_FSIZE, 0, 0) || !Limit(RLIMIT_CORE, 0, 0) ||
       !Limit(RLIMIT_NOFILE, 64, 64)) {
     return "setrlimit";

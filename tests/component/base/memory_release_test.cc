@@ -9,26 +9,13 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "component/base/event_loop.h"
+#include "component/base/sanitizers.h"
 #include "gtest/gtest.h"
 
 namespace herald::base {
 namespace {
 
 constexpr int64_t kMiB = int64_t{1} << 20;
-
-// AddressSanitizer and ThreadSanitizer bring their own allocator, which malloc_trim (glibc's)
-// does not reach.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitizerAllocator = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitizerAllocator = true;
-#else
-constexpr bool kSanitizerAllocator = false;
-#endif
-#else
-constexpr bool kSanitizerAllocator = false;
-#endif
 
 TEST(MemoryReleaseTest, TrimsOnlyWhenWellAboveTheLastTrimAndNoLongerGrowing) {
   const int64_t slack = 32 * kMiB;
@@ -57,7 +44,9 @@ TEST(MemoryReleaseTest, ResidentBytesAreThoseOfThisProcess) {
 
 // Memory freed after a burst stays resident until a check gives it back.
 TEST(MemoryReleaseTest, MemoryFreedAfterABurstIsGivenBack) {
-  if (kSanitizerAllocator) GTEST_SKIP() << "the sanitizer's allocator is not glibc's";
+  // AddressSanitizer and ThreadSanitizer bring their own allocator, which malloc_trim (glibc's)
+  // does not reach.
+  if (kUnderSanitizer) GTEST_SKIP() << "the sanitizer's allocator is not glibc's";
   EventLoop loop(/*worker_threads=*/1);
   // Checks half a second apart: a trim needs two of them to see the same size, so none comes
   // between the burst's allocations and its frees (milliseconds apart).
