@@ -17,8 +17,8 @@
 
 #include <asio.hpp>
 #include <cstdint>
-#include <deque>
 #include <functional>
+#include <list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -243,7 +243,9 @@ class Conversation {
   base::ConversationRef ref_;
   std::string id_;
   asio::strand<asio::thread_pool::executor_type> files_;
-  std::deque<IncomingMessage> mailbox_;
+  // Lists, not deques, here and in sent_: libstdc++'s deque keeps a block of at least 512 bytes
+  // even when empty, and an idle conversation kept two (1 KiB each at 10,000; heaptrack).
+  std::list<IncomingMessage> mailbox_;
   bool running_ = false;
   int catching_up_ = 0;      // CatchUp coroutines under way
   uint64_t generation_ = 0;  // bumped by Cancel: a turn of an older generation is dropped
@@ -266,7 +268,7 @@ class Conversation {
   };
   static constexpr size_t kRecentlySent = 32;
   void RememberSent(std::string id, std::string text, bool question);
-  std::deque<SentMessage> sent_;
+  std::list<SentMessage> sent_;
 };
 
 }  // namespace herald::agent
