@@ -10,7 +10,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "component/agent/attachments.h"
-#include "component/agent/blocking_work.h"
 #include "component/agent/pending_answers.h"
 #include "component/agent/plan_turn.h"
 #include "component/agent/quota_gate.h"
