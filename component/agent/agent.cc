@@ -98,14 +98,15 @@ Conversation* Agent::FindConversation(const ConversationRef& ref) {
   return it == table.end() ? nullptr : it->second.get();
 }
 
-Conversation& Agent::ConversationFor(const ConversationRef& ref) {
-  ConversationTable& table = Table(ref.kind);
-  auto it = table.find(AbslView(ref.address));
+Conversation& Agent::ConversationFor(ConversationRef::Kind kind, std::string_view address) {
+  ConversationTable& table = Table(kind);
+  auto it = table.find(AbslView(address));
   if (it != table.end()) return *it->second;
-  std::unique_ptr<Conversation>& slot = table[ref.address];
-  slot = std::make_unique<Conversation>(services_, ConversationRef{ref.kind, ref.address, ""},
-                                        absl::StrCat("c", ++next_conversation_));
-  LOG(INFO) << "conversation " << slot->id() << " is " << Key(ref);
+  std::unique_ptr<Conversation>& slot = table[std::string(address)];
+  slot = std::make_unique<Conversation>(
+      services_, ConversationRef{.kind = kind, .address = std::string(address)},
+      absl::StrCat("c", ++next_conversation_));
+  LOG(INFO) << "conversation " << slot->id() << " is " << Key(slot->ref());
   return *slot;
 }
 
@@ -133,8 +134,7 @@ absl::StatusOr<std::string> Agent::Converse(std::string_view name, std::string t
   if (text.size() > static_cast<size_t>(services_.turn.max_message_bytes)) {
     return absl::InvalidArgumentError("text: longer than [server] max_stanza_bytes");
   }
-  Conversation& conversation = ConversationFor(
-      ConversationRef{.kind = ConversationRef::Kind::kApi, .address = std::string(name)});
+  Conversation& conversation = ConversationFor(ConversationRef::Kind::kApi, name);
   const std::string run_id = absl::StrCat(conversation.id(), "/api-", ++next_api_run_);
   Received(conversation, "", "a program spoke", "", run_id);
   IncomingMessage incoming{.author = "api:" + std::string(name),
@@ -181,7 +181,7 @@ void Agent::SendAsAgent(const xmpp::Jid& to, const xmpp::Jid& from, std::string 
   const ConversationRef ref{
       .kind = to_room ? ConversationRef::Kind::kRoom : ConversationRef::Kind::kDirect,
       .address = to.BareString()};
-  Conversation& conversation = ConversationFor(ref);
+  Conversation& conversation = ConversationFor(ref.kind, ref.address);
   const memory::MemoryEntry entry{.time = services_.clock(),
                                   .role = "assistant",
                                   .author = services_.options.name,
@@ -253,8 +253,7 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message, std::shared_ptr<void> set
     }
     return;
   }
-  Conversation& conversation =
-      ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = sender});
+  Conversation& conversation = ConversationFor(ConversationRef::Kind::kDirect, sender);
   Received(conversation, sender, "message from ", sender);
   if (AnswerPendingAction(services_, incoming)) return;
 
@@ -305,8 +304,7 @@ void Agent::OnRoomTurn(const xmpp::GroupMessage& message, const xmpp::Jid& own) 
                            // XEP-0461: the room's id for the message, else the sender's.
                            .id = message.stanza_id.empty() ? message.id : message.stanza_id,
                            .received = now};
-  Conversation& conversation =
-      ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kRoom, .address = room});
+  Conversation& conversation = ConversationFor(ConversationRef::Kind::kRoom, room);
   Received(conversation, room, "room message from ", message.nick);
   std::optional<std::string> replied = Replied(conversation, message.reply, incoming.body);
   const ScreenResult screened = screen_.Check(incoming.body);
@@ -406,8 +404,7 @@ void Agent::OnArchive(xmpp::ArchiveResult&& archive) {
                                        .text = std::move(message.body)});
   }
   if (said.empty()) return;
-  ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kRoom, .address = room})
-      .RecordArchived(std::move(said));
+  ConversationFor(ConversationRef::Kind::kRoom, room).RecordArchived(std::move(said));
 }
 
 void Agent::CatchUp(std::vector<xmpp::ArchivedMessage>& missed, const xmpp::Jid& own) {
@@ -456,8 +453,7 @@ void Agent::CatchUp(std::vector<xmpp::ArchivedMessage>& missed, const xmpp::Jid&
                           .type = "chat",
                           .flagged_injection = from.flagged,
                           .received = services_.clock()};
-    Conversation& conversation =
-        ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = sender});
+    Conversation& conversation = ConversationFor(ConversationRef::Kind::kDirect, sender);
     LOG(INFO) << "catch-up: " << said.size() << " chat(s) from " << sender
               << " reached the account while Herald was away (" << services_.options.catch_up
               << ")";
@@ -485,7 +481,7 @@ void Agent::RunCommand(Conversation& conversation, SlashCommand command, Incomin
     if (reply) {
       reply(*std::move(answer));
     } else {
-      SayTo(services_, message, *std::move(answer));
+      SayTo(services_, std::move(message), *std::move(answer));
     }
     return;
   }
@@ -503,7 +499,7 @@ asio::awaitable<void> Agent::RunCommandLater(Conversation& conversation, SlashCo
   if (reply) {
     reply(std::move(answer));
   } else {
-    SayTo(services_, message, std::move(answer));
+    SayTo(services_, std::move(message), std::move(answer));
   }
 }
 
@@ -589,8 +585,7 @@ void Agent::OnCommandRequest(const xmpp::CommandRequest& request) {
                            .author = sender,
                            .body = body,
                            .received = now};
-  Conversation& conversation =
-      ConversationFor(ConversationRef{.kind = ConversationRef::Kind::kDirect, .address = sender});
+  Conversation& conversation = ConversationFor(ConversationRef::Kind::kDirect, sender);
   RunCommand(conversation, *std::move(command), std::move(incoming),
              [this, answer](std::string text) mutable {
                if (base::TruncateUtf8(text, kMaxAdhocNoteBytes)) text.append("\n[… cut]");

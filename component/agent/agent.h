@@ -160,7 +160,9 @@ class Agent {
                             const IncomingMessage& message, const SlashCommand& command);
   asio::awaitable<void> RunCommandLater(Conversation& conversation, SlashCommand command,
                                         IncomingMessage message, CommandReply reply);
-  Conversation& ConversationFor(const base::ConversationRef& ref);
+  // The loaded conversation of this kind and address (a ConversationRef's thread is a session
+  // inside it), created on first use.
+  Conversation& ConversationFor(base::ConversationRef::Kind kind, std::string_view address);
 
   AccessPolicy policy_;
   RuntimeServices& services_;

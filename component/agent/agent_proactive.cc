@@ -127,7 +127,7 @@ void Agent::StartOwnTurn(const ConversationRef& ref, const xmpp::Jid& own, std::
     return;
   }
   const bool room = ref.kind == ConversationRef::Kind::kRoom;
-  Conversation& conversation = ConversationFor(ref);
+  Conversation& conversation = ConversationFor(ref.kind, ref.address);
   IncomingMessage incoming{.reply_to = to->Bare(),
                            .own = room ? own.Bare() : own,
                            .author = std::move(author),

@@ -163,6 +163,8 @@ struct IncomingMessage {
 // The runtime's own short answer to `to` (a command's reply, "busy", "slow down"): from the
 // address it was sent to, in its thread and type, with no chat state. On the I/O loop.
 void SayTo(RuntimeServices& services, const IncomingMessage& to, std::string body);
+// The same for a message that is done with: its addresses and thread move into the answer.
+void SayTo(RuntimeServices& services, IncomingMessage&& to, std::string body);
 
 // The text the model gets for `text` that replies (XEP-0461) to Herald's message `replied`:
 // that message quoted ("> " before each line, cut after kMaxQuotedBytes), then `text`.

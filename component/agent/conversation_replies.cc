@@ -94,6 +94,14 @@ void SayTo(RuntimeServices& services, const IncomingMessage& to, std::string bod
                                  .from = to.own});
 }
 
+void SayTo(RuntimeServices& services, IncomingMessage&& to, std::string body) {
+  services.act(xmpp::SendMessage{.to = std::move(to.reply_to),
+                                 .body = std::move(body),
+                                 .type = std::move(to.type),
+                                 .thread = std::move(to.thread),
+                                 .from = std::move(to.own)});
+}
+
 void Conversation::RememberSent(std::string id, std::string text, bool question) {
   if (id.empty()) return;
   if (sent_.size() == kRecentlySent) sent_.pop_front();

@@ -9,9 +9,9 @@
 //   if (!limiter.Allow("alice@localhost", absl::Now())) Reply("Slow down, please.");
 #pragma once
 
-#include <deque>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
@@ -28,11 +28,22 @@ class RateLimiter {
   size_t tracked_keys() const { return recent_.size(); }
 
  private:
+  // One key's attempts, oldest first; those before `first` have left the window. A vector
+  // (one allocation of a few bytes for a sender who wrote once) rather than a deque, which
+  // allocates half a kilobyte for its first element: every sender active in the last window
+  // has one.
+  struct Attempts {
+    std::vector<absl::Time> times;
+    size_t first = 0;
+
+    size_t in_window() const { return times.size() - first; }
+  };
+
   void ForgetIdle(absl::Time now);
 
   int limit_;
   absl::Duration window_;
-  absl::flat_hash_map<std::string, std::deque<absl::Time>> recent_;
+  absl::flat_hash_map<std::string, Attempts> recent_;
   absl::Time last_sweep_ = absl::InfinitePast();
 };
 

@@ -1,5 +1,9 @@
 #include "component/agent/rate_limiter.h"
 
+#include <deque>
+#include <random>
+#include <string>
+
 #include "gtest/gtest.h"
 
 namespace herald::agent {
@@ -28,6 +32,29 @@ TEST(RateLimiterTest, TheWindowSlides) {
   EXPECT_TRUE(limiter.Allow("alice", kStart + absl::Seconds(30)));
   EXPECT_FALSE(limiter.Allow("alice", kStart + absl::Seconds(59)));
   EXPECT_TRUE(limiter.Allow("alice", kStart + absl::Seconds(61)));  // the first has left
+}
+
+// Over many windows, with refusals between the allowed attempts, every answer is the one a
+// plain sliding log (every counted attempt kept in a deque) gives.
+TEST(RateLimiterTest, AnswersAsASlidingLogDoesOverManyWindows) {
+  constexpr int kLimit = 7;
+  RateLimiter limiter(kLimit);
+  std::deque<absl::Time> log;
+  std::mt19937 random(9);
+  std::uniform_int_distribution<int> gap_ms(0, 12000);
+  absl::Time now = kStart;
+  int allowed = 0;
+  for (int i = 0; i < 5000; ++i) {
+    now += absl::Milliseconds(gap_ms(random));
+    while (!log.empty() && now - log.front() >= absl::Minutes(1)) log.pop_front();
+    const bool expected = static_cast<int>(log.size()) < kLimit;
+    if (expected) log.push_back(now);
+    ASSERT_EQ(limiter.Allow("alice", now), expected) << "attempt " << i;
+    allowed += expected;
+  }
+  // Both answers happened many times, so the window filled and emptied again and again.
+  EXPECT_GT(allowed, 1000);
+  EXPECT_LT(allowed, 4900);
 }
 
 TEST(RateLimiterTest, ZeroMeansUnlimited) {
