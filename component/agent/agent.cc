@@ -473,8 +473,8 @@ CommandContext Agent::ContextFor(Conversation& conversation, const base::Convers
                         .admin = policy_.IsAdmin(message.reply_to)};
 }
 
-void Agent::RunCommand(Conversation& conversation, SlashCommand command, IncomingMessage message,
-                       CommandReply reply) {
+void Agent::RunCommand(Conversation& conversation, SlashCommand&& command,
+                       IncomingMessage&& message, CommandReply reply) {
   const base::ConversationRef session = SessionOf(conversation, message);
   const CommandContext context = ContextFor(conversation, session, message, command);
   if (std::optional<std::string> answer = AnswerSlashCommandNow(context)) {

@@ -120,7 +120,7 @@ class Agent {
   // coroutine (RunCommandLater) for one that has to wait.
   // `reply` takes the answer instead when given (an ad-hoc command's IQ result).
   using CommandReply = std::function<void(std::string reply)>;
-  void RunCommand(Conversation& conversation, SlashCommand command, IncomingMessage message,
+  void RunCommand(Conversation& conversation, SlashCommand&& command, IncomingMessage&& message,
                   CommandReply reply = nullptr);
   // XEP-0050: lists the commands the sender may run, or runs one (adhoc_commands.h).
   void OnCommandRequest(const xmpp::CommandRequest& request);

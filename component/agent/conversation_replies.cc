@@ -95,11 +95,15 @@ void SayTo(RuntimeServices& services, const IncomingMessage& to, std::string bod
 }
 
 void SayTo(RuntimeServices& services, IncomingMessage&& to, std::string body) {
-  services.act(xmpp::SendMessage{.to = std::move(to.reply_to),
-                                 .body = std::move(body),
-                                 .type = std::move(to.type),
-                                 .thread = std::move(to.thread),
-                                 .from = std::move(to.own)});
+  // Built where the action holds it: a SendMessage is eighteen strings to move and destroy.
+  xmpp::OutboundAction action(std::in_place_type<xmpp::SendMessage>);
+  xmpp::SendMessage& message = std::get<xmpp::SendMessage>(action);
+  message.to = std::move(to.reply_to);
+  message.body = std::move(body);
+  message.type = std::move(to.type);
+  message.thread = std::move(to.thread);
+  message.from = std::move(to.own);
+  services.act(action);
 }
 
 void Conversation::RememberSent(std::string id, std::string text, bool question) {
