@@ -215,14 +215,14 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message, std::shared_ptr<void> set
     if (!Pair(message)) Refuse(message.from, message.to, "message");
     return;
   }
-  const std::string sender = message.from.BareString();
+  std::string author = message.from.BareString();
   const absl::Time now = services_.clock();
   if (catch_up_ && !message.id.empty()) {
     // The server's offline storage may hand over a message a catch-up already read from the
     // archive (or the other way round): it is handled once.
-    const std::string key = absl::StrCat(sender, "\n", message.id);
+    const std::string key = absl::StrCat(author, "\n", message.id);
     if (caught_up_ids_.Contains(key)) {
-      LOG(INFO) << "catch-up: " << sender << "'s message " << message.id << " was handled already";
+      LOG(INFO) << "catch-up: " << author << "'s message " << message.id << " was handled already";
       return;
     }
     live_ids_.Add(key);
@@ -232,7 +232,7 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message, std::shared_ptr<void> set
   IncomingMessage incoming{
       .reply_to = std::move(message.from),
       .own = message.to.IsBare() ? std::move(message.to) : message.to.Bare(),
-      .author = sender,
+      .author = std::move(author),
       // Conversations and its kin send a file's URL as the body too.
       .body = message.body_is_attachment_url ? std::string() : std::move(message.body),
       .thread = std::move(message.thread),
@@ -244,6 +244,8 @@ void Agent::OnChatMessage(xmpp::ChatMessage&& message, std::shared_ptr<void> set
       .shared_memory_writer = shared_memory_writer,
       .received = now,
       .settled = std::move(settled)};
+  // The sender's bare JID, until `incoming` is handed on.
+  const std::string& sender = incoming.author;
   if (!rate_limiter_.Allow(sender, now)) {
     auto it = rate_warned_at_.find(sender);
     if (it == rate_warned_at_.end() || now - it->second >= absl::Minutes(1)) {
@@ -469,7 +471,7 @@ CommandContext Agent::ContextFor(Conversation& conversation, const base::Convers
                         .session = session,
                         .message = message,
                         .command = command,
-                        .dev = dev_jids_.contains(message.author),
+                        .dev = !dev_jids_.empty() && dev_jids_.contains(message.author),
                         .admin = policy_.IsAdmin(message.reply_to)};
 }
 
