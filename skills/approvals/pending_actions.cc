@@ -82,10 +82,12 @@ std::string PendingActions::Open(PendingAction action, absl::Duration timeout,
     LOG(INFO) << "pending action " << id << " timed out";
     Finish(id, ActionResolution{.outcome = ActionResolution::Outcome::kTimedOut, .by = "timeout"});
   });
+  const uint64_t order = next_order_++;
+  if (!action.chat_owner.empty()) by_chat_owner_[action.chat_owner].emplace(order, id);
   auto [it, added] = actions_.emplace(id, Entry{.action = std::move(action),
                                                 .on_resolved = std::move(on_resolved),
                                                 .timer = std::move(timer),
-                                                .order = next_order_++});
+                                                .order = order});
   if (observer_.opened) observer_.opened(it->second.action);
   return id;
 }
@@ -134,6 +136,11 @@ void PendingActions::Finish(std::string_view id, ActionResolution resolution) {
   if (it == actions_.end()) return;
   it->second.timer->cancel();
   OnResolved on_resolved = std::move(it->second.on_resolved);
+  if (auto owner = by_chat_owner_.find(it->second.action.chat_owner);
+      owner != by_chat_owner_.end()) {
+    owner->second.erase(it->second.order);
+    if (owner->second.empty()) by_chat_owner_.erase(owner);
+  }
   const std::string finished(id);  // `id` may be the entry's own key
   actions_.erase(it);
   if (observer_.finished) observer_.finished(finished);
@@ -149,12 +156,10 @@ const PendingAction* PendingActions::Find(std::string_view id) const {
 }
 
 const PendingAction* PendingActions::ForChat(std::string_view bare_jid) const {
-  const Entry* oldest = nullptr;
-  for (const auto& [id, entry] : actions_) {
-    if (entry.action.chat_owner.empty() || entry.action.chat_owner != bare_jid) continue;
-    if (oldest == nullptr || entry.order < oldest->order) oldest = &entry;
-  }
-  return oldest == nullptr ? nullptr : &oldest->action;
+  if (by_chat_owner_.empty()) return nullptr;
+  auto owner = by_chat_owner_.find(AbslView(bare_jid));
+  if (owner == by_chat_owner_.end()) return nullptr;  // "" never has an entry
+  return Find(owner->second.begin()->second);
 }
 
 std::vector<PendingAction> PendingActions::List() const {

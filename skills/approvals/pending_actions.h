@@ -127,6 +127,9 @@ class PendingActions {
   asio::io_context& io_;
   Clock clock_;
   absl::flat_hash_map<std::string, Entry> actions_;
+  // chat_owner -> the ids of its actions by order: ForChat, which every message a user sends
+  // asks, finds the oldest without walking every pending action of every user.
+  absl::flat_hash_map<std::string, std::map<uint64_t, std::string>> by_chat_owner_;
   uint64_t next_order_ = 0;
   Observer observer_;
 };

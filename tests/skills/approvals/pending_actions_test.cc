@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -129,6 +130,43 @@ TEST_F(PendingActionsTest, AChatFindsItsOldestActionOnly) {
   EXPECT_EQ(pending_.ForChat(""), nullptr);
   EXPECT_EQ(pending_.List().size(), 4u);
   EXPECT_EQ(pending_.List()[0].id, first);
+}
+
+TEST_F(PendingActionsTest, ManyChatsEachFindTheirOldestActionAsActionsFinish) {
+  constexpr int kChats = 200;
+  constexpr int kPerChat = 5;
+  auto owner = [](int chat) { return "user" + std::to_string(chat) + "@localhost"; };
+  std::vector<std::vector<std::string>> ids(kChats);
+  for (int k = 0; k < kPerChat; ++k) {  // opened in turn, so every chat's are interleaved
+    for (int chat = 0; chat < kChats; ++chat) {
+      ids[chat].push_back(Open(PendingAction::Kind::kApproval, absl::Minutes(5), owner(chat)));
+    }
+  }
+  for (int chat = 0; chat < kChats; chat += 2) {
+    ASSERT_TRUE(pending_.Resolve(ids[chat][0], {.outcome = Outcome::kApproved}).ok());
+  }
+  for (int chat = 0; chat < kChats; ++chat) {
+    const PendingAction* action = pending_.ForChat(owner(chat));
+    ASSERT_NE(action, nullptr) << owner(chat);
+    EXPECT_EQ(action->id, ids[chat][chat % 2 == 0 ? 1 : 0]) << owner(chat);
+  }
+  for (int k = 1; k < kPerChat; ++k) pending_.Resolve(ids[0][k], {.outcome = Outcome::kDenied});
+  EXPECT_EQ(pending_.ForChat(owner(0)), nullptr);
+  pending_.CancelConversation("direct:" + owner(1), "operator ops");
+  EXPECT_EQ(pending_.ForChat(owner(1)), nullptr);
+  EXPECT_EQ(pending_.ForChat(owner(3))->id, ids[3][0]);
+  // One that times out is gone from its chat too.
+  Open(PendingAction::Kind::kApproval, absl::Milliseconds(10), "carol@localhost");
+  ASSERT_NE(pending_.ForChat("carol@localhost"), nullptr);
+  // Every resolution so far arrives once: half the chats' first, the rest of the first
+  // chat's, the second chat's cancelled ones and carol's timeout.
+  const int resolutions = kChats / 2 + (kPerChat - 1) + kPerChat + 1;
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (calls_ < resolutions && absl::Now() < deadline) {
+    io_.run_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(calls_, resolutions);
+  EXPECT_EQ(pending_.ForChat("carol@localhost"), nullptr);
 }
 
 TEST_F(PendingActionsTest, CancellingAConversationResolvesItsActions) {
