@@ -37,7 +37,7 @@ void IqQueries::TrackArchive(std::string id, const QueryArchive& query, const Ji
   Add(std::move(id), Pending{.kind = Kind::kArchive,
                              .to = query.room.Bare(),
                              .deadline = absl::Now() + timeout_,
-                             .archive = ArchiveReader(query, account)});
+                             .archive = std::make_unique<ArchiveReader>(query, account)});
 }
 
 void IqQueries::TrackAgentCall(std::string id, const CallAgent& call) {
@@ -63,7 +63,7 @@ void IqQueries::Add(std::string id, Pending query) {
   ArmTimer();
 }
 
-void IqQueries::Erase(std::map<std::string, Pending>::iterator it) {
+void IqQueries::Erase(PendingMap::iterator it) {
   deadlines_.erase({it->second.deadline, it->first});
   pending_.erase(it);
 }
@@ -96,13 +96,15 @@ void IqQueries::ReportUnsent(Kind kind, Jid to) {
 void IqQueries::ReportUnsent(const QueryArchive& query) {
   DCHECK(OnLoop()) << kLoopOnly;
   asio::post(io_, [this, reader = ArchiveReader(query, Jid())]() mutable {
-    Report(Pending{.kind = Kind::kArchive, .archive = std::move(reader)}, "disconnected");
+    Report(Pending{.kind = Kind::kArchive,
+                   .archive = std::make_unique<ArchiveReader>(std::move(reader))},
+           "disconnected");
   });
 }
 
 bool IqQueries::OnAnswer(const XmlElement& iq) {
   DCHECK(OnLoop()) << kLoopOnly;
-  auto it = pending_.find(std::string(iq.Attr("id")));
+  auto it = pending_.find(iq.Attr("id"));
   if (it == pending_.end()) return false;
   std::optional<InboundEvent> event;
   if (it->second.kind == Kind::kSelfPing) {
@@ -139,14 +141,14 @@ bool IqQueries::OnMessage(const XmlElement& message) {
   DCHECK(OnLoop()) << kLoopOnly;
   const XmlElement* result = message.FindChild("result", ns::kMam);
   if (result == nullptr) return false;
-  auto it = pending_.find(std::string(result->Attr("queryid")));
+  auto it = pending_.find(result->Attr("queryid"));
   if (it == pending_.end() || it->second.kind != Kind::kArchive) return false;
   return it->second.archive->Read(message, it->first);
 }
 
 void IqQueries::FailAll(std::string_view condition) {
   DCHECK(OnLoop()) << kLoopOnly;
-  std::map<std::string, Pending> failed;
+  PendingMap failed;
   failed.swap(pending_);
   deadlines_.clear();
   ArmTimer();

@@ -20,7 +20,7 @@
 #include <asio.hpp>
 #include <functional>
 #include <map>
-#include <optional>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -82,7 +82,9 @@ class IqQueries {
     Kind kind;
     Jid to;
     absl::Time deadline;
-    std::optional<ArchiveReader> archive;  // kArchive: what came so far
+    // kArchive: what came so far. Behind a pointer: every unanswered query of any kind (a
+    // disco#info to each new chat partner) would otherwise carry its 300 bytes.
+    std::unique_ptr<ArchiveReader> archive;
     std::string call_id;  // kAgentCall: the caller's id of the call; kUploadSlot: the request's
   };
 
@@ -90,7 +92,10 @@ class IqQueries {
   // Awaits `query`'s answer under IQ id `id` (a query already under that id is replaced).
   void Add(std::string id, Pending query);
   // Forgets the query `it` points at.
-  void Erase(std::map<std::string, Pending>::iterator it);
+  // By IQ id; found by the id a stanza carries without copying it.
+  using PendingMap = std::map<std::string, Pending, std::less<>>;
+
+  void Erase(PendingMap::iterator it);
   // Reports `query` as failed with `condition`.
   void Report(Pending query, std::string_view condition);
   // Fails the queries that are past their deadline and arms the timer for the next one.
@@ -103,7 +108,7 @@ class IqQueries {
   asio::io_context& io_;
   const absl::Duration timeout_;
   EventSink on_event_;
-  std::map<std::string, Pending> pending_;                  // by IQ id
+  PendingMap pending_;
   std::set<std::pair<absl::Time, std::string>> deadlines_;  // of pending_, earliest first
   absl::Time armed_for_ = absl::InfiniteFuture();           // when the timer fires; never: idle
   asio::steady_timer timer_;
