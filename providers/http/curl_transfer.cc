@@ -19,6 +19,9 @@ namespace {
 constexpr size_t kMaxBodyBytes = 16 * 1024 * 1024;
 constexpr size_t kMaxHeaderCount = 128;
 constexpr size_t kMaxHeaderBytes = 64 * 1024;
+// What libcurl 7.88 takes for CURLOPT_BUFFERSIZE.
+constexpr size_t kSmallestReceiveBuffer = 1024;
+constexpr size_t kLargestReceiveBuffer = 512 * 1024;
 
 long ToCurlMilliseconds(absl::Duration d) {
   return static_cast<long>(
@@ -184,6 +187,12 @@ absl::Status ConfigureTransfer(CurlTransfer& transfer, curl_closesocket_callback
   // curl's smallest upload buffer (64 KiB by default, one per request in flight, of which a
   // provider's request uses a few): 41 MiB less at the peak of 10,000 calls over HTTP/2.
   set(curl_easy_setopt(easy, CURLOPT_UPLOAD_BUFFERSIZE, 16384L));
+  if (request.receive_buffer_bytes != 0 && !MayMultiplex(request)) {
+    set(curl_easy_setopt(
+        easy, CURLOPT_BUFFERSIZE,
+        static_cast<long>(std::clamp(request.receive_buffer_bytes, kSmallestReceiveBuffer,
+                                     kLargestReceiveBuffer))));
+  }
   // A request that may multiplex waits for a TLS connection being opened to the same server
   // (until ALPN says whether it is HTTP/2) instead of opening one of its own: 10,000 calls at
   // once then open a few connections, not 10,000. Only then: on http://, curl 7.88 would make

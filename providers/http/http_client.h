@@ -56,6 +56,14 @@ struct HttpRequest {
   // loop), and HttpResponse::body stays empty. Once a chunk was delivered, the request is
   // no longer retried.
   std::function<void(std::string_view chunk)> on_body_chunk;
+  // How much of the response is read from the connection at a time over HTTP/1.1, in bytes
+  // (libcurl's receive buffer, held for the request's whole life; at least 1024); 0 = 16 KiB.
+  // A caller with many requests waiting at once for answers of a few KiB (a model's) asks for
+  // 1024: about 3 KiB less resident per waiting request. A large body still arrives whole, in
+  // more reads. A request that may travel over HTTP/2 (MayMultiplex in curl_transfer.cc)
+  // keeps 16 KiB whatever is asked: libcurl 7.88 stalls a stream whose DATA frame (up to
+  // 16 KiB) does not fit its buffer.
+  size_t receive_buffer_bytes = 0;
 
   // The most body bytes held (not streamed); 0 = the client's own limit (16 MiB). Past it the
   // request fails with ResourceExhausted, or, with `truncate_body`, ends there and the

@@ -79,6 +79,8 @@ void SendLlmCall(HttpClient& http, LlmCall call, const HttpCallOptions& options,
   request.retry = options.retry;
   request.http_version = options.http_version;
   request.ca_file = options.ca_file;
+  // Thousands of calls may wait at once, each for an answer of a few KiB.
+  request.receive_buffer_bytes = 1024;
 
   std::shared_ptr<StreamState> stream;
   if (call.make_decoder) {

@@ -245,6 +245,26 @@ TEST_F(HttpClientTest, StreamsChunksInOrderAsTheyArrive) {
   EXPECT_GE(done_at - *first_chunk_at, absl::Milliseconds(500));
 }
 
+// A model's call reads through a 1 KiB receive buffer; a body far larger arrives whole,
+// held or streamed.
+TEST_F(HttpClientTest, ReadsALargeBodyWholeThroughASmallReceiveBuffer) {
+  std::string body;
+  for (int i = 0; body.size() < 256 * 1024; ++i) absl::StrAppend(&body, i, ",");
+  auto server =
+      StartServer([&body](const FakeHttpRequest&) { return FakeHttpResponse{.body = body}; });
+  for (bool streamed : {false, true}) {
+    SCOPED_TRACE(streamed ? "streamed" : "held");
+    std::string chunks;
+    HttpRequest request{.url = server->base_url()};
+    request.receive_buffer_bytes = 1024;
+    if (streamed) request.on_body_chunk = [&](std::string_view chunk) { chunks.append(chunk); };
+    absl::StatusOr<HttpResponse> response = SendAndWait(std::move(request));
+    ASSERT_TRUE(response.ok()) << response.status();
+    EXPECT_EQ(response->status, 200);
+    EXPECT_EQ(streamed ? chunks : response->body, body);
+  }
+}
+
 TEST_F(HttpClientTest, CollectsAnErrorBodyWholeEvenWhenStreaming) {
   auto server = StartServer([](const FakeHttpRequest&) {
     return FakeHttpResponse{.status = 400, .chunks = {"{\"error\":", "\"bad\"}"}};
