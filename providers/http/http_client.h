@@ -61,8 +61,8 @@ struct HttpRequest {
   // A caller with many requests waiting at once for answers of a few KiB (a model's) asks for
   // 1024: about 3 KiB less resident per waiting request. A large body still arrives whole, in
   // more reads. A request that may travel over HTTP/2 (MayMultiplex in curl_transfer.cc)
-  // keeps 16 KiB whatever is asked: libcurl 7.88 stalls a stream whose DATA frame (up to
-  // 16 KiB) does not fit its buffer.
+  // keeps 16 KiB whatever is asked: with less, a stream whose DATA frame (up to 16 KiB) did
+  // not fit the buffer stalled (docs/architecture.md, "HTTP client").
   size_t receive_buffer_bytes = 0;
 
   // The most body bytes held (not streamed); 0 = the client's own limit (16 MiB). Past it the
