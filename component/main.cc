@@ -425,6 +425,7 @@ int Serve(const std::string& path) {
                                   .tool_search = tool_search->get(),
                                   .http_tools = http_tools->get()};
   services.scheduler = scheduler.get();
+  if (stores->postgres != nullptr) services.ledger_writes = workers.get_executor();
   media->AttachTo(services);
   // Hooks programs attach over the control plane (HookService); a rewrite is bounded like a
   // message.

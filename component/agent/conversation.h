@@ -81,6 +81,13 @@ struct RuntimeServices {
   // Token usage and limits (Q1, Q2), checked before and recorded after every LLM call; may
   // be null (tests): then nothing is limited or recorded.
   ledger::UsageLedger* ledger = nullptr;
+  // Where the ledger's writes after a call run (Settle, Cancel: quota_gate.h). By default a
+  // strand of the worker pool, one write at a time: the SQLite store writes through one
+  // connection, and its commit that checkpoints the WAL holds it through two fsyncs, so a
+  // second worker writing beside it only waited, leaving no worker for the conversations'
+  // files (docs/BENCHMARKS.md). The binary gives the PostgreSQL store, which writes over a pool
+  // of connections, the pool itself.
+  asio::any_io_executor ledger_writes = asio::make_strand(workers);
   // Where admin chat commands are recorded (Q3); may be null (tests).
   ledger::AuditLog* audit = nullptr;
   // Counters for AdminService.GetStatus; touched on the I/O loop only.

@@ -111,7 +111,7 @@ void RecordCall(RuntimeServices& services, const std::string& payer,
                              .output_tokens = response.usage.output_tokens,
                              .time = services.clock()};
   ledger::UsageLedger* ledger = services.ledger;
-  asio::post(services.workers,
+  asio::post(services.ledger_writes,
              [ledger, record = std::move(record), reservation = std::move(reservation)] {
                absl::Status recorded = ledger->Settle(reservation, record);
                if (!recorded.ok())
@@ -125,9 +125,10 @@ void CancelReservation(RuntimeServices& services, ledger::Reservation reservatio
     services.ledger->Cancel(reservation);  // memory only
     return;
   }
-  asio::post(services.workers, [ledger = services.ledger, reservation = std::move(reservation)] {
-    ledger->Cancel(reservation);
-  });
+  asio::post(services.ledger_writes,
+             [ledger = services.ledger, reservation = std::move(reservation)] {
+               ledger->Cancel(reservation);
+             });
 }
 
 int64_t EstimatedTokens(const providers::LlmRequest& request) {

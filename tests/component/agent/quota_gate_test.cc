@@ -3,9 +3,15 @@
 #include "component/agent/quota_gate.h"
 
 #include <asio.hpp>
+#include <atomic>
+#include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "tests/component/agent/agent_fixture.h"
@@ -81,6 +87,41 @@ TEST_F(QuotaGateTest, AFailedCallGivesItsTokensBack) {
       ledger_->LimitStates("alice@localhost", services_->clock());
   ASSERT_EQ(states.size(), 1u);
   EXPECT_EQ(states[0].reserved, 0);
+}
+
+// The ledger's writes after a call go one at a time on a strand of their own. While one is held
+// up (a commit that checkpoints the WAL; here a task that waits), later calls' writes wait in
+// line behind it rather than on a second worker, which stays free for the conversations: their
+// turns run to the end, and their usage is recorded once the held write is done.
+TEST_F(QuotaGateTest, LedgerWritesWaitInLineWithoutTakingTheOtherWorker) {
+  UseLedger(/*default_daily_tokens=*/1000000);
+  struct Hold {
+    std::atomic<bool> held{false};
+    std::atomic<bool> release{false};
+  };
+  auto hold = std::make_shared<Hold>();
+  asio::post(services_->ledger_writes, [hold] {
+    hold->held = true;
+    while (!hold->release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  // Whatever fails below, the worker is given back before the fixture joins the pool.
+  absl::Cleanup give_back = [hold] { hold->release = true; };
+  ASSERT_TRUE(RunUntil([&] { return hold->held.load(); }));
+  const std::vector<std::string> people = {"alice@localhost", "bob@localhost"};
+  for (const std::string& jid : people) {
+    model_->script.push_back({.text = "hi " + jid});
+    Send(jid, "hello");
+  }
+  // Each turn read and wrote its memory on the one worker left, and answered.
+  ASSERT_TRUE(WaitForMessages(people.size()));
+  ASSERT_TRUE(WaitForIdle());
+  for (const std::string& jid : people) ASSERT_TRUE(WaitForFileWork(jid));
+  // No usage recorded yet. A write sent to the pool would have run on the free worker within
+  // milliseconds of its call; 200 ms is far more than that.
+  WatchFor(absl::Milliseconds(200));
+  for (const std::string& jid : people) EXPECT_EQ(RecordedCalls(jid), 0) << jid;
+  hold->release = true;
+  for (const std::string& jid : people) EXPECT_TRUE(WaitForRecordedCalls(jid, 1)) << jid;
 }
 
 }  // namespace
