@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -26,10 +27,16 @@ absl::StatusOr<std::unique_ptr<HeraldProcess>> HeraldProcess::Spawn(const std::s
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, 2, 1);
-  std::string flag = absl::StrCat("--config=", config);
-  std::vector<char*> argv = {const_cast<char*>(binary.c_str()), flag.data(), nullptr};
+  // In the config's folder, where the files Herald keeps under ./data by default go too.
+  std::error_code error_code;
+  const std::string folder = std::filesystem::absolute(config, error_code).parent_path().string();
+  const std::string program = std::filesystem::absolute(binary, error_code).string();
+  posix_spawn_file_actions_addchdir_np(&actions, folder.c_str());
+  std::string flag =
+      absl::StrCat("--config=", std::filesystem::absolute(config, error_code).string());
+  std::vector<char*> argv = {const_cast<char*>(program.c_str()), flag.data(), nullptr};
   pid_t pid = 0;
-  const int error = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+  const int error = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (error != 0) {
     return absl::UnavailableError(absl::StrCat("cannot start ", binary, ": ", strerror(error)));

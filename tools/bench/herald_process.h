@@ -26,7 +26,9 @@ namespace herald::bench {
 
 class HeraldProcess {
  public:
-  // Runs `binary --config=<config>` with stdout and stderr to `log`.
+  // Runs `binary --config=<config>` in the config's folder (so what Herald keeps under ./data
+  // by default, the ledger among it, is made there and not wherever this program was started),
+  // with stdout and stderr to `log`.
   static absl::StatusOr<std::unique_ptr<HeraldProcess>> Spawn(const std::string& binary,
                                                               const std::string& config,
                                                               const std::string& log);
