@@ -27,13 +27,19 @@ absl::StatusOr<std::unique_ptr<HeraldProcess>> HeraldProcess::Spawn(const std::s
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, 2, 1);
-  // In the config's folder, where the files Herald keeps under ./data by default go too.
-  std::error_code error_code;
-  const std::string folder = std::filesystem::absolute(config, error_code).parent_path().string();
-  const std::string program = std::filesystem::absolute(binary, error_code).string();
-  posix_spawn_file_actions_addchdir_np(&actions, folder.c_str());
-  std::string flag =
-      absl::StrCat("--config=", std::filesystem::absolute(config, error_code).string());
+  // In the config's folder, where the files Herald keeps under ./data by default go too; the
+  // log above is opened before the move, the program and its config are named absolutely.
+  std::error_code config_error;
+  std::error_code binary_error;
+  const std::filesystem::path config_path = std::filesystem::absolute(config, config_error);
+  const std::string program = std::filesystem::absolute(binary, binary_error).string();
+  if (config_error || binary_error) {
+    posix_spawn_file_actions_destroy(&actions);
+    return absl::UnavailableError(absl::StrCat(
+        "cannot start ", binary, ": ", (config_error ? config_error : binary_error).message()));
+  }
+  posix_spawn_file_actions_addchdir_np(&actions, config_path.parent_path().c_str());
+  std::string flag = absl::StrCat("--config=", config_path.string());
   std::vector<char*> argv = {const_cast<char*>(program.c_str()), flag.data(), nullptr};
   pid_t pid = 0;
   const int error = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
