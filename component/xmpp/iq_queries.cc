@@ -95,10 +95,8 @@ void IqQueries::ReportUnsent(Kind kind, Jid to) {
 
 void IqQueries::ReportUnsent(const QueryArchive& query) {
   DCHECK(OnLoop()) << kLoopOnly;
-  asio::post(io_, [this, reader = ArchiveReader(query, Jid())]() mutable {
-    Report(Pending{.kind = Kind::kArchive,
-                   .archive = std::make_unique<ArchiveReader>(std::move(reader))},
-           "disconnected");
+  asio::post(io_, [this, reader = std::make_unique<ArchiveReader>(query, Jid())]() mutable {
+    Report(Pending{.kind = Kind::kArchive, .archive = std::move(reader)}, "disconnected");
   });
 }
 

@@ -91,10 +91,10 @@ class IqQueries {
   bool OnLoop() const { return io_.get_executor().running_in_this_thread(); }
   // Awaits `query`'s answer under IQ id `id` (a query already under that id is replaced).
   void Add(std::string id, Pending query);
-  // Forgets the query `it` points at.
   // By IQ id; found by the id a stanza carries without copying it.
   using PendingMap = std::map<std::string, Pending, std::less<>>;
 
+  // Forgets the query `it` points at.
   void Erase(PendingMap::iterator it);
   // Reports `query` as failed with `condition`.
   void Report(Pending query, std::string_view condition);
