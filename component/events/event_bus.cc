@@ -58,7 +58,9 @@ uint64_t EventBus::Subscribe(Listener listener, EventTypeSet types) {
   const uint64_t id = next_id_++;
   next->push_back(Entry{id, types, std::make_shared<const Listener>(std::move(listener))});
   listeners_ = std::move(next);
-  heard_ |= types;
+  EventTypeSet heard = heard_.load();
+  heard |= types;
+  heard_.store(heard);
   return id;
 }
 
@@ -66,13 +68,14 @@ void EventBus::Unsubscribe(uint64_t id) {
   base::MutexLock lock(&mu_);
   auto next = std::make_shared<Listeners>();
   next->reserve(listeners_->size());
-  heard_ = EventTypeSet();
+  EventTypeSet heard;
   for (const Entry& entry : *listeners_) {
     if (entry.id == id) continue;
     next->push_back(entry);
-    heard_ |= entry.types;
+    heard |= entry.types;
   }
   listeners_ = std::move(next);
+  heard_.store(heard);
 }
 
 size_t EventBus::subscriber_count() const {
@@ -80,15 +83,9 @@ size_t EventBus::subscriber_count() const {
   return listeners_->size();
 }
 
-uint64_t EventBus::published() const {
-  base::MutexLock lock(&mu_);
-  return sequence_;
-}
-
 bool EventBus::SkipUnheard(EventType type) {
-  base::MutexLock lock(&mu_);
-  if (heard_.Contains(type)) return false;
-  ++sequence_;
+  if (heard_.load().Contains(type)) return false;
+  sequence_.fetch_add(1);
   return true;
 }
 
@@ -96,8 +93,8 @@ void EventBus::Publish(Event event) {
   std::shared_ptr<const Listeners> listeners;
   {
     base::MutexLock lock(&mu_);
-    event.sequence = ++sequence_;
-    if (!heard_.Contains(event.type)) return;
+    event.sequence = sequence_.fetch_add(1) + 1;
+    if (!heard_.load().Contains(event.type)) return;
     listeners = listeners_;
   }
   if (event.time == absl::InfinitePast()) event.time = absl::Now();

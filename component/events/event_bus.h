@@ -7,8 +7,9 @@
 // (the control plane's stream queues it and drops a subscriber that falls too far behind).
 // Events are shared, never copied per listener.
 //
-// Thread-safe. After Unsubscribe returns, a Publish that had already started on another
-// thread may still call the listener once; listeners keep their state alive accordingly.
+// Thread-safe; SkipUnheard takes no lock (it runs for every message). After Unsubscribe returns, a
+// Publish that had already started on another thread may still call the listener once; listeners
+// keep their state alive accordingly.
 //
 //   EventBus bus;
 //   uint64_t id = bus.Subscribe([](const EventPtr& event) { queue.push(event); });
@@ -16,6 +17,7 @@
 //   bus.Unsubscribe(id);
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -113,9 +115,9 @@ class EventBus {
   // would) and returns true, and the caller does not build it. False: build it and Publish it.
   //
   //   if (!bus.SkipUnheard(EventType::kMessageReceived)) bus.Publish(Event{...});
-  bool SkipUnheard(EventType type) ABSL_LOCKS_EXCLUDED(mu_);
+  bool SkipUnheard(EventType type);
 
-  uint64_t published() const ABSL_LOCKS_EXCLUDED(mu_);
+  uint64_t published() const { return sequence_.load(); }
 
  private:
   struct Entry {
@@ -128,9 +130,12 @@ class EventBus {
   mutable base::Mutex mu_;
   // Copy-on-write: Publish takes a snapshot and calls the listeners outside the lock.
   std::shared_ptr<const Listeners> listeners_ ABSL_GUARDED_BY(mu_) = std::make_shared<Listeners>();
-  EventTypeSet heard_ ABSL_GUARDED_BY(mu_);  // the union of the listeners' types
+  // The union of the listeners' types: written under mu_, read without it by SkipUnheard.
+  std::atomic<EventTypeSet> heard_;
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
-  uint64_t sequence_ ABSL_GUARDED_BY(mu_) = 0;
+  // The last sequence number given. Publish takes one under mu_ (so the listeners it calls are
+  // those subscribed when the number was taken); SkipUnheard takes one without it.
+  std::atomic<uint64_t> sequence_{0};
 };
 
 }  // namespace herald::events

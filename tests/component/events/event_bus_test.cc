@@ -116,6 +116,26 @@ TEST(EventBusTest, PublishingAndSubscribingFromManyThreadsLosesNoSequenceNumber)
   EXPECT_EQ(bus.subscriber_count(), 1u);
 }
 
+TEST(EventBusTest, SkippingAndPublishingFromManyThreadsLosesNoSequenceNumber) {
+  EventBus bus;
+  std::atomic<uint64_t> heard{0};
+  bus.Subscribe([&](const EventPtr&) { heard.fetch_add(1); }, {EventType::kRunStarted});
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10000; ++i) {
+        // Unheard: skipped, without the bus's lock.
+        EXPECT_TRUE(bus.SkipUnheard(EventType::kMessageReceived));
+        EXPECT_FALSE(bus.SkipUnheard(EventType::kRunStarted));
+        bus.Publish(Event{.type = EventType::kRunStarted});
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(bus.published(), 80000u);
+  EXPECT_EQ(heard.load(), 40000u);
+}
+
 TEST(EventBusTest, TypeNamesAreTheOnesHeraldctlTakes) {
   EXPECT_EQ(EventTypeName(EventType::kLimitBlocked), "limit_blocked");
   EXPECT_EQ(EventTypeName(EventType::kToolFailed), "tool_failed");
