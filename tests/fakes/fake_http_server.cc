@@ -140,7 +140,9 @@ struct FakeHttpServer::State {
   mutable std::mutex mu;
   mutable std::condition_variable arrived;
   Handler handler;                        // guarded by mu
-  std::vector<FakeHttpRequest> requests;  // guarded by mu
+  bool keep_requests = true;              // set at start
+  std::vector<FakeHttpRequest> requests;  // guarded by mu; kept when keep_requests
+  size_t request_count = 0;               // guarded by mu
 
   asio::awaitable<void> AcceptLoop();
   asio::awaitable<void> Serve(Tcp::socket socket);
@@ -337,7 +339,8 @@ FakeHttpResponse FakeHttpServer::State::Dispatch(const FakeHttpRequest& request)
   Handler current;
   {
     std::lock_guard<std::mutex> lock(mu);
-    requests.push_back(request);
+    ++request_count;
+    if (keep_requests) requests.push_back(request);
     current = handler;
   }
   arrived.notify_all();
@@ -477,6 +480,7 @@ absl::StatusOr<std::unique_ptr<FakeHttpServer>> FakeHttpServer::Start(
     Handler handler, FakeHttpServerOptions options) {
   auto state = std::make_unique<State>();
   state->handler = std::move(handler);
+  state->keep_requests = options.keep_requests;
   if (options.tls) {
     absl::StatusOr<std::unique_ptr<SelfSignedCertificate>> certificate =
         SelfSignedCertificate::Create({"127.0.0.1", "localhost"});
@@ -527,13 +531,13 @@ std::vector<FakeHttpRequest> FakeHttpServer::requests() const {
 
 size_t FakeHttpServer::request_count() const {
   std::lock_guard<std::mutex> lock(state_->mu);
-  return state_->requests.size();
+  return state_->request_count;
 }
 
 bool FakeHttpServer::WaitForRequests(size_t count, absl::Duration timeout) const {
   std::unique_lock<std::mutex> lock(state_->mu);
   return state_->arrived.wait_for(lock, ToChrono(timeout),
-                                  [&] { return state_->requests.size() >= count; });
+                                  [&] { return state_->request_count >= count; });
 }
 
 size_t FakeHttpServer::connection_count() const { return state_->connections.load(); }

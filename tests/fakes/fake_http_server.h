@@ -73,6 +73,10 @@ struct FakeHttpServerOptions {
   // client offers "h2" by ALPN, HTTP/1.1 otherwise. The certificate's PEM is at
   // certificate_path(), which a client trusts as its CA file.
   bool tls = false;
+  // Keep a copy of every request for requests(). A load generator that sends millions turns
+  // this off: copying each into an ever longer vector (under the lock the handler waits for)
+  // would slow the server it measures. request_count() counts them either way.
+  bool keep_requests = true;
 };
 
 class FakeHttpServer {
@@ -91,7 +95,8 @@ class FakeHttpServer {
   // The certificate's PEM file (in a temp folder removed with the server); "" without TLS.
   std::string certificate_path() const;
 
-  // Every request received so far, in arrival order (thread-safe copies).
+  // Every request received so far, in arrival order (thread-safe copies); none without
+  // keep_requests.
   std::vector<FakeHttpRequest> requests() const;
   size_t request_count() const;
   // Waits until at least `count` requests have arrived.

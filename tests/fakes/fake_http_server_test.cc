@@ -113,6 +113,21 @@ TEST(FakeHttpServerTest, ServesSeveralRequestsOnOneKeptAliveConnection) {
   EXPECT_EQ((*server)->request_count(), 2u);
 }
 
+TEST(FakeHttpServerTest, CountsRequestsItWasToldNotToKeep) {
+  auto server = FakeHttpServer::Start(
+      [](const FakeHttpRequest& request) { return FakeHttpResponse{.body = request.path}; },
+      {.keep_requests = false});
+  ASSERT_TRUE(server.ok());
+  RawClient client((*server)->port());
+  client.Write("GET /first HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(client.ReadUntil("/first"));
+  client.Write("GET /second HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(client.ReadUntil("/second"));
+  EXPECT_TRUE((*server)->WaitForRequests(2, absl::Seconds(5)));
+  EXPECT_EQ((*server)->request_count(), 2u);
+  EXPECT_TRUE((*server)->requests().empty());
+}
+
 TEST(FakeHttpServerTest, DecodesAChunkedRequestBody) {
   auto server = FakeHttpServer::Start([](const FakeHttpRequest&) { return FakeHttpResponse{}; });
   ASSERT_TRUE(server.ok());

@@ -706,7 +706,9 @@ struct FakeLlmServer::State {
   Handler handler;
   Answer default_answer = Answer::Text(kDefaultText);
   std::string api_key;
-  std::vector<RecordedLlmRequest> requests;
+  bool keep_requests = true;                 // FakeHttpServerOptions::keep_requests, set at start
+  std::vector<RecordedLlmRequest> requests;  // kept when keep_requests
+  size_t request_count = 0;
   int answered = 0;
   std::vector<RecordedLlmRequest> embedding_requests;
   size_t embedded_texts = 0;
@@ -965,7 +967,8 @@ FakeHttpResponse FakeLlmServer::State::Serve(const FakeHttpRequest& http) {
   if (images.ok()) request.images = *std::move(images);
   {
     std::lock_guard<std::mutex> lock(mu);
-    requests.push_back(request);
+    ++request_count;
+    if (keep_requests) requests.push_back(request);
   }
   arrived.notify_all();
   if (std::optional<FakeHttpResponse> refusal = Refusal(request, images.status())) {
@@ -998,6 +1001,7 @@ absl::StatusOr<std::unique_ptr<FakeLlmServer>> FakeLlmServer::Start(Format forma
 absl::StatusOr<std::unique_ptr<FakeLlmServer>> FakeLlmServer::Start(
     Format format, FakeHttpServerOptions http_options) {
   auto state = std::make_unique<State>(format);
+  state->keep_requests = http_options.keep_requests;
   State* raw = state.get();
   absl::StatusOr<std::unique_ptr<FakeHttpServer>> http = FakeHttpServer::Start(
       [raw](const FakeHttpRequest& request) { return raw->Serve(request); }, http_options);
@@ -1074,13 +1078,13 @@ void FakeLlmServer::FailEmbeddings(int status) {
 
 size_t FakeLlmServer::request_count() const {
   std::lock_guard<std::mutex> lock(state_->mu);
-  return state_->requests.size();
+  return state_->request_count;
 }
 
 bool FakeLlmServer::WaitForRequests(size_t count, absl::Duration timeout) const {
   std::unique_lock<std::mutex> lock(state_->mu);
   return state_->arrived.wait_for(lock, absl::ToChronoNanoseconds(timeout),
-                                  [&] { return state_->requests.size() >= count; });
+                                  [&] { return state_->request_count >= count; });
 }
 
 void FakeLlmServer::SetTranscript(std::string text) {

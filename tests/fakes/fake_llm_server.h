@@ -180,7 +180,7 @@ class FakeLlmServer {
   size_t pending_answers() const;
 
   // Every request so far, in arrival order, refused ones included (embeddings requests are
-  // kept apart, below).
+  // kept apart, below); none when the http_options did not keep_requests.
   std::vector<RecordedLlmRequest> requests() const;
 
   // Embeddings (POST /v1/embeddings for the OpenAI format, /api/embed for Ollama's): each

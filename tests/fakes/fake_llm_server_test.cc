@@ -114,6 +114,18 @@ TEST_F(FakeLlmServerTest, RecordsTheRequestReadInTheFormatsTerms) {
   EXPECT_TRUE(request.images.empty());
 }
 
+TEST_F(FakeLlmServerTest, CountsRequestsItWasToldNotToKeep) {
+  Start(LlmWireFormat::kAnthropic, {.keep_requests = false});
+  for (int i = 0; i < 2; ++i) {
+    HttpResponse response = Post(server_->base_url() + "/v1/messages", kAnthropicBody,
+                                 {{"anthropic-version", "2023-06-01"}});
+    EXPECT_EQ(response.status, 200);
+  }
+  EXPECT_TRUE(server_->WaitForRequests(2, absl::Seconds(5)));
+  EXPECT_EQ(server_->request_count(), 2u);
+  EXPECT_TRUE(server_->requests().empty());
+}
+
 TEST_F(FakeLlmServerTest, AnswersOverTlsToAClientThatTrustsItsCertificate) {
   Start(LlmWireFormat::kAnthropic, {.tls = true});
   ASSERT_FALSE(server_->certificate_path().empty());

@@ -224,7 +224,8 @@ int Main(const char* argv0) {
   }
   absl::StatusOr<std::unique_ptr<fakes::FakeLlmServer>> llm = fakes::FakeLlmServer::Start(
       format == "openai" ? fakes::LlmWireFormat::kOpenAi : fakes::LlmWireFormat::kAnthropic,
-      {.tls = absl::GetFlag(FLAGS_tls)});
+      // Not kept: a copy of each of a million requests would slow the fake being measured.
+      {.tls = absl::GetFlag(FLAGS_tls), .keep_requests = false});
   if (!server.ok() || !llm.ok()) {
     std::cerr << "conversation_load: " << (server.ok() ? llm.status() : server.status()).message()
               << "\n";
